@@ -1,0 +1,86 @@
+"""The one place that decides who may see and do what, per object type.
+
+Every page and API endpoint loads projects, pairs and items through these
+functions. The rule is the same everywhere: a non-member gets 404 (the object's
+existence is not revealed), a member without the needed role or ownership 403.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from annotation.models import Membership, PagePair, Project, QAItem, Role
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def _membership(user: AnyUser, project: Project) -> Membership | None:
+    if not user.is_authenticated:
+        return None
+    if user.is_superuser:
+        return Membership(project=project, user=user, is_coordinator=True, is_annotator=True, is_reviewer=True)  # type: ignore[misc]
+    return Membership.objects.filter(project=project, user=user).first()
+
+
+def _require(membership: Membership | None, role: Role | None) -> Membership:
+    if membership is None:
+        raise Http404("No such project.")
+    if role is not None and not membership.has_role(role):
+        raise PermissionDenied(f"This needs the {role.label.lower()} role in the project.")
+    return membership
+
+
+def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
+    """The project, with `project.membership` set to the user's membership (roles)."""
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise Http404("No such project.")
+    project.membership = _require(_membership(user, project), role)  # type: ignore[attr-defined]
+    return project
+
+
+def can_see_pair(membership: Membership, pair: PagePair) -> bool:
+    if membership.is_coordinator:
+        return True
+    return membership.is_annotator and pair.assignee_id == membership.user_id
+
+
+def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: Role | None = None) -> PagePair:
+    """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all."""
+    project = get_project_for_user(user, slug, role=role)
+    pair = PagePair.objects.select_related("assignee").filter(project=project, pk=pair_id).first()
+    if pair is None:
+        raise Http404("No such page pair in this project.")
+    pair.project = project
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    if role == Role.ANNOTATOR and pair.assignee_id != user.pk:
+        raise PermissionDenied("This pair is assigned to someone else.")
+    if not can_see_pair(membership, pair):
+        raise PermissionDenied("This pair is assigned to someone else.")
+    return pair
+
+
+def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: Role | None = None) -> QAItem:
+    """A live QA item. Authors reach their own items; coordinators reach all."""
+    project = get_project_for_user(user, slug, role=role)
+    item = QAItem.objects.alive().select_related("pair", "author").filter(project=project, pk=item_id).first()
+    if item is None:
+        raise Http404("No such QA item in this project.")
+    item.project = project
+    item.pair.project = project
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    is_author = item.author_id == user.pk
+    if role == Role.ANNOTATOR and not is_author:
+        raise PermissionDenied("This item belongs to someone else.")
+    if not (membership.is_coordinator or is_author):
+        raise PermissionDenied("This item belongs to someone else.")
+    return item
+
+
+def user_projects(user: AnyUser):  # type: ignore[no-untyped-def]
+    """Projects the user may open, for lists."""
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user).distinct()

@@ -1,0 +1,116 @@
+"""Language varieties localqa knows: ISO 639-3 codes, Wikipedia codes, script direction.
+
+Wikipedia language codes are not ISO codes (Cantonese is `zh-yue`, Standard
+Arabic is `ar`), so every project stores both; the wiki code is derived from
+this table and can be overridden.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # ISO 639-3
+    name: str
+    wiki: str  # Wikipedia subdomain
+    direction: str = "ltr"
+
+
+class UnknownLanguage(ValueError):
+    def __init__(self, code: str) -> None:
+        super().__init__(
+            f"Unknown language code {code!r}: use an ISO 639-3 code such as 'yue', 'cmn', 'bar', 'deu', 'arz' or 'arb'."
+        )
+        self.code = code
+
+
+_LANGUAGES = [
+    # Chinese varieties
+    Language("yue", "Cantonese", "zh-yue"),
+    Language("cmn", "Mandarin Chinese", "zh"),
+    Language("zho", "Chinese", "zh"),
+    Language("wuu", "Wu Chinese", "wuu"),
+    Language("nan", "Min Nan Chinese", "zh-min-nan"),
+    Language("hak", "Hakka Chinese", "hak"),
+    Language("cdo", "Min Dong Chinese", "cdo"),
+    Language("gan", "Gan Chinese", "gan"),
+    Language("lzh", "Literary Chinese", "zh-classical"),
+    # German varieties and neighbours
+    Language("deu", "German", "de"),
+    Language("bar", "Bavarian", "bar"),
+    Language("gsw", "Alemannic German", "als"),
+    Language("nds", "Low German", "nds"),
+    Language("pfl", "Palatine German", "pfl"),
+    Language("ksh", "Ripuarian", "ksh"),
+    Language("pdc", "Pennsylvania German", "pdc"),
+    Language("ltz", "Luxembourgish", "lb"),
+    Language("nld", "Dutch", "nl"),
+    Language("vls", "West Flemish", "vls"),
+    Language("zea", "Zeelandic", "zea"),
+    Language("lim", "Limburgish", "li"),
+    Language("fry", "West Frisian", "fy"),
+    # Arabic varieties
+    Language("arb", "Standard Arabic", "ar", "rtl"),
+    Language("ara", "Arabic", "ar", "rtl"),
+    Language("arz", "Egyptian Arabic", "arz", "rtl"),
+    Language("ary", "Moroccan Arabic", "ary", "rtl"),
+    Language("apc", "Levantine Arabic", "apc", "rtl"),
+    # Romance varieties
+    Language("ita", "Italian", "it"),
+    Language("nap", "Neapolitan", "nap"),
+    Language("scn", "Sicilian", "scn"),
+    Language("vec", "Venetian", "vec"),
+    Language("lmo", "Lombard", "lmo"),
+    Language("pms", "Piedmontese", "pms"),
+    Language("fra", "French", "fr"),
+    Language("pcd", "Picard", "pcd"),
+    Language("spa", "Spanish", "es"),
+    Language("ast", "Asturian", "ast"),
+    Language("ext", "Extremaduran", "ext"),
+    Language("cat", "Catalan", "ca"),
+    Language("glg", "Galician", "gl"),
+    Language("por", "Portuguese", "pt"),
+    Language("ron", "Romanian", "ro"),
+    # Others
+    Language("eng", "English", "en"),
+    Language("sco", "Scots", "sco"),
+    Language("eus", "Basque", "eu"),
+    Language("pol", "Polish", "pl"),
+    Language("szl", "Silesian", "szl"),
+    Language("csb", "Kashubian", "csb"),
+    Language("ces", "Czech", "cs"),
+    Language("slk", "Slovak", "sk"),
+    Language("rus", "Russian", "ru"),
+    Language("ukr", "Ukrainian", "uk"),
+    Language("rue", "Rusyn", "rue"),
+    Language("tur", "Turkish", "tr"),
+    Language("fas", "Persian", "fa", "rtl"),
+    Language("pes", "Iranian Persian", "fa", "rtl"),
+    Language("mzn", "Mazanderani", "mzn", "rtl"),
+    Language("glk", "Gilaki", "glk", "rtl"),
+    Language("urd", "Urdu", "ur", "rtl"),
+    Language("pnb", "Western Punjabi", "pnb", "rtl"),
+    Language("hin", "Hindi", "hi"),
+    Language("bho", "Bhojpuri", "bh"),
+    Language("heb", "Hebrew", "he", "rtl"),
+    Language("yid", "Yiddish", "yi", "rtl"),
+    Language("jpn", "Japanese", "ja"),
+    Language("kor", "Korean", "ko"),
+    Language("ind", "Indonesian", "id"),
+    Language("jav", "Javanese", "jv"),
+    Language("sun", "Sundanese", "su"),
+    Language("msa", "Malay", "ms"),
+]
+
+LANGUAGES: dict[str, Language] = {language.code: language for language in _LANGUAGES}
+
+
+def get_language(code: str) -> Language:
+    try:
+        return LANGUAGES[code]
+    except KeyError:
+        raise UnknownLanguage(code) from None
+
+
+def language_choices() -> list[tuple[str, str]]:
+    return sorted(((lang.code, f"{lang.name} ({lang.code})") for lang in _LANGUAGES), key=lambda c: c[1])

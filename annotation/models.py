@@ -1,0 +1,276 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.languages import Language, get_language
+
+
+class Role(models.TextChoices):
+    COORDINATOR = "coordinator", "Coordinator"
+    ANNOTATOR = "annotator", "Annotator"
+    REVIEWER = "reviewer", "Reviewer"
+
+
+class Project(models.Model):
+    class Kind(models.TextChoices):
+        WIKIPEDIA_QA = "wikipedia_qa", "Local-variety Wikipedia QA"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=60, unique=True)
+    kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.WIKIPEDIA_QA)
+    local_language = models.CharField(max_length=8, help_text="ISO 639-3 code of the local variety, e.g. yue or bar.")
+    local_wiki = models.CharField(max_length=32, help_text="Wikipedia code of the local wiki, e.g. zh-yue or bar.")
+    standard_language = models.CharField(
+        max_length=8, help_text="ISO 639-3 code of the standard language, e.g. cmn or deu."
+    )
+    standard_wiki = models.CharField(max_length=32, help_text="Wikipedia code of the standard wiki, e.g. zh or de.")
+    standard_variant = models.CharField(
+        max_length=16, blank=True, help_text="Script variant for the standard wiki, e.g. zh-hk (Chinese only)."
+    )
+    guidelines = models.TextField(blank=True, help_text="Markdown.")
+    guidelines_version = models.PositiveIntegerField(default=1)
+    lead_qa_min = models.PositiveSmallIntegerField(default=2)
+    lead_qa_max = models.PositiveSmallIntegerField(default=3)
+    collect_document_qa = models.BooleanField(default=False)
+    reviewers_per_item = models.PositiveSmallIntegerField(default=1)
+    claim_minutes = models.PositiveIntegerField(
+        default=30, help_text="An unscreened pair returns to the pool after this many idle minutes."
+    )
+    version = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(lead_qa_min__lte=models.F("lead_qa_max")), name="project_lead_qa_range"),
+            models.CheckConstraint(condition=Q(reviewers_per_item__gte=1), name="project_reviewers_at_least_one"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("project_detail", args=[self.slug])
+
+    @property
+    def local(self) -> Language:
+        return get_language(self.local_language)
+
+    @property
+    def standard(self) -> Language:
+        return get_language(self.standard_language)
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    is_coordinator = models.BooleanField(default=False)
+    is_annotator = models.BooleanField(default=False)
+    is_reviewer = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="membership_unique")]
+        ordering = ["user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project}"
+
+    def has_role(self, role: Role | str) -> bool:
+        return bool(getattr(self, f"is_{role}"))
+
+    @property
+    def roles(self) -> list[str]:
+        return [role.value for role in Role if self.has_role(role)]
+
+
+class PairQuerySet(models.QuerySet["PagePair"]):
+    def available(self, now: timezone.datetime | None = None) -> PairQuerySet:
+        """Pairs the queue may hand out: never claimed, or claimed but left unscreened past the claim time."""
+        now = now or timezone.now()
+        return self.filter(
+            Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)
+        )
+
+
+class PagePair(models.Model):
+    class Status(models.TextChoices):
+        NEW = "new", "In the pool"
+        CLAIMED = "claimed", "Claimed, not screened"
+        ANNOTATING = "annotating", "Being annotated"
+        EXCLUDED = "excluded", "Excluded"
+        SUBMITTED = "submitted", "Submitted"
+
+    class Source(models.TextChoices):
+        DEMO = "demo", "Demo data"
+        JSONL = "jsonl", "JSONL import"
+        CSV = "csv", "CSV import"
+        WIKIPEDIA = "wikipedia", "Wikipedia collection"
+        WILOVA = "wilova", "WiLoVa release import"
+        API = "api", "API"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="pairs")
+    local_title = models.CharField(max_length=500)
+    standard_title = models.CharField(max_length=500)
+    local_url = models.URLField(max_length=1000, blank=True)
+    standard_url = models.URLField(max_length=1000, blank=True)
+    local_lead = models.TextField()
+    standard_lead = models.TextField()
+    local_text = models.TextField(blank=True, help_text="Full text of the local article, if known.")
+    standard_text = models.TextField(blank=True, help_text="Full text of the standard article, if known.")
+    # Lengths in code points. Kept as numbers because some imports know a full text's length but not the text.
+    local_lead_length = models.PositiveIntegerField(default=0)
+    standard_lead_length = models.PositiveIntegerField(default=0)
+    local_text_length = models.PositiveIntegerField(null=True, blank=True)
+    standard_text_length = models.PositiveIntegerField(null=True, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.JSONL)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NEW)
+    screening_decision = models.CharField(max_length=16, blank=True)  # latest Screening.decision, for filtering
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_pairs"
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PairQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "local_title"], name="pair_unique_local_title"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "status", "id"], name="pair_queue_idx"),
+            models.Index(fields=["assignee", "status"], name="pair_assignee_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.local_title} / {self.standard_title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("pair_detail", args=[self.project.slug, self.pk])
+
+    @property
+    def is_editable(self) -> bool:
+        return self.status == self.Status.ANNOTATING
+
+
+class Screening(models.Model):
+    """One person's screening decision for a pair. Every decision is kept; the pair holds the latest."""
+
+    class Decision(models.TextChoices):
+        ANNOTATE = "annotate", "Annotate"
+        TRANSLATED = "translated", "Translated"
+        STRUCTURAL = "structural", "Structural mismatch"
+        OTHER = "other", "Other"
+        ERROR = "error", "Error"  # imported projects only
+
+    pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="screenings")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.pair_id}: {self.decision}"
+
+
+class ItemQuerySet(models.QuerySet["QAItem"]):
+    def alive(self) -> ItemQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+
+class QAItem(models.Model):
+    class Kind(models.TextChoices):
+        LEAD = "lead", "Lead-section QA"
+        DOCUMENT = "document", "Document-level QA"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
+    pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="items")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="qa_items")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.LEAD)
+    question = models.TextField(blank=True, help_text="In the standard language.")
+    answer_standard = models.TextField(blank=True)
+    answer_local = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    version = models.PositiveIntegerField(default=1)
+    active_seconds = models.PositiveIntegerField(default=0)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ItemQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["pair_id", "created_at", "id"]
+        indexes = [
+            models.Index(fields=["project", "status"], name="item_project_status_idx"),
+            models.Index(fields=["pair", "deleted_at"], name="item_pair_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80] or f"Item {self.pk}"
+
+    @property
+    def is_complete(self) -> bool:
+        return bool(self.question.strip() and self.answer_standard.strip() and self.answer_local.strip())
+
+
+class EvidenceSpan(models.Model):
+    """A piece of evidence: code-point offsets into one of the pair's stored texts.
+
+    `text == document_text[start:end]` is checked on every write. Imported evidence
+    that could not be located keeps its text with start/end empty and `match`
+    saying so, for a coordinator to fix.
+    """
+
+    class Document(models.TextChoices):
+        LOCAL_LEAD = "local_lead", "Local lead section"
+        LOCAL_TEXT = "local_text", "Local full text"
+
+    class Match(models.TextChoices):
+        EXACT = "exact", "Located exactly"
+        WHITESPACE = "whitespace", "Located ignoring whitespace"
+        UNLOCATED = "unlocated", "Not located"
+
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="spans")
+    document = models.CharField(max_length=16, choices=Document.choices, default=Document.LOCAL_LEAD)
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    text = models.TextField()
+    match = models.CharField(max_length=16, choices=Match.choices, default=Match.EXACT)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["item_id", "position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start__isnull=True, end__isnull=True) | Q(start__lte=models.F("end")),
+                name="span_start_before_end",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.start}:{self.end}] {self.text[:40]}"

@@ -1,0 +1,467 @@
+"""Business rules of projects, page pairs, screening and QA authoring.
+
+Views, the API, management commands and tasks all call these functions; none
+of them carries a second copy of a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.text import slugify
+
+from annotation.errors import InvalidInput, InvalidState, StaleEdit
+from annotation.languages import UnknownLanguage, get_language
+from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role, Screening
+
+MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
+MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
+
+PROJECT_SETTINGS = (
+    "name",
+    "guidelines",
+    "lead_qa_min",
+    "lead_qa_max",
+    "collect_document_qa",
+    "reviewers_per_item",
+    "claim_minutes",
+    "standard_variant",
+    "local_wiki",
+    "standard_wiki",
+)
+
+
+# Projects and members
+
+
+def _check_language(code: str, field: str) -> None:
+    try:
+        get_language(code)
+    except UnknownLanguage as error:
+        raise InvalidInput(str(error), field=field, details={field: [str(error)]}) from None
+
+
+def _check_project_settings(values: Mapping[str, Any]) -> None:
+    errors: dict[str, list[str]] = {}
+    lead_min, lead_max = values.get("lead_qa_min"), values.get("lead_qa_max")
+    if lead_min is not None and lead_max is not None and lead_min > lead_max:
+        errors["lead_qa_min"] = [f"must not exceed lead_qa_max ({lead_max})"]
+    if lead_max is not None and not 1 <= lead_max <= 20:
+        errors["lead_qa_max"] = ["must be between 1 and 20"]
+    if values.get("reviewers_per_item") is not None and not 1 <= values["reviewers_per_item"] <= 10:
+        errors["reviewers_per_item"] = ["must be between 1 and 10"]
+    if values.get("claim_minutes") is not None and not 1 <= values["claim_minutes"] <= 24 * 60:
+        errors["claim_minutes"] = ["must be between 1 and 1440 minutes"]
+    if "name" in values and not str(values["name"]).strip():
+        errors["name"] = ["must not be empty"]
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
+
+
+def project_create(
+    *,
+    name: str,
+    slug: str | None = None,
+    local_language: str,
+    standard_language: str,
+    local_wiki: str | None = None,
+    standard_wiki: str | None = None,
+    created_by: AbstractBaseUser | None = None,
+    **project_settings: Any,
+) -> Project:
+    """Create a project; the creator becomes its coordinator. Wiki codes are derived unless given."""
+    _check_language(local_language, "local_language")
+    _check_language(standard_language, "standard_language")
+    slug = slug or slugify(name)
+    if not slug:
+        raise InvalidInput("The project needs a slug (letters, digits, hyphens).", field="slug")
+    unknown = set(project_settings) - set(PROJECT_SETTINGS)
+    if unknown:
+        raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+    values = {"name": name, **project_settings}
+    _check_project_settings(
+        {"lead_qa_min": 2, "lead_qa_max": 3, **values}  # defaults of the model, for the range check
+    )
+    try:
+        with transaction.atomic():
+            project = Project.objects.create(
+                slug=slug,
+                local_language=local_language,
+                standard_language=standard_language,
+                local_wiki=local_wiki or get_language(local_language).wiki,
+                standard_wiki=standard_wiki or get_language(standard_language).wiki,
+                created_by=created_by,
+                **values,
+            )
+            if created_by is not None:
+                Membership.objects.create(project=project, user=created_by, is_coordinator=True)
+    except IntegrityError:
+        raise InvalidInput(f"A project with the slug {slug!r} already exists.", field="slug") from None
+    return project
+
+
+def project_update(*, project: Project, version: int | None = None, **changes: Any) -> Project:
+    """Change project settings. With `version`, refuse if someone saved in between."""
+    unknown = set(changes) - set(PROJECT_SETTINGS)
+    if unknown:
+        raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+    merged = {field: getattr(project, field) for field in PROJECT_SETTINGS} | changes
+    _check_project_settings(merged)
+    if "guidelines" in changes and changes["guidelines"] != project.guidelines:
+        changes["guidelines_version"] = F("guidelines_version") + 1
+    query = Project.objects.filter(pk=project.pk)
+    if version is not None:
+        query = query.filter(version=version)
+    if not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
+        raise StaleEdit("The project settings were changed by someone else; reload them.", current=project)
+    project.refresh_from_db()
+    return project
+
+
+def membership_set(*, project: Project, user: AbstractBaseUser, roles: Iterable[str]) -> Membership:
+    roles = set(roles)
+    unknown = roles - set(Role.values)
+    if unknown:
+        raise InvalidInput(f"Unknown role(s): {', '.join(sorted(unknown))}", field="roles")
+    if not roles:
+        raise InvalidInput("A member needs at least one role; remove the member instead.", field="roles")
+    membership, _ = Membership.objects.update_or_create(
+        project=project,
+        user=user,
+        defaults={f"is_{role}": role in roles for role in Role.values},
+    )
+    return membership
+
+
+def membership_remove(*, project: Project, user: AbstractBaseUser) -> None:
+    if (
+        Membership.objects.filter(project=project, is_coordinator=True).exclude(user=user).count() == 0
+        and Membership.objects.filter(project=project, user=user, is_coordinator=True).exists()
+    ):
+        raise InvalidState("A project keeps at least one coordinator.", field="user")
+    Membership.objects.filter(project=project, user=user).delete()
+
+
+# The annotator's queue
+
+
+def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | None:
+    """Hand the user a pair nobody else holds, or the unscreened one they already hold.
+
+    On PostgreSQL the candidate row is taken with FOR UPDATE SKIP LOCKED, so
+    annotators asking at once each get a different pair without queueing behind
+    one lock; the conditional update makes a second delivery harmless.
+    """
+    now = timezone.now()
+    held = (
+        PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED)
+        .order_by("claimed_at")
+        .first()
+    )
+    if held is not None:
+        PagePair.objects.filter(pk=held.pk).update(claim_expires_at=now + timedelta(minutes=project.claim_minutes))
+        return held
+    expires = now + timedelta(minutes=project.claim_minutes)
+    for _attempt in range(5):
+        with transaction.atomic():
+            candidate = (
+                PagePair.objects.select_for_update(skip_locked=True, of=("self",))
+                .filter(project=project)
+                .available(now)
+                .order_by("id")
+                .only("id", "status", "claim_expires_at")
+                .first()
+            )
+            if candidate is None:
+                return None
+            claimed = (
+                PagePair.objects.filter(pk=candidate.pk)
+                .available(now)
+                .update(
+                    status=PagePair.Status.CLAIMED,
+                    assignee=user,
+                    claimed_at=now,
+                    claim_expires_at=expires,
+                    version=F("version") + 1,
+                    updated_at=now,
+                )
+            )
+        if claimed:
+            pair = PagePair.objects.get(pk=candidate.pk)
+            pair.project = project
+            return pair
+    return None
+
+
+def _require_assignee(pair: PagePair, user: AbstractBaseUser) -> None:
+    if pair.assignee_id != user.pk:
+        raise InvalidState("This pair is no longer assigned to you.", field="pair")
+
+
+def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: str = "") -> PagePair:
+    """Record a screening decision: annotate (the pair opens for authoring) or exclude with a reason."""
+    choices = {Screening.Decision.ANNOTATE, Screening.Decision.TRANSLATED, Screening.Decision.STRUCTURAL}
+    choices.add(Screening.Decision.OTHER)
+    if decision not in choices:
+        raise InvalidInput(
+            f"Unknown screening decision {decision!r}: use one of {', '.join(sorted(choices))}.", field="decision"
+        )
+    note = note or ""
+    if decision == Screening.Decision.OTHER and not note.strip():
+        raise InvalidInput("Excluding a pair for another reason needs a note saying why.", field="note")
+    if len(note) > MAX_TEXT_FIELD:
+        raise InvalidInput(f"The note is longer than {MAX_TEXT_FIELD} characters.", field="note")
+    _require_assignee(pair, user)
+    editable = {PagePair.Status.CLAIMED, PagePair.Status.ANNOTATING, PagePair.Status.EXCLUDED}
+    if pair.status not in editable:
+        raise InvalidState(f"A {pair.get_status_display().lower()} pair cannot be screened again.", field="decision")
+    if decision != Screening.Decision.ANNOTATE and pair.items.alive().exists():
+        raise InvalidState("This pair has QA items: delete them before excluding the pair.", field="decision")
+    status = PagePair.Status.ANNOTATING if decision == Screening.Decision.ANNOTATE else PagePair.Status.EXCLUDED
+    now = timezone.now()
+    with transaction.atomic():
+        updated = PagePair.objects.filter(pk=pair.pk, assignee=user, status__in=editable).update(
+            status=status,
+            screening_decision=decision,
+            claim_expires_at=None,
+            version=F("version") + 1,
+            updated_at=now,
+        )
+        if not updated:
+            raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
+        Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
+    pair.refresh_from_db(fields=["status", "screening_decision", "claim_expires_at", "version", "updated_at"])
+    return pair
+
+
+def pair_record_activity(
+    *, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None
+) -> None:
+    """Add active (not idle) seconds measured in the browser to the pair and, if given, the item."""
+    if not isinstance(seconds, int) or seconds < 0:
+        raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
+    _require_assignee(pair, user)
+    seconds = min(seconds, MAX_ACTIVITY_SECONDS)
+    if not seconds:
+        return
+    now = timezone.now()
+    pair_changes: dict[str, Any] = {"active_seconds": F("active_seconds") + seconds}
+    if pair.status == PagePair.Status.CLAIMED:  # someone reading a pair keeps their claim
+        pair_changes["claim_expires_at"] = now + timedelta(minutes=pair.project.claim_minutes)
+    PagePair.objects.filter(pk=pair.pk).update(**pair_changes)
+    if item is not None:
+        if item.pair_id != pair.pk:
+            raise InvalidInput("The item does not belong to this pair.", field="item")
+        QAItem.objects.filter(pk=item.pk).update(active_seconds=F("active_seconds") + seconds)
+
+
+# QA items
+
+
+def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
+    _require_assignee(pair, user)
+    if pair.status != PagePair.Status.ANNOTATING:
+        raise InvalidState(
+            f"The pair is {pair.get_status_display().lower()}; QA items can only change while it is being annotated.",
+            field="pair",
+        )
+
+
+def qa_item_create(
+    *, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem.Kind.LEAD, **content: Any
+) -> QAItem:
+    """Start a new draft item on a pair being annotated (optionally with content, as the API allows)."""
+    _require_authoring(pair, user)
+    project = pair.project
+    if kind == QAItem.Kind.LEAD:
+        existing = pair.items.alive().filter(kind=kind).count()
+        if existing >= project.lead_qa_max:
+            raise InvalidState(
+                f"This project takes at most {project.lead_qa_max} lead-section QAs per pair.", field="kind"
+            )
+    elif kind == QAItem.Kind.DOCUMENT:
+        if not project.collect_document_qa:
+            raise InvalidState("This project does not collect document-level QAs.", field="kind")
+        if pair.items.alive().filter(kind=kind).exists():
+            raise InvalidState("A pair has at most one document-level QA.", field="kind")
+    else:
+        raise InvalidInput(f"Unknown item kind {kind!r}: use 'lead' or 'document'.", field="kind")
+    with transaction.atomic():
+        item = QAItem.objects.create(project=project, pair=pair, author=user, kind=kind)
+        item.pair = pair
+        if content:
+            item = qa_item_update(item=item, user=user, version=item.version, **content)
+    return item
+
+
+@dataclass(frozen=True)
+class SpanInput:
+    start: int
+    end: int
+    text: str
+
+
+def span_document_text(pair: PagePair, document: str) -> str:
+    return pair.local_lead if document == EvidenceSpan.Document.LOCAL_LEAD else pair.local_text
+
+
+def validate_spans(text: str, spans: Iterable[Mapping[str, Any]], *, document: str) -> list[SpanInput]:
+    """Check each span against the stored text: `text[start:end] == span text`, in code points."""
+    checked: list[SpanInput] = []
+    errors: dict[str, list[str]] = {}
+    length = len(text)
+    for index, raw in enumerate(spans):
+        where = f"spans[{index}]"
+        if not isinstance(raw, Mapping):
+            errors[where] = ["must be an object with start, end and text"]
+            continue
+        start, end, span_text = raw.get("start"), raw.get("end"), raw.get("text")
+        if not isinstance(start, int) or isinstance(start, bool) or not isinstance(end, int) or isinstance(end, bool):
+            errors[where] = ["start and end must be whole numbers (code-point offsets)"]
+        elif not isinstance(span_text, str) or not span_text:
+            errors[f"{where}.text"] = ["must be the non-empty text of the span"]
+        elif start < 0 or end <= start:
+            errors[where] = [f"start {start} and end {end} do not make a span (need 0 <= start < end)"]
+        elif end > length:
+            errors[f"{where}.end"] = [f"end {end} is past the end of the {document} ({length} code points)"]
+        elif text[start:end] != span_text:
+            errors[f"{where}.text"] = [
+                f"does not match the {document} at {start}:{end}, which reads {text[start:end]!r} "
+                f"(offsets are Unicode code points)"
+            ]
+        else:
+            checked.append(SpanInput(start, end, span_text))
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
+    return checked
+
+
+def _check_item_text(**fields: str | None) -> None:
+    errors = {
+        name: [f"is longer than {MAX_TEXT_FIELD} characters"]
+        for name, value in fields.items()
+        if value is not None and len(value) > MAX_TEXT_FIELD
+    }
+    errors.update({name: ["must be text"] for name, value in fields.items() if value is not None and not isinstance(value, str)})
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
+
+
+def qa_item_update(
+    *,
+    item: QAItem,
+    user: AbstractBaseUser,
+    version: int,
+    question: str | None = None,
+    answer_standard: str | None = None,
+    answer_local: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
+) -> QAItem:
+    """Save a draft. Fields left as None keep their value; `spans` replaces all spans.
+
+    The save applies only if the item is still at `version`; otherwise StaleEdit
+    carries the newer item, and nothing the client sent is written over it.
+    """
+    pair = item.pair
+    if item.author_id != user.pk:
+        raise InvalidState("Only the item's author can edit it.", field="item")
+    _require_authoring(pair, user)
+    _check_item_text(question=question, answer_standard=answer_standard, answer_local=answer_local)
+    document = EvidenceSpan.Document.LOCAL_LEAD if item.kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
+    checked_spans = None
+    if spans is not None:
+        checked_spans = validate_spans(span_document_text(pair, document), spans, document=document)
+    changes: dict[str, Any] = {
+        name: value
+        for name, value in (
+            ("question", question),
+            ("answer_standard", answer_standard),
+            ("answer_local", answer_local),
+        )
+        if value is not None
+    }
+    now = timezone.now()
+    with transaction.atomic():
+        updated = QAItem.objects.alive().filter(pk=item.pk, version=version, status=QAItem.Status.DRAFT).update(
+            **changes, version=F("version") + 1, updated_at=now
+        )
+        if not updated:
+            current = QAItem.objects.filter(pk=item.pk).first()
+            if current is None or current.deleted_at is not None:
+                raise InvalidState("This item was deleted.", field="item")
+            if current.status != QAItem.Status.DRAFT:
+                raise InvalidState("This item was submitted and can no longer be edited here.", field="item")
+            raise StaleEdit(
+                f"This item was saved elsewhere (now version {current.version}, you edited version {version}). "
+                "Your text was not saved; compare it with the newer version.",
+                current=current,
+            )
+        if checked_spans is not None:
+            item.spans.all().delete()
+            EvidenceSpan.objects.bulk_create(
+                EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
+                for i, s in enumerate(checked_spans)
+            )
+    item.refresh_from_db()
+    item.pair = pair
+    return item
+
+
+def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
+    """Delete a draft (softly: the row stays, out of every list)."""
+    if item.author_id != user.pk:
+        raise InvalidState("Only the item's author can delete it.", field="item")
+    _require_authoring(item.pair, user)
+    now = timezone.now()
+    QAItem.objects.filter(pk=item.pk, status=QAItem.Status.DRAFT).update(
+        deleted_at=now, version=F("version") + 1, updated_at=now
+    )
+
+
+def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+    """Send a pair's items on to review, once there are enough complete items."""
+    _require_authoring(pair, user)
+    project = pair.project
+    items = list(pair.items.alive().prefetch_related("spans"))
+    lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
+    errors: dict[str, list[str]] = {}
+    if len(lead_items) < project.lead_qa_min:
+        errors["items"] = [
+            f"needs at least {project.lead_qa_min} lead-section QA items; this pair has {len(lead_items)}"
+        ]
+    for number, item in enumerate(items, start=1):
+        where = f"items[{number}]"
+        for field, label in (
+            ("question", "question"),
+            ("answer_standard", "answer in the standard language"),
+            ("answer_local", "answer in the local variety"),
+        ):
+            if not getattr(item, field).strip():
+                errors.setdefault(f"{where}.{field}", []).append(f"item {number}: the {label} is empty")
+        if not item.spans.all():
+            errors.setdefault(f"{where}.spans", []).append(f"item {number}: no evidence is highlighted")
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)
+    now = timezone.now()
+    with transaction.atomic():
+        updated = PagePair.objects.filter(pk=pair.pk, status=PagePair.Status.ANNOTATING, assignee=user).update(
+            status=PagePair.Status.SUBMITTED, submitted_at=now, version=F("version") + 1, updated_at=now
+        )
+        if not updated:
+            raise InvalidState("This pair changed in the meantime; reload it.", field="pair")
+        QAItem.objects.alive().filter(pair=pair, status=QAItem.Status.DRAFT).update(
+            status=QAItem.Status.SUBMITTED, submitted_at=now, version=F("version") + 1, updated_at=now
+        )
+    pair.refresh_from_db()
+    return pair

@@ -1,0 +1,88 @@
+"""The shared cast: a project with a coordinator, an annotator, a reviewer and an outsider."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from annotation import services
+from tests import factories
+
+PASSWORD = factories.PASSWORD
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if engine != "django.db.backends.postgresql":
+        raise pytest.UsageError(f"The test suite runs on PostgreSQL; DATABASE_URL points at {engine}.")
+
+
+@pytest.fixture
+def coordinator(db):
+    return factories.user("coordinator")
+
+
+@pytest.fixture
+def annotator(db):
+    return factories.user("annotator")
+
+
+@pytest.fixture
+def second_annotator(db):
+    return factories.user("annotator2")
+
+
+@pytest.fixture
+def reviewer(db):
+    return factories.user("reviewer")
+
+
+@pytest.fixture
+def outsider(db):
+    return factories.user("outsider")
+
+
+@pytest.fixture
+def superuser(db):
+    return get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
+
+
+@pytest.fixture
+def project(coordinator, annotator, second_annotator, reviewer):
+    project = factories.project(coordinator, slug="yue-cmn")
+    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    services.membership_set(project=project, user=second_annotator, roles={"annotator"})
+    services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    return project
+
+
+@pytest.fixture
+def other_project(db):
+    owner = factories.user("other_coordinator")
+    return factories.project(owner, slug="bar-deu", local_language="bar", standard_language="deu")
+
+
+@pytest.fixture
+def pair(project):
+    return factories.pair(project)
+
+
+@pytest.fixture
+def annotating_pair(project, annotator):
+    """A pair the annotator has claimed and screened as 'annotate'."""
+    factories.pair(project)
+    claimed = services.pair_claim_next(project=project, user=annotator)
+    return services.pair_screen(pair=claimed, user=annotator, decision="annotate")
+
+
+@pytest.fixture
+def api_client():
+    return APIClient()
+
+
+def api_as(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
