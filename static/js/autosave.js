@@ -1,0 +1,232 @@
+// Nothing typed is lost: a localStorage backup of every item form while it is
+// unsaved, visible save states, retries while offline, a warning before leaving
+// with unsaved work, and "save mine over it" after a stale edit (409).
+
+const FIELDS = ["question", "answer_standard", "answer_local", "spans"];
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 15000;
+
+const retries = new WeakMap(); // form -> {attempt, timer}
+const sent = new WeakMap(); // form -> content of the request in flight
+
+const storageKey = (itemId) => `localqa:item:${itemId}`;
+const itemIdOf = (form) => form.closest(".item-card")?.dataset.itemId;
+const isItemForm = (element) => element instanceof HTMLFormElement && element.matches("form.item-form");
+const statusBox = (form) => document.getElementById(`item-${itemIdOf(form)}-status`);
+
+function content(form) {
+  const values = {};
+  for (const name of FIELDS) values[name] = form.elements[name] ? form.elements[name].value : "";
+  return values;
+}
+
+const sameContent = (a, b) => FIELDS.every((name) => (a[name] ?? "") === (b[name] ?? ""));
+
+function readBackup(itemId) {
+  try {
+    return JSON.parse(localStorage.getItem(storageKey(itemId)) || "null");
+  } catch {
+    return null;
+  }
+}
+
+function writeBackup(form) {
+  const itemId = itemIdOf(form);
+  if (!itemId) return;
+  const previous = readBackup(itemId);
+  const backup = {
+    ...content(form),
+    // The version this edit started from: kept across saves that fail, so a restore can detect conflicts.
+    version: previous?.version ?? form.elements.version.value,
+    savedAt: Date.now(),
+  };
+  try {
+    localStorage.setItem(storageKey(itemId), JSON.stringify(backup));
+  } catch {
+    // Storage full or disabled: the server save still runs; nothing more we can do here.
+  }
+}
+
+function clearBackup(form) {
+  try {
+    localStorage.removeItem(storageKey(itemIdOf(form)));
+  } catch {
+    /* storage disabled */
+  }
+}
+
+function setStatus(form, state, message) {
+  const box = statusBox(form);
+  if (!box) return;
+  box.classList.remove("is-saving", "is-dirty", "is-offline", "is-error");
+  box.classList.add(`is-${state}`);
+  box.textContent = message;
+}
+
+function markDirty(form, dirty) {
+  form.classList.toggle("is-dirty", dirty);
+  form.closest(".item-card")?.classList.toggle("is-dirty", dirty);
+}
+
+const anyUnsaved = () => document.querySelector("form.item-form.is-dirty, form.item-form.htmx-request") !== null;
+
+function save(form) {
+  if (form.isConnected) form.requestSubmit();
+}
+
+function scheduleRetry(form) {
+  const retry = retries.get(form) || { attempt: 0, timer: null };
+  clearTimeout(retry.timer);
+  const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** retry.attempt);
+  retry.attempt += 1;
+  retry.timer = setTimeout(() => save(form), delay);
+  retries.set(form, retry);
+}
+
+function cancelRetry(form) {
+  const retry = retries.get(form);
+  if (retry) clearTimeout(retry.timer);
+  retries.delete(form);
+}
+
+function edited(form) {
+  markDirty(form, true);
+  writeBackup(form);
+  const box = statusBox(form);
+  // Keep a conflict or offline message in view until the next answer replaces it.
+  if (box && !box.classList.contains("is-error") && !box.classList.contains("is-offline")) {
+    setStatus(form, "dirty", "Unsaved changes…");
+  }
+}
+
+/** Put a newer local backup back into the form (before htmx starts) and return the forms to save. */
+function restoreBackups() {
+  const restored = [];
+  for (const form of document.querySelectorAll("form.item-form")) {
+    const backup = readBackup(itemIdOf(form));
+    if (!backup) continue;
+    if (sameContent(backup, content(form))) {
+      clearBackup(form);
+      continue;
+    }
+    for (const name of FIELDS) if (form.elements[name] && typeof backup[name] === "string") form.elements[name].value = backup[name];
+    // Save against the version the edit started from: if the item moved on since, the server answers 409.
+    if (backup.version) form.elements.version.value = backup.version;
+    markDirty(form, true);
+    const notice = document.createElement("p");
+    notice.className = "notice restored";
+    notice.setAttribute("role", "status");
+    const when = new Date(backup.savedAt || Date.now()).toLocaleString();
+    notice.textContent = `Restored changes that were not saved (kept in this browser, ${when}). Saving them now.`;
+    form.before(notice);
+    restored.push(form);
+  }
+  return restored;
+}
+
+function afterHtmxStarts(callback) {
+  // htmx processes the page on DOMContentLoaded, which comes after this module runs.
+  if (document.readyState === "complete") setTimeout(callback, 0);
+  else document.addEventListener("DOMContentLoaded", () => setTimeout(callback, 0), { once: true });
+}
+
+export function initAutosave() {
+  const restored = restoreBackups();
+  afterHtmxStarts(() => restored.forEach(save));
+
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest && event.target.closest("form.item-form");
+    if (form) edited(form);
+  });
+  document.addEventListener("lq:spans-changed", (event) => {
+    if (isItemForm(event.target)) edited(event.target);
+  });
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const form = event.detail.elt;
+    if (!isItemForm(form)) return;
+    sent.set(form, content(form));
+    const box = statusBox(form);
+    if (box && !box.classList.contains("is-offline")) setStatus(form, "saving", "Saving…");
+  });
+
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const form = event.detail.elt;
+    if (!isItemForm(form)) return;
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (status >= 200 && status < 300) {
+      cancelRetry(form);
+      // Typing during the request leaves newer text: that stays unsaved (its own save is queued).
+      if (sameContent(sent.get(form) || {}, content(form))) {
+        clearBackup(form);
+        markDirty(form, false);
+        form.closest(".item-card")?.querySelector(".notice.restored")?.remove();
+      } else {
+        writeBackupVersion(form, form.elements.version.value); // the newer text now builds on the saved version
+      }
+    } else if (status === 400 || status === 409) {
+      cancelRetry(form); // the answer (swapped in) says what to do; the text stays in the form and the backup
+    }
+  });
+
+  const offline = (event) => {
+    const form = event.detail.elt;
+    if (!isItemForm(form)) return;
+    markDirty(form, true);
+    writeBackup(form);
+    setStatus(form, "offline", "Not saved — offline, retrying…");
+    scheduleRetry(form);
+  };
+  document.addEventListener("htmx:sendError", offline);
+  document.addEventListener("htmx:timeout", offline);
+
+  document.addEventListener("htmx:responseError", (event) => {
+    const form = event.detail.elt;
+    if (!isItemForm(form)) return;
+    const status = event.detail.xhr.status;
+    markDirty(form, true);
+    if (status >= 500) {
+      setStatus(form, "error", "Not saved — the server had a problem, retrying…");
+      scheduleRetry(form);
+    } else {
+      setStatus(form, "error", `Not saved — the server refused the change (HTTP ${status}). Reload the page; your text is kept in this browser.`);
+    }
+  });
+
+  // Back online: retry now rather than at the next backoff step.
+  window.addEventListener("online", () => {
+    for (const form of document.querySelectorAll("form.item-form.is-dirty")) {
+      if (retries.has(form)) {
+        cancelRetry(form);
+        save(form);
+      }
+    }
+  });
+
+  document.addEventListener("click", (event) => {
+    const keep = event.target.closest && event.target.closest(".keep-mine");
+    if (!keep) return;
+    const form = document.querySelector(`#item-${CSS.escape(keep.dataset.itemId)} form.item-form`);
+    if (!form) return;
+    form.elements.version.value = keep.dataset.version;
+    writeBackupVersion(form, keep.dataset.version);
+    save(form);
+  });
+
+  window.addEventListener("beforeunload", (event) => {
+    if (!anyUnsaved()) return;
+    event.preventDefault();
+    event.returnValue = ""; // older browsers need it to show the dialog
+  });
+}
+
+function writeBackupVersion(form, version) {
+  const backup = readBackup(itemIdOf(form));
+  if (!backup) return;
+  backup.version = version;
+  try {
+    localStorage.setItem(storageKey(itemIdOf(form)), JSON.stringify(backup));
+  } catch {
+    /* storage disabled */
+  }
+}

@@ -1,0 +1,452 @@
+// Evidence spans: selecting text in the local lead (mouse or keyboard), the
+// highlights of every item's spans, and each item's evidence chips.
+//
+// The stored lead text (from the JSON script tag) is the source of truth. The
+// lead container is always rebuilt from it with text nodes and <mark>s, so the
+// concatenated text nodes equal the stored text and a DOM position can be
+// counted back to an offset. Offsets are code points (see offsets.js).
+
+import { codePointLength, codePointToUtf16, sliceCodePoints, utf16ToCodePoint } from "./offsets.js";
+
+const COLOURS = 6;
+const state = {
+  lead: null, // the #local-lead element
+  text: "", // the stored lead text
+  length: 0, // its length in code points
+  editable: false,
+  anchor: 0, // keyboard selection, in code points
+  focus: 0,
+  activeItemId: null,
+  wordBounds: null,
+};
+
+// Items and their spans
+
+const cards = () => Array.from(document.querySelectorAll("#items-list .item-card"));
+const cardFor = (itemId) => document.getElementById(`item-${itemId}`);
+const spansInput = (itemId) => document.getElementById(`item-${itemId}-spans`);
+const colourFor = (number) => ((number - 1) % COLOURS) + 1;
+
+export function readSpans(itemId) {
+  const input = spansInput(itemId);
+  if (!input || !input.value) return [];
+  try {
+    const spans = JSON.parse(input.value);
+    return Array.isArray(spans) ? spans : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeSpans(itemId, spans) {
+  const input = spansInput(itemId);
+  if (!input) return;
+  spans.sort((a, b) => a.start - b.start || a.end - b.end);
+  input.value = JSON.stringify(spans);
+  renderChips(itemId);
+  renderLead();
+  const form = input.closest("form.item-form");
+  if (form) form.dispatchEvent(new CustomEvent("lq:spans-changed", { bubbles: true }));
+}
+
+function addSpan(itemId, span) {
+  const spans = readSpans(itemId);
+  if (spans.some((s) => s.start === span.start && s.end === span.end)) {
+    notify(itemId, "That text is already evidence for this item.");
+    return;
+  }
+  spans.push(span);
+  writeSpans(itemId, spans);
+  notify(itemId, "");
+}
+
+function removeSpan(itemId, index) {
+  const spans = readSpans(itemId);
+  spans.splice(index, 1);
+  writeSpans(itemId, spans);
+}
+
+function notify(itemId, message) {
+  const card = cardFor(itemId);
+  const evidence = card && card.querySelector(".evidence");
+  if (!evidence) return;
+  let notice = evidence.querySelector(".evidence-notice");
+  if (!notice) {
+    notice = document.createElement("p");
+    notice.className = "evidence-notice";
+    notice.setAttribute("role", "status");
+    evidence.append(notice);
+  }
+  notice.textContent = message;
+  notice.hidden = !message;
+}
+
+// Chips
+
+function renderChips(itemId) {
+  const list = document.querySelector(`ul[data-spans-for="${CSS.escape(String(itemId))}"]`);
+  if (!list) return;
+  const card = cardFor(itemId);
+  const colour = card ? card.dataset.colour : "1";
+  const chips = readSpans(itemId).map((span, index) => {
+    const chip = document.createElement("li");
+    chip.className = `chip c${colour}`;
+    chip.dataset.ref = `${itemId}:${index}`;
+    const text = document.createElement("span");
+    text.className = "chip-text";
+    text.textContent = span.text;
+    text.title = `characters ${span.start}–${span.end}`;
+    chip.append(text);
+    if (state.editable) {
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "chip-remove";
+      remove.dataset.itemId = itemId;
+      remove.dataset.index = index;
+      remove.setAttribute("aria-label", `Remove evidence “${span.text}”`);
+      remove.textContent = "×";
+      chip.append(remove);
+    }
+    return chip;
+  });
+  if (!chips.length) {
+    const empty = document.createElement("li");
+    empty.className = "chip empty";
+    empty.textContent = "none yet";
+    chips.push(empty);
+  }
+  list.replaceChildren(...chips);
+}
+
+// The lead: highlights and the keyboard caret
+
+function allSpans() {
+  const spans = [];
+  cards().forEach((card, position) => {
+    const number = position + 1;
+    card.dataset.number = number;
+    card.dataset.colour = colourFor(number);
+    readSpans(card.dataset.itemId).forEach((span, index) => {
+      const start = Math.max(0, Math.min(span.start, state.length));
+      const end = Math.max(start, Math.min(span.end, state.length));
+      if (end > start) spans.push({ start, end, number, ref: `${card.dataset.itemId}:${index}` });
+    });
+  });
+  return spans;
+}
+
+function caretElement() {
+  const caret = document.createElement("span");
+  caret.className = "lead-caret";
+  caret.setAttribute("aria-hidden", "true");
+  return caret;
+}
+
+/** Rebuild the lead from the stored text: plain text nodes, a <mark> per highlighted stretch. */
+export function renderLead({ fromDom = true } = {}) {
+  const { lead, text } = state;
+  if (!lead) return;
+  // Rebuilding the nodes drops the DOM selection: remember it and put it back.
+  const keepSelection = selectionInLead();
+  if (keepSelection && fromDom) syncFromDom();
+  const spans = allSpans();
+  const caret = state.anchor === state.focus ? state.focus : null;
+  const cuts = new Set([0, state.length]);
+  for (const span of spans) cuts.add(span.start).add(span.end);
+  if (caret !== null) cuts.add(caret);
+  const points = Array.from(cuts).sort((a, b) => a - b);
+  const fragment = document.createDocumentFragment();
+  points.forEach((from, i) => {
+    if (from === caret) fragment.append(caretElement());
+    const to = points[i + 1];
+    if (to === undefined || to === from) return;
+    const piece = text.slice(codePointToUtf16(text, from), codePointToUtf16(text, to));
+    const covering = spans.filter((span) => span.start <= from && span.end >= to);
+    if (!covering.length) {
+      fragment.append(document.createTextNode(piece));
+      return;
+    }
+    const numbers = [...new Set(covering.map((span) => span.number))];
+    const mark = document.createElement("mark");
+    mark.className = `hl c${colourFor(numbers[0])}`;
+    if (numbers.length > 1) mark.classList.add("overlap", `u${colourFor(numbers[1])}`);
+    mark.dataset.refs = covering.map((span) => span.ref).join(" ");
+    mark.title = `Evidence for item ${numbers.join(", ")}`;
+    const starting = [...new Set(covering.filter((span) => span.start === from).map((span) => span.number))];
+    if (starting.length) {
+      mark.classList.add("span-start");
+      mark.dataset.label = starting.join(",");
+    }
+    mark.textContent = piece;
+    fragment.append(mark);
+  });
+  lead.replaceChildren(fragment);
+  if (keepSelection || !fromDom) applySelection();
+}
+
+// DOM positions <-> offsets
+
+function textNodes() {
+  const walker = document.createTreeWalker(state.lead, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+  return nodes;
+}
+
+/** The UTF-16 offset, relative to the lead's text, of a DOM boundary point (clamped to the lead). */
+function utf16OffsetOf(node, offset) {
+  const { lead } = state;
+  if (node !== lead && !lead.contains(node)) {
+    return lead.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING ? 0 : state.text.length;
+  }
+  let total = 0;
+  if (node.nodeType === Node.TEXT_NODE) {
+    for (const text of textNodes()) {
+      if (text === node) return total + offset;
+      total += text.data.length;
+    }
+    return total;
+  }
+  // A point between child nodes: count the text nodes that start before it.
+  const point = document.createRange();
+  point.setStart(node, offset);
+  for (const text of textNodes()) {
+    if (point.comparePoint(text, 0) >= 0) break;
+    total += text.data.length;
+  }
+  return total;
+}
+
+/** The DOM boundary point for a UTF-16 offset into the lead's text. */
+function domPointAt(utf16) {
+  let total = 0;
+  const nodes = textNodes();
+  for (const text of nodes) {
+    if (utf16 <= total + text.data.length) return [text, utf16 - total];
+    total += text.data.length;
+  }
+  return [state.lead, state.lead.childNodes.length];
+}
+
+function selectionInLead() {
+  const selection = window.getSelection();
+  return Boolean(
+    selection && selection.rangeCount && state.lead.contains(selection.anchorNode) && state.lead.contains(selection.focusNode),
+  );
+}
+
+/** Put the keyboard selection (state.anchor/focus) into the real DOM selection, so it shows. */
+function applySelection() {
+  const selection = window.getSelection();
+  if (!selection) return;
+  const [anchorNode, anchorOffset] = domPointAt(codePointToUtf16(state.text, state.anchor));
+  const [focusNode, focusOffset] = domPointAt(codePointToUtf16(state.text, state.focus));
+  selection.setBaseAndExtent(anchorNode, anchorOffset, focusNode, focusOffset);
+}
+
+/** Adopt a selection made with the mouse as the keyboard selection. */
+function syncFromDom() {
+  const selection = window.getSelection();
+  if (!selectionInLead()) return;
+  const anchor16 = utf16OffsetOf(selection.anchorNode, selection.anchorOffset);
+  const focus16 = utf16OffsetOf(selection.focusNode, selection.focusOffset);
+  const forward = anchor16 <= focus16;
+  state.anchor = utf16ToCodePoint(state.text, anchor16, forward ? "start" : "end");
+  state.focus = utf16ToCodePoint(state.text, focus16, forward ? "end" : "start");
+}
+
+const isSpace = (char) => /^[\s\u200b\u200e\u200f]$/u.test(char);
+
+/** The span the user has selected in the lead, whitespace trimmed, or null. */
+export function currentSelection() {
+  const selection = window.getSelection();
+  if (!selection || !selection.rangeCount || selection.isCollapsed) return null;
+  const range = selection.getRangeAt(0);
+  if (!range.intersectsNode(state.lead)) return null;
+  const start16 = utf16OffsetOf(range.startContainer, range.startOffset);
+  const end16 = utf16OffsetOf(range.endContainer, range.endOffset);
+  let start = utf16ToCodePoint(state.text, start16, "start");
+  let end = utf16ToCodePoint(state.text, end16, "end");
+  while (start < end && isSpace(sliceCodePoints(state.text, start, start + 1))) start++;
+  while (end > start && isSpace(sliceCodePoints(state.text, end - 1, end))) end--;
+  if (end <= start) return null;
+  return { start, end, text: sliceCodePoints(state.text, start, end) };
+}
+
+// Keyboard
+
+function wordBounds() {
+  if (state.wordBounds) return state.wordBounds;
+  const bounds = new Set([0, state.length]);
+  if (typeof Intl !== "undefined" && Intl.Segmenter) {
+    const segmenter = new Intl.Segmenter(state.lead.lang || undefined, { granularity: "word" });
+    for (const { segment, index, isWordLike } of segmenter.segment(state.text)) {
+      if (!isWordLike) continue;
+      bounds.add(utf16ToCodePoint(state.text, index));
+      bounds.add(utf16ToCodePoint(state.text, index + segment.length));
+    }
+  } else {
+    const chars = Array.from(state.text);
+    chars.forEach((char, i) => {
+      if (isSpace(char) !== isSpace(chars[i - 1] ?? " ")) bounds.add(i);
+    });
+  }
+  state.wordBounds = Array.from(bounds).sort((a, b) => a - b);
+  return state.wordBounds;
+}
+
+function moved(position, forward, byWord) {
+  if (!byWord) return Math.max(0, Math.min(state.length, position + (forward ? 1 : -1)));
+  const bounds = wordBounds();
+  if (forward) return bounds.find((bound) => bound > position) ?? state.length;
+  return bounds.findLast((bound) => bound < position) ?? 0;
+}
+
+function select(anchor, focus) {
+  state.anchor = anchor;
+  state.focus = focus;
+  renderLead({ fromDom: false });
+}
+
+function onLeadKeydown(event) {
+  const { key } = event;
+  if (key === "ArrowLeft" || key === "ArrowRight") {
+    // Arrows move visually: in right-to-left text the right arrow goes back.
+    const rtl = getComputedStyle(state.lead).direction === "rtl";
+    const forward = (key === "ArrowRight") !== rtl;
+    const byWord = event.ctrlKey || event.altKey;
+    syncFromDom();
+    const collapsed = state.anchor === state.focus;
+    if (event.shiftKey) {
+      select(state.anchor, moved(state.focus, forward, byWord));
+    } else if (!collapsed && !byWord) {
+      const edge = forward ? Math.max(state.anchor, state.focus) : Math.min(state.anchor, state.focus);
+      select(edge, edge);
+    } else {
+      const to = moved(state.focus, forward, byWord);
+      select(to, to);
+    }
+    event.preventDefault();
+  } else if (key === "Home" || key === "End") {
+    syncFromDom();
+    const to = key === "Home" ? 0 : state.length;
+    select(event.shiftKey ? state.anchor : to, to);
+    event.preventDefault();
+  } else if (key === "Enter" && state.editable) {
+    const span = currentSelection();
+    const itemId = activeItemId();
+    if (span && itemId) {
+      addSpan(itemId, span);
+      select(span.end, span.end);
+    }
+    event.preventDefault();
+  } else if (key === "Escape") {
+    syncFromDom();
+    select(state.focus, state.focus);
+  }
+}
+
+// The active item: the card last focused or clicked, else the last one
+
+function activeItemId() {
+  if (state.activeItemId && cardFor(state.activeItemId)) return state.activeItemId;
+  const all = cards();
+  return all.length ? all[all.length - 1].dataset.itemId : null;
+}
+
+function setActive(itemId) {
+  state.activeItemId = itemId;
+  const active = activeItemId();
+  for (const card of cards()) card.classList.toggle("is-active", card.dataset.itemId === active);
+}
+
+export function currentItemId() {
+  return activeItemId();
+}
+
+function refreshItems() {
+  document.getElementById("no-items")?.toggleAttribute("hidden", cards().length > 0);
+  allSpans(); // numbers and colours first, the chips use them
+  for (const card of cards()) renderChips(card.dataset.itemId);
+  setActive(state.activeItemId);
+  renderLead();
+}
+
+export function initSpans() {
+  const lead = document.getElementById("local-lead");
+  const source = document.getElementById("local-lead-text");
+  if (!lead || !source) return;
+  state.lead = lead;
+  state.text = JSON.parse(source.textContent);
+  state.length = codePointLength(state.text);
+  state.editable = document.getElementById("workspace")?.dataset.editable === "true";
+  state.anchor = state.focus = 0;
+  lead.classList.toggle("is-selectable", state.editable);
+  refreshItems();
+
+  lead.addEventListener("keydown", onLeadKeydown);
+  lead.addEventListener("focus", () => {
+    // Keyboard focus shows the caret; a mouse press is left alone (it is starting a selection).
+    if (lead.matches(":focus-visible") && !selectionInLead()) select(state.focus, state.focus);
+  });
+  lead.addEventListener("mouseup", () => {
+    // A click (no drag) places the caret there; a drag leaves the selection alone.
+    syncFromDom();
+    if (state.anchor === state.focus) select(state.focus, state.focus);
+  });
+
+  document.addEventListener("mousedown", (event) => {
+    // Keep the lead's selection (and focus) when an "add evidence" button is pressed.
+    if (event.target.closest(".add-evidence")) event.preventDefault();
+  });
+  document.addEventListener("click", (event) => {
+    const add = event.target.closest(".add-evidence");
+    if (add) {
+      const span = currentSelection();
+      setActive(add.dataset.itemId);
+      if (span) {
+        addSpan(add.dataset.itemId, span);
+        select(span.end, span.end);
+      } else {
+        notify(add.dataset.itemId, "Select text in the local lead first, then press this button.");
+      }
+      return;
+    }
+    const remove = event.target.closest(".chip-remove");
+    if (remove) {
+      removeSpan(remove.dataset.itemId, Number(remove.dataset.index));
+      return;
+    }
+    const card = event.target.closest(".item-card");
+    if (card) setActive(card.dataset.itemId);
+  });
+  document.addEventListener("focusin", (event) => {
+    const card = event.target.closest && event.target.closest(".item-card");
+    if (card) setActive(card.dataset.itemId);
+  });
+  // Hovering a chip lights up its highlight in the lead.
+  let hotRef = null;
+  document.addEventListener("mouseover", (event) => {
+    const chip = event.target.closest && event.target.closest(".chip[data-ref]");
+    if ((chip ? chip.dataset.ref : null) === hotRef) return;
+    hotRef = chip ? chip.dataset.ref : null;
+    for (const mark of lead.querySelectorAll("mark.is-hot")) mark.classList.remove("is-hot");
+    if (chip) {
+      for (const mark of lead.querySelectorAll(`mark[data-refs~="${CSS.escape(chip.dataset.ref)}"]`)) {
+        mark.classList.add("is-hot");
+      }
+    }
+  });
+
+  const list = document.getElementById("items-list");
+  if (list) {
+    // Cards added (htmx) or deleted: renumber, draw their chips, redraw the highlights.
+    new MutationObserver((records) => {
+      const added = records
+        .flatMap((record) => Array.from(record.addedNodes))
+        .find((node) => node.nodeType === Node.ELEMENT_NODE && node.matches(".item-card"));
+      if (added) state.activeItemId = added.dataset.itemId;
+      refreshItems();
+    }).observe(list, { childList: true });
+  }
+}

@@ -1,0 +1,64 @@
+"""Playwright against Debian's Chromium and pytest-django's live server."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from tests.factories import PASSWORD
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+expect.set_options(timeout=10_000)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Browser:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"Chromium is not installed at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def context(browser: Browser, live_server) -> BrowserContext:
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 1000}, locale="en-GB")
+    context.set_default_timeout(10_000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
+    """Log in through the real login form."""
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator(".topbar .who")).to_have_text(username)
+
+
+@pytest.fixture(autouse=True)
+def _live_database(transactional_db):
+    """The live server runs in another thread: its requests must see committed data."""
