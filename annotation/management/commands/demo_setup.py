@@ -1,0 +1,154 @@
+"""Set up demo users and three demo projects; safe to run again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+import annotation
+from annotation import services
+from annotation.importers import pairs_import_jsonl
+from annotation.languages import get_language
+from annotation.management.commands._common import DEV_SERVER, project_url
+from annotation.models import Membership, PagePair, Project
+
+DEMO_DIR = Path(annotation.__file__).resolve().parent / "demo"
+DEMO_PASSWORD = "localqa-demo"  # noqa: S105 -- published on purpose: these accounts exist to be tried
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    username: str
+    roles: frozenset[str]
+    superuser: bool = False
+
+
+USERS = [
+    DemoUser("admin", frozenset(), superuser=True),
+    DemoUser("coordinator", frozenset({"coordinator"})),
+    DemoUser("annotator1", frozenset({"annotator"})),
+    DemoUser("annotator2", frozenset({"annotator"})),
+    DemoUser("reviewer", frozenset({"reviewer"})),
+]
+
+
+@dataclass(frozen=True)
+class DemoProject:
+    slug: str
+    name: str
+    local: str
+    standard: str
+    tips: str
+
+
+PROJECTS = [
+    DemoProject(
+        "yue-cmn",
+        "Cantonese–Mandarin",
+        "yue",
+        "cmn",
+        "- Write the Cantonese answer in written Cantonese (嘅, 咗, 喺, 𠵱家), as the article does.\n"
+        "- Many Cantonese characters lie outside the Basic Multilingual Plane (𠮶, 𨋢, 𡃁, 𠵱): "
+        "keep them as they are; never replace them with a look-alike or a □.\n"
+        "- Write the question and the Mandarin answer in simplified characters.",
+    ),
+    DemoProject(
+        "bar-deu",
+        "Bavarian–German",
+        "bar",
+        "deu",
+        "- Keep the Bavarian answer in the article's dialect spelling (Weißwurscht, Kiach, Maibaam); "
+        "do not correct it towards Standard German.\n"
+        "- Over half of Bavarian pages are translations of the German ones: screen carefully.",
+    ),
+    DemoProject(
+        "arz-arb",
+        "Egyptian Arabic–Standard Arabic",
+        "arz",
+        "arb",
+        "- The texts run right to left; select the evidence exactly, including any diacritics.\n"
+        "- Write the question and the standard answer in Modern Standard Arabic, "
+        "the local answer in Egyptian Arabic as the article spells it (e.g. final ى for ي).",
+    ),
+]
+
+
+class Command(BaseCommand):
+    help = (
+        "Create demo users (password 'localqa-demo') and three demo projects with page pairs. "
+        "Re-running creates nothing twice and changes no existing account's password."
+    )
+
+    def handle(self, *args, **options) -> None:
+        guidelines_template = (DEMO_DIR / "guidelines.md").read_text(encoding="utf-8")
+        with transaction.atomic():
+            users = {demo.username: self._ensure_user(demo) for demo in USERS}
+            for demo in PROJECTS:
+                self._ensure_project(demo, users, guidelines_template)
+
+        self.stdout.write(f"\nLogins (password for all: {DEMO_PASSWORD}):")
+        for demo in USERS:
+            what = "superuser, /admin/" if demo.superuser else ", ".join(sorted(demo.roles)) + " in every demo project"
+            self.stdout.write(f"  {demo.username:<12} {what}")
+        self.stdout.write(f"\nOpen {DEV_SERVER}/ (run `python manage.py runserver` first).")
+        if not settings.DEBUG:
+            self.stderr.write(
+                "DEBUG is off: the demo accounts have a published password. "
+                "Remove them or change their passwords before others can reach this server."
+            )
+
+    def _ensure_user(self, demo: DemoUser):
+        User = get_user_model()
+        user, created = User.objects.get_or_create(
+            username=demo.username, defaults={"email": f"{demo.username}@example.org"}
+        )
+        if created:
+            user.set_password(DEMO_PASSWORD)
+            user.is_staff = user.is_superuser = demo.superuser
+            user.save()
+            self.stdout.write(f"Created user {demo.username}.")
+        else:
+            self.stdout.write(f"User {demo.username} exists; left as it is.")
+        if "coordinator" in demo.roles:
+            user.user_permissions.add(Permission.objects.get_by_natural_key("add_project", "annotation", "project"))
+        return user
+
+    def _ensure_project(self, demo: DemoProject, users: dict, guidelines_template: str) -> None:
+        project = Project.objects.filter(slug=demo.slug).first()
+        if project is None:
+            project = services.project_create(
+                name=demo.name,
+                slug=demo.slug,
+                local_language=demo.local,
+                standard_language=demo.standard,
+                created_by=users["coordinator"],
+                collect_document_qa=True,
+                guidelines=guidelines_template.format(
+                    name=demo.name,
+                    local=get_language(demo.local).name,
+                    standard=get_language(demo.standard).name,
+                    tips=demo.tips,
+                ),
+            )
+            self.stdout.write(f"Created project {demo.slug}.")
+        elif (project.local_language, project.standard_language) != (demo.local, demo.standard):
+            raise CommandError(
+                f"A project {demo.slug!r} exists with other languages "
+                f"({project.local_language}–{project.standard_language}); rename it or use another database."
+            )
+        for demo_user in USERS:
+            if (
+                demo_user.roles
+                and not Membership.objects.filter(project=project, user=users[demo_user.username]).exists()
+            ):
+                services.membership_set(project=project, user=users[demo_user.username], roles=demo_user.roles)
+        report = pairs_import_jsonl(project=project, path=DEMO_DIR / f"{demo.slug}.jsonl", source=PagePair.Source.DEMO)
+        if not report.ok:  # the demo files ship with the code; a problem here is a bug
+            raise CommandError(f"Demo data for {demo.slug} is broken: " + "; ".join(map(str, report.problems)))
+        self.stdout.write(f"{demo.slug}: {report.summary()}  {project_url(project)}")
