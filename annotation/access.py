@@ -84,3 +84,24 @@ def user_projects(user: AnyUser):  # type: ignore[no-untyped-def]
     if user.is_superuser:
         return Project.objects.all()
     return Project.objects.filter(memberships__user=user).distinct()
+
+
+def require_project_creator(user: AnyUser) -> None:
+    """Creating a project needs the `annotation.add_project` permission; superusers have every permission."""
+    if not user.has_perm("annotation.add_project"):
+        raise PermissionDenied("Creating a project needs the permission to add projects; ask an administrator.")
+
+
+def pairs_for_user(project: Project):  # type: ignore[no-untyped-def]
+    """The pairs a user may list in a project loaded with `get_project_for_user`.
+
+    A coordinator lists every pair, an annotator only the pairs assigned to them,
+    anyone else is refused (the same rule as `can_see_pair`).
+    """
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    pairs = PagePair.objects.filter(project=project)
+    if membership.is_coordinator:
+        return pairs
+    if membership.is_annotator:
+        return pairs.filter(assignee_id=membership.user_id)
+    raise PermissionDenied("Listing pairs needs the coordinator or annotator role in the project.")

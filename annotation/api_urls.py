@@ -1,1 +1,23 @@
-urlpatterns: list = []
+from django.urls import path
+from rest_framework.authtoken.views import obtain_auth_token
+
+from annotation import api
+
+urlpatterns = [
+    path("auth/token/", obtain_auth_token, name="api_token"),
+    path("projects/", api.ProjectListApi.as_view(), name="api_projects"),
+    path("projects/<slug:slug>/", api.ProjectDetailApi.as_view(), name="api_project"),
+    path("projects/<slug:slug>/members/", api.MemberListApi.as_view(), name="api_members"),
+    path("projects/<slug:slug>/members/<str:username>/", api.MemberDetailApi.as_view(), name="api_member"),
+    path("projects/<slug:slug>/queue/next/", api.QueueNextApi.as_view(), name="api_queue_next"),
+    path("projects/<slug:slug>/pairs/", api.PairListApi.as_view(), name="api_pairs"),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/", api.PairDetailApi.as_view(), name="api_pair"),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/screening/", api.PairScreeningApi.as_view(), name="api_pair_screening"
+    ),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/items/", api.PairItemListApi.as_view(), name="api_pair_items"),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/submit/", api.PairSubmitApi.as_view(), name="api_pair_submit"),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", api.PairActivityApi.as_view(), name="api_pair_activity"),
+    path("projects/<slug:slug>/items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_item"),
+    path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
+]

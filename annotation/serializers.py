@@ -1,0 +1,296 @@
+"""API shapes of the annotation app: input serializers only type the request, output serializers only render.
+
+The rules (which values are allowed, what a span must match) live in
+`annotation.services`; an input serializer checks types and nothing more, so
+that every client meets the same rule with the same message.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role
+
+# Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
+_TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
+
+
+def _named_enum(choices: type[models.TextChoices], name: str) -> type[serializers.ChoiceField]:
+    """A choice field shown in the schema as one named enum component.
+
+    Projects and items both have a `kind`, pairs and items both a `status`, with
+    different choices; named components keep them apart for client generators.
+    """
+    schema = {
+        "type": "string",
+        "enum": list(choices.values),
+        "description": "\n".join(f"* `{value}` - {label}" for value, label in choices.choices),
+    }
+
+    @extend_schema_field(schema, component_name=name)
+    class NamedChoiceField(serializers.ChoiceField):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(choices=choices.choices, **kwargs)  # type: ignore[arg-type]
+
+    NamedChoiceField.__name__ = f"{name}Field"
+    return NamedChoiceField
+
+
+ProjectKindField = _named_enum(Project.Kind, "ProjectKindEnum")
+PairStatusField = _named_enum(PagePair.Status, "PairStatusEnum")
+ItemKindField = _named_enum(QAItem.Kind, "ItemKindEnum")
+ItemStatusField = _named_enum(QAItem.Status, "ItemStatusEnum")
+
+
+# Errors
+
+
+class ErrorOutput(serializers.Serializer):
+    detail = serializers.CharField(help_text="What went wrong, in a sentence.")
+    field = serializers.CharField(required=False, help_text="The field at fault, e.g. `spans[0].end`.")
+    details = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Every field at fault, mapped to its messages.",
+    )
+
+
+# Projects and members
+
+
+class ProjectOutput(serializers.ModelSerializer):
+    kind = ProjectKindField(read_only=True)
+
+    class Meta:
+        model = Project
+        fields = [
+            "slug",
+            "name",
+            "kind",
+            "local_language",
+            "local_wiki",
+            "standard_language",
+            "standard_wiki",
+            "standard_variant",
+            "guidelines",
+            "guidelines_version",
+            "lead_qa_min",
+            "lead_qa_max",
+            "collect_document_qa",
+            "reviewers_per_item",
+            "claim_minutes",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class ProjectDetailOutput(ProjectOutput):
+    roles = serializers.SerializerMethodField(help_text="Your roles in this project.")
+
+    class Meta(ProjectOutput.Meta):
+        fields = [*ProjectOutput.Meta.fields, "roles"]
+        read_only_fields = fields
+
+    def get_roles(self, project: Project) -> list[str]:
+        membership: Membership | None = getattr(project, "membership", None)
+        return membership.roles if membership is not None else []
+
+
+class ProjectSettingsInput(serializers.Serializer):
+    name = serializers.CharField(required=False, max_length=200)
+    guidelines = serializers.CharField(**_TEXT)
+    lead_qa_min = serializers.IntegerField(required=False)
+    lead_qa_max = serializers.IntegerField(required=False)
+    collect_document_qa = serializers.BooleanField(required=False)
+    reviewers_per_item = serializers.IntegerField(required=False)
+    claim_minutes = serializers.IntegerField(required=False)
+    standard_variant = serializers.CharField(required=False, allow_blank=True, max_length=16)
+    local_wiki = serializers.CharField(required=False, max_length=32)
+    standard_wiki = serializers.CharField(required=False, max_length=32)
+
+
+class ProjectCreateInput(ProjectSettingsInput):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(required=False, max_length=60, help_text="Derived from the name when left out.")
+    local_language = serializers.CharField(max_length=8, help_text="ISO 639-3 code of the local variety, e.g. yue.")
+    standard_language = serializers.CharField(max_length=8, help_text="ISO 639-3 code of the standard language.")
+
+
+class ProjectUpdateInput(ProjectSettingsInput):
+    version = serializers.IntegerField(
+        required=False, help_text="The version you loaded; the save is refused (409) if the project changed since."
+    )
+
+
+class MembershipOutput(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+    roles = serializers.ListField(child=serializers.ChoiceField(choices=Role.choices), read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["username", "roles", "created_at"]
+        read_only_fields = fields
+
+
+class MembershipRolesInput(serializers.Serializer):
+    roles = serializers.ListField(child=serializers.ChoiceField(choices=Role.choices), allow_empty=True)
+
+
+class MembershipCreateInput(MembershipRolesInput):
+    username = serializers.CharField(max_length=150)
+
+
+# Page pairs and screening
+
+
+class PairFilterInput(serializers.Serializer):
+    status = PairStatusField(required=False)
+
+
+class PairListOutput(serializers.ModelSerializer):
+    """A pair without its texts, for lists."""
+
+    assignee = serializers.CharField(source="assignee.username", default=None, read_only=True, allow_null=True)
+    status = PairStatusField(read_only=True)
+    item_count = serializers.IntegerField(read_only=True, help_text="Live QA items on the pair.")
+
+    class Meta:
+        model = PagePair
+        fields = [
+            "id",
+            "local_title",
+            "standard_title",
+            "local_url",
+            "standard_url",
+            "local_lead_length",
+            "standard_lead_length",
+            "local_text_length",
+            "standard_text_length",
+            "source",
+            "status",
+            "screening_decision",
+            "assignee",
+            "claimed_at",
+            "claim_expires_at",
+            "submitted_at",
+            "active_seconds",
+            "version",
+            "item_count",
+        ]
+        read_only_fields = fields
+
+
+class SpanOutput(serializers.ModelSerializer):
+    class Meta:
+        model = EvidenceSpan
+        fields = ["document", "start", "end", "text", "match"]
+        read_only_fields = fields
+
+
+class ItemOutput(serializers.ModelSerializer):
+    pair = serializers.IntegerField(source="pair_id", read_only=True)
+    kind = ItemKindField(read_only=True)
+    status = ItemStatusField(read_only=True)
+    author = serializers.CharField(source="author.username", default=None, read_only=True, allow_null=True)
+    spans = SpanOutput(many=True, read_only=True)
+
+    class Meta:
+        model = QAItem
+        fields = [
+            "id",
+            "pair",
+            "kind",
+            "status",
+            "question",
+            "answer_standard",
+            "answer_local",
+            "spans",
+            "author",
+            "version",
+            "active_seconds",
+            "created_at",
+            "updated_at",
+            "submitted_at",
+        ]
+        read_only_fields = fields
+
+
+class PairDetailOutput(PairListOutput):
+    """A pair with its texts and its live items."""
+
+    items = ItemOutput(source="live_items", many=True, read_only=True)
+    item_count = None  # type: ignore[assignment]
+
+    class Meta(PairListOutput.Meta):
+        fields = [
+            *(name for name in PairListOutput.Meta.fields if name != "item_count"),
+            "local_lead",
+            "standard_lead",
+            "local_text",
+            "standard_text",
+            "items",
+        ]
+        read_only_fields = fields
+
+
+class ScreeningInput(serializers.Serializer):
+    decision = serializers.CharField(
+        max_length=16, help_text="annotate, translated, structural, or other (with a note saying why)."
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ActivityInput(serializers.Serializer):
+    seconds = serializers.IntegerField(help_text="Active seconds since the last report (at most 300 count).")
+    item = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="The item being edited, if any."
+    )
+
+
+# QA items
+
+
+class SpanInput(serializers.Serializer):
+    start = serializers.IntegerField(help_text="Code-point offset (Python str index) where the span begins.")
+    end = serializers.IntegerField(help_text="Code-point offset just past the span.")
+    text = serializers.CharField(trim_whitespace=False, help_text="Must equal the document text at start:end.")
+
+
+class ItemContentInput(serializers.Serializer):
+    question = serializers.CharField(**_TEXT, help_text="In the standard language.")
+    answer_standard = serializers.CharField(**_TEXT)
+    answer_local = serializers.CharField(**_TEXT)
+    spans = SpanInput(
+        many=True, required=False, help_text="Replaces all evidence spans; offsets into the local lead (or text)."
+    )
+
+
+class ItemCreateInput(ItemContentInput):
+    kind = ItemKindField(default=QAItem.Kind.LEAD)
+
+
+class ItemUpdateInput(ItemContentInput):
+    version = serializers.IntegerField(
+        help_text="Required: the version you loaded; if the item changed since, nothing is saved (409, with `current`)."
+    )
+
+
+class WarningOutput(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class TokenOutput(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class StaleItemOutput(ErrorOutput):
+    current = ItemOutput(read_only=True, help_text="The newer item, as saved elsewhere.")
+
+
+class StaleProjectOutput(ErrorOutput):
+    current = ProjectDetailOutput(read_only=True, help_text="The project settings as currently saved.")
