@@ -7,6 +7,7 @@ const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 15000;
 
 const retries = new WeakMap(); // form -> {attempt, timer}
+let waitingSubmit = null; // a page form (e.g. "Submit pair") held back until the drafts are saved
 const sent = new WeakMap(); // form -> content of the request in flight
 
 const storageKey = (itemId) => `localqa:item:${itemId}`;
@@ -164,8 +165,14 @@ export function initAutosave() {
       } else {
         writeBackupVersion(form, form.elements.version.value); // the newer text now builds on the saved version
       }
+      if (waitingSubmit && !anyUnsaved()) {
+        const held = waitingSubmit;
+        waitingSubmit = null;
+        held.submit();
+      }
     } else if (status === 400 || status === 409) {
       cancelRetry(form); // the answer (swapped in) says what to do; the text stays in the form and the backup
+      waitingSubmit = null;
     }
   });
 
@@ -189,6 +196,7 @@ export function initAutosave() {
       setStatus(form, "error", "Not saved — the server had a problem, retrying…");
       scheduleRetry(form);
     } else {
+      waitingSubmit = null;
       setStatus(form, "error", `Not saved — the server refused the change (HTTP ${status}). Reload the page; your text is kept in this browser.`);
     }
   });
@@ -211,6 +219,15 @@ export function initAutosave() {
     form.elements.version.value = keep.dataset.version;
     writeBackupVersion(form, keep.dataset.version);
     save(form);
+  });
+
+  // Submitting the pair right after typing: save the drafts first, then submit.
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (isItemForm(form) || form.hasAttribute("hx-post") || !anyUnsaved()) return;
+    event.preventDefault();
+    waitingSubmit = form;
+    for (const dirty of document.querySelectorAll("form.item-form.is-dirty:not(.htmx-request)")) save(dirty);
   });
 
   window.addEventListener("beforeunload", (event) => {

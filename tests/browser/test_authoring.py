@@ -137,14 +137,14 @@ def test_annotator_screens_selects_evidence_after_a_non_bmp_character_and_submit
     card(page, second).locator(".add-evidence").click()
     expect(card(page, second).locator(".chip-text")).to_have_text(["逢星期三休息"])
     fill_item(page, second, "这家茶餐厅星期几休息？", "星期三", "星期三")
-    wait_saved(page, second)
-
+    # Submitting straight after typing: the page saves the draft first, then submits.
     page.locator("#submit-pair").click()
     expect(page.locator(".message.success")).to_contain_text("Submitted for review")
     pair.refresh_from_db()
     assert pair.status == PagePair.Status.SUBMITTED
     span = EvidenceSpan.objects.get(item_id=second)
     assert lead[span.start : span.end] == span.text == "逢星期三休息"
+    assert QAItem.objects.get(pk=second).answer_local == "星期三"
 
 
 def test_keyboard_selection_past_a_non_bmp_character_adds_exact_evidence(page: Page, annotating_pair, annotator):
@@ -331,3 +331,21 @@ def test_item_spans_json_is_what_the_server_validates(page: Page, annotating_pai
     expect(card(page, item.pk).locator(".chip.empty")).to_be_visible()
     wait_saved(page, item.pk)
     assert not QAItem.objects.get(pk=item.pk).spans.exists()
+
+
+def test_active_time_is_sent_when_the_annotator_leaves_the_page(page: Page, annotating_pair, annotator):
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    log_in(page, "annotator")
+    page.goto(annotating_pair.get_absolute_url())
+    card(page, item.pk).locator("textarea[name=question]").click()
+    page.keyboard.type("问")
+    # Active seconds accrue once a second while the tab is visible and in use.
+    page.wait_for_function("(t0) => performance.now() > t0 + 2100", arg=page.evaluate("performance.now()"))
+    page.goto("/accounts/login/")  # pagehide sends the beacon
+    for _ in range(50):
+        annotating_pair.refresh_from_db()
+        if annotating_pair.active_seconds:
+            break
+        page.wait_for_timeout(100)
+    assert 2 <= annotating_pair.active_seconds <= 10
+    assert 2 <= QAItem.objects.get(pk=item.pk).active_seconds <= 10
