@@ -175,6 +175,11 @@ def test_keyboard_selection_past_a_non_bmp_character_adds_exact_evidence(page: P
         page.keyboard.press("Shift+ArrowLeft")
     expect_selection(page, "𠮶")
 
+    # By word (Ctrl): the selection grows by whole words and still starts at a whole character.
+    page.keyboard.press("Home")
+    page.keyboard.press("Control+Shift+ArrowRight")
+    assert page.evaluate("window.getSelection().toString()").startswith("𠮶")
+
 
 def test_right_to_left_lead_evidence_has_exact_offsets(page: Page, coordinator, annotator):
     project = factories.project(coordinator, slug="arz-arb", local_language="arz", standard_language="arb")
@@ -349,3 +354,35 @@ def test_active_time_is_sent_when_the_annotator_leaves_the_page(page: Page, anno
         page.wait_for_timeout(100)
     assert 2 <= annotating_pair.active_seconds <= 10
     assert 2 <= QAItem.objects.get(pk=item.pk).active_seconds <= 10
+
+
+STRICT_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'"
+)
+
+
+def test_authoring_works_under_a_content_security_policy_without_unsafe_inline(page: Page, annotating_pair, annotator):
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    log_in(page, "annotator")
+
+    def with_csp(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": STRICT_CSP})
+
+    page.route(re.compile(r".*/pairs/\d+/$"), with_csp)
+    page.add_init_script(
+        "window.__cspViolations = [];"
+        "document.addEventListener('securitypolicyviolation',"
+        " (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    page.goto(annotating_pair.get_absolute_url())
+    page.locator("#local-lead").focus()
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Enter")
+    card(page, item.pk).locator("textarea[name=question]").fill("问题？")
+    wait_saved(page, item.pk)
+    assert page.evaluate("window.__cspViolations") == []
+    span = EvidenceSpan.objects.get(item=item)
+    assert (span.start, span.end, span.text) == (0, 2, "𠮶間")
