@@ -103,7 +103,8 @@ function edited(form) {
 /** Put a newer local backup back into the form (before htmx starts) and return the forms to save. */
 function restoreBackups() {
   const restored = [];
-  for (const form of document.querySelectorAll("form.item-form")) {
+  // Only forms that autosave (an editable pair); a submitted pair's forms are plain and read-only.
+  for (const form of document.querySelectorAll("form.item-form[hx-post]")) {
     const backup = readBackup(itemIdOf(form));
     if (!backup) continue;
     if (sameContent(backup, content(form))) {
