@@ -119,9 +119,10 @@ MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        # Hashed, compressed names in production (needs collectstatic); plain files in development and tests.
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if env.bool("STATIC_MANIFEST", default=not DEBUG)
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 

@@ -1,0 +1,52 @@
+# localqa: `make run` to try it, `make test` to prove it. See README.md.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# Tests use PostgreSQL and Redis (real ones); these defaults match a local install.
+TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/localqa)
+TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
+
+.PHONY: run install migrate demo worker test test-fast lint format check bench clean
+
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON) not found)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Embedded default: SQLite in the project folder, tasks in-process, DEBUG on.
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo_setup
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+worker: $(STAMP)
+	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2
+
+test: $(STAMP)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -m "not browser and not worker"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py makemigrations --check --dry-run
+	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py check
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	@ls bench/*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }
+	for script in bench/*.py; do DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) staticfiles localqa.sqlite3

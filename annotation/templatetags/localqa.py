@@ -1,0 +1,33 @@
+import markdown as markdown_lib
+import nh3
+from django import template
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+_ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dl", "dt", "em", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody",
+    "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+
+
+@register.filter
+def render_markdown(text: str) -> SafeString:
+    """Markdown to HTML, then sanitised: guidelines are user text and may carry anything."""
+    html = markdown_lib.markdown(text or "", extensions=["tables", "sane_lists"])
+    clean = nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+    return mark_safe(clean)  # noqa: S308 - sanitised by nh3 above
+
+
+@register.filter
+def duration(seconds: int | None) -> str:
+    seconds = int(seconds or 0)
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@register.filter
+def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
+    return mapping.get(key) if mapping else None

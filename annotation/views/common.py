@@ -1,0 +1,15 @@
+"""Small things every page view shares."""
+
+from django.contrib import messages
+from django.http import HttpRequest
+
+from annotation.errors import ServiceError
+
+
+def report_error(request: HttpRequest, error: ServiceError) -> None:
+    """Show a service error on the next page, with every detail it carries."""
+    messages.error(request, error.message)
+    if isinstance(error.details, dict):
+        for problems in list(error.details.values())[1:]:
+            for problem in problems:
+                messages.error(request, problem)

@@ -1,0 +1,157 @@
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import services
+from annotation.access import get_project_for_user, user_projects
+from annotation.errors import ServiceError
+from annotation.forms import MemberForm, ProjectCreateForm, ProjectSettingsForm, project_settings_initial
+from annotation.models import Membership, PagePair, QAItem, Role
+from annotation.views.common import report_error
+
+PAIRS_PER_PAGE = 50
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    projects = user_projects(request.user).annotate(pair_count=Count("pairs", distinct=True))
+    can_create = request.user.has_perm("annotation.add_project")
+    return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
+
+
+@login_required
+def project_create(request: HttpRequest) -> HttpResponse:
+    if not request.user.has_perm("annotation.add_project"):
+        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    form = ProjectCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        values = {k: v for k, v in form.cleaned_data.items() if k != "version" and v not in ("", None)}
+        try:
+            project = services.project_create(created_by=request.user, **values)
+        except ServiceError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, f"Project “{project.name}” created. Add members next.")
+            return redirect("project_members", project.slug)
+    return render(request, "annotation/project_form.html", {"form": form, "creating": True})
+
+
+def _my_pairs(project, user):  # type: ignore[no-untyped-def]
+    return (
+        PagePair.objects.filter(project=project, assignee=user)
+        .exclude(status=PagePair.Status.NEW)
+        .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
+        .only("id", "local_title", "standard_title", "status", "screening_decision", "updated_at", "project_id")
+        .order_by("-updated_at")[:50]
+    )
+
+
+@login_required
+def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug)
+    membership = project.membership  # type: ignore[attr-defined]
+    context: dict = {"project": project, "membership": membership}
+    if membership.is_annotator:
+        context["my_pairs"] = _my_pairs(project, request.user)
+        context["available"] = PagePair.objects.filter(project=project).available().count()
+    if membership.is_coordinator:
+        context["status_counts"] = dict(
+            PagePair.objects.filter(project=project).values_list("status").annotate(n=Count("id")).order_by()
+        )
+        context["item_counts"] = dict(
+            QAItem.objects.alive().filter(project=project).values_list("status").annotate(n=Count("id")).order_by()
+        )
+        context["pair_statuses"] = PagePair.Status.choices
+    return render(request, "annotation/project_detail.html", context)
+
+
+@login_required
+def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    form = ProjectSettingsForm(request.POST or None, initial=project_settings_initial(project))
+    if request.method == "POST" and form.is_valid():
+        values = dict(form.cleaned_data)
+        version = values.pop("version")
+        try:
+            services.project_update(project=project, version=version, **values)
+        except ServiceError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("project_settings", project.slug)
+    return render(request, "annotation/project_form.html", {"form": form, "project": project, "creating": False})
+
+
+@login_required
+def project_members(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    form = MemberForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = get_user_model().objects.filter(username=form.cleaned_data["username"]).first()
+        if user is None:
+            form.add_error("username", "No user with this name.")
+        else:
+            try:
+                services.membership_set(project=project, user=user, roles=form.cleaned_data["roles"])
+            except ServiceError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(request, f"{user.username}: roles saved.")
+                return redirect("project_members", project.slug)
+    members = Membership.objects.filter(project=project).select_related("user")
+    return render(
+        request,
+        "annotation/members.html",
+        {"project": project, "members": members, "form": form, "roles": Role.choices},
+    )
+
+
+@login_required
+@require_POST
+def project_member_remove(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    user = get_user_model().objects.filter(username=username).first()
+    if user is not None:
+        try:
+            services.membership_remove(project=project, user=user)
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, f"{username} is no longer a member.")
+    return redirect("project_members", project.slug)
+
+
+@login_required
+def project_guidelines(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug)
+    return render(request, "annotation/guidelines.html", {"project": project})
+
+
+@login_required
+def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    pairs = (
+        PagePair.objects.filter(project=project)
+        .select_related("assignee")
+        .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
+        .only(
+            "id", "local_title", "standard_title", "status", "screening_decision", "local_lead_length",
+            "standard_lead_length", "active_seconds", "assignee__username", "project_id",
+        )  # fmt: skip
+        .order_by("id")
+    )
+    status = request.GET.get("status", "")
+    if status in PagePair.Status.values:
+        pairs = pairs.filter(status=status)
+    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "annotation/pair_list.html",
+        {"project": project, "page": page, "status": status, "statuses": PagePair.Status.choices},
+    )

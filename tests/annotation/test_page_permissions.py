@@ -1,0 +1,140 @@
+"""Every page URL × every kind of visitor, with the status each must get.
+
+The URL list comes from the resolver, so a new page without an entry here fails
+`test_every_page_url_has_an_entry`. API routes have their own table in test_api.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotation import services
+from tests import factories
+
+ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
+LOGIN = 302  # anonymous visitors are sent to the login page
+
+# name: (method, {role: status})
+EXPECTED: dict[str, tuple[str, dict[str, int]]] = {
+    "home": ("get", {"anonymous": LOGIN, "outsider": 200, "annotator": 200, "reviewer": 200, "coordinator": 200, "superuser": 200}),
+    "project_create": ("get", {"anonymous": LOGIN, "outsider": 403, "annotator": 403, "reviewer": 403, "coordinator": 403, "superuser": 200}),
+    "project_detail": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 200, "reviewer": 200, "coordinator": 200, "superuser": 200}),
+    "project_settings": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 403, "reviewer": 403, "coordinator": 200, "superuser": 200}),
+    "project_members": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 403, "reviewer": 403, "coordinator": 200, "superuser": 200}),
+    "project_member_remove": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 403, "reviewer": 403, "coordinator": 302, "superuser": 302}),
+    "project_guidelines": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 200, "reviewer": 200, "coordinator": 200, "superuser": 200}),
+    "pair_list": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 403, "reviewer": 403, "coordinator": 200, "superuser": 200}),
+    "queue_next": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 302}),
+    "pair_detail": ("get", {"anonymous": LOGIN, "outsider": 404, "annotator": 200, "reviewer": 403, "coordinator": 200, "superuser": 200}),
+    "pair_screen": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "pair_submit": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "pair_activity": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 204, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "item_create": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "item_save": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "item_delete": ("post", {"anonymous": LOGIN, "outsider": 404, "annotator": 302, "reviewer": 403, "coordinator": 403, "superuser": 403}),
+    "login": ("get", dict.fromkeys(ROLES, 200)),
+    "logout": ("post", dict.fromkeys(ROLES, 302)),
+    "api_schema": ("get", dict.fromkeys(ROLES, 200)),
+    "api_docs": ("get", dict.fromkeys(ROLES, 200)),
+}  # fmt: skip
+
+# Pages that are not ours to police (Django's admin checks staff status itself).
+SKIPPED_NAMESPACES = {"admin"}
+
+
+def _page_url_names() -> set[str]:
+    names: set[str] = set()
+
+    def walk(patterns, namespace=None, prefix=""):  # type: ignore[no-untyped-def]
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                if pattern.namespace in SKIPPED_NAMESPACES:
+                    continue
+                walk(pattern.url_patterns, pattern.namespace, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern) and pattern.name:
+                if (prefix + str(pattern.pattern)).startswith("api/") and pattern.name not in {
+                    "api_schema",
+                    "api_docs",
+                }:
+                    continue
+                names.add(pattern.name)
+
+    walk(get_resolver().url_patterns)
+    return names
+
+
+def test_every_page_url_has_an_entry():
+    missing = _page_url_names() - set(EXPECTED)
+    assert not missing, f"Add these URL names to the permission matrix: {sorted(missing)}"
+
+
+@pytest.fixture
+def world(project, annotator, reviewer, coordinator, outsider, superuser):
+    """A pair the annotator is authoring, with one draft item."""
+    factories.pair(project)
+    pair = services.pair_claim_next(project=project, user=annotator)
+    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = services.qa_item_create(pair=pair, user=annotator)
+    factories.pair(project)  # something left in the queue
+    users = {
+        "annotator": annotator,
+        "reviewer": reviewer,
+        "coordinator": coordinator,
+        "outsider": outsider,
+        "superuser": superuser,
+    }
+    return {"project": project, "pair": pair, "item": item, "users": users}
+
+
+def _url(name: str, world: dict) -> str:
+    project, pair, item = world["project"], world["pair"], world["item"]
+    kwargs = {
+        "project_member_remove": {"slug": project.slug, "username": "reviewer"},
+        "pair_detail": {"slug": project.slug, "pair_id": pair.pk},
+        "pair_screen": {"slug": project.slug, "pair_id": pair.pk},
+        "pair_submit": {"slug": project.slug, "pair_id": pair.pk},
+        "pair_activity": {"slug": project.slug, "pair_id": pair.pk},
+        "item_create": {"slug": project.slug, "pair_id": pair.pk},
+        "item_save": {"slug": project.slug, "item_id": item.pk},
+        "item_delete": {"slug": project.slug, "item_id": item.pk},
+    }.get(name)
+    if kwargs is None:
+        needs_slug = name.startswith(("project_", "pair_", "queue_")) and name != "project_create"
+        kwargs = {"slug": project.slug} if needs_slug else {}
+    return reverse(name, kwargs=kwargs)
+
+
+POST_DATA = {
+    "pair_screen": {"decision": "annotate"},
+    "pair_activity": {"seconds": "10"},
+    "item_save": {"version": "1", "question": "问题？"},
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_page_permission(client, world, name, role):
+    method, statuses = EXPECTED[name]
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    url = _url(name, world)
+    response = getattr(client, method)(url, POST_DATA.get(name, {}))
+    assert response.status_code == statuses[role], f"{method.upper()} {url} as {role}"
+    if statuses[role] == LOGIN and role == "anonymous":
+        assert response["Location"].startswith(reverse("login"))
+
+
+def test_outsider_gets_404_for_a_project_that_does_not_exist_either(client, outsider):
+    client.force_login(outsider)
+    assert client.get(reverse("project_detail", args=["no-such-project"])).status_code == 404
+
+
+def test_second_annotator_cannot_open_or_edit_someone_elses_pair(client, world, second_annotator):
+    client.force_login(second_annotator)
+    project, pair, item = world["project"], world["pair"], world["item"]
+    assert client.get(reverse("pair_detail", args=[project.slug, pair.pk])).status_code == 403
+    response = client.post(reverse("item_save", args=[project.slug, item.pk]), {"version": 1, "question": "x"})
+    assert response.status_code == 403
+    item.refresh_from_db()
+    assert item.question == ""
