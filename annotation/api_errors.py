@@ -12,7 +12,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, ServiceError):
         data = exc.as_dict()
         if isinstance(exc, StaleEdit):
-            serializer = context.get("view").stale_serializer if hasattr(context.get("view"), "stale_serializer") else None  # type: ignore[union-attr]
+            serializer = (
+                context.get("view").stale_serializer if hasattr(context.get("view"), "stale_serializer") else None
+            )  # type: ignore[union-attr]
             if serializer is not None:
                 data["current"] = serializer(exc.current).data
         return Response(data, status=exc.status_code)

@@ -94,9 +94,7 @@ class PairQuerySet(models.QuerySet["PagePair"]):
     def available(self, now: timezone.datetime | None = None) -> PairQuerySet:
         """Pairs the queue may hand out: never claimed, or claimed but left unscreened past the claim time."""
         now = now or timezone.now()
-        return self.filter(
-            Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)
-        )
+        return self.filter(Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now))
 
 
 class PagePair(models.Model):

@@ -242,9 +242,7 @@ def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: 
     return pair
 
 
-def pair_record_activity(
-    *, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None
-) -> None:
+def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None) -> None:
     """Add active (not idle) seconds measured in the browser to the pair and, if given, the item."""
     if not isinstance(seconds, int) or seconds < 0:
         raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
@@ -275,9 +273,7 @@ def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
         )
 
 
-def qa_item_create(
-    *, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem.Kind.LEAD, **content: Any
-) -> QAItem:
+def qa_item_create(*, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem.Kind.LEAD, **content: Any) -> QAItem:
     """Start a new draft item on a pair being annotated (optionally with content, as the API allows)."""
     _require_authoring(pair, user)
     project = pair.project
@@ -351,7 +347,9 @@ def _check_item_text(**fields: str | None) -> None:
         for name, value in fields.items()
         if value is not None and len(value) > MAX_TEXT_FIELD
     }
-    errors.update({name: ["must be text"] for name, value in fields.items() if value is not None and not isinstance(value, str)})
+    errors.update(
+        {name: ["must be text"] for name, value in fields.items() if value is not None and not isinstance(value, str)}
+    )
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
@@ -392,8 +390,10 @@ def qa_item_update(
     }
     now = timezone.now()
     with transaction.atomic():
-        updated = QAItem.objects.alive().filter(pk=item.pk, version=version, status=QAItem.Status.DRAFT).update(
-            **changes, version=F("version") + 1, updated_at=now
+        updated = (
+            QAItem.objects.alive()
+            .filter(pk=item.pk, version=version, status=QAItem.Status.DRAFT)
+            .update(**changes, version=F("version") + 1, updated_at=now)
         )
         if not updated:
             current = QAItem.objects.filter(pk=item.pk).first()

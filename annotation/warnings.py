@@ -15,9 +15,31 @@ NEAR_DUPLICATE_SCORE = 90  # rapidfuzz ratio, 0-100, on normalised questions
 # Phrases that ask for a year or a date, per standard language (ISO 639-3).
 # The study asks annotators not to write mostly "which year" questions.
 DATE_QUESTION_PATTERNS: dict[str, list[str]] = {
-    "cmn": [r"哪一年", r"哪年", r"几年", r"幾年", r"什么时候", r"什麼時候", r"何时", r"何時", r"哪一天", r"几月", r"幾月", r"年份", r"日期"],
+    "cmn": [
+        r"哪一年",
+        r"哪年",
+        r"几年",
+        r"幾年",
+        r"什么时候",
+        r"什麼時候",
+        r"何时",
+        r"何時",
+        r"哪一天",
+        r"几月",
+        r"幾月",
+        r"年份",
+        r"日期",
+    ],
     "zho": [r"哪一年", r"哪年", r"什么时候", r"什麼時候", r"何时", r"何時", r"年份", r"日期"],
-    "deu": [r"\bin welchem jahr\b", r"\bwelchem jahr\b", r"\bwelches jahr\b", r"\bwann\b", r"\bseit wann\b", r"\bdatum\b", r"\bjahreszahl\b"],
+    "deu": [
+        r"\bin welchem jahr\b",
+        r"\bwelchem jahr\b",
+        r"\bwelches jahr\b",
+        r"\bwann\b",
+        r"\bseit wann\b",
+        r"\bdatum\b",
+        r"\bjahreszahl\b",
+    ],
     "arb": [r"متى", r"في أي عام", r"في أي سنة", r"أي عام", r"أي سنة", r"تاريخ"],
     "ara": [r"متى", r"في أي عام", r"في أي سنة", r"أي عام", r"أي سنة", r"تاريخ"],
     "eng": [r"\bwhat year\b", r"\bwhich year\b", r"\bwhen\b", r"\bwhat date\b", r"\bin what year\b"],

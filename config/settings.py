@@ -14,7 +14,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
-DEFAULT_SECRET_KEY = "localqa-insecure-development-key"  # refused when DEBUG is off
+DEFAULT_SECRET_KEY = "localqa-insecure-development-key"  # noqa: S105 - refused when DEBUG is off
 
 DEBUG = env.bool("DEBUG", default=True)
 SECRET_KEY = env.str("SECRET_KEY", default=DEFAULT_SECRET_KEY)
@@ -34,7 +34,9 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # Contact address sent in the User-Agent of every Wikipedia request (their API policy asks for one).
 WIKIPEDIA_CONTACT = env.str("WIKIPEDIA_CONTACT", default="localqa-operator@example.invalid")
 if "@" not in WIKIPEDIA_CONTACT and not WIKIPEDIA_CONTACT.startswith("http"):
-    raise ImproperlyConfigured("WIKIPEDIA_CONTACT must be an e-mail address or a URL where the operator can be reached.")
+    raise ImproperlyConfigured(
+        "WIKIPEDIA_CONTACT must be an e-mail address or a URL where the operator can be reached."
+    )
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -22,7 +22,9 @@ def user(username: str, **extra):
     return get_user_model().objects.create_user(username, f"{username}@example.org", PASSWORD, **extra)
 
 
-def project(coordinator, *, slug: str | None = None, local_language: str = "yue", standard_language: str = "cmn", **settings) -> Project:
+def project(
+    coordinator, *, slug: str | None = None, local_language: str = "yue", standard_language: str = "cmn", **settings
+) -> Project:
     slug = slug or f"project-{next(_counter)}"
     return services.project_create(
         name=slug.replace("-", " ").title(),

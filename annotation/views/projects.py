@@ -141,9 +141,17 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("assignee")
         .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
         .only(
-            "id", "local_title", "standard_title", "status", "screening_decision", "local_lead_length",
-            "standard_lead_length", "active_seconds", "assignee__username", "project_id",
-        )  # fmt: skip
+            "id",
+            "local_title",
+            "standard_title",
+            "status",
+            "screening_decision",
+            "local_lead_length",
+            "standard_lead_length",
+            "active_seconds",
+            "assignee__username",
+            "project_id",
+        )
         .order_by("id")
     )
     status = request.GET.get("status", "")
