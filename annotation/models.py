@@ -9,6 +9,56 @@ from django.utils import timezone
 from annotation.languages import Language, get_language
 
 
+DEFAULT_REVIEW_CRITERIA = [
+    {
+        "key": "fluency",
+        "label": "Grammaticality / fluency",
+        "help": "The question and the answers are grammatical and fluent.",
+    },
+    {
+        "key": "standalone",
+        "label": "Stand-alone validity",
+        "help": "The question makes sense without the article.",
+    },
+    {
+        "key": "appropriateness",
+        "label": "Answer appropriateness",
+        "help": "The answer directly and fully addresses the question on its own.",
+    },
+]
+
+DEFAULT_TOPICS = [
+    "history",
+    "sport",
+    "geography",
+    "entertainment-art",
+    "animals-plants",
+    "politics-government",
+    "food",
+    "transportation",
+    "science-math-technology",
+    "linguistics",
+    "culture-customs",
+    "education",
+    "business",
+    "other",
+]
+
+DEFAULT_REGIONS = ["local", "standard", "other"]
+
+
+def default_review_criteria() -> list[dict[str, str]]:
+    return [dict(criterion) for criterion in DEFAULT_REVIEW_CRITERIA]
+
+
+def default_topics() -> list[str]:
+    return list(DEFAULT_TOPICS)
+
+
+def default_regions() -> list[str]:
+    return list(DEFAULT_REGIONS)
+
+
 class Role(models.TextChoices):
     COORDINATOR = "coordinator", "Coordinator"
     ANNOTATOR = "annotator", "Annotator"
@@ -39,6 +89,18 @@ class Project(models.Model):
     reviewers_per_item = models.PositiveSmallIntegerField(default=1)
     claim_minutes = models.PositiveIntegerField(
         default=30, help_text="An unscreened pair returns to the pool after this many idle minutes."
+    )
+    # Review, labels and document-level QAs (workflow steps 4-7).
+    review_criteria = models.JSONField(default=default_review_criteria, blank=True)
+    reviewer_may_rewrite = models.BooleanField(
+        default=False, help_text="A reviewer may rewrite a flagged item directly instead of sending it back."
+    )
+    blind_review = models.BooleanField(default=True, help_text="Authors do not see who reviewed their items.")
+    topics = models.JSONField(default=default_topics, blank=True)
+    regions = models.JSONField(default=default_regions, blank=True)
+    labellers_per_pair = models.PositiveSmallIntegerField(default=2)
+    document_qa_minutes = models.PositiveSmallIntegerField(
+        default=15, help_text="Time box shown while authoring a document-level QA."
     )
     version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -201,7 +263,10 @@ class QAItem(models.Model):
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
-        SUBMITTED = "submitted", "Submitted"
+        SUBMITTED = "submitted", "In review"
+        NEEDS_REWRITE = "needs_rewrite", "Needs rewrite"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="items")
@@ -272,3 +337,31 @@ class EvidenceSpan(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.start}:{self.end}] {self.text[:40]}"
+
+
+class QAItemRevision(models.Model):
+    """The content of an item as it was sent to review. A rewrite adds a revision; none is ever changed."""
+
+    class Reason(models.TextChoices):
+        SUBMITTED = "submitted", "Submitted by the author"
+        REWRITE = "rewrite", "Rewritten by the author after review"
+        REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
+        COORDINATOR_FIX = "coordinator_fix", "Corrected by a coordinator"
+        IMPORTED = "imported", "Imported"
+
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    question = models.TextField(blank=True)
+    answer_standard = models.TextField(blank=True)
+    answer_local = models.TextField(blank=True)
+    spans = models.JSONField(default=list, blank=True)  # [{document, start, end, text, match}]
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.CharField(max_length=24, choices=Reason.choices, default=Reason.SUBMITTED)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["item_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["item", "number"], name="revision_unique_number")]
+
+    def __str__(self) -> str:
+        return f"Item {self.item_id} revision {self.number}"

@@ -19,7 +19,7 @@ from django.utils.text import slugify
 
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role, Screening
+from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, QAItemRevision, Role, Screening
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
@@ -463,5 +463,26 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         QAItem.objects.alive().filter(pair=pair, status=QAItem.Status.DRAFT).update(
             status=QAItem.Status.SUBMITTED, submitted_at=now, version=F("version") + 1, updated_at=now
         )
+        for item in items:
+            qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED)
     pair.refresh_from_db()
     return pair
+
+
+def qa_item_revision_create(*, item: QAItem, author: AbstractBaseUser | None, reason: str) -> QAItemRevision:
+    """Snapshot the item's current content (and spans) as its next revision."""
+    last = item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
+    spans = [
+        {"document": s.document, "start": s.start, "end": s.end, "text": s.text, "match": s.match}
+        for s in item.spans.all()
+    ]
+    return QAItemRevision.objects.create(
+        item=item,
+        number=last + 1,
+        question=item.question,
+        answer_standard=item.answer_standard,
+        answer_local=item.answer_local,
+        spans=spans,
+        author=author,
+        reason=reason,
+    )

@@ -12,7 +12,7 @@ from annotation.models import PagePair, Project
 PASSWORD = "correct-horse-battery-9"
 _counter = itertools.count(1)
 
-# A Cantonese lead with a character outside the Basic Multilingual Plane (𠮶, U+20B76) early on,
+# A Cantonese lead with a character outside the Basic Multilingual Plane (𠮶, U+20BB6) early on,
 # so UTF-16 and code-point offsets differ for everything after it.
 CANTONESE_LEAD = "𠮶間茶餐廳喺深水埗開咗六十幾年，招牌菜係菠蘿油同埋鴛鴦，老闆姓陳，逢星期三休息。"
 MANDARIN_LEAD = "这是一家位于深水埗的茶餐厅，以菠萝包闻名。"

@@ -1,7 +1,7 @@
 // The one place where browser offsets (UTF-16 code units) meet stored offsets
 // (Unicode code points, as Python str indexing counts them).
 //
-// A character outside the Basic Multilingual Plane (Cantonese 𠮶, U+20B76) is
+// A character outside the Basic Multilingual Plane (Cantonese 𠮶, U+20BB6) is
 // one code point but two UTF-16 units, so every offset after it differs by one.
 // Combining marks and right-to-left text need nothing special: each mark is its
 // own code point in both counts, and offsets are logical (memory) order.
