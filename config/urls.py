@@ -10,5 +10,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("api/", include("annotation.api_urls")),
+    path("api/", include("review.api_urls")),
+    path("api/", include("exports.api_urls")),
     path("", include("annotation.urls")),
+    path("", include("review.urls")),
+    path("", include("exports.urls")),
 ]
