@@ -1,0 +1,292 @@
+"""The annotator's and coordinator's pages over HTTP: flows, errors, query counts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation import services
+from annotation.models import PagePair, QAItem
+from tests import factories
+
+LEAD = factories.CANTONESE_LEAD
+
+
+def span(text: str) -> dict:
+    start = LEAD.index(text)
+    return {"start": start, "end": start + len(text), "text": text}
+
+
+def add_item(pair, user, question="这家茶餐厅的招牌菜是什么？", evidence="菠蘿油") -> QAItem:
+    return services.qa_item_create(
+        pair=pair,
+        user=user,
+        question=question,
+        answer_standard="菠萝油",
+        answer_local="菠蘿油",
+        spans=[span(evidence)],
+    )
+
+
+def test_next_pair_then_screening_opens_the_authoring_screen(client, project, annotator):
+    factories.pair(project)
+    client.force_login(annotator)
+
+    response = client.post(reverse("queue_next", args=[project.slug]))
+    pair = PagePair.objects.get(assignee=annotator)
+    assert response["Location"] == reverse("pair_detail", args=[project.slug, pair.pk])
+    page = client.get(response["Location"]).content.decode()
+    assert "Screen this pair" in page
+    assert 'id="local-lead-text"' in page
+
+    client.post(reverse("pair_screen", args=[project.slug, pair.pk]), {"decision": "annotate"})
+    page = client.get(reverse("pair_detail", args=[project.slug, pair.pk])).content.decode()
+    assert 'id="add-item"' in page
+    pair.refresh_from_db()
+    assert pair.status == PagePair.Status.ANNOTATING
+
+
+def test_excluding_a_pair_records_the_reason_and_moves_to_the_next(client, project, annotator):
+    factories.pair(project)
+    factories.pair(project)
+    client.force_login(annotator)
+    client.post(reverse("queue_next", args=[project.slug]))
+    first = PagePair.objects.get(assignee=annotator)
+
+    response = client.post(
+        reverse("pair_screen", args=[project.slug, first.pk]), {"decision": "other", "note": "Only a list of links."}
+    )
+
+    first.refresh_from_db()
+    assert first.status == PagePair.Status.EXCLUDED
+    assert first.screenings.get().note == "Only a list of links."
+    assert response.status_code == 302
+    assert response["Location"] != reverse("pair_detail", args=[project.slug, first.pk])
+    assert PagePair.objects.filter(assignee=annotator, status=PagePair.Status.CLAIMED).count() == 1
+
+
+def test_excluding_for_another_reason_without_a_note_is_refused_and_changes_nothing(client, project, annotator):
+    factories.pair(project)
+    client.force_login(annotator)
+    client.post(reverse("queue_next", args=[project.slug]))
+    pair = PagePair.objects.get(assignee=annotator)
+
+    response = client.post(reverse("pair_screen", args=[project.slug, pair.pk]), {"decision": "other"}, follow=True)
+
+    assert "needs a note" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == PagePair.Status.CLAIMED
+    assert not pair.screenings.exists()
+
+
+def test_autosave_answers_with_the_new_version_and_warnings(client, annotating_pair, annotator):
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    client.force_login(annotator)
+
+    response = client.post(
+        reverse("item_save", args=[annotating_pair.project.slug, item.pk]),
+        {"version": item.version, "question": "这家店哪一年开业？", "spans": json.dumps([span("深水埗")])},
+        HTTP_HX_REQUEST="true",
+    )
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Saved · version 2" in body
+    assert f'id="item-{item.pk}-version" value="2" hx-swap-oob="true"' in body
+    assert 'data-code="asks_for_date"' in body
+    assert 'data-code="evidence_in_standard"' in body  # 深水埗 is in the Mandarin lead too
+    item.refresh_from_db()
+    assert item.question == "这家店哪一年开业？"
+    assert item.spans.get().text == "深水埗"
+
+
+def test_a_stale_autosave_answers_409_showing_the_newer_text_and_keeps_it(client, annotating_pair, annotator):
+    item = add_item(annotating_pair, annotator, question="较新的问题？")
+    client.force_login(annotator)
+
+    response = client.post(
+        reverse("item_save", args=[annotating_pair.project.slug, item.pk]),
+        {"version": 1, "question": "旧副本的问题？"},
+        HTTP_HX_REQUEST="true",
+    )
+
+    body = response.content.decode()
+    assert response.status_code == 409
+    assert "较新的问题？" in body
+    assert "Save mine over it" in body
+    item.refresh_from_db()
+    assert item.question == "较新的问题？"
+
+
+@pytest.mark.parametrize(
+    ("spans", "message"),
+    [
+        ([{"start": 0, "end": 999, "text": "x"}], "past the end"),
+        ([{"start": 1, "end": 3, "text": "茶餐"}], "does not match"),
+        ("not json", "not valid JSON"),
+    ],
+)
+def test_bad_spans_are_refused_with_a_message_and_nothing_is_written(
+    client, annotating_pair, annotator, spans, message
+):
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    client.force_login(annotator)
+    raw = spans if isinstance(spans, str) else json.dumps(spans)
+
+    response = client.post(
+        reverse("item_save", args=[annotating_pair.project.slug, item.pk]),
+        {"version": item.version, "question": "问题？", "spans": raw},
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    item.refresh_from_db()
+    assert item.question == ""
+    assert item.version == 1
+
+
+def test_submit_names_what_is_missing_and_keeps_the_pair_open(client, annotating_pair, annotator):
+    add_item(annotating_pair, annotator)
+    services.qa_item_create(pair=annotating_pair, user=annotator)  # an empty second item
+    client.force_login(annotator)
+
+    response = client.post(reverse("pair_submit", args=[annotating_pair.project.slug, annotating_pair.pk]), follow=True)
+
+    body = response.content.decode()
+    assert "item 2: the question is empty" in body
+    annotating_pair.refresh_from_db()
+    assert annotating_pair.status == PagePair.Status.ANNOTATING
+
+
+def test_submitting_enough_complete_items_sends_them_to_review(client, annotating_pair, annotator):
+    add_item(annotating_pair, annotator)
+    add_item(annotating_pair, annotator, question="老板姓什么？", evidence="姓陳")
+    client.force_login(annotator)
+
+    client.post(reverse("pair_submit", args=[annotating_pair.project.slug, annotating_pair.pk]))
+
+    annotating_pair.refresh_from_db()
+    assert annotating_pair.status == PagePair.Status.SUBMITTED
+    assert set(annotating_pair.items.values_list("status", flat=True)) == {QAItem.Status.SUBMITTED}
+
+
+def test_user_text_is_escaped_on_the_authoring_screen(client, annotating_pair, annotator):
+    add_item(annotating_pair, annotator, question='<script>alert("x")</script><img src=x onerror=alert(1)>')
+    client.force_login(annotator)
+
+    body = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk])).content.decode()
+
+    assert "<script>alert" not in body
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
+    assert "<img src=x" not in body
+
+
+def test_guidelines_markdown_is_rendered_and_sanitised(client, project, annotator):
+    services.project_update(
+        project=project, guidelines="**Bold** [x](javascript:alert(1)) <script>alert(2)</script> <b onclick=x>b</b>"
+    )
+    client.force_login(annotator)
+
+    body = client.get(reverse("project_guidelines", args=[project.slug])).content.decode()
+
+    assert "<strong>Bold</strong>" in body
+    assert "javascript:" not in body
+    assert "<script>alert(2)" not in body
+    assert "onclick" not in body
+
+
+def test_activity_heartbeats_add_active_seconds_capped_per_beat(client, annotating_pair, annotator):
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    client.force_login(annotator)
+    url = reverse("pair_activity", args=[annotating_pair.project.slug, annotating_pair.pk])
+
+    client.post(url, {"seconds": "20", "item": item.pk})
+    client.post(url, {"seconds": "100000"})  # a laptop waking up: counted as one capped beat
+
+    annotating_pair.refresh_from_db()
+    item.refresh_from_db()
+    assert item.active_seconds == 20
+    assert annotating_pair.active_seconds == 20 + services.MAX_ACTIVITY_SECONDS
+    assert client.post(url, {"seconds": "-5"}).status_code == 400
+
+
+def test_coordinator_creates_a_project_and_unknown_language_codes_are_refused(client, coordinator):
+    from django.contrib.auth.models import Permission
+
+    coordinator.user_permissions.add(Permission.objects.get(codename="add_project"))
+    client.force_login(coordinator)
+    form = {
+        "name": "Wu and Mandarin",
+        "slug": "wuu-cmn",
+        "local_language": "wuu",
+        "standard_language": "cmn",
+        "lead_qa_min": 2,
+        "lead_qa_max": 3,
+        "reviewers_per_item": 1,
+        "claim_minutes": 30,
+    }
+
+    refused = client.post(reverse("project_create"), {**form, "local_language": "xxx"})
+    created = client.post(reverse("project_create"), form)
+
+    assert refused.status_code == 200
+    assert "Select a valid choice" in refused.content.decode()
+    assert created.status_code == 302
+    project = coordinator.memberships.get(project__slug="wuu-cmn").project
+    assert (project.local_wiki, project.standard_wiki) == ("wuu", "zh")
+
+
+def test_coordinator_adds_a_member_with_roles(client, project, coordinator, outsider):
+    client.force_login(coordinator)
+
+    client.post(reverse("project_members", args=[project.slug]), {"username": "outsider", "roles": ["reviewer"]})
+
+    assert project.memberships.get(user=outsider).roles == ["reviewer"]
+
+
+# Query counts: constant however much data there is.
+
+
+def test_queue_page_query_count_does_not_grow_with_pairs(client, project, annotator, django_assert_max_num_queries):
+    for _ in range(30):
+        factories.pair(project, assignee=annotator, status=PagePair.Status.EXCLUDED)
+    client.force_login(annotator)
+
+    with django_assert_max_num_queries(8):
+        response = client.get(reverse("project_detail", args=[project.slug]))
+    assert response.status_code == 200
+
+
+def test_next_pair_query_count_is_small(client, project, annotator, django_assert_max_num_queries):
+    for _ in range(50):
+        factories.pair(project)
+    client.force_login(annotator)
+
+    with django_assert_max_num_queries(10):
+        response = client.post(reverse("queue_next", args=[project.slug]))
+    assert response.status_code == 302
+
+
+def test_authoring_page_query_count_does_not_grow_with_items(
+    client, annotating_pair, annotator, django_assert_max_num_queries
+):
+    for evidence in ("菠蘿油", "姓陳", "深水埗"):
+        add_item(annotating_pair, annotator, question=f"关于{evidence}的问题？", evidence=evidence)
+    client.force_login(annotator)
+
+    with django_assert_max_num_queries(14):
+        response = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk]))
+    assert response.status_code == 200
+
+
+def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordinator, django_assert_max_num_queries):
+    for _ in range(40):
+        factories.pair(project)
+    client.force_login(coordinator)
+
+    with django_assert_max_num_queries(7):
+        response = client.get(reverse("pair_list", args=[project.slug]))
+    assert response.status_code == 200
