@@ -8,7 +8,6 @@ from django.utils import timezone
 
 from annotation.languages import Language, get_language
 
-
 DEFAULT_REVIEW_CRITERIA = [
     {
         "key": "fluency",
@@ -365,3 +364,14 @@ class QAItemRevision(models.Model):
 
     def __str__(self) -> str:
         return f"Item {self.item_id} revision {self.number}"
+
+
+# Collections, import jobs and the original rows of imported releases live in their own module.
+from annotation.models_ingest import (  # noqa: E402, F401
+    Collection,
+    CollectionTitle,
+    ImportJob,
+    SourceFile,
+    SourceRow,
+    WikiPage,
+)

@@ -12,6 +12,9 @@ from tests import factories
 
 PASSWORD = factories.PASSWORD
 
+# `live_worker`: a real Celery worker subprocess for @pytest.mark.worker tests (see tests/worker.py).
+pytest_plugins = ["tests.worker"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     engine = settings.DATABASES["default"]["ENGINE"]

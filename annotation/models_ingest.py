@@ -1,0 +1,224 @@
+"""Models for getting page pairs in: Wikipedia collections, file imports, and the
+original rows of imported releases (kept so a release can be written back byte for byte).
+
+Imported from `annotation.models`, so Django sees them as models of the annotation app.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.models import PagePair, Project
+
+
+class Collection(models.Model):
+    """One run of collecting page pairs from Wikipedia for a list of local-wiki titles.
+
+    Progress lives in the counters (updated in the same transaction as each
+    title's outcome), so a crashed worker leaves a collection that resumes
+    where it stopped: titles without an outcome are simply still pending.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        CANCELLED = "cancelled", "Cancelled"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    class Source(models.TextChoices):
+        TITLES = "titles", "A list of titles"
+        CATEGORY = "category", "Members of a local-wiki category"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="collections")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.TITLES)
+    category = models.CharField(max_length=500, blank=True, help_text="Local-wiki category, for category sources.")
+    local_wiki = models.CharField(max_length=32)
+    standard_wiki = models.CharField(max_length=32)
+    standard_variant = models.CharField(max_length=16, blank=True)
+    local_heavy_only = models.BooleanField(
+        default=True, help_text="Keep a pair only if the local lead and full text are both longer than the standard."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    cancel_requested = models.BooleanField(default=False)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    kept = models.PositiveIntegerField(default=0)
+    created_pairs = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="collection_project_idx")]
+
+    def __str__(self) -> str:
+        return f"Collection {self.pk} for {self.project_id}"
+
+    @property
+    def dropped(self) -> int:
+        return self.done - self.kept
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.PENDING, self.Status.RUNNING}
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+class CollectionTitle(models.Model):
+    """One requested title and what became of it."""
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", "Not processed yet"
+        KEPT = "kept", "Kept"
+        NO_STANDARD_PAGE = "no_standard_page", "Dropped: no standard page"
+        NOT_LOCAL_HEAVY = "not_local_heavy", "Dropped: not local-heavy"
+        DISAMBIGUATION = "disambiguation", "Dropped: disambiguation page"
+        EMPTY_LEAD = "empty_lead", "Dropped: empty lead"
+        PAGE_MISSING = "page_missing", "Dropped: page missing"
+        FETCH_FAILED = "fetch_failed", "Dropped: fetch failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="titles")
+    position = models.PositiveIntegerField()
+    title = models.CharField(max_length=500)
+    outcome = models.CharField(max_length=24, choices=Outcome.choices, default=Outcome.PENDING)
+    error = models.TextField(blank=True)
+    local_title = models.CharField(max_length=500, blank=True, help_text="After following redirects.")
+    standard_title = models.CharField(max_length=500, blank=True)
+    local_revision = models.BigIntegerField(null=True, blank=True)
+    standard_revision = models.BigIntegerField(null=True, blank=True)
+    pair = models.ForeignKey(PagePair, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    pair_created = models.BooleanField(default=False)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["collection_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "position"], name="collection_title_position"),
+            models.UniqueConstraint(fields=["collection", "title"], name="collection_title_unique"),
+        ]
+        indexes = [models.Index(fields=["collection", "outcome", "position"], name="collection_title_outcome_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.title}: {self.outcome}"
+
+
+class WikiPage(models.Model):
+    """A fetched Wikipedia page at one revision: the cache that keeps re-runs off Wikipedia."""
+
+    wiki = models.CharField(max_length=32)
+    variant = models.CharField(max_length=16, blank=True)
+    title = models.CharField(max_length=500)
+    revision = models.BigIntegerField()
+    pageid = models.BigIntegerField(null=True, blank=True)
+    url = models.URLField(max_length=1000, blank=True)
+    lead = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    fetched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["wiki", "variant", "title", "revision"], name="wikipage_unique_revision"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.wiki}:{self.title}@{self.revision}"
+
+
+class ImportJob(models.Model):
+    """An import of uploaded files, run by a worker; the report is stored when it ends."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        REFUSED = "refused", "Refused (nothing imported)"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    format = models.CharField(max_length=16, default="auto")
+    dry_run = models.BooleanField(default=False)
+    files = models.JSONField(default=list, blank=True)  # [{name, path (in default storage), size}]
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    bytes_total = models.PositiveBigIntegerField(default=0)
+    bytes_done = models.PositiveBigIntegerField(default=0)
+    records_done = models.PositiveIntegerField(default=0)
+    report = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="importjob_project_idx")]
+
+    def __str__(self) -> str:
+        return f"Import {self.pk} into {self.project_id}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.PENDING, self.Status.RUNNING}
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.bytes_done / self.bytes_total) if self.bytes_total else 0
+
+
+class SourceFile(models.Model):
+    """A file of an imported release, with what is needed to write it back byte for byte."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="source_files")
+    format = models.CharField(max_length=16)
+    name = models.CharField(max_length=255)
+    role = models.CharField(max_length=16, help_text="base or quality (WiLoVa).")
+    position = models.PositiveSmallIntegerField(default=0)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    formatting = models.JSONField(default=dict, blank=True)  # json.dumps arguments and trailing newline
+    reproducible = models.BooleanField(default=True, help_text="Re-encoding the rows gives the original bytes.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["project_id", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="sourcefile_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SourceRow(models.Model):
+    """One original row, as compact JSON that keeps key order and number types.
+
+    `projection` holds the row's fields as localqa saw them right after the
+    import; a writer compares it with the current state and rewrites only the
+    fields that changed.
+    """
+
+    source_file = models.ForeignKey(SourceFile, on_delete=models.CASCADE, related_name="rows")
+    position = models.PositiveIntegerField()
+    key = models.TextField()
+    pair = models.ForeignKey(PagePair, null=True, blank=True, on_delete=models.SET_NULL, related_name="source_rows")
+    raw = models.TextField()
+    projection = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["source_file_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["source_file", "position"], name="sourcerow_unique_position"),
+            models.CheckConstraint(condition=~Q(raw=""), name="sourcerow_raw_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_file_id}[{self.position}] {self.key}"

@@ -1,0 +1,120 @@
+"""A real Celery worker for integration tests (`@pytest.mark.worker`).
+
+The `live_worker` fixture starts `celery -A config worker` as a subprocess
+against Redis and the test database pytest-django created, on a queue of its
+own, and points this process's Celery app at that queue with eager execution
+off. Tests using it need committed data the worker can see, so the fixture
+requires `transactional_db`.
+
+    @pytest.mark.worker
+    def test_collection_runs_on_the_worker(live_worker, project):
+        ...  # enqueue with transaction.on_commit / .delay()
+        live_worker.wait_for(lambda: Collection.objects.get(pk=pk).status == "done")
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from config.celery import app as celery_app
+
+READY_TIMEOUT = 30.0
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = db.get("PORT") or "5432"
+    return f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
+
+
+@dataclass
+class LiveWorker:
+    queue: str
+    log_path: Path
+    process: subprocess.Popen
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def wait_for(self, condition: Callable[[], bool], *, timeout: float = 30.0, interval: float = 0.1) -> None:
+        """Poll `condition` until it is true; fail with the worker's log if it never is."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            if self.process.poll() is not None:
+                pytest.fail(f"The Celery worker exited with {self.process.returncode}:\n{self.log()[-4000:]}")
+            time.sleep(interval)
+        pytest.fail(f"Condition not met within {timeout} s. Worker log:\n{self.log()[-4000:]}")
+
+
+@pytest.fixture
+def live_worker(transactional_db, tmp_path) -> Iterator[LiveWorker]:
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("No broker: set REDIS_URL to run worker tests.")
+    queue = f"test-{uuid.uuid4().hex[:12]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "CELERY_QUEUE": queue,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+    }
+    log_path = tmp_path / "worker.log"
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("celery")),
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=INFO",
+            f"--queues={queue}",
+            f"--hostname={queue}@%h",
+        ],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    worker = LiveWorker(queue=queue, log_path=log_path, process=process)
+    saved = {
+        "task_always_eager": celery_app.conf.task_always_eager,
+        "task_default_queue": celery_app.conf.task_default_queue,
+    }
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_default_queue = queue
+    try:
+        worker.wait_for(lambda: " ready." in worker.log(), timeout=READY_TIMEOUT)
+        yield worker
+    finally:
+        celery_app.conf.update(saved)
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
