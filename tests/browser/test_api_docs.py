@@ -1,0 +1,23 @@
+"""The API docs work offline and under the Content-Security-Policy."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_api_docs_render_from_our_own_static_files_without_csp_violations(page: Page, live_server):
+    problems: list[str] = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
+    outside: list[str] = []
+    page.on("request", lambda request: request.url.startswith(live_server.url) or outside.append(request.url))
+
+    response = page.goto(live_server.url + "/api/docs/")
+
+    assert response is not None
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("localqa API")
+    expect(page.locator(".opblock-tag-section").first).to_be_visible()
+    assert not problems, problems
+    assert not [url for url in outside if not url.startswith("data:")], outside
