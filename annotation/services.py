@@ -341,6 +341,29 @@ def validate_spans(text: str, spans: Iterable[Mapping[str, Any]], *, document: s
     return checked
 
 
+def check_document_evidence(pair: PagePair, spans: Iterable[Any]) -> None:
+    """A document-level QA needs a fact of its own: its evidence must not be a lead item's evidence.
+
+    Where the local full text begins with the lead (as imported texts do), overlapping offsets count as reuse;
+    the same evidence text counts everywhere.
+    """
+    lead_spans = list(
+        EvidenceSpan.objects.filter(
+            item__pair=pair, item__kind=QAItem.Kind.LEAD, item__deleted_at__isnull=True
+        ).values_list("start", "end", "text")
+    )
+    offsets_comparable = bool(pair.local_lead) and pair.local_text.startswith(pair.local_lead)
+    for index, span in enumerate(spans):
+        for start, end, text in lead_spans:
+            overlaps = offsets_comparable and start is not None and span.start < end and start < span.end
+            if text == span.text or overlaps:
+                raise InvalidInput(
+                    f"spans[{index}]: this evidence is already used by a lead-section QA of this pair "
+                    f"({text!r}); a document-level QA needs a fact of its own.",
+                    field=f"spans[{index}]",
+                )
+
+
 def _check_item_text(**fields: str | None) -> None:
     errors = {
         name: [f"is longer than {MAX_TEXT_FIELD} characters"]
@@ -373,12 +396,18 @@ def qa_item_update(
     pair = item.pair
     if item.author_id != user.pk:
         raise InvalidState("Only the item's author can edit it.", field="item")
-    _require_authoring(pair, user)
+    # A draft changes while its pair is being annotated; an item sent back by review changes on its own
+    # (the pair stays submitted) until the author resubmits it (review.services.qa_item_resubmit).
+    editable_status = QAItem.Status.NEEDS_REWRITE if item.status == QAItem.Status.NEEDS_REWRITE else QAItem.Status.DRAFT
+    if editable_status == QAItem.Status.DRAFT:
+        _require_authoring(pair, user)
     _check_item_text(question=question, answer_standard=answer_standard, answer_local=answer_local)
     document = EvidenceSpan.Document.LOCAL_LEAD if item.kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
     checked_spans = None
     if spans is not None:
         checked_spans = validate_spans(span_document_text(pair, document), spans, document=document)
+        if item.kind == QAItem.Kind.DOCUMENT:
+            check_document_evidence(pair, checked_spans)
     changes: dict[str, Any] = {
         name: value
         for name, value in (
@@ -392,14 +421,14 @@ def qa_item_update(
     with transaction.atomic():
         updated = (
             QAItem.objects.alive()
-            .filter(pk=item.pk, version=version, status=QAItem.Status.DRAFT)
+            .filter(pk=item.pk, version=version, status=editable_status)
             .update(**changes, version=F("version") + 1, updated_at=now)
         )
         if not updated:
             current = QAItem.objects.filter(pk=item.pk).first()
             if current is None or current.deleted_at is not None:
                 raise InvalidState("This item was deleted.", field="item")
-            if current.status != QAItem.Status.DRAFT:
+            if current.status != editable_status:
                 raise InvalidState("This item was submitted and can no longer be edited here.", field="item")
             raise StaleEdit(
                 f"This item was saved elsewhere (now version {current.version}, you edited version {version}). "
@@ -465,6 +494,9 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         )
         for item in items:
             qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED)
+        from review.services import items_route  # review builds on annotation, not the other way round
+
+        items_route(items=items, actor=user)
     pair.refresh_from_db()
     return pair
 
