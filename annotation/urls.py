@@ -15,6 +15,7 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/guidelines/", projects.project_guidelines, name="project_guidelines"),
     path("projects/<slug:slug>/pairs/", projects.pair_list, name="pair_list"),
+    path("projects/<slug:slug>/items/", projects.item_list, name="item_list"),
     path("projects/<slug:slug>/next/", authoring.queue_next, name="queue_next"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/", authoring.pair_detail, name="pair_detail"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/screen/", authoring.pair_screen, name="pair_screen"),

@@ -163,3 +163,37 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
         "annotation/pair_list.html",
         {"project": project, "page": page, "status": status, "statuses": PagePair.Status.choices},
     )
+
+
+@login_required
+def item_list(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    items = (
+        QAItem.objects.alive()
+        .filter(project=project)
+        .select_related("pair", "author")
+        .only(
+            "id",
+            "kind",
+            "status",
+            "question",
+            "answer_standard",
+            "answer_local",
+            "active_seconds",
+            "updated_at",
+            "pair__id",
+            "pair__local_title",
+            "author__username",
+            "project_id",
+        )
+        .order_by("-updated_at", "-id")
+    )
+    status = request.GET.get("status", "")
+    if status in QAItem.Status.values:
+        items = items.filter(status=status)
+    page = Paginator(items, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "annotation/item_list.html",
+        {"project": project, "page": page, "status": status, "statuses": QAItem.Status.choices},
+    )

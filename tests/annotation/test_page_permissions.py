@@ -28,6 +28,7 @@ EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "project_member_remove": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "project_guidelines": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "pair_list": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "item_list": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "queue_next": ("post", (LOGIN, 404, 302, 403, 403, 302)),
     "pair_detail": ("get", (LOGIN, 404, 200, 403, 200, 200)),
     "pair_screen": ("post", (LOGIN, 404, 302, 403, 403, 403)),
@@ -101,21 +102,11 @@ def world(project, annotator, reviewer, coordinator, outsider, superuser):
 
 
 def _url(name: str, world: dict) -> str:
+    """Reverse `name`, filling each URL parameter it takes from the world's objects."""
     project, pair, item = world["project"], world["pair"], world["item"]
-    kwargs = {
-        "project_member_remove": {"slug": project.slug, "username": "reviewer"},
-        "pair_detail": {"slug": project.slug, "pair_id": pair.pk},
-        "pair_screen": {"slug": project.slug, "pair_id": pair.pk},
-        "pair_submit": {"slug": project.slug, "pair_id": pair.pk},
-        "pair_activity": {"slug": project.slug, "pair_id": pair.pk},
-        "item_create": {"slug": project.slug, "pair_id": pair.pk},
-        "item_save": {"slug": project.slug, "item_id": item.pk},
-        "item_delete": {"slug": project.slug, "item_id": item.pk},
-    }.get(name)
-    if kwargs is None:
-        needs_slug = name.startswith(("project_", "pair_", "queue_")) and name != "project_create"
-        kwargs = {"slug": project.slug} if needs_slug else {}
-    return reverse(name, kwargs=kwargs)
+    values = {"slug": project.slug, "pair_id": pair.pk, "item_id": item.pk, "username": "reviewer"}
+    params = get_resolver().reverse_dict.getlist(name)[0][0][0][1]
+    return reverse(name, kwargs={param: values[param] for param in params})
 
 
 POST_DATA = {

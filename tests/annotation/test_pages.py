@@ -290,3 +290,28 @@ def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordi
     with django_assert_max_num_queries(7):
         response = client.get(reverse("pair_list", args=[project.slug]))
     assert response.status_code == 200
+
+
+def test_coordinator_item_list_shows_items_and_filters_by_status(
+    client, annotating_pair, annotator, coordinator, django_assert_max_num_queries
+):
+    for evidence in ("菠蘿油", "姓陳", "深水埗"):
+        add_item(annotating_pair, annotator, question=f"关于{evidence}的问题？", evidence=evidence)
+    client.force_login(coordinator)
+    url = reverse("item_list", args=[annotating_pair.project.slug])
+
+    with django_assert_max_num_queries(7):
+        page = client.get(url).content.decode()
+    submitted = client.get(url, {"status": "submitted"}).content.decode()
+
+    assert "关于姓陳的问题？" in page
+    assert "关于姓陳的问题？" not in submitted
+
+
+def test_superuser_sees_the_admin_for_every_annotation_model(client, superuser, annotating_pair, annotator):
+    add_item(annotating_pair, annotator)
+    client.force_login(superuser)
+    for model in ("project", "pagepair", "qaitem", "screening"):
+        assert client.get(f"/admin/annotation/{model}/").status_code == 200
+    item = QAItem.objects.get()
+    assert client.get(f"/admin/annotation/qaitem/{item.pk}/change/").status_code == 200
