@@ -670,7 +670,7 @@ def verification_search(text: str, query: str) -> list[SentenceMatch]:
     for sentence in sentences_of(text):
         match, pieces = "", [(False, sentence.text)]
         if query:
-            folded, target = sentence.text.casefold(), query.casefold()
+            folded, target = _fold(sentence.text), _fold(query)
             if target in folded:
                 match, pieces = "exact", _mark_all(sentence.text, folded, target)
             else:
@@ -685,6 +685,12 @@ def verification_search(text: str, query: str) -> list[SentenceMatch]:
                     ]
         results.append(SentenceMatch(sentence, match, pieces))
     return results
+
+
+def _fold(text: str) -> str:
+    """Lower case where that keeps every offset (it does not for a few letters, such as İ)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text
 
 
 def _mark_all(text: str, folded: str, target: str) -> list[tuple[bool, str]]:
