@@ -1,0 +1,413 @@
+"""Agreement statistics against published worked examples and hand computations.
+
+Every expected number here comes from a publication or from the arithmetic in
+the test's docstring, never from running the function under test.
+No database: these are pure functions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import krippendorff
+import numpy as np
+import pytest
+
+from review.agreement import (
+    AgreementInputError,
+    agreement_summary,
+    alpha_bootstrap,
+    alpha_bootstrap_samples,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    percent_agreement,
+    rating_table,
+    rating_table_from_matrix,
+    rwg_j,
+)
+
+nan = np.nan
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C:
+# 4 observers (A–D) × 12 units, values 1–5, empty cells missing. Unit 12 has one value only.
+KRIPPENDORFF_2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+    [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+]
+
+# Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters each, 5 categories;
+# cell = how many raters put the subject in the category. (Not Fleiss' 1971 table, whose kappa is 0.430.)
+FLEISS_WIKIPEDIA = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
+
+
+def from_count_table(table: list[list[int]]) -> list[tuple[int, str, int]]:
+    """Long-format judgments from a subjects × categories count table (who rated what does not matter to Fleiss)."""
+    judgments = []
+    for subject, row in enumerate(table):
+        rater = 0
+        for category, count in enumerate(row, start=1):
+            for _ in range(count):
+                judgments.append((subject, f"r{rater}", category))
+                rater += 1
+    return judgments
+
+
+def from_two_by_two(both_yes: int, a_yes_b_no: int, a_no_b_yes: int, both_no: int) -> list[tuple[int, str, str]]:
+    cells = [("yes", "yes")] * both_yes + [("yes", "no")] * a_yes_b_no
+    cells += [("no", "yes")] * a_no_b_yes + [("no", "no")] * both_no
+    judgments = []
+    for unit, (a, b) in enumerate(cells):
+        judgments += [(unit, "A", a), (unit, "B", b)]
+    return judgments
+
+
+# Krippendorff's alpha
+
+
+def test_alpha_of_krippendorffs_own_example_at_every_level_matches_the_published_values():
+    """Krippendorff (2011), section C: α_nominal = 0.743, α_ordinal = 0.815, α_interval = 0.849, α_ratio = 0.797.
+
+    Nominal by hand: the 11 units with two or more values hold n = 40 pairable
+    values, n_c = 9, 13, 10, 5, 3 for the values 1..5. Off-diagonal coincidences
+    come from unit 2 (2,2,2,3): 2·3·1/3 = 2, unit 6 (1,2,3,4): (16 − 4)/3 = 4 and
+    unit 8 (1,1,1,2): 2, so Σ o_ck (c ≠ k) = 8. Σ n_c·n_k (c ≠ k) = 40² − (81 + 169 +
+    100 + 25 + 9) = 1216. α = 1 − (n − 1)·8/1216 = 1 − 312/1216 = 0.743421.
+    """
+    expected = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
+    for level, published in expected.items():
+        result = krippendorff_alpha(rating_table_from_matrix(KRIPPENDORFF_2011, level))
+        assert round(result.value, 3) == published, level
+        assert (result.n_units, result.n_raters, result.n_judgments, result.excluded_units) == (11, 4, 40, 1)
+
+    nominal = krippendorff_alpha(rating_table_from_matrix(KRIPPENDORFF_2011, "nominal"))
+    assert nominal.value == pytest.approx(1 - 312 / 1216)
+
+
+def test_alpha_from_long_format_judgments_equals_alpha_from_the_matrix():
+    judgments = [
+        (f"unit{u}", "ABCD"[r], value)
+        for r, row in enumerate(KRIPPENDORFF_2011)
+        for u, value in enumerate(row)
+        if not math.isnan(value)
+    ]
+    long = krippendorff_alpha(rating_table(judgments, "interval")).value
+    assert round(long, 3) == 0.849
+
+
+def test_alpha_of_labelled_ordinal_values_uses_the_declared_order():
+    """Krippendorff's example with the values 1..5 written as labels in that order gives the same α_ordinal."""
+    labels = ["very low", "low", "mid", "high", "very high"]
+    as_labels = [[None if math.isnan(v) else labels[int(v) - 1] for v in row] for row in KRIPPENDORFF_2011]
+    table = rating_table_from_matrix(as_labels, "ordinal", categories=labels)
+    assert round(krippendorff_alpha(table).value, 3) == 0.815
+
+
+# Percent agreement, Fleiss' kappa, Gwet's AC1 with missing ratings
+
+
+def test_gwets_ac1_fleiss_kappa_and_percent_agreement_with_missing_ratings_follow_gwets_formulas():
+    """Krippendorff's data again (Gwet's handbook uses it too; irrCAC calls it cac.raw4raters).
+
+    p_a over the 11 units with r_i ≥ 2, Σ_k r_ik(r_ik − 1)/(r_i(r_i − 1)) per unit:
+    units 1, 3, 4, 5, 7, 9, 10, 11 agree fully (1 each), units 2 and 8 give 3·2/12 = 0.5,
+    unit 6 gives 0: p_a = 9/11 = 0.818182.
+    π_k = mean over all 12 units of r_ik/r_i: sums 3, 3.25, 3.5, 1.25, 1 for k = 1..5,
+    so π = (0.25, 0.270833, 0.291667, 0.104167, 0.083333).
+    AC1: p_e = Σ π_k(1 − π_k)/(q − 1) = 0.761285/4 = 0.190321; (p_a − p_e)/(1 − p_e) = 0.775444.
+    Fleiss: p_e = Σ π_k² = 0.238715; κ = (0.818182 − 0.238715)/(1 − 0.238715) = 0.761169.
+    """
+    table = rating_table_from_matrix(KRIPPENDORFF_2011, "nominal")
+    pi = np.array([3, 3.25, 3.5, 1.25, 1]) / 12
+    p_a = 9 / 11
+
+    assert percent_agreement(table).value == pytest.approx(p_a)
+    ac1_chance = (pi * (1 - pi)).sum() / 4
+    assert ac1_chance == pytest.approx(0.190321, abs=1e-6)
+    assert gwet_ac1(table).value == pytest.approx((p_a - ac1_chance) / (1 - ac1_chance))
+    assert gwet_ac1(table).value == pytest.approx(0.775444, abs=1e-6)
+    assert fleiss_kappa(table).value == pytest.approx(0.761169, abs=1e-6)
+    assert gwet_ac1(table).excluded_units == 1
+
+
+def test_fleiss_kappa_of_the_wikipedia_worked_example_is_0_210():
+    """Wikipedia "Fleiss' kappa" example: P̄ = 0.378, P_e = 0.213, κ = 0.210.
+
+    Column totals 20, 28, 39, 21, 32 of 140: P_e = (20² + 28² + 39² + 21² + 32²)/140² = 4170/19600 = 0.212755.
+    Per subject P_i = (Σ_j n_ij² − 14)/(14·13); the numerators are 182, 46, 56, 80, 60, 84, 44, 32, 52, 52
+    (sum 688), so P̄ = 688/1820 = 0.378022 and κ = (0.378022 − 0.212755)/(1 − 0.212755) = 0.209932.
+    """
+    table = rating_table(from_count_table(FLEISS_WIKIPEDIA), "nominal")
+
+    result = fleiss_kappa(table)
+
+    assert round(result.value, 3) == 0.210
+    assert result.value == pytest.approx((688 / 1820 - 4170 / 19600) / (1 - 4170 / 19600))
+    assert percent_agreement(table).value == pytest.approx(688 / 1820)
+    assert (result.n_units, result.n_raters, result.n_judgments) == (10, 14, 140)
+
+
+def test_cohens_kappa_of_the_wikipedia_two_by_two_example_is_0_4():
+    """Wikipedia "Cohen's kappa" example: 50 applications; both yes 20, A yes B no 5, A no B yes 10, both no 15.
+
+    p_o = 35/50 = 0.7; A says yes 25/50 = 0.5, B says yes 30/50 = 0.6;
+    p_e = 0.5·0.6 + 0.5·0.4 = 0.5; κ = (0.7 − 0.5)/(1 − 0.5) = 0.4.
+    """
+    table = rating_table(from_two_by_two(20, 5, 10, 15), "nominal")
+
+    result = cohen_kappa(table, "A", "B")
+
+    assert result.value == pytest.approx(0.4)
+    assert (result.n_units, result.n_raters, result.n_judgments) == (50, 2, 100)
+    assert cohen_kappa(table, "B", "A").value == pytest.approx(0.4)
+
+
+def test_gwets_ac1_stays_high_when_one_category_dominates_while_kappa_collapses():
+    """Two raters, two categories (Gwet 2008, two-rater AC1: p_e = 2π(1 − π), π the mean share of 'pass').
+
+    125 items: both pass 118, A pass B flag 5, A flag B pass 2, both flag 0. p_o = 118/125 = 0.944.
+    Cohen: A passes 123/125 = 0.984, B 120/125 = 0.96; p_e = 0.984·0.96 + 0.016·0.04 = 0.94528;
+    κ = (0.944 − 0.94528)/(1 − 0.94528) = −0.023392.
+    AC1: π = (0.984 + 0.96)/2 = 0.972; p_e = 2·0.972·0.028 = 0.054432;
+    AC1 = (0.944 − 0.054432)/(1 − 0.054432) = 0.940777.
+    """
+    judgments = from_two_by_two(118, 5, 2, 0)
+    judgments = [(unit, rater, "pass" if value == "yes" else "flag") for unit, rater, value in judgments]
+    table = rating_table(judgments, "nominal")
+
+    assert cohen_kappa(table, "A", "B").value == pytest.approx(-0.023392, abs=1e-6)
+    assert gwet_ac1(table).value == pytest.approx(0.889568 / 0.945568)
+    assert round(gwet_ac1(table).value, 4) == 0.9408
+
+
+def test_gwets_ac1_of_the_cohen_example_by_hand():
+    """Same 2×2 table as the kappa example: π_yes = (0.5 + 0.6)/2 = 0.55; p_e = 2·0.55·0.45 = 0.495;
+    AC1 = (0.7 − 0.495)/(1 − 0.495) = 0.405941."""
+    table = rating_table(from_two_by_two(20, 5, 10, 15), "nominal")
+    assert gwet_ac1(table).value == pytest.approx(0.205 / 0.505)
+
+
+# r*wg(j)
+
+
+RWG_EXAMPLE = [
+    # three raters × four items on a 5-point scale
+    [4, 3, 2, 1],
+    [4, 4, 2, 3],
+    [5, 5, 2, 5],
+]
+
+
+def test_rwg_star_j_by_hand():
+    """Item variances (n − 1 denominator): (4,4,5) → 1/3, (3,4,5) → 1, (2,2,2) → 0, (1,3,5) → 4;
+    mean s̄² = (1/3 + 1 + 0 + 4)/4 = 4/3. A = 5 options: σ²_EU = (25 − 1)/12 = 2.
+    r*wg(j) = 1 − (4/3)/2 = 1/3 (Lindell, Brandt & Whitney 1999).
+    rwg(j) with J = 4 (James, Demaree & Wolf 1984): 4·(1 − 2/3)/(4·(1 − 2/3) + 2/3) = (4/3)/2 = 2/3.
+    """
+    table = rating_table_from_matrix(RWG_EXAMPLE, "interval", categories=[1, 2, 3, 4, 5])
+
+    star = rwg_j(table)
+    assert star.value == pytest.approx(1 / 3)
+    assert "A = 5" in star.note
+    assert rwg_j(table, star=False).value == pytest.approx(2 / 3)
+
+
+def test_rwg_star_j_infers_the_scale_from_integer_ratings_and_says_so():
+    """Observed range 1–5 gives A = 5, the same as declaring the scale."""
+    table = rating_table_from_matrix(RWG_EXAMPLE, "ordinal")
+    result = rwg_j(table)
+    assert result.value == pytest.approx(1 / 3)
+    assert "inferred" in result.note
+
+
+def test_rwg_star_j_with_a_given_number_of_options():
+    """A = 7: σ²_EU = 48/12 = 4; r*wg(j) = 1 − (4/3)/4 = 2/3."""
+    table = rating_table_from_matrix(RWG_EXAMPLE, "interval")
+    assert rwg_j(table, options=7).value == pytest.approx(2 / 3)
+
+
+def test_rwg_j_is_undefined_for_nominal_data():
+    result = rwg_j(rating_table_from_matrix(KRIPPENDORFF_2011, "nominal"))
+    assert result.value is None
+    assert "numeric" in result.note
+
+
+# Degenerate data is reported, not crashed on
+
+
+def test_one_rater_only_gives_no_values_and_says_why():
+    table = rating_table([(unit, "solo", "pass") for unit in range(5)], "nominal")
+
+    summary = agreement_summary(table, "nominal", bootstrap=10)
+
+    for statistic in summary.statistics.values():
+        assert statistic.value is None
+        assert statistic.note
+    assert "one rater" in summary.statistics["krippendorff_alpha"].note
+    assert summary.excluded_units == 5
+    assert summary.pairs == ()
+
+
+def test_no_variation_makes_alpha_and_kappa_undefined_but_agreement_perfect():
+    judgments = [(unit, rater, "pass") for unit in range(4) for rater in ("a", "b", "c")]
+    table = rating_table(judgments, "nominal")
+
+    alpha = krippendorff_alpha(table)
+    assert alpha.value is None
+    assert "No variation" in alpha.note and "undefined" in alpha.note
+    assert fleiss_kappa(table).value is None
+    assert cohen_kappa(table, "a", "b").value is None
+    assert percent_agreement(table).value == 1.0
+    assert gwet_ac1(table).value is None  # only one category known…
+    declared = rating_table(judgments, "nominal", categories=["pass", "flag"])
+    assert gwet_ac1(declared).value == 1.0  # …but with the scale declared AC1 is defined: p_a = 1, p_e = 0.
+
+
+def test_units_with_a_single_judgment_are_left_out_and_counted():
+    judgments = [(1, "a", 1), (1, "b", 1), (2, "a", 2), (2, "b", 2), (3, "a", 1), (4, "b", 2)]
+
+    summary = agreement_summary(judgments, "nominal", bootstrap=0)
+
+    assert (summary.n_units, summary.n_judgments, summary.excluded_units) == (2, 4, 2)
+    assert summary.statistics["percent_agreement"].value == 1.0
+    assert summary.statistics["krippendorff_alpha"].excluded_units == 2
+    assert "judged only once" in summary.notes[0]
+
+
+def test_raters_who_share_no_unit_have_no_kappa():
+    judgments = [(1, "a", 1), (1, "b", 2), (2, "b", 1), (2, "a", 1), (3, "c", 1), (4, "c", 2)]
+    table = rating_table(judgments, "nominal")
+    result = cohen_kappa(table, "a", "c")
+    assert result.value is None
+    assert "No unit" in result.note
+
+
+# Bootstrap
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_the_vectorised_bootstrap_equals_recomputing_alpha_on_each_unit_resample(level):
+    table = rating_table_from_matrix(KRIPPENDORFF_2011, level)
+    samples = alpha_bootstrap_samples(table, replicates=40, seed=7)
+
+    counts = table.counts[table.judgments_per_unit >= 2]
+    domain = np.array(table.categories, dtype=float) if level in ("interval", "ratio") else np.arange(5)
+    draws = np.random.default_rng(7).integers(0, len(counts), size=(40, len(counts)))
+    for sample, draw in zip(samples, draws, strict=True):
+        resample = counts[draw]
+        if (resample.sum(axis=0) > 0).sum() < 2:
+            assert math.isnan(sample)
+        else:
+            expected = krippendorff.alpha(value_counts=resample, value_domain=domain, level_of_measurement=level)
+            assert sample == pytest.approx(expected)
+
+
+def test_the_bootstrap_interval_is_reproducible_with_its_seed_and_brackets_alpha():
+    table = rating_table_from_matrix(KRIPPENDORFF_2011, "interval")
+
+    first = alpha_bootstrap(table, replicates=500, seed=3)
+    again = alpha_bootstrap(table, replicates=500, seed=3)
+    other = alpha_bootstrap(table, replicates=500, seed=4)
+
+    assert first == again
+    assert first != other
+    low, high, used = first
+    assert low < 0.849 < high
+    assert used == 500
+
+
+# The summary
+
+
+def test_summary_has_every_statistic_pairs_and_strata_and_is_strict_json():
+    judgments = [
+        (f"u{u}", "ABCD"[r], int(value))
+        for r, row in enumerate(KRIPPENDORFF_2011)
+        for u, value in enumerate(row)
+        if not math.isnan(value)
+    ]
+    strata = {f"u{u}": ("early" if u < 6 else "late") for u in range(12)}
+
+    summary = agreement_summary(judgments, "ordinal", strata=strata, bootstrap=200, seed=1)
+    data = json.loads(json.dumps(summary.to_dict(), allow_nan=False))
+
+    assert set(data["statistics"]) == {
+        "krippendorff_alpha",
+        "percent_agreement",
+        "fleiss_kappa",
+        "gwet_ac1",
+        "rwg_star_j",
+        "cohen_kappa_mean",
+    }
+    alpha = data["statistics"]["krippendorff_alpha"]
+    assert round(alpha["value"], 3) == 0.815
+    assert alpha["ci_low"] < alpha["value"] < alpha["ci_high"]
+    assert set(alpha) >= {"value", "ci_low", "ci_high", "n_units", "n_raters", "n_judgments", "excluded_units", "note"}
+    assert data["raters"] == ["A", "B", "C", "D"]  # order of first appearance
+    assert len(data["pairs"]) == 6
+    kappa = data["matrices"]["cohen_kappa"]
+    assert kappa[0][1] == kappa[1][0] == pytest.approx(cohen_kappa(rating_table(judgments, "ordinal"), "A", "B").value)
+    assert [stratum["label"] for stratum in data["strata"]] == ["early", "late"]
+
+    early_units = {f"u{u}" for u in range(6)}
+    early = rating_table([j for j in judgments if j[0] in early_units], "ordinal")
+    early_alpha = data["strata"][0]["statistics"]["krippendorff_alpha"]["value"]
+    assert early_alpha == pytest.approx(krippendorff_alpha(early).value)
+
+
+def test_summary_csv_rows_have_a_header_and_one_row_per_figure():
+    summary = agreement_summary(from_two_by_two(20, 5, 10, 15), "nominal", bootstrap=50)
+    rows = summary.csv_rows()
+    assert rows[0][:5] == ["scope", "rater_a", "rater_b", "stratum", "statistic"]
+    assert rows[len(summary.statistics) + 1][:5] == ["pair", "A", "B", "", "cohen_kappa"]
+    assert len(rows) == 1 + len(summary.statistics) + 3
+
+
+# Bad input names the judgment
+
+
+def test_a_repeated_judgment_is_refused_naming_its_position():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(1, "a", 1), (1, "b", 2), (1, "a", 2)], "nominal")
+    assert error.value.record == 2
+    assert "already judged unit 1" in str(error.value)
+
+
+def test_a_non_number_at_interval_level_is_refused_naming_its_position():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(1, "a", 1), (1, "b", "three")], "interval")
+    assert (error.value.record, error.value.field) == (1, "value")
+
+
+def test_a_value_off_the_declared_scale_is_refused():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(1, "a", 1), (1, "b", 9)], "ordinal", categories=[1, 2, 3])
+    assert error.value.record == 1
+    assert "declared categories" in str(error.value)
+
+
+def test_missing_values_are_skipped_and_positions_still_count_them():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(1, "a", None), (1, "b", 1), (2, "a", "x")], "interval")
+    assert error.value.record == 2
+
+
+def test_an_unknown_level_is_refused():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(1, "a", 1)], "cardinal")  # type: ignore[arg-type]
+    assert error.value.field == "level"
