@@ -170,6 +170,22 @@ CELERY_TASK_IGNORE_RESULT = True  # status and progress live in our own tables
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 
+# Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
+CACHE_URL = env.str("CACHE_URL", default=REDIS_URL)
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache"
+        if CACHE_URL
+        else "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": CACHE_URL or "localqa",
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="localqa"),
+    }
+}
+
+# Guessing passwords: after this many failures for one user name from one address, wait.
+LOGIN_MAX_FAILURES = env.int("LOGIN_MAX_FAILURES", default=5)
+LOGIN_LOCKOUT_MINUTES = env.int("LOGIN_LOCKOUT_MINUTES", default=15)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -180,6 +196,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_THROTTLE_ANON", default="60/min"),
+        "user": env.str("API_THROTTLE_USER", default="3000/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {

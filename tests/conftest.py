@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,6 +24,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"The test suite runs on PostgreSQL; DATABASE_URL points at {engine}.")
     # Hashing is not what tests prove; the production hasher costs ~0.3 s per user created.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Each run counts login failures and API throttles in its own key space of the shared Redis.
+    settings.CACHES["default"]["KEY_PREFIX"] = f"localqa-test-{uuid.uuid4().hex}"
 
 
 @pytest.fixture
