@@ -1,16 +1,21 @@
 """Importing page pairs from files.
 
-One way in for every file: the management command, the demo data and (later)
-the API all call these functions. An import is all-or-nothing: every line is
-validated, and if anything is wrong nothing is written and the report names
-each problem by line and field.
+One way in for every file: the management command, the upload page, the API,
+the worker and the demo data all call `pairs_import`. An import is
+all-or-nothing: every record is validated, and if anything is wrong nothing is
+written and the report names each problem by file, line (or record) and field.
+Formats: localqa JSONL and CSV (docs/formats.md) and the WiLoVa release format
+(`annotation.wilova`).
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,8 +24,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, reset_queries, transaction
+from django.utils import timezone
 
-from annotation.models import PagePair, Project
+from annotation import wilova
+from annotation.languages import UnknownLanguage, get_language
+from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
+from annotation.wilova import ItemRecord, PairRecord, locate
 
 BATCH_ROWS = 1000
 BATCH_CHARS = 8_000_000  # flush earlier when pairs carry long full texts, so memory stays flat
@@ -31,7 +40,19 @@ REQUIRED_TEXT = ("local_title", "standard_title", "local_lead", "standard_lead")
 REQUIRED_URL = ("local_url", "standard_url")
 OPTIONAL_TEXT = ("local_text", "standard_text")
 OPTIONAL_LENGTH = ("local_text_length", "standard_text_length")
-KNOWN_FIELDS = frozenset((*REQUIRED_TEXT, *REQUIRED_URL, *OPTIONAL_TEXT, *OPTIONAL_LENGTH, "metadata"))
+KNOWN_FIELDS = frozenset(
+    (
+        *REQUIRED_TEXT,
+        *REQUIRED_URL,
+        *OPTIONAL_TEXT,
+        *OPTIONAL_LENGTH,
+        "metadata",
+        "local_language",
+        "standard_language",
+        "screening",
+        "items",
+    )
+)
 MAX_LENGTHS = {"local_title": 500, "standard_title": 500, "local_url": 1000, "standard_url": 1000}
 
 _url_validator = URLValidator(schemes=["http", "https"])
@@ -39,43 +60,81 @@ _url_validator = URLValidator(schemes=["http", "https"])
 
 @dataclass(frozen=True)
 class ImportProblem:
-    line: int | None  # 1-based; None for a problem with the whole file
+    line: int | None  # 1-based line of a JSONL or CSV file; None for a problem with a whole file or a keyed record
     field: str | None
     message: str
+    file: str | None = None  # the file's name, when an import reads several
+    record: str | None = None  # the key of a record in a keyed file (WiLoVa)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "field": self.field, "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "record": self.record,
+            "field": self.field,
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
-        where = [f"line {self.line}" if self.line is not None else "file"]
+        where = [self.file] if self.file else []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        elif self.record is not None:
+            where.append(f"record {self.record!r}")
+        elif not self.file:
+            where.append("file")
         if self.field:
             where.append(f"field {self.field}")
         return f"{', '.join(where)}: {self.message}"
+
+
+def _empty_counts() -> dict[str, dict[str, int]]:
+    return {"screenings": {}, "items": {}, "item_statuses": {}, "spans": {}, "source_rows": {}}
 
 
 @dataclass
 class ImportReport:
     """What an import did, or (with `dry_run`) would do.
 
-    `created` and `already_present` count pairs; when the import is refused
-    (`ok` is False) nothing was written and `created` is 0.
+    `created` and `already_present` count pairs; `counts` counts what came with
+    the created pairs: screening decisions by value, items by kind and status,
+    evidence spans by how they were located, original release rows. When the
+    import is refused (`ok` is False) nothing was written and every count is 0.
     """
 
     dry_run: bool = False
-    lines: int = 0  # non-blank lines read
+    lines: int = 0  # records read (non-blank lines, CSV rows, release rows)
     created: int = 0
     already_present: int = 0
     problems: list[ImportProblem] = field(default_factory=list)
     problems_total: int = 0
+    counts: dict[str, dict[str, int]] = field(default_factory=_empty_counts)
+    files: list[dict[str, Any]] = field(default_factory=list)  # {name, format, size}
 
     @property
     def ok(self) -> bool:
         return self.problems_total == 0
 
-    def add_problem(self, line: int | None, field_name: str | None, message: str) -> None:
+    def add_problem(
+        self,
+        line: int | None,
+        field_name: str | None,
+        message: str,
+        *,
+        file: str | None = None,
+        record: str | None = None,
+    ) -> None:
         self.problems_total += 1
         if len(self.problems) < MAX_REPORTED_PROBLEMS:
-            self.problems.append(ImportProblem(line, field_name, message))
+            self.problems.append(ImportProblem(line, field_name, message, file=file, record=record))
+
+    def count(self, group: str, key: str, n: int = 1) -> None:
+        self.counts[group][key] = self.counts[group].get(key, 0) + n
+
+    def reset_counts(self) -> None:
+        self.created = 0
+        self.already_present = 0
+        self.counts = _empty_counts()
 
     def summary(self) -> str:
         if not self.ok:
@@ -86,7 +145,25 @@ class ImportReport:
         verb = "would be created" if self.dry_run else "created"
         prefix = "Dry run, nothing written: " if self.dry_run else ""
         pairs = f"{self.created} pair{'s' if self.created != 1 else ''}"
-        return f"{prefix}{pairs} {verb}, {self.already_present} already present."
+        text = f"{prefix}{pairs} {verb}, {self.already_present} already present."
+        details = self.detail_lines()
+        return text + ("\n" + "\n".join(f"  {line}" for line in details) if details else "")
+
+    def detail_lines(self) -> list[str]:
+        """The counts beyond pairs, one line per group, for reports people read."""
+        labels = {
+            "screenings": "screening decisions",
+            "items": "QA items",
+            "item_statuses": "QA item statuses",
+            "spans": "evidence spans",
+            "source_rows": "original release rows kept",
+        }
+        lines = []
+        for group, label in labels.items():
+            values = self.counts.get(group) or {}
+            if values:
+                lines.append(f"{label}: " + ", ".join(f"{key} {n}" for key, n in sorted(values.items())))
+        return lines
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +172,8 @@ class ImportReport:
             "lines": self.lines,
             "created": self.created,
             "already_present": self.already_present,
+            "counts": self.counts,
+            "files": self.files,
             "problems": [problem.as_dict() for problem in self.problems],
             "problems_total": self.problems_total,
         }
@@ -104,6 +183,47 @@ class _Refused(Exception):
     """Raised inside the import transaction to roll it back."""
 
 
+FORMATS = ("auto", "jsonl", "csv", "wilova")
+ProgressCallback = Callable[[int, int], None]  # (bytes read so far, records read so far)
+
+
+@dataclass
+class ImportSource:
+    """A file to import: a path, or bytes already in memory, and the name to report it under."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @classmethod
+    def of(cls, value: str | os.PathLike[str] | ImportSource) -> ImportSource:
+        if isinstance(value, ImportSource):
+            return value
+        path = Path(value)
+        return cls(name=path.name, path=path)
+
+    def size(self) -> int:
+        return len(self.data) if self.data is not None else self.path.stat().st_size  # type: ignore[union-attr]
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")  # type: ignore[union-attr]
+
+    def read(self) -> bytes:
+        with self.open() as stream:
+            return stream.read()
+
+
+def detect_format(name: str) -> str | None:
+    lower = name.lower()
+    if lower.endswith(".jsonl") or lower.endswith(".ndjson"):
+        return "jsonl"
+    if lower.endswith(".csv"):
+        return "csv"
+    if lower.endswith(".json"):
+        return "wilova"
+    return None
+
+
 def pairs_import_jsonl(
     *,
     project: Project,
@@ -111,59 +231,104 @@ def pairs_import_jsonl(
     dry_run: bool = False,
     source: str = PagePair.Source.JSONL,
 ) -> ImportReport:
-    """Import page pairs from a JSONL file, one pair per line, all or nothing.
+    """Import page pairs from one JSONL file (see `pairs_import`)."""
+    return pairs_import(project=project, paths=[path], format="jsonl", dry_run=dry_run, source=source)
 
-    The file is streamed: pairs go to the database in batches inside one
-    transaction, which is rolled back if any line turns out to be wrong.
-    Titles already in the project are counted as already present and left as
-    they are, so importing the same file twice creates nothing new.
+
+def pairs_import(
+    *,
+    project: Project,
+    paths: Sequence[str | os.PathLike[str] | ImportSource],
+    format: str = "auto",
+    dry_run: bool = False,
+    source: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> ImportReport:
+    """Import page pairs (and optionally their screening decisions and QA items) from files, all or nothing.
+
+    JSONL and CSV files are streamed: pairs go to the database in batches
+    inside one transaction, which is rolled back if any record turns out to be
+    wrong. WiLoVa release files (a base file and/or its `_QualityMeta` file)
+    are read whole (they are bounded by IMPORT_MAX_BYTES) and imported
+    together. Titles already in the project are counted as already present and
+    left as they are, so importing the same file twice creates nothing new.
     """
     report = ImportReport(dry_run=dry_run)
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-        stream = path.open("rb")
-    except OSError as error:
-        report.add_problem(None, None, f"cannot read {path}: {error.strerror or error}")
+    sources = [ImportSource.of(path) for path in paths]
+    if format not in FORMATS:
+        report.add_problem(None, None, f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
         return report
-    with stream:
-        _import_file(stream, size=size, project=project, report=report, source=source)
-    if not report.ok:
-        report.created = 0
-        report.already_present = 0
-    return report
-
-
-def _import_file(stream: BinaryIO, *, size: int, project: Project, report: ImportReport, source: str) -> None:
+    multiple = len(sources) > 1
+    plan: list[tuple[ImportSource, str, int]] = []
     limit = settings.IMPORT_MAX_BYTES
-    if size > limit:
-        report.add_problem(
-            None,
-            None,
-            f"the file is {size:,} bytes, more than the import limit of {limit:,} bytes (IMPORT_MAX_BYTES); "
-            "split it into smaller files",
-        )
-        return
-    if report.dry_run:
-        _import_stream(stream, project=project, report=report, write=False, source=source, limit=limit)
-        return
+    for item in sources:
+        label = item.name if multiple else None
+        file_format = format if format != "auto" else detect_format(item.name)
+        if file_format is None:
+            report.add_problem(
+                None, None, "cannot tell the format from the name; use --format jsonl, csv or wilova", file=item.name
+            )
+            continue
+        try:
+            size = item.size()
+        except OSError as error:
+            report.add_problem(None, None, f"cannot read {item.path}: {error.strerror or error}", file=label)
+            continue
+        if size > limit:
+            report.add_problem(
+                None,
+                None,
+                f"the file is {size:,} bytes, more than the import limit of {limit:,} bytes (IMPORT_MAX_BYTES); "
+                "split it into smaller files",
+                file=label,
+            )
+            continue
+        plan.append((item, file_format, size))
+        report.files.append({"name": item.name, "format": file_format, "size": size})
+    if not report.ok:
+        return report
+    if len({file_format for _, file_format, _ in plan}) > 1 and any(f == "wilova" for _, f, _ in plan):
+        report.add_problem(None, None, "WiLoVa release files cannot be imported together with JSONL or CSV files")
+        return report
+    writer = _Writer(project=project, report=report, write=not dry_run, progress=progress)
     try:
         with transaction.atomic():
-            _import_stream(stream, project=project, report=report, write=True, source=source, limit=limit)
-            if not report.ok:
+            if plan[0][1] == "wilova":
+                _import_wilova(plan, writer=writer, multiple=multiple)
+            else:
+                for item, file_format, _size in plan:
+                    label = item.name if multiple else None
+                    default_source = source or (PagePair.Source.CSV if file_format == "csv" else PagePair.Source.JSONL)
+                    with item.open() as stream:
+                        reader = _jsonl_records if file_format == "jsonl" else _csv_records
+                        for record in reader(stream, report=report, label=label, limit=limit, writer=writer):
+                            record.values.setdefault("source", default_source)
+                            writer.add(record)
+                    writer.file_done()
+            writer.flush()
+            if not report.ok or dry_run:
                 raise _Refused
     except _Refused:
         pass
+    if not report.ok:
+        report.reset_counts()
+    return report
 
 
-def _read_lines(stream: BinaryIO, report: ImportReport, limit: int) -> Iterator[tuple[int, str]]:
+# Reading JSONL
+
+
+def _read_lines(
+    stream: BinaryIO, report: ImportReport, limit: int, label: str | None, writer: _Writer
+) -> Iterator[tuple[int, str]]:
     """Yield (line number, decoded line) for each non-blank line; report undecodable lines."""
     offset = 0
     for number, raw in enumerate(stream, start=1):
         line_offset = offset
         offset += len(raw)
+        writer.bytes_read(len(raw))
         if offset > limit:  # the file grew while we read it
-            report.add_problem(number, None, f"the file passes the import limit of {limit:,} bytes here")
+            report.add_problem(number, None, f"the file passes the import limit of {limit:,} bytes here", file=label)
             return
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]  # a byte-order mark some editors write; not part of the data
@@ -176,6 +341,7 @@ def _read_lines(stream: BinaryIO, report: ImportReport, limit: int) -> Iterator[
                 None,
                 f"not valid UTF-8: byte 0x{raw[error.start]:02x} at byte offset {line_offset + error.start} "
                 f"of the file (byte {error.start + 1} of the line); save the file as UTF-8",
+                file=label,
             )
             continue
         if text.strip():
@@ -184,58 +350,135 @@ def _read_lines(stream: BinaryIO, report: ImportReport, limit: int) -> Iterator[
             yield number, text.rstrip("\r\n")
 
 
-def _import_stream(
-    stream: BinaryIO, *, project: Project, report: ImportReport, write: bool, source: str, limit: int
-) -> None:
-    seen: dict[str, int] = {}  # local title -> first line; the one thing that grows with the file
-    batch: list[PagePair] = []
-    batch_chars = 0
-    for number, text in _read_lines(stream, report, limit):
-        values = _parse_line(number, text, report)
-        if values is None:
+def _jsonl_records(
+    stream: BinaryIO, *, report: ImportReport, label: str | None, limit: int, writer: _Writer
+) -> Iterator[PairRecord]:
+    for number, text in _read_lines(stream, report, limit, label, writer):
+        problem = _Problems(report, line=number, file=label)
+        data = _parse_json_object(text, problem)
+        if data is None:
             continue
-        title = values["local_title"]
-        if title in seen:
-            report.add_problem(number, "local_title", f"{title!r} is already on line {seen[title]} of this file")
-            continue
-        seen[title] = number
-        if not report.ok and write:
-            continue  # the import is refused anyway; keep validating, stop touching the database
-        batch.append(PagePair(project=project, source=source, **values))
-        batch_chars += sum(len(values[name]) for name in ("local_lead", "standard_lead", *OPTIONAL_TEXT))
-        if len(batch) >= BATCH_ROWS or batch_chars >= BATCH_CHARS:
-            _flush(batch, project=project, report=report, write=write)
-            batch, batch_chars = [], 0
-    if batch and (report.ok or not write):
-        _flush(batch, project=project, report=report, write=write)
+        record = _parse_record(data, problem, writer.project)
+        if record is not None and writer.check_title(record, f"line {number}", problem):
+            yield record
 
 
-def _flush(batch: list[PagePair], *, project: Project, report: ImportReport, write: bool) -> None:
-    titles = [pair.local_title for pair in batch]
-    present = set(
-        PagePair.objects.filter(project=project, local_title__in=titles).values_list("local_title", flat=True)
-    )
-    new = [pair for pair in batch if pair.local_title not in present]
-    report.already_present += len(present)
-    if write and new:
-        try:
-            with transaction.atomic():
-                PagePair.objects.bulk_create(new)
-        except IntegrityError:
-            report.add_problem(
-                None,
-                "local_title",
-                "another import added some of these pairs at the same time; run this import again",
-            )
+# Reading CSV
+
+CSV_COLUMNS = (
+    *REQUIRED_TEXT,
+    *REQUIRED_URL,
+    *OPTIONAL_TEXT,
+    *OPTIONAL_LENGTH,
+    "metadata",
+    "local_language",
+    "standard_language",
+    "screening_decision",
+    "screening_note",
+)
+
+
+class _CountingReader(io.RawIOBase):
+    """Counts the bytes a text reader pulls from the file, for progress and the size limit."""
+
+    def __init__(self, stream: BinaryIO, writer: _Writer) -> None:
+        self.stream = stream
+        self.writer = writer
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def,override]
+        data = self.stream.read(len(buffer))
+        buffer[: len(data)] = data
+        self.writer.bytes_read(len(data))
+        return len(data)
+
+
+def _csv_records(
+    stream: BinaryIO, *, report: ImportReport, label: str | None, limit: int, writer: _Writer
+) -> Iterator[PairRecord]:
+    text = io.TextIOWrapper(io.BufferedReader(_CountingReader(stream, writer)), encoding="utf-8-sig", newline="")
+    reader = csv.reader(text)
+    line = 1
+    try:
+        header = next(reader, None)
+        if header is None:
+            report.add_problem(None, None, "the file is empty; a CSV import needs a header row", file=label)
             return
-    report.created += len(new)
-    if settings.DEBUG and not connection.force_debug_cursor:
-        # With DEBUG on Django keeps every statement's SQL, inserted texts included: memory would grow with the file.
-        reset_queries()
+        unknown = [name for name in header if name not in CSV_COLUMNS]
+        for name in unknown:
+            report.add_problem(1, name, "unknown column; put extra information in the metadata column", file=label)
+        repeated = {name for name in header if header.count(name) > 1}
+        for name in sorted(repeated):
+            report.add_problem(1, name, "appears more than once in the header", file=label)
+        for name in (*REQUIRED_TEXT, *REQUIRED_URL):
+            if name not in header:
+                report.add_problem(1, name, "column is missing", file=label)
+        if unknown or repeated or not report.ok:
+            return
+        line = reader.line_num + 1
+        for row in reader:
+            number, line = line, reader.line_num + 1
+            if not any(cell.strip() for cell in row):
+                continue
+            report.lines += 1
+            problem = _Problems(report, line=number, file=label)
+            if len(row) != len(header):
+                problem(None, f"has {len(row)} cells; the header has {len(header)}")
+                continue
+            record = _csv_record(dict(zip(header, row, strict=True)), problem, writer.project)
+            if record is not None and writer.check_title(record, f"line {number}", problem):
+                yield record
+    except UnicodeDecodeError as error:
+        report.add_problem(
+            line, None, f"not valid UTF-8 (byte 0x{error.object[error.start]:02x}); save the file as UTF-8", file=label
+        )
+    except csv.Error as error:
+        report.add_problem(line, None, f"malformed CSV: {error}", file=label)
 
 
-def _parse_line(number: int, text: str, report: ImportReport) -> dict[str, Any] | None:
-    """Validate one line; return the PagePair field values, or None after reporting every problem."""
+def _csv_record(cells: dict[str, str], problem: _Problems, project: Project) -> PairRecord | None:
+    data: dict[str, Any] = {}
+    for name, value in cells.items():
+        if value == "":
+            continue  # an empty cell is "not given"
+        if name in OPTIONAL_LENGTH:
+            data[name] = int(value) if value.strip().isdigit() else value
+        elif name == "metadata":
+            try:
+                data[name] = json.loads(value)
+            except json.JSONDecodeError as error:
+                problem(name, f"is not JSON: {error.msg} at column {error.colno}")
+                return None
+        elif name == "screening_decision":
+            data["screening"] = {"decision": value, "note": cells.get("screening_note", "")}
+        elif name != "screening_note":
+            data[name] = value
+    if "screening_note" in cells and cells["screening_note"] and "screening" not in data:
+        problem("screening_note", "is given without a screening_decision")
+        return None
+    return _parse_record(data, problem, project)
+
+
+# Parsing one record (JSONL line or CSV row)
+
+
+class _Problems:
+    """Reports problems of one record; `count` says how many so far."""
+
+    def __init__(self, report: ImportReport, *, line: int | None = None, file: str | None = None, record=None) -> None:  # type: ignore[no-untyped-def]
+        self.report, self.line, self.file, self.record = report, line, file, record
+
+    @property
+    def count(self) -> int:
+        return self.report.problems_total
+
+    def __call__(self, field_name: str | None, message: str) -> None:
+        self.report.add_problem(self.line, field_name, message, file=self.file, record=self.record)
+
+
+def _parse_json_object(text: str, problem: _Problems) -> dict[str, Any] | None:
     # json keeps the last of repeated keys silently; note them per object (the outermost object comes last).
     repeated: list[list[str]] = []
 
@@ -251,34 +494,39 @@ def _parse_line(number: int, text: str, report: ImportReport) -> dict[str, Any] 
     try:
         data = json.loads(text, object_pairs_hook=keep_pairs)
     except json.JSONDecodeError as error:
-        report.add_problem(number, None, f"invalid JSON: {error.msg} at column {error.colno}")
+        problem(None, f"invalid JSON: {error.msg} at column {error.colno}")
         return None
     if not isinstance(data, dict):
-        report.add_problem(number, None, f"must be a JSON object, not {_json_type(data)}")
+        problem(None, f"must be a JSON object, not {_json_type(data)}")
         return None
-    problems_before = report.problems_total
+    before = problem.count
     for key in dict.fromkeys(repeated[-1]):
-        report.add_problem(number, key, "appears more than once on this line")
+        problem(key, "appears more than once on this line")
     for key in dict.fromkeys(key for keys in repeated[:-1] for key in keys):
-        report.add_problem(number, "metadata", f"an object inside repeats the key {key!r}")
-    for key in sorted(set(data) - KNOWN_FIELDS):
-        report.add_problem(number, key, "unknown field; put extra information under metadata")
+        problem("metadata", f"an object inside repeats the key {key!r}")
+    return data if problem.count == before else None
 
+
+def _parse_record(data: dict[str, Any], problem: _Problems, project: Project) -> PairRecord | None:
+    """Validate one pair record; return it, or None after reporting every problem."""
+    before = problem.count
+    for key in sorted(set(data) - KNOWN_FIELDS):
+        problem(key, "unknown field; put extra information under metadata")
     values: dict[str, Any] = {}
     for name in (*REQUIRED_TEXT, *REQUIRED_URL):
         value = data.get(name)
         if value is None:
-            report.add_problem(number, name, "is missing")
+            problem(name, "is missing")
         elif not isinstance(value, str):
-            report.add_problem(number, name, f"must be a string, not {_json_type(value)}")
+            problem(name, f"must be a string, not {_json_type(value)}")
         elif not value.strip():
-            report.add_problem(number, name, "is empty")
+            problem(name, "is empty")
         elif name in MAX_LENGTHS and len(value) > MAX_LENGTHS[name]:
-            report.add_problem(number, name, f"is {len(value)} characters long; the limit is {MAX_LENGTHS[name]}")
+            problem(name, f"is {len(value)} characters long; the limit is {MAX_LENGTHS[name]}")
         elif message := _unstorable(value):
-            report.add_problem(number, name, message)
+            problem(name, message)
         elif name in REQUIRED_URL and not _is_url(value):
-            report.add_problem(number, name, f"{value!r} is not an http(s) URL")
+            problem(name, f"{value!r} is not an http(s) URL")
         else:
             values[name] = value
     for name in OPTIONAL_TEXT:
@@ -286,9 +534,9 @@ def _parse_line(number: int, text: str, report: ImportReport) -> dict[str, Any] 
         if value is None:
             values[name] = ""
         elif not isinstance(value, str):
-            report.add_problem(number, name, f"must be a string, not {_json_type(value)}")
+            problem(name, f"must be a string, not {_json_type(value)}")
         elif message := _unstorable(value):
-            report.add_problem(number, name, message)
+            problem(name, message)
         else:
             values[name] = value
     for name in OPTIONAL_LENGTH:
@@ -297,26 +545,433 @@ def _parse_line(number: int, text: str, report: ImportReport) -> dict[str, Any] 
             text_value = values.get(name.removesuffix("_length"))
             values[name] = len(text_value) if text_value else None
         elif not isinstance(value, int) or isinstance(value, bool):
-            report.add_problem(number, name, f"must be a whole number of code points, not {_json_type(value)}")
+            problem(name, f"must be a whole number of code points, not {_json_type(value)}")
         elif not 0 <= value <= MAX_INT:
-            report.add_problem(number, name, f"must be between 0 and {MAX_INT}")
+            problem(name, f"must be between 0 and {MAX_INT}")
         else:
             values[name] = value
     metadata = data.get("metadata")
     if metadata is None:
         values["metadata"] = {}
     elif not isinstance(metadata, dict):
-        report.add_problem(number, "metadata", f"must be an object, not {_json_type(metadata)}")
+        problem("metadata", f"must be an object, not {_json_type(metadata)}")
     elif message := _unstorable_json(metadata):
-        report.add_problem(number, "metadata", message)
+        problem("metadata", message)
     else:
         values["metadata"] = metadata
-
-    if report.problems_total > problems_before:
+    for name, expected in (
+        ("local_language", project.local_language),
+        ("standard_language", project.standard_language),
+    ):
+        code = data.get(name)
+        if code is None:
+            continue
+        try:
+            get_language(code if isinstance(code, str) else "")
+        except UnknownLanguage:
+            problem(name, f"unknown language code {code!r}: use an ISO 639-3 code such as 'yue', 'bar' or 'deu'")
+            continue
+        if code != expected:
+            problem(name, f"is {code!r}, but this project's {name.replace('_', ' ')} is {expected!r}")
+    screenings = _parse_screenings(data.get("screening"), problem)
+    items = _parse_items(data.get("items"), problem, values)
+    if problem.count > before:
         return None
     values["local_lead_length"] = len(values["local_lead"])
     values["standard_lead_length"] = len(values["standard_lead"])
-    return values
+    if screenings:
+        decision = screenings[-1][0]
+        values["screening_decision"] = decision
+        if decision != Screening.Decision.ANNOTATE:
+            values["status"] = PagePair.Status.EXCLUDED
+        elif items:
+            values["status"] = PagePair.Status.SUBMITTED
+    elif items:
+        values["status"] = PagePair.Status.SUBMITTED
+    if items and values.get("status") == PagePair.Status.EXCLUDED:
+        problem("items", "an excluded pair (screening decision other than annotate) cannot have QA items")
+        return None
+    return PairRecord(values=values, screenings=screenings, items=items)
+
+
+def _parse_screenings(value: Any, problem: _Problems) -> list[tuple[str, str]]:
+    if value is None:
+        return []
+    entries = value if isinstance(value, list) else [value]
+    screenings = []
+    for index, entry in enumerate(entries):
+        where = "screening" if not isinstance(value, list) else f"screening[{index}]"
+        if not isinstance(entry, dict):
+            problem(where, f"must be an object with decision and note, not {_json_type(entry)}")
+            continue
+        for key in sorted(set(entry) - {"decision", "note"}):
+            problem(f"{where}.{key}", "unknown field")
+        decision, note = entry.get("decision"), entry.get("note") or ""
+        if decision not in Screening.Decision.values:
+            problem(
+                f"{where}.decision",
+                f"unknown screening decision {decision!r}: use one of {', '.join(Screening.Decision.values)}",
+            )
+        elif not isinstance(note, str):
+            problem(f"{where}.note", f"must be a string, not {_json_type(note)}")
+        elif message := _unstorable(note):
+            problem(f"{where}.note", message)
+        else:
+            screenings.append((decision, note))
+    return screenings
+
+
+ITEM_FIELDS = frozenset(("kind", "question", "answer_standard", "answer_local", "status", "spans", "metadata"))
+
+
+def _parse_items(value: Any, problem: _Problems, values: dict[str, Any]) -> list[ItemRecord]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problem("items", f"must be an array of QA items, not {_json_type(value)}")
+        return []
+    items = []
+    for index, raw in enumerate(value):
+        where = f"items[{index}]"
+        if not isinstance(raw, dict):
+            problem(where, f"must be an object, not {_json_type(raw)}")
+            continue
+        before = problem.count
+        for key in sorted(set(raw) - ITEM_FIELDS):
+            problem(f"{where}.{key}", "unknown field; put extra information under metadata")
+        kind = raw.get("kind", QAItem.Kind.LEAD)
+        if kind not in QAItem.Kind.values:
+            problem(f"{where}.kind", f"unknown kind {kind!r}: use lead or document")
+        status = raw.get("status", QAItem.Status.SUBMITTED)
+        if status not in QAItem.Status.values:
+            problem(f"{where}.status", f"unknown status {status!r}: use one of {', '.join(QAItem.Status.values)}")
+        texts = {}
+        for name in ("question", "answer_standard", "answer_local"):
+            text = raw.get(name, "")
+            if text is None:
+                text = ""
+            if not isinstance(text, str):
+                problem(f"{where}.{name}", f"must be a string, not {_json_type(text)}")
+            elif message := _unstorable(text):
+                problem(f"{where}.{name}", message)
+            texts[name] = text
+        metadata = raw.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            problem(f"{where}.metadata", f"must be an object, not {_json_type(metadata)}")
+        spans = _parse_spans(raw.get("spans"), problem, where, values, kind)
+        if problem.count > before:
+            continue
+        revisions = []
+        if status != QAItem.Status.DRAFT:
+            revisions.append({"reason": QAItemRevision.Reason.IMPORTED, **texts, "spans": spans})
+        items.append(ItemRecord(kind=kind, status=status, metadata=metadata, spans=spans, revisions=revisions, **texts))
+    return items
+
+
+def _parse_spans(value: Any, problem: _Problems, where: str, values: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problem(f"{where}.spans", f"must be an array, not {_json_type(value)}")
+        return []
+    default_document = (
+        EvidenceSpan.Document.LOCAL_LEAD if kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
+    )
+    spans = []
+    for index, raw in enumerate(value):
+        name = f"{where}.spans[{index}]"
+        if not isinstance(raw, dict):
+            problem(name, f"must be an object with start, end and text, not {_json_type(raw)}")
+            continue
+        document = raw.get("document", default_document)
+        if document not in EvidenceSpan.Document.values:
+            problem(f"{name}.document", f"unknown document {document!r}: use local_lead or local_text")
+            continue
+        text = raw.get("text")
+        if not isinstance(text, str) or not text:
+            problem(f"{name}.text", "must be the non-empty text of the span")
+            continue
+        target = values.get(document, "")
+        start, end = raw.get("start"), raw.get("end")
+        if start is None and end is None:
+            # No offsets given: locate the text as a release import does, or keep it unlocated.
+            match, start, end, located = locate(target, text) if target else ("unlocated", None, None, text)
+            spans.append({"document": document, "start": start, "end": end, "text": located, "match": match})
+            continue
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end)):
+            problem(name, "start and end must be whole numbers (code-point offsets), or both null")
+        elif not 0 <= start < end <= len(target):
+            problem(name, f"start {start} and end {end} are not a span of the {document} ({len(target)} code points)")
+        elif target[start:end] != text:
+            problem(
+                f"{name}.text",
+                f"does not match the {document} at {start}:{end}, which reads {target[start:end]!r} "
+                "(offsets are Unicode code points)",
+            )
+        else:
+            spans.append({"document": document, "start": start, "end": end, "text": text, "match": "exact"})
+    return spans
+
+
+# Reading WiLoVa release files
+
+
+def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer, multiple: bool) -> None:
+    report, project = writer.report, writer.project
+    files: dict[str, tuple[ImportSource, bytes, dict[str, Any]]] = {}
+    for item, _format, _size in plan:
+        label = item.name
+        role = wilova.file_role(item.name)
+        if role in files:
+            report.add_problem(None, None, f"a second {role} file; give one base and one _QualityMeta file", file=label)
+            continue
+        wikis = wilova.file_wikis(item.name)
+        if wikis is not None and wikis != (project.standard_wiki, project.local_wiki):
+            report.add_problem(
+                None,
+                None,
+                f"the file name says {wikis[1]}→{wikis[0]} (local→standard wiki), but this project is "
+                f"{project.local_wiki}→{project.standard_wiki}; unknown or other language codes",
+                file=label,
+            )
+            continue
+        data = item.read()
+        writer.bytes_read(len(data))
+        try:
+            rows = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            report.add_problem(
+                None, None, f"not valid UTF-8: byte 0x{data[error.start]:02x} at byte offset {error.start}", file=label
+            )
+            continue
+        except json.JSONDecodeError as error:
+            report.add_problem(
+                None, None, f"invalid JSON: {error.msg} at line {error.lineno}, column {error.colno}", file=label
+            )
+            continue
+        if not isinstance(rows, dict) or not all(isinstance(row, dict) for row in rows.values()):
+            report.add_problem(None, None, "must be one JSON object of rows keyed by the standard title", file=label)
+            continue
+        files[role] = (item, data, rows)
+    if not report.ok:
+        return
+    base = files.get("base", (None, b"", {}))[2]
+    quality = files.get("quality", (None, b"", {}))[2]
+    keys = list(dict.fromkeys([*base, *quality]))
+    for role, (item, data, rows) in files.items():
+        writer.source_files[role] = writer.source_file(item, data, rows, role)
+    positions = {role: {key: index for index, key in enumerate(rows)} for role, (_i, _d, rows) in files.items()}
+    for key in keys:
+        report.lines += 1
+        base_row, quality_row = base.get(key), quality.get(key)
+        ok = True
+        for role, row in (("base", base_row), ("quality", quality_row)):
+            if row is None:
+                continue
+            problem = _Problems(report, file=files[role][0].name, record=key)
+            ok = wilova.check_row(key, row, problem=problem, topics=project.topics, quality=role == "quality") and ok
+        if not ok:
+            continue
+        record = wilova.row_record(key, base_row, quality_row)
+        problem = _Problems(report, file=files["base" if base_row is not None else "quality"][0].name, record=key)
+        if not writer.check_title(record, f"record {key!r}", problem):
+            continue
+        states = wilova.record_states(record)
+        screening_decision, note = record.screenings[-1]
+        projection = wilova.row_projection(
+            pair_metadata=record.values["metadata"], decision=screening_decision, note=note, items=states
+        )
+        for role, row in (("base", base_row), ("quality", quality_row)):
+            if row is not None and writer.source_files.get(role) is not None:
+                record.source_rows.append(
+                    {
+                        "file": role,
+                        "position": positions[role][key],
+                        "key": key,
+                        "raw": json.dumps(row, ensure_ascii=False),
+                        "projection": projection,
+                    }
+                )
+        writer.add(record)
+
+
+# Writing
+
+
+class _Writer:
+    """Collects records and writes them in batches (or, for a dry run, only counts them)."""
+
+    def __init__(self, *, project: Project, report: ImportReport, write: bool, progress: ProgressCallback | None):
+        self.project, self.report, self.write, self.progress = project, report, write, progress
+        self.batch: list[PairRecord] = []
+        self.batch_chars = 0
+        self.seen: dict[str, str] = {}  # local title -> where it was first seen; the one thing that grows
+        self.total_bytes = 0
+        self.source_files: dict[str, SourceFile | None] = {}
+
+    def bytes_read(self, n: int) -> None:
+        self.total_bytes += n
+
+    def check_title(self, record: PairRecord, where: str, problem: _Problems) -> bool:
+        title = record.values["local_title"]
+        if title in self.seen:
+            problem("local_title", f"{title!r} is already on {self.seen[title]} of this import")
+            return False
+        self.seen[title] = f"{where}" + (f" of {problem.file}" if problem.file else "")
+        return True
+
+    def add(self, record: PairRecord) -> None:
+        if not self.report.ok:
+            return  # the import is refused anyway; keep validating, stop touching the database
+        self.batch.append(record)
+        values = record.values
+        self.batch_chars += sum(len(values[name]) for name in ("local_lead", "standard_lead", *OPTIONAL_TEXT))
+        if len(self.batch) >= BATCH_ROWS or self.batch_chars >= BATCH_CHARS:
+            self.flush()
+
+    def file_done(self) -> None:
+        if self.progress is not None:
+            self.progress(self.total_bytes, self.report.lines)
+
+    def source_file(self, item: ImportSource, data: bytes, rows: dict[str, Any], role: str) -> SourceFile | None:
+        """The SourceFile row for a release file, or None if this very file was imported before."""
+        digest = hashlib.sha256(data).hexdigest()
+        existing = SourceFile.objects.filter(project=self.project, name=item.name).first()
+        if existing is not None:
+            if existing.sha256 != digest:
+                self.report.add_problem(
+                    None,
+                    None,
+                    "a different file with this name was imported into the project before; "
+                    "localqa keeps the first one to write it back unchanged",
+                    file=item.name,
+                )
+            return None
+        formatting = _detect_json_formatting(data, rows)
+        source_file = SourceFile(
+            project=self.project,
+            format="wilova",
+            name=item.name,
+            role=role,
+            position=0 if role == "base" else 1,
+            sha256=digest,
+            size=len(data),
+            formatting=formatting or {"indent": 4, "ensure_ascii": False, "trailing_newline": False},
+            reproducible=formatting is not None,
+        )
+        if self.write:
+            source_file.save()
+        return source_file
+
+    def flush(self) -> None:
+        batch, self.batch, self.batch_chars = self.batch, [], 0
+        if self.progress is not None:
+            self.progress(self.total_bytes, self.report.lines)
+        if not batch or not self.report.ok:
+            return
+        titles = [record.values["local_title"] for record in batch]
+        present = dict(
+            PagePair.objects.filter(project=self.project, local_title__in=titles).values_list("local_title", "id")
+        )
+        new = [record for record in batch if record.values["local_title"] not in present]
+        self.report.already_present += len(batch) - len(new)
+        self.report.created += len(new)
+        for record in new:
+            for decision, _note in record.screenings:
+                self.report.count("screenings", decision)
+            for item in record.items:
+                self.report.count("items", item.kind)
+                self.report.count("item_statuses", item.status)
+                for span in item.spans:
+                    self.report.count("spans", f"{span['document']} {span['match']}")
+        for record in batch:
+            for row in record.source_rows:
+                if self.source_files.get(row["file"]) is not None:
+                    self.report.count("source_rows", f"{row['file']} file rows")
+        if self.write:
+            self._insert(new, batch, present)
+        if settings.DEBUG and not connection.force_debug_cursor:
+            # With DEBUG on Django keeps every SQL statement, inserted texts included: memory would grow with the file.
+            reset_queries()
+
+    def _insert(self, new: list[PairRecord], batch: list[PairRecord], present: dict[str, int]) -> None:
+        now = timezone.now()
+        pairs = [PagePair(project=self.project, created_at=now, **record.values) for record in new]
+        try:
+            with transaction.atomic():
+                if pairs and COPY_PAIRS and connection.vendor == "postgresql":
+                    _copy_pairs(pairs)
+                else:
+                    PagePair.objects.bulk_create(pairs)
+        except IntegrityError:
+            self.report.add_problem(
+                None, "local_title", "another import added some of these pairs at the same time; run this import again"
+            )
+            return
+        screenings, items, item_records = [], [], []
+        for pair, record in zip(pairs, new, strict=True):
+            for decision, note in record.screenings:
+                screenings.append(Screening(pair=pair, decision=decision, note=note, created_at=now))
+            for item in record.items:
+                items.append(
+                    QAItem(
+                        project=self.project,
+                        pair=pair,
+                        kind=item.kind,
+                        question=item.question,
+                        answer_standard=item.answer_standard,
+                        answer_local=item.answer_local,
+                        status=item.status,
+                        metadata=item.metadata,
+                        version=len(item.revisions) or 1,
+                        created_at=now,
+                        submitted_at=now if item.status != QAItem.Status.DRAFT else None,
+                    )
+                )
+                item_records.append(item)
+        Screening.objects.bulk_create(screenings)
+        QAItem.objects.bulk_create(items)
+        spans, revisions = [], []
+        for item, record in zip(items, item_records, strict=True):
+            for position, span in enumerate(record.spans):
+                spans.append(EvidenceSpan(item=item, position=position, **span))
+            for number, revision in enumerate(record.revisions, start=1):
+                revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
+        EvidenceSpan.objects.bulk_create(spans)
+        QAItemRevision.objects.bulk_create(revisions)
+        pair_ids = {pair.local_title: pair.pk for pair in pairs} | present
+        rows = [
+            SourceRow(
+                source_file=source_file,
+                position=row["position"],
+                key=row["key"],
+                pair_id=pair_ids.get(record.values["local_title"]),
+                raw=row["raw"],
+                projection=row["projection"],
+            )
+            for record in batch
+            for row in record.source_rows
+            if (source_file := self.source_files.get(row["file"])) is not None
+        ]
+        SourceRow.objects.bulk_create(rows)
+
+
+COPY_PAIRS = False
+
+
+def _copy_pairs(pairs: list[PagePair]) -> None:
+    raise NotImplementedError
+
+
+def _detect_json_formatting(data: bytes, rows: Any) -> dict[str, Any] | None:
+    """The json.dumps arguments that reproduce the file byte for byte, if any of the usual ones do."""
+    for indent in (4, 2, None, "\t", 1, 3, 8):
+        for ensure_ascii in (False, True):
+            encoded = json.dumps(rows, indent=indent, ensure_ascii=ensure_ascii).encode("utf-8")
+            for trailing_newline in (False, True):
+                if encoded + (b"\n" if trailing_newline else b"") == data:
+                    return {"indent": indent, "ensure_ascii": ensure_ascii, "trailing_newline": trailing_newline}
+    return None
 
 
 def _is_url(value: str) -> bool:

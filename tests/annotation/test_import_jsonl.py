@@ -240,7 +240,17 @@ def test_report_as_dict_is_ready_for_the_api(project, tmp_path):
         "lines": 1,
         "created": 0,
         "already_present": 0,
-        "problems": [{"line": 1, "field": "local_title", "message": "must be a string, not a number"}],
+        "counts": {"screenings": {}, "items": {}, "item_statuses": {}, "spans": {}, "source_rows": {}},
+        "files": [{"name": "pairs.jsonl", "format": "jsonl", "size": report.files[0]["size"]}],
+        "problems": [
+            {
+                "file": None,
+                "line": 1,
+                "record": None,
+                "field": "local_title",
+                "message": "must be a string, not a number",
+            }
+        ],
         "problems_total": 1,
     }
 
