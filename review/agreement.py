@@ -791,42 +791,42 @@ class AgreementSummary:
             "notes": list(self.notes),
         }
 
-    CSV_HEADER = (
-        "scope",
-        "rater_a",
-        "rater_b",
-        "stratum",
-        "statistic",
-        "value",
-        "ci_low",
-        "ci_high",
-        "n_units",
-        "n_raters",
-        "n_judgments",
-        "excluded_units",
-        "note",
-    )
-
     def csv_rows(self) -> list[list[Any]]:
-        """One row per figure: overall, then per rater pair, then per stratum; header first."""
-        rows: list[list[Any]] = [list(self.CSV_HEADER)]
+        return summary_csv_rows(self.to_dict())
 
-        def add(scope: str, rater_a: Any, rater_b: Any, stratum: str, stat: Statistic) -> None:
-            data = stat.to_dict()
-            rows.append(
-                [scope, _json_value(rater_a), _json_value(rater_b), stratum, stat.name]
-                + ["" if data[key] is None else data[key] for key in self.CSV_HEADER[5:]]
-            )
 
-        for stat in self.statistics.values():
-            add("overall", "", "", "", stat)
-        for pair in self.pairs:
-            for stat in pair.statistics.values():
-                add("pair", pair.rater_a, pair.rater_b, "", stat)
-        for stratum in self.strata:
-            for stat in stratum.statistics.values():
-                add("stratum", "", "", stratum.label, stat)
-        return rows
+CSV_HEADER = (
+    "scope",
+    "rater_a",
+    "rater_b",
+    "stratum",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters",
+    "n_judgments",
+    "excluded_units",
+    "note",
+)
+
+
+def summary_csv_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+    """One row per figure of `AgreementSummary.to_dict()`: overall, per rater pair, per stratum; header first."""
+    rows: list[list[Any]] = [list(CSV_HEADER)]
+
+    def add(scope: str, rater_a: Any, rater_b: Any, stratum: str, statistics: Mapping[str, Any]) -> None:
+        for stat in statistics.values():
+            values = ["" if stat[key] is None else stat[key] for key in CSV_HEADER[5:]]
+            rows.append([scope, rater_a, rater_b, stratum, stat["name"], *values])
+
+    add("overall", "", "", "", summary["statistics"])
+    for pair in summary["pairs"]:
+        add("pair", pair["rater_a"], pair["rater_b"], "", pair["statistics"])
+    for stratum in summary["strata"]:
+        add("stratum", "", "", stratum["label"], stratum["statistics"])
+    return rows
 
 
 def _table_statistics(
@@ -876,7 +876,7 @@ def agreement_summary(
     judgments: Iterable[Sequence[Any]] | RatingTable,
     level: Level,
     *,
-    strata: Mapping[Hashable, str] | None = None,
+    strata: Mapping[Any, str] | None = None,
     categories: Sequence[Any] | None = None,
     options: int | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
