@@ -37,6 +37,10 @@ if "@" not in WIKIPEDIA_CONTACT and not WIKIPEDIA_CONTACT.startswith("http"):
     raise ImproperlyConfigured(
         "WIKIPEDIA_CONTACT must be an e-mail address or a URL where the operator can be reached."
     )
+# Politeness towards Wikipedia: seconds between requests (per worker process), retries with backoff.
+WIKIPEDIA_REQUEST_INTERVAL = env.float("WIKIPEDIA_REQUEST_INTERVAL", default=0.2)
+WIKIPEDIA_MAX_RETRIES = env.int("WIKIPEDIA_MAX_RETRIES", default=4)
+WIKIPEDIA_RETRY_WAIT = env.float("WIKIPEDIA_RETRY_WAIT", default=1.0)  # doubles with each retry
 
 INSTALLED_APPS = [
     "django.contrib.admin",
