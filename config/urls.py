@@ -13,8 +13,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
     path("api/", include("annotation.api_urls")),
     path("api/", include("review.api_urls")),
+    path("api/", include("review.calculator_api_urls")),
     path("api/", include("exports.api_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
+    path("", include("review.calculator_urls")),
     path("", include("exports.urls")),
 ]

@@ -46,11 +46,8 @@ def _problem(message: str, *, line: int | None = None, column: str | None = None
     if column is not None:
         where.append(f"column '{column}'")
     prefix = ", ".join(where)
-    return InvalidInput(
-        f"{prefix}: {message}" if prefix else message,
-        field="file",
-        details={"line": line, "column": column},
-    )
+    text = f"{prefix}: {message}" if prefix else message
+    return InvalidInput(text, field="file", details={"file": [text]})
 
 
 def _numeric_values(level: str, categories: list[Any] | None) -> bool:
