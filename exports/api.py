@@ -1,0 +1,259 @@
+"""The releases REST API: list, request, watch, build again, download, compare; export settings.
+
+There is deliberately no route that changes or deletes a release: a published
+release is immutable, and the next one is a new version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import FileResponse, Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation import access
+from annotation.api import _paginated, _responses, _validated
+from annotation.errors import InvalidInput, InvalidState
+from annotation.models import QAItem, Role
+from exports import services
+from exports.access import get_release_for_user, get_release_of_project, releases_for_project
+from exports.downloads import archive_response, file_response
+from exports.formats.prompts import SCENARIOS
+from exports.models import Release
+
+FILE = OpenApiResponse(OpenApiTypes.BINARY, description="The file, streamed as an attachment.")
+
+
+class FileEntryOutput(serializers.Serializer):
+    name = serializers.CharField()
+    size = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    lines = serializers.IntegerField(required=False, help_text="Lines of a JSONL file.")
+
+
+class ReleaseOutput(serializers.ModelSerializer):
+    files = FileEntryOutput(many=True, read_only=True)
+    percent = serializers.IntegerField(read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    counts = serializers.DictField(read_only=True)
+    splits = serializers.DictField(child=serializers.IntegerField(), read_only=True)
+    item_statuses = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = Release
+        fields = [
+            "version",
+            "status",
+            "item_statuses",
+            "splits",
+            "seed",
+            "changelog",
+            "license",
+            "schema_version",
+            "progress_done",
+            "progress_total",
+            "percent",
+            "files",
+            "counts",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class ReleaseRequestInput(serializers.Serializer):
+    item_statuses = serializers.ListField(
+        child=serializers.ChoiceField(choices=QAItem.Status.choices),
+        required=False,
+        help_text="Item statuses to include; accepted only when left out.",
+    )
+    splits = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        allow_empty=True,
+        help_text='Percentages, e.g. {"train": 70, "dev": 10, "test": 20} (the default); {} for no splits.',
+    )
+    seed = serializers.IntegerField(required=False, help_text="Kept from the previous release when left out.")
+    changelog = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    license = serializers.CharField(required=False, help_text="Defaults to the project's export settings.")
+    version = serializers.IntegerField(required=False, help_text="Defaults to the next number.")
+
+
+class DiffChangeOutput(serializers.Serializer):
+    id = serializers.CharField()
+    fields = serializers.ListField(child=serializers.CharField())
+
+
+class DiffCountsOutput(serializers.Serializer):
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+    changed = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+class DiffOutput(serializers.Serializer):
+    from_version = serializers.IntegerField()
+    to_version = serializers.IntegerField()
+    counts = DiffCountsOutput()
+    added = serializers.ListField(child=serializers.CharField(), help_text="Stable ids of items added.")
+    removed = serializers.ListField(child=serializers.CharField())
+    changed = DiffChangeOutput(many=True)
+
+
+class DiffInput(serializers.Serializer):
+    old = serializers.IntegerField(min_value=1, help_text="The earlier version.")
+    new = serializers.IntegerField(min_value=1, help_text="The later version.")
+
+
+class ExportSettingsOutput(serializers.Serializer):
+    prompt_templates = serializers.DictField(child=serializers.CharField())
+    license = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class ExportSettingsInput(serializers.Serializer):
+    prompt_templates = serializers.DictField(
+        child=serializers.CharField(trim_whitespace=False),
+        required=False,
+        help_text=f"Templates by scenario ({', '.join(SCENARIOS)}); scenarios left out keep theirs.",
+    )
+    license = serializers.CharField(required=False)
+    version = serializers.IntegerField(required=False, help_text="Refuse if the settings changed since this version.")
+
+
+class ReleaseListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="Releases of a project, newest first (members)",
+        responses=_responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug)
+        services.release_expire_stale(project=project)
+        return _paginated(self, request, releases_for_project(project), ReleaseOutput)
+
+    @extend_schema(
+        summary="Request a release (coordinator); a worker builds it",
+        description="202 with the pending release; poll it for progress. 409 while another build of the project runs.",
+        request=ReleaseRequestInput,
+        responses=_responses({202: ReleaseOutput}),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ReleaseRequestInput, request.data)
+        release = services.release_request(project=project, user=request.user, **data)
+        return Response(ReleaseOutput(release).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReleaseDetailApi(APIView):
+    @extend_schema(
+        summary="A release: status, progress, files with size and sha256, error",
+        responses=_responses({200: ReleaseOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, version: int) -> Response:
+        project = access.get_project_for_user(request.user, slug)
+        services.release_expire_stale(project=project)
+        return Response(ReleaseOutput(get_release_of_project(project, version)).data)
+
+
+class ReleaseRebuildApi(APIView):
+    @extend_schema(
+        summary="Build a failed release again (coordinator)",
+        request=None,
+        responses=_responses({202: ReleaseOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, version: int) -> Response:
+        release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
+        rebuilt = services.release_rebuild(release=release, user=request.user)
+        return Response(ReleaseOutput(rebuilt).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReleaseFileApi(APIView):
+    @extend_schema(
+        summary="Download one file of a published release (members)",
+        description="`name` is a file name as listed in the release's `files`, e.g. `lead_qa.jsonl`.",
+        responses=_responses({200: FILE}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, version: int, name: str) -> FileResponse:
+        release = get_release_for_user(request.user, slug, version)
+        try:
+            return file_response(release, name)
+        except InvalidInput as error:
+            raise Http404(error.message) from None
+
+
+class ReleaseArchiveApi(APIView):
+    @extend_schema(
+        summary="Download a published release as one zip, streamed (members)",
+        responses=_responses({200: FILE}, bad_input=False),
+    )
+    def get(self, request: Request, slug: str, version: int) -> StreamingHttpResponse:
+        release = get_release_for_user(request.user, slug, version)
+        if not release.is_published:
+            raise InvalidState("Only a published release can be downloaded.", field="status")
+        return archive_response(release)
+
+
+class ReleaseDiffApi(APIView):
+    @extend_schema(
+        summary="Items added, removed and changed between two published releases (by stable id)",
+        parameters=[
+            OpenApiParameter("old", int, required=True, description="The earlier version."),
+            OpenApiParameter("new", int, required=True, description="The later version."),
+        ],
+        responses=_responses({200: DiffOutput}),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug)
+        query = _validated(DiffInput, request.query_params)
+        old = get_release_of_project(project, query["old"])
+        new = get_release_of_project(project, query["new"])
+        return Response(DiffOutput(services.release_diff(old=old, new=new).as_dict()).data)
+
+
+class ExportSettingsApi(APIView):
+    @extend_schema(
+        summary="Prompt templates and default license of the project's releases (coordinator)",
+        responses=_responses({200: ExportSettingsOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(ExportSettingsOutput(services.export_settings_get(project=project)).data)
+
+    @extend_schema(
+        summary="Change prompt templates or the default license (coordinator)",
+        request=ExportSettingsInput,
+        responses=_responses({200: ExportSettingsOutput}),
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data: dict[str, Any] = _validated(ExportSettingsInput, request.data)
+        updated = services.export_settings_update(project=project, **data)
+        return Response(ExportSettingsOutput(updated).data)
+
+
+class ProjectFormatApi(APIView):
+    @extend_schema(
+        summary="The project written in another format, e.g. `wilova`, as a zip (coordinator)",
+        description="404 when the format is not available on this server.",
+        responses=_responses({200: FILE}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, format_name: str) -> FileResponse:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        try:
+            archive, cleanup = services.project_format_archive(project=project, format=format_name)
+        except InvalidInput as error:
+            raise Http404(error.message) from None
+        response = FileResponse(archive.open("rb"), as_attachment=True, filename=archive.name)
+        response._resource_closers.append(cleanup)
+        return response

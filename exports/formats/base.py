@@ -1,0 +1,66 @@
+"""What every release writer shares: files that hash themselves as they are written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    name: str  # relative to the release directory, with forward slashes
+    size: int
+    sha256: str
+    lines: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": self.name, "size": self.size, "sha256": self.sha256}
+        if self.lines is not None:
+            entry["lines"] = self.lines
+        return entry
+
+
+def dumps(record: Any) -> str:
+    """One JSON line: UTF-8 as it is (not \\u escapes), no newline inside."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+class HashedFile:
+    """A file written in blocks, with its size and sha256 computed on the way (no second read)."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.name = name
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("wb")
+        self._sha = hashlib.sha256()
+        self.size = 0
+        self.lines = 0
+
+    def write_lines(self, lines: list[str]) -> None:
+        if not lines:
+            return
+        self.lines += len(lines)
+        self.write(("\n".join(lines) + "\n").encode())
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+        self._sha.update(data)
+        self.size += len(data)
+
+    def close(self, *, count_lines: bool = True) -> FileEntry:
+        self._file.flush()
+        self._file.close()
+        return FileEntry(self.name, self.size, self._sha.hexdigest(), self.lines if count_lines else None)
+
+    def abort(self) -> None:
+        self._file.close()
+
+
+def write_file(root: Path, name: str, data: bytes) -> FileEntry:
+    handle = HashedFile(root, name)
+    handle.write(data)
+    return handle.close(count_lines=False)

@@ -1,0 +1,143 @@
+"""Releases: numbered, immutable snapshots of a project's QA items, and the project's export settings.
+
+A release row is the whole truth about a build: its status and progress while
+a worker writes it, its error when it failed, and its files (name, size,
+sha256) once published. A published release never changes: the services have
+no path that edits one, the API has no update or delete route and the admin
+is read-only.
+
+Versions are integers counted per project (1, 2, 3, shown as "v3"); a failed
+build keeps its row, for the record, but gives its number back.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Project
+
+DEFAULT_SPLITS = {"train": 70, "dev": 10, "test": 20}
+
+# The study's prompts: the question, optional context blocks, an instruction to put the answer in tags.
+_CONTEXT = "Here is some relevant information: {context}\n\n"
+_ASK = "{question}\n\nPut your final answer inside <answer></answer> tags."
+DEFAULT_PROMPT_TEMPLATES = {
+    "question_only": _ASK,
+    "standard_lead": _CONTEXT.replace("{context}", "{standard_lead}") + _ASK,
+    "local_lead": _CONTEXT.replace("{context}", "{local_lead}") + _ASK,
+    "both_leads": _CONTEXT.replace("{context}", "{standard_lead}")
+    + _CONTEXT.replace("{context}", "{local_lead}")
+    + _ASK,
+}
+PROMPT_FIELDS = ("question", "standard_lead", "local_lead", "standard_title", "local_title")
+
+
+def default_prompt_templates() -> dict[str, str]:
+    return dict(DEFAULT_PROMPT_TEMPLATES)
+
+
+class ReleaseQuerySet(models.QuerySet["Release"]):
+    def published(self) -> ReleaseQuerySet:
+        return self.filter(status=Release.Status.PUBLISHED)
+
+    def in_progress(self) -> ReleaseQuerySet:
+        return self.filter(status__in=Release.ACTIVE)
+
+
+class Release(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        BUILDING = "building", "Building"
+        PUBLISHED = "published", "Published"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (Status.PENDING, Status.BUILDING)
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases")
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # What goes in: item statuses, splits ({} = no splits) and the seed they are drawn from.
+    item_statuses = models.JSONField(default=list)
+    splits = models.JSONField(default=dict, blank=True)
+    seed = models.PositiveIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    changelog = models.TextField(blank=True)
+    license = models.CharField(max_length=64)
+    schema_version = models.PositiveSmallIntegerField(default=1)
+    # Progress of the build: items written out of items to write.
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    build_token = models.CharField(max_length=32, blank=True)  # the worker run that holds the build
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Once published: [{name, size, sha256}], counts, the archive directory under MEDIA_ROOT.
+    files = models.JSONField(default=list, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    path = models.CharField(max_length=300, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ReleaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["project_id", "-version", "-id"]
+        constraints = [
+            # A failed build gives its number back; every other release holds its number alone.
+            models.UniqueConstraint(
+                fields=["project", "version"], condition=~Q(status="failed"), name="release_unique_version"
+            ),
+            # At most one build per project at a time: two requests at once produce one build.
+            models.UniqueConstraint(
+                fields=["project"], condition=Q(status__in=["pending", "building"]), name="release_one_build"
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="release_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug} v{self.version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("release_detail", args=[self.project.slug, self.version])
+
+    @property
+    def label(self) -> str:
+        return f"v{self.version}"
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == self.Status.PUBLISHED
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.PUBLISHED:
+            return 100
+        if not self.progress_total:
+            return 0
+        return min(99, int(100 * self.progress_done / self.progress_total))
+
+    def file_entry(self, name: str) -> dict | None:
+        return next((entry for entry in self.files if entry["name"] == name), None)
+
+
+class ExportSettings(models.Model):
+    """Per-project export settings: the prompt templates of the context scenarios and the default license."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="export_settings")
+    prompt_templates = models.JSONField(default=default_prompt_templates)
+    license = models.CharField(max_length=64, default="cc-by-sa-4.0")
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Export settings of {self.project}"

@@ -1,0 +1,310 @@
+"""What one released item and one released pair look like, and how they are read from the database.
+
+The records are read in chunks: one streaming query over the items (ordered by
+pair, so a pair's items come together), and for each chunk a fixed handful of
+queries for the pairs, spans, revision counts and review data of that chunk.
+Memory holds one chunk, however large the project; the query count grows with
+the number of chunks, never with the number of items.
+
+`item_record` is the one function that decides the shape of a QA line; review
+data (outcome, verification, labels) comes in through `ReviewData`, loaded
+from the `review` app when it is installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count
+
+from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
+
+CHUNK = 2000
+SPLIT_NAMES = ("train", "dev", "test")
+
+ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
+PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
+
+
+def item_id(project: Project, pk: int) -> str:
+    """The stable id of an item across releases: it never changes while the item exists."""
+    return f"{project.slug}-q{pk}"
+
+
+def pair_id(project: Project, pk: int) -> str:
+    return f"{project.slug}-p{pk}"
+
+
+class Splitter:
+    """Assigns each pair to a split, from the seed and the pair alone.
+
+    A pair's split is a pure function of (seed, pair), so no pair's items cross
+    splits, the same seed gives the same splits in every release (a test item
+    stays a test item in the next version), and nothing has to be held in memory.
+    Proportions are met in expectation, not exactly.
+    """
+
+    def __init__(self, splits: dict[str, int], seed: int) -> None:
+        self.seed = seed
+        total = sum(splits.values())
+        self.bounds: list[tuple[float, str]] = []
+        running = 0
+        for name in SPLIT_NAMES:
+            if splits.get(name):
+                running += splits[name]
+                self.bounds.append((running / total, name))
+
+    def __call__(self, pair_pk: int) -> str | None:
+        if not self.bounds:
+            return None
+        digest = hashlib.blake2b(f"{self.seed}:{pair_pk}".encode(), digest_size=8).digest()
+        point = int.from_bytes(digest, "big") / 2**64
+        for bound, name in self.bounds:
+            if point < bound:
+                return name
+        return self.bounds[-1][1]
+
+
+@dataclass
+class ReviewData:
+    """Review facts of one chunk, keyed by item or pair pk. Empty when the review app has nothing."""
+
+    verification: dict[int, dict[str, Any]] = field(default_factory=dict)
+    labels: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    reviews: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, item_pks: list[int], pair_pks: Iterable[int]) -> ReviewData:
+        data = cls()
+        try:
+            from review.models import FinalLabel, ReviewSlot, Verification
+        except ImportError:  # the review app is not there yet: verification "not_checked", labels null
+            return data
+        pair_pks = list(pair_pks)
+        for item_pk, result, sentences in (
+            Verification.objects.filter(item_id__in=item_pks)
+            .order_by("item_id", "number")
+            .values_list("item_id", "result", "sentences")
+        ):
+            data.verification[item_pk] = {"status": result, "sentences": _sentences(sentences)}  # the latest wins
+        for pair_pk, kind, value, detail in FinalLabel.objects.filter(pair_id__in=pair_pks).values_list(
+            "pair_id", "kind", "value", "detail"
+        ):
+            data.labels.setdefault(pair_pk, {})[kind] = value
+            if kind == "region" and detail:
+                data.labels[pair_pk]["region_detail"] = detail
+        for item_pk, reviews in (
+            ReviewSlot.objects.filter(item_id__in=item_pks, status="done")
+            .values("item_id")
+            .annotate(n=Count("id"))
+            .values_list("item_id", "n")
+        ):
+            data.reviews[item_pk] = {"reviews": reviews}
+        return data
+
+
+def _sentences(sentences: Any) -> list[dict[str, Any]]:
+    if not isinstance(sentences, list):
+        return []
+    out = []
+    for sentence in sentences:
+        if isinstance(sentence, dict):
+            out.append({"start": sentence.get("start"), "end": sentence.get("end"), "text": sentence.get("text", "")})
+        else:
+            out.append({"start": None, "end": None, "text": str(sentence)})
+    return out
+
+
+@dataclass
+class ItemContext:
+    """Everything `item_record` needs besides the item row: the project, its chunk's pairs, spans and review data."""
+
+    project: Project
+    splitter: Splitter
+    pairs: dict[int, tuple]
+    local_texts: dict[int, str]
+    spans: dict[int, list[dict[str, Any]]]
+    revisions: dict[int, int]
+    review: ReviewData
+
+
+def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
+    """One self-contained QA line (field order is the order researchers read it in)."""
+    pk, pair_pk, kind, question, answer_standard, answer_local, status = item
+    project = context.project
+    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead = context.pairs[pair_pk]
+    labels = context.review.labels.get(pair_pk, {})
+    record: dict[str, Any] = {
+        "id": item_id(project, pk),
+        "kind": kind,
+        "split": context.splitter(pair_pk),
+        "pair_id": pair_id(project, pair_pk),
+        "local_language": project.local_language,
+        "standard_language": project.standard_language,
+        "local_wiki": project.local_wiki,
+        "standard_wiki": project.standard_wiki,
+        "local_title": local_title,
+        "standard_title": standard_title,
+        "local_url": local_url,
+        "standard_url": standard_url,
+        "question": question,
+        "answer_standard": answer_standard,
+        "answer_local": answer_local,
+        "evidence": context.spans.get(pk, []),
+        "verification": context.review.verification.get(pk, {"status": "not_checked", "sentences": []}),
+        "topic": labels.get("topic"),
+        "region": labels.get("region"),
+        "review_outcome": status,
+        "revisions": context.revisions.get(pk, 0),
+        "reviews": context.review.reviews.get(pk, {}).get("reviews", 0),
+        "local_lead": local_lead,
+        "standard_lead": standard_lead,
+    }
+    if kind == QAItem.Kind.DOCUMENT:
+        # The document its evidence points into, so the line stays self-contained.
+        record["local_text"] = context.local_texts.get(pair_pk, "")
+    return record
+
+
+def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
+    chunk: list[tuple] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def release_items(project: Project, statuses: Iterable[str]):  # type: ignore[no-untyped-def]
+    return QAItem.objects.alive().filter(project=project, status__in=list(statuses))
+
+
+def iter_item_records(
+    project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
+) -> Iterator[list[dict[str, Any]]]:
+    """The release's QA records, one list per chunk, in (pair, item) order."""
+    rows = (
+        release_items(project, statuses)
+        .order_by("pair_id", "id")
+        .values_list(*ITEM_COLUMNS)
+        .iterator(chunk_size=chunk_size)
+    )
+    for chunk in _chunks(rows, chunk_size):
+        item_pks = [row[0] for row in chunk]
+        pair_pks = {row[1] for row in chunk}
+        document_pairs = {row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT}
+        spans: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for span_item, document, start, end, text, match in (
+            EvidenceSpan.objects.filter(item_id__in=item_pks)
+            .order_by("item_id", "position", "id")
+            .values_list("item_id", "document", "start", "end", "text", "match")
+        ):
+            spans[span_item].append({"document": document, "start": start, "end": end, "text": text, "match": match})
+        context = ItemContext(
+            project=project,
+            splitter=splitter,
+            pairs={row[0]: row for row in PagePair.objects.filter(pk__in=pair_pks).values_list(*PAIR_COLUMNS)},
+            local_texts=dict(PagePair.objects.filter(pk__in=document_pairs).values_list("id", "local_text"))
+            if document_pairs
+            else {},
+            spans=spans,
+            revisions=dict(
+                QAItemRevision.objects.filter(item_id__in=item_pks)
+                .values("item_id")
+                .annotate(n=Count("id"))
+                .values_list("item_id", "n")
+            ),
+            review=ReviewData.load(item_pks, pair_pks),
+        )
+        yield [item_record(row, context) for row in chunk]
+
+
+def iter_pair_records(
+    project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
+) -> Iterator[list[dict[str, Any]]]:
+    """Every pair the project considered, with its screening decision, exclusion reason and released item counts."""
+    rows = (
+        PagePair.objects.filter(project=project)
+        .order_by("id")
+        .values_list(
+            "id",
+            "local_title",
+            "standard_title",
+            "local_url",
+            "standard_url",
+            "local_lead_length",
+            "standard_lead_length",
+            "local_text_length",
+            "standard_text_length",
+            "status",
+            "screening_decision",
+        )
+        .iterator(chunk_size=chunk_size)
+    )
+    statuses = list(statuses)
+    for chunk in _chunks(rows, chunk_size):
+        pks = [row[0] for row in chunk]
+        notes: dict[int, str] = {}
+        for pair_pk, note in (
+            Screening.objects.filter(pair_id__in=pks)
+            .order_by("pair_id", "created_at", "id")
+            .values_list("pair_id", "note")
+        ):
+            notes[pair_pk] = note  # the latest decision's note
+        counts: dict[int, dict[str, int]] = defaultdict(dict)
+        for pair_pk, kind, n in (
+            release_items(project, statuses)
+            .filter(pair_id__in=pks)
+            .values("pair_id", "kind")
+            .annotate(n=Count("id"))
+            .values_list("pair_id", "kind", "n")
+        ):
+            counts[pair_pk][kind] = n
+        review = ReviewData.load([], pks)
+        records = []
+        for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision in chunk:
+            labels = review.labels.get(pk, {})
+            excluded = status == PagePair.Status.EXCLUDED
+            records.append(
+                {
+                    "id": pair_id(project, pk),
+                    "split": splitter(pk),
+                    "local_language": project.local_language,
+                    "standard_language": project.standard_language,
+                    "local_wiki": project.local_wiki,
+                    "standard_wiki": project.standard_wiki,
+                    "local_title": local_title,
+                    "standard_title": standard_title,
+                    "local_url": local_url,
+                    "standard_url": standard_url,
+                    "local_lead_length": ll,
+                    "standard_lead_length": sl,
+                    "local_text_length": lt,
+                    "standard_text_length": st,
+                    "local_heavy": is_local_heavy(ll, sl, lt, st),
+                    "status": status,
+                    "screening_decision": decision or None,
+                    "exclusion_reason": decision if excluded else None,
+                    "exclusion_note": notes.get(pk, "") if excluded else None,
+                    "topic": labels.get("topic"),
+                    "region": labels.get("region"),
+                    "lead_qas": counts[pk].get(QAItem.Kind.LEAD, 0),
+                    "document_qas": counts[pk].get(QAItem.Kind.DOCUMENT, 0),
+                }
+            )
+        yield records
+
+
+def is_local_heavy(local_lead: int, standard_lead: int, local_text: int | None, standard_text: int | None) -> bool:
+    """Both the local lead and the local full text are longer; a full text of unknown length does not count against."""
+    if local_lead <= standard_lead:
+        return False
+    if local_text is None or standard_text is None:
+        return True
+    return local_text > standard_text

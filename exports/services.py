@@ -1,0 +1,549 @@
+"""Business rules of releases: requesting, building, publishing, comparing and serving them.
+
+Views, the API, the `release_build` command and the Celery task all call these
+functions. A build writes into a temporary directory under
+MEDIA_ROOT/releases/<slug>/.building/ and is moved into place (one rename) in
+the same transaction that marks the row published; a build that dies leaves no
+published files, and its row is marked failed once its heartbeat goes stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import uuid
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from annotation.errors import InvalidInput, InvalidState
+from annotation.models import Project, QAItem
+from exports import formats
+from exports.formats.prompts import template_problems
+from exports.models import DEFAULT_SPLITS, ExportSettings, Release
+from exports.records import SPLIT_NAMES, Splitter, iter_item_records, iter_pair_records, release_items
+from exports.statistics import release_agreement, release_statistics
+
+log = logging.getLogger(__name__)
+
+LICENSE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.+-]{1,63}$")
+STALE_ERROR = (
+    "The build stopped without finishing (the worker was lost: killed, restarted or out of memory). "
+    "No files were published. Build again."
+)
+
+
+class BuildLost(Exception):
+    """Another run took the build over (this one was presumed dead); this run stops and publishes nothing."""
+
+
+# Settings and paths
+
+
+def _stale_seconds() -> int:
+    """How long a build may go without a heartbeat before it counts as dead (heartbeats come every chunk)."""
+    return int(getattr(settings, "RELEASE_STALE_SECONDS", 300))
+
+
+def releases_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "releases"
+
+
+def release_dir(release: Release) -> Path:
+    return releases_root() / release.project.slug / f"v{release.version}"
+
+
+def export_settings_get(*, project: Project) -> ExportSettings:
+    settings_row, _ = ExportSettings.objects.get_or_create(project=project)
+    return settings_row
+
+
+def export_settings_update(
+    *,
+    project: Project,
+    prompt_templates: dict[str, str] | None = None,
+    license: str | None = None,
+    version: int | None = None,
+) -> ExportSettings:
+    """Change the prompt templates or the default license; with `version`, refuse if someone saved in between."""
+    current = export_settings_get(project=project)
+    changes: dict[str, Any] = {}
+    if prompt_templates is not None:
+        templates = {**current.prompt_templates, **prompt_templates}
+        problems = template_problems(templates)
+        if problems:
+            first = next(iter(problems))
+            raise InvalidInput(f"{first}: {problems[first][0]}", field=first, details=problems)
+        changes["prompt_templates"] = templates
+    if license is not None:
+        changes["license"] = _check_license(license)
+    query = ExportSettings.objects.filter(pk=current.pk)
+    if version is not None:
+        query = query.filter(version=version)
+    if changes and not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
+        raise InvalidState("The export settings were changed by someone else; reload them.", field="version")
+    current.refresh_from_db()
+    return current
+
+
+def _check_license(value: str) -> str:
+    value = value.strip().lower()
+    if not LICENSE_PATTERN.match(value):
+        raise InvalidInput(
+            "license: use a license identifier such as cc-by-sa-4.0, cc-by-4.0 or other.", field="license"
+        )
+    return value
+
+
+def _check_splits(splits: dict[str, int] | None) -> dict[str, int]:
+    if splits is None:
+        return dict(DEFAULT_SPLITS)
+    if not splits:
+        return {}
+    unknown = sorted(set(splits) - set(SPLIT_NAMES))
+    if unknown:
+        raise InvalidInput(
+            f"splits.{unknown[0]}: unknown split; use train, dev and test.", field=f"splits.{unknown[0]}"
+        )
+    for name, share in splits.items():
+        if not isinstance(share, int) or isinstance(share, bool) or not 0 <= share <= 100:
+            raise InvalidInput(f"splits.{name}: must be a whole percentage from 0 to 100.", field=f"splits.{name}")
+    if sum(splits.values()) != 100:
+        raise InvalidInput(
+            f"splits: the shares must add up to 100, not {sum(splits.values())}.", field="splits", details=splits
+        )
+    return {name: splits[name] for name in SPLIT_NAMES if splits.get(name)}
+
+
+def _check_statuses(statuses: Iterable[str] | None) -> list[str]:
+    if statuses is None:
+        return [QAItem.Status.ACCEPTED]
+    statuses = list(dict.fromkeys(statuses))
+    for status in statuses:
+        if status not in QAItem.Status.values:
+            raise InvalidInput(
+                f"item_statuses: unknown status {status!r}; use {', '.join(QAItem.Status.values)}.",
+                field="item_statuses",
+            )
+    if not statuses:
+        raise InvalidInput("item_statuses: choose at least one item status.", field="item_statuses")
+    return statuses
+
+
+# Requesting and building
+
+
+def release_request(
+    *,
+    project: Project,
+    user: AbstractBaseUser | None,
+    item_statuses: Iterable[str] | None = None,
+    splits: dict[str, int] | None = None,
+    seed: int | None = None,
+    changelog: str = "",
+    license: str | None = None,
+    version: int | None = None,
+    enqueue: bool = True,
+) -> Release:
+    """Ask for a new release; a worker builds it (after commit). One build per project at a time.
+
+    Without a seed, the seed of the latest published release is kept, so items stay
+    in their splits from one version to the next; the first release draws one.
+    """
+    release_expire_stale(project=project)
+    statuses = _check_statuses(item_statuses)
+    splits = _check_splits(splits)
+    if seed is not None and not 0 <= seed < 2**31:
+        raise InvalidInput("seed: must be a whole number from 0 to 2147483647.", field="seed")
+    if len(changelog) > 20_000:
+        raise InvalidInput("changelog: at most 20000 characters.", field="changelog")
+    license = _check_license(license) if license else export_settings_get(project=project).license
+    taken = Release.objects.filter(project=project).exclude(status=Release.Status.FAILED)
+    latest = taken.aggregate(v=Max("version"))["v"] or 0
+    if version is None:
+        version = latest + 1
+    elif version <= latest:
+        raise InvalidInput(f"version: must be greater than {latest}, the latest version.", field="version")
+    if seed is None:
+        previous = Release.objects.published().filter(project=project).order_by("-version").first()
+        seed = previous.seed if previous else secrets.randbelow(2**31)
+    try:
+        with transaction.atomic():
+            release = Release.objects.create(
+                project=project,
+                version=version,
+                item_statuses=statuses,
+                splits=splits,
+                seed=seed,
+                changelog=changelog,
+                license=license,
+                created_by=user,
+            )
+    except IntegrityError:
+        building = Release.objects.in_progress().filter(project=project).first()
+        if building is not None:
+            raise InvalidState(
+                f"Release v{building.version} of this project is being built; wait for it to finish.",
+                field="version",
+            ) from None
+        raise InvalidState(f"Version {version} was just taken; request the release again.", field="version") from None
+    if enqueue:
+        from exports.tasks import release_build_task
+
+        transaction.on_commit(lambda: release_build_task.delay(release.pk))
+    return release
+
+
+def release_rebuild(*, release: Release, user: AbstractBaseUser | None, enqueue: bool = True) -> Release:
+    """Build a failed release again: a new request with the same choices (and the same number, now free)."""
+    release_expire_stale(project=release.project)
+    release.refresh_from_db(fields=["status"])
+    if release.status != Release.Status.FAILED:
+        raise InvalidState("Only a failed release can be built again.", field="status")
+    return release_request(
+        project=release.project,
+        user=user,
+        item_statuses=release.item_statuses,
+        splits=release.splits,
+        seed=release.seed,
+        changelog=release.changelog,
+        license=release.license,
+        enqueue=enqueue,
+    )
+
+
+def release_expire_stale(*, project: Project | None = None) -> int:
+    """Mark builds whose worker stopped reporting as failed, and remove their temporary files."""
+    cutoff = timezone.now() - timedelta(seconds=_stale_seconds())
+    stale = Release.objects.filter(status=Release.Status.BUILDING, heartbeat_at__lt=cutoff)
+    if project is not None:
+        stale = stale.filter(project=project)
+    expired = 0
+    for release in stale.select_related("project"):
+        if Release.objects.filter(
+            pk=release.pk, status=Release.Status.BUILDING, heartbeat_at=release.heartbeat_at
+        ).update(status=Release.Status.FAILED, error=STALE_ERROR, finished_at=timezone.now()):
+            expired += 1
+            _remove_temporary(release)
+    return expired
+
+
+def _building_root(release: Release) -> Path:
+    return releases_root() / release.project.slug / ".building"
+
+
+def _remove_temporary(release: Release) -> None:
+    root = _building_root(release)
+    if root.is_dir():
+        for path in root.glob(f"v{release.version}-*"):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@dataclass
+class _Progress:
+    release_pk: int
+    token: str
+    done: int = 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if not Release.objects.filter(
+            pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
+        ).update(progress_done=self.done, heartbeat_at=timezone.now()):
+            raise BuildLost
+
+
+def release_build(*, release_id: int) -> Release | None:
+    """Build a requested release and publish it; None if another run holds it or it is already done.
+
+    The claim is a conditional update: a pending release, or a building one whose
+    heartbeat went stale (its worker died and the message came back). A duplicate
+    delivery finds nothing to claim and returns.
+    """
+    now = timezone.now()
+    token = uuid.uuid4().hex
+    cutoff = now - timedelta(seconds=_stale_seconds())
+    claimed = Release.objects.filter(
+        Q(status=Release.Status.PENDING) | Q(status=Release.Status.BUILDING, heartbeat_at__lt=cutoff), pk=release_id
+    ).update(
+        status=Release.Status.BUILDING,
+        build_token=token,
+        heartbeat_at=now,
+        started_at=now,
+        attempts=F("attempts") + 1,
+        progress_done=0,
+        error="",
+    )
+    if not claimed:
+        return None
+    release = Release.objects.select_related("project").get(pk=release_id)
+    _remove_temporary(release)  # an earlier run's leftovers
+    temporary = _building_root(release) / f"v{release.version}-{token}"
+    try:
+        state = _write_release(release, temporary, _Progress(release.pk, token))
+        _publish(release, temporary, token, state)
+    except BuildLost:
+        shutil.rmtree(temporary, ignore_errors=True)
+        return None
+    except Exception as error:
+        log.exception("Release %s failed", release)
+        shutil.rmtree(temporary, ignore_errors=True)
+        Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
+            status=Release.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
+        )
+    release.refresh_from_db()
+    return release
+
+
+def _write_release(release: Release, root: Path, progress: _Progress) -> formats.BuildState:
+    project = release.project
+    statuses = release.item_statuses
+    total = release_items(project, statuses).count()
+    Release.objects.filter(pk=release.pk, build_token=progress.token).update(progress_total=total)
+    agreement, note = release_agreement(project)
+    state = formats.BuildState(
+        release=release,
+        project=project,
+        splits={name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)},
+        prompt_templates=export_settings_get(project=project).prompt_templates,
+        statistics=release_statistics(project, statuses),
+        agreement=agreement,
+        agreement_note=note,
+    )
+    root.mkdir(parents=True, exist_ok=False)
+    writers = formats.release_writers()
+    for writer in writers:
+        writer.open(root, state)
+    try:
+        splitter = Splitter(release.splits, release.seed)
+        for records in iter_item_records(project, statuses=statuses, splitter=splitter):
+            for writer in writers:
+                writer.add_items(records)
+            progress.advance(len(records))
+        for pair_records in iter_pair_records(project, statuses=statuses, splitter=splitter):
+            for writer in writers:
+                writer.add_pairs(pair_records)
+            progress.advance(0)
+        for writer in writers:
+            entries = writer.finish()
+            if isinstance(writer, formats.ManifestWriter):
+                state.manifest = entries[0]  # type: ignore[attr-defined]
+            else:
+                state.entries.extend(entries)
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    return state
+
+
+def _publish(release: Release, temporary: Path, token: str, state: formats.BuildState) -> None:
+    final = release_dir(release)
+    if final.exists():
+        # Left by a run that died between the rename and the commit: never published, safe to replace.
+        shutil.rmtree(final)
+    files = [entry.as_dict() for entry in [*state.entries, state.manifest]]  # type: ignore[attr-defined]
+    with transaction.atomic():
+        if not Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
+            status=Release.Status.PUBLISHED,
+            files=files,
+            counts=state.counts,
+            path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
+            progress_done=F("progress_total"),
+            finished_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+        ):
+            raise BuildLost
+        os.rename(temporary, final)  # atomic on one filesystem; a failure rolls the row back
+
+
+def release_build_now(**request: Any) -> Release:
+    """Request and build in this process (the management command and the benchmark)."""
+    release = release_request(enqueue=False, **request)
+    built = release_build(release_id=release.pk)
+    return built if built is not None else Release.objects.get(pk=release.pk)
+
+
+# Reading published releases
+
+
+def release_file_path(release: Release, name: str) -> Path:
+    """The path of one published file; only names listed in the release's files are served."""
+    if not release.is_published or release.file_entry(name) is None:
+        raise InvalidInput(f"The release has no file called {name!r}.", field="name")
+    return Path(settings.MEDIA_ROOT) / release.path / name
+
+
+def release_archive_name(release: Release) -> str:
+    return f"{release.project.slug}-v{release.version}.zip"
+
+
+class _Sink(io.RawIOBase):
+    """A write-only, unseekable stream whose bytes are handed out as they arrive (zipfile streams into it)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.chunks.append(bytes(data))
+        return len(data)
+
+    def take(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks.clear()
+        return data
+
+
+def release_archive_stream(release: Release, block: int = 1 << 16) -> Iterator[bytes]:
+    """The whole release as one zip, produced while it is sent: memory holds one block, not the archive."""
+    if not release.is_published:
+        raise InvalidState("Only a published release can be downloaded.", field="status")
+    return _archive_chunks(release, block)
+
+
+def _archive_chunks(release: Release, block: int) -> Iterator[bytes]:
+    prefix = f"{release.project.slug}-v{release.version}"
+    sink = _Sink()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for entry in release.files:
+            source = release_file_path(release, entry["name"])
+            info = zipfile.ZipInfo(f"{prefix}/{entry['name']}", date_time=release.finished_at.timetuple()[:6])
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with archive.open(info, "w", force_zip64=entry["size"] > 2**31) as target, source.open("rb") as data:
+                while chunk := data.read(block):
+                    target.write(chunk)
+                    if sink.chunks:
+                        yield sink.take()
+            yield sink.take()
+    yield sink.take()
+
+
+# Comparing releases
+
+
+@dataclass
+class ReleaseDiff:
+    old: Release
+    new: Release
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[dict[str, Any]] = field(default_factory=list)  # {id, fields}
+    unchanged: int = 0
+
+    def as_dict(self, limit: int | None = None) -> dict[str, Any]:
+        return {
+            "from_version": self.old.version,
+            "to_version": self.new.version,
+            "counts": {
+                "added": len(self.added),
+                "removed": len(self.removed),
+                "changed": len(self.changed),
+                "unchanged": self.unchanged,
+            },
+            "added": self.added[:limit],
+            "removed": self.removed[:limit],
+            "changed": self.changed[:limit],
+        }
+
+
+DIFF_FILES = ("lead_qa.jsonl", "document_qa.jsonl")
+
+
+def _records(release: Release) -> Iterator[dict[str, Any]]:
+    for name in DIFF_FILES:
+        if release.file_entry(name) is None:
+            continue
+        with release_file_path(release, name).open(encoding="utf-8") as lines:
+            for line in lines:
+                yield json.loads(line)
+
+
+def release_diff(*, old: Release, new: Release) -> ReleaseDiff:
+    """Items added, removed and changed (by stable id) between two published releases of a project.
+
+    Streams both releases: memory holds one short digest per item of the older
+    release, and the full records only of items that changed.
+    """
+    for release in (old, new):
+        if not release.is_published:
+            raise InvalidState(f"Release v{release.version} is not published; only published releases compare.")
+    if old.project_id != new.project_id:
+        raise InvalidInput("Both releases must belong to the same project.", field="to")
+
+    def digest(record: dict[str, Any]) -> bytes:
+        return hashlib.blake2b(json.dumps(record, sort_keys=True).encode(), digest_size=16).digest()
+
+    old_digests = {record["id"]: digest(record) for record in _records(old)}
+    diff = ReleaseDiff(old=old, new=new)
+    changed_new: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+    for record in _records(new):
+        seen.add(record["id"])
+        before = old_digests.get(record["id"])
+        if before is None:
+            diff.added.append(record["id"])
+        elif before != digest(record):
+            changed_new[record["id"]] = record
+        else:
+            diff.unchanged += 1
+    diff.removed = [item for item in old_digests if item not in seen]
+    if changed_new:
+        for record in _records(old):
+            newer = changed_new.get(record["id"])
+            if newer is not None:
+                fields = sorted(key for key in record.keys() | newer.keys() if record.get(key) != newer.get(key))
+                diff.changed.append({"id": record["id"], "fields": fields})
+    return diff
+
+
+# Project formats (WiLoVa write-back)
+
+
+def project_format_write(*, project: Project, format: str, out_dir: Path) -> list[Path]:
+    """Write the project in another format (e.g. WiLoVa) into `out_dir`; the writer names its files."""
+    writer = formats.project_format(format)
+    if writer is None:
+        known = ", ".join(fmt.name for fmt in formats.available_project_formats()) or "none"
+        raise InvalidInput(f"format: {format!r} is not available here (available: {known}).", field="format")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return list(writer(project, out_dir))
+
+
+def project_format_archive(*, project: Project, format: str) -> tuple[Path, Callable[[], None]]:
+    """The project written in `format`, zipped into a temporary file; returns the path and a cleanup."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"{format}-", dir=_scratch_dir()))
+    try:
+        paths = project_format_write(project=project, format=format, out_dir=workdir / "out")
+        archive = workdir / f"{project.slug}-{format}.zip"
+        with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+            for path in paths:
+                zipped.write(path, arcname=Path(path).name)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    return archive, lambda: shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _scratch_dir() -> Path:
+    path = releases_root() / ".scratch"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

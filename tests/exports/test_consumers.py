@@ -1,0 +1,97 @@
+"""Consumers are the test: every JSONL file of a release loads in `datasets` and pandas as it is,
+and every evidence span is found by slicing its document with its code-point offsets."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from exports import services
+from exports.models import Release
+from tests.exports.conftest import authored_pair
+
+# Offline, with a cache of our own: set before `datasets` is imported, which reads them once.
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="hf-home-"))
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+
+datasets = pytest.importorskip("datasets")
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture
+def release(released_project, coordinator) -> Release:
+    release = services.release_build_now(project=released_project, user=coordinator, seed=11)
+    assert release.status == Release.Status.PUBLISHED, release.error
+    return release
+
+
+def root_of(release: Release) -> Path:
+    return Path(settings.MEDIA_ROOT) / release.path
+
+
+def jsonl_files(release: Release) -> list[Path]:
+    return [root_of(release) / entry["name"] for entry in release.files if entry["name"].endswith(".jsonl")]
+
+
+def test_every_jsonl_file_loads_in_datasets_and_pandas_with_one_row_per_line(release, tmp_path):
+    loaded = 0
+    for path in jsonl_files(release):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if not lines:
+            assert path.stat().st_size == 0
+            continue
+        dataset = datasets.load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path / "hf"))
+        frame = pd.read_json(path, lines=True, dtype=False)
+        assert dataset.num_rows == len(frame) == len(lines), path.name
+        assert list(frame.columns) == list(json.loads(lines[0])), path.name
+        assert dataset.column_names == list(frame.columns), path.name
+        loaded += 1
+    assert loaded >= 9  # lead, document, pairs, four prompt files, and the non-empty split files
+
+
+def test_every_evidence_span_is_the_slice_of_its_document_at_its_offsets(release, tmp_path):
+    checked = 0
+    for name in ("lead_qa.jsonl", "document_qa.jsonl"):
+        path = root_of(release) / name
+        for record in datasets.load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path)):
+            assert record["evidence"], record["id"]
+            for span in record["evidence"]:
+                document = record[span["document"]]
+                assert document[span["start"] : span["end"]] == span["text"], record["id"]
+                checked += 1
+        for record in pd.read_json(path, lines=True, dtype=False).to_dict("records"):
+            for span in record["evidence"]:
+                assert record[span["document"]][span["start"] : span["end"]] == span["text"]
+    assert checked == 7
+    # The lead begins with a character outside the Basic Multilingual Plane: UTF-16 offsets would be off by one.
+    first = json.loads((root_of(release) / "lead_qa.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert ord(first["local_lead"][0]) > 0xFFFF
+
+
+def test_the_dataset_card_configs_load_the_release_folder_by_config_and_split(
+    project, annotator, coordinator, tmp_path
+):
+    for _ in range(12):
+        authored_pair(project, annotator)
+    release = services.release_build_now(project=project, user=coordinator, seed=3)
+    by_split = release.counts["lead_qa_by_split"]
+    assert sum(by_split.values()) == 24
+
+    lead_qa = datasets.load_dataset(str(root_of(release)), "lead_qa", cache_dir=str(tmp_path / "hf"))
+
+    assert {split: lead_qa[split].num_rows for split in lead_qa} == {s: n for s, n in by_split.items() if n}
+    pairs_per_split = {split: set(lead_qa[split]["pair_id"]) for split in lead_qa}
+    splits = list(pairs_per_split)
+    for index, split in enumerate(splits):
+        for other in splits[index + 1 :]:
+            assert not pairs_per_split[split] & pairs_per_split[other], "a page pair leaked across splits"
+    prompts = datasets.load_dataset(str(root_of(release)), "prompts_local_lead", cache_dir=str(tmp_path / "hf"))
+    assert prompts["evaluation"].num_rows == 24
+    assert all("<answer></answer>" in prompt for prompt in prompts["evaluation"]["prompt"])
