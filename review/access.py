@@ -34,6 +34,13 @@ def get_item_for_reviewer(user: AnyUser, slug: str, item_id: int) -> QAItem:
     return item
 
 
+def require_role(item: QAItem, role: Role) -> None:
+    """For actions (not views) on an item reached through a wider access function."""
+    membership: Membership = item.project.membership  # type: ignore[attr-defined]
+    if not membership.has_role(role):
+        raise PermissionDenied(f"This needs the {role.label.lower()} role in the project.")
+
+
 def get_item_for_coordinator(user: AnyUser, slug: str, item_id: int) -> QAItem:
     item, membership = _item(user, slug, item_id)
     if not membership.is_coordinator:

@@ -637,6 +637,10 @@ class Sentence:
     end: int
     text: str
 
+    @property
+    def key(self) -> str:
+        return f"{self.start}:{self.end}"
+
 
 _SENTENCE = re.compile(r"[^\n]+?(?:[。！？!?；;]+[」』”’）)]*|\.(?=\s)|$)", re.MULTILINE)
 

@@ -1,0 +1,240 @@
+"""Item pages around review: history, reject, the author's rewrite, verification, document-level QAs."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import services as authoring
+from annotation.access import get_pair_for_user, get_project_for_user
+from annotation.errors import InvalidInput, ServiceError
+from annotation.models import EvidenceSpan, QAItem, Role
+from annotation.views.common import report_error
+from annotation.warnings import qa_item_warnings
+from review import services
+from review.access import (
+    get_item_for_author,
+    get_item_for_coordinator,
+    get_item_for_reader,
+    get_item_for_reviewer,
+    require_role,
+)
+from review.models import Verification
+
+
+def _int(request: HttpRequest, name: str) -> int:
+    try:
+        return int(request.POST.get(name, ""))
+    except ValueError:
+        raise InvalidInput(f"{name}: missing or not a number", field=name) from None
+
+
+@login_required
+def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_item_for_reader(request.user, slug, item_id)
+    project = item.project
+    entries, events = services.item_history(item)
+    show_names = services.show_reviewer_names(project, project.membership, item, request.user)  # type: ignore[attr-defined]
+    context = {
+        "project": project,
+        "item": item,
+        "entries": entries,
+        "events": events,
+        "show_names": show_names,
+        "verifications": item.verifications.select_related("verifier").order_by("number"),
+        "can_reject": project.membership.is_coordinator  # type: ignore[attr-defined]
+        and item.status in (QAItem.Status.SUBMITTED, QAItem.Status.NEEDS_REWRITE, QAItem.Status.ACCEPTED),
+    }
+    return render(request, "review/history.html", context)
+
+
+@login_required
+@require_POST
+def item_reject(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_item_for_coordinator(request.user, slug, item_id)
+    try:
+        services.qa_item_reject(
+            item=item, user=request.user, reason=request.POST.get("reason", ""), version=_int(request, "version")
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, "Item rejected.")
+    return redirect("item_history", slug, item.pk)
+
+
+def _editor_context(item: QAItem) -> dict:
+    """What the authoring item card (annotation/pair_detail.html#item-card) needs, for one item."""
+    spans = list(item.spans.order_by("position", "id"))
+    return {
+        "item": item,
+        "spans_json": json.dumps([{"start": s.start, "end": s.end, "text": s.text} for s in spans], ensure_ascii=False),
+        "warnings": qa_item_warnings(item),
+        "editable": True,
+        "is_mine": True,
+    }
+
+
+@login_required
+def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """The author's page for an item sent back: the flags and comments, the item editable, resubmit."""
+    item = get_item_for_author(request.user, slug, item_id)
+    project = item.project
+    flags = services.latest_flags(item)
+    editable = item.status == QAItem.Status.NEEDS_REWRITE
+    context = {
+        "project": project,
+        "pair": item.pair,
+        "flags": flags,
+        "show_names": services.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+        "text": item.pair.local_text if item.kind == QAItem.Kind.DOCUMENT else item.pair.local_lead,
+        **_editor_context(item),
+        "editable": editable,
+    }
+    return render(request, "review/rewrite.html", context)
+
+
+@login_required
+@require_POST
+def item_resubmit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_item_for_author(request.user, slug, item_id)
+    try:
+        services.qa_item_resubmit(item=item, user=request.user, version=_int(request, "version"))
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("item_rewrite", slug, item.pk)
+    messages.success(request, "Resubmitted: the rewritten item goes back to review.")
+    return redirect("my_items", slug)
+
+
+@login_required
+@require_POST
+def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_item_for_reviewer(request.user, slug, item_id)
+    require_role(item, Role.REVIEWER)
+    try:
+        services.qa_item_reviewer_rewrite(
+            item=item,
+            user=request.user,
+            version=_int(request, "version"),
+            question=request.POST.get("question"),
+            answer_standard=request.POST.get("answer_standard"),
+            answer_local=request.POST.get("answer_local"),
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, "Rewritten: the item goes back to review, for someone else.")
+    return redirect("item_history", slug, item.pk)
+
+
+@login_required
+def my_items(request: HttpRequest, slug: str) -> HttpResponse:
+    """An author's submitted items with their review outcome; items sent back come first."""
+    project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+    order = {QAItem.Status.NEEDS_REWRITE: 0, QAItem.Status.SUBMITTED: 1}
+    items = sorted(
+        QAItem.objects.alive()
+        .filter(project=project, author=request.user)
+        .exclude(status=QAItem.Status.DRAFT)
+        .select_related("pair")
+        .only("id", "kind", "status", "question", "updated_at", "project_id", "pair__id", "pair__local_title")
+        .order_by("-updated_at")[:200],
+        key=lambda item: order.get(item.status, 2),
+    )
+    return render(request, "review/my_items.html", {"project": project, "items": items})
+
+
+# Full-document verification
+
+
+@login_required
+def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """Search the standard full text (pre-filled with the answer) and record found, with sentences, or not found."""
+    item = get_item_for_reader(request.user, slug, item_id)
+    project = item.project
+    status = 200
+    if request.method == "POST":
+        sentences = []
+        for value in request.POST.getlist("sentence"):
+            try:
+                start, end = (int(part) for part in value.split(":", 1))
+            except ValueError:
+                sentences.append({"start": None, "end": None, "text": value})
+                continue
+            sentences.append({"start": start, "end": end, "text": item.pair.standard_text[start:end]})
+        try:
+            services.verification_record(
+                item=item,
+                user=request.user,
+                result=request.POST.get("result", ""),
+                sentences=sentences,
+                query=request.POST.get("q", ""),
+                note=request.POST.get("note", ""),
+                version=_int(request, "version"),
+            )
+        except ServiceError as error:
+            report_error(request, error)
+            status = error.status_code
+        else:
+            messages.success(request, "Verification recorded.")
+            return redirect("item_verify", slug, item.pk)
+    query = request.GET.get("q", request.POST.get("q", item.answer_standard))
+    current = services.verification_current(item)
+    chosen = {f"{s['start']}:{s['end']}" for s in current.sentences} if current else set()
+    results = services.verification_search(item.pair.standard_text, query)
+    context = {
+        "project": project,
+        "item": item,
+        "pair": item.pair,
+        "query": query,
+        "results": results,
+        "matches": sum(1 for r in results if r.match),
+        "chosen": chosen,
+        "current": current,
+        "version": current.number if current else 0,
+        "possible": bool(item.pair.standard_text),
+        "is_lead": item.kind == QAItem.Kind.LEAD,
+        "results_choices": Verification.Result.choices,
+    }
+    template = "review/verify.html#search-results" if request.htmx and request.method == "GET" else "review/verify.html"
+    return render(request, template, context, status=status)
+
+
+# Document-level QAs
+
+
+@login_required
+def document_qa(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+    """Author the pair's one document-level QA on the local full text, with a time box."""
+    pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+    project = pair.project
+    item = (
+        pair.items.alive()
+        .filter(kind=QAItem.Kind.DOCUMENT)
+        .prefetch_related(Prefetch("spans", queryset=EvidenceSpan.objects.order_by("position", "id")))
+        .first()
+    )
+    if request.method == "POST" and item is None:
+        try:
+            item = authoring.qa_item_create(pair=pair, user=request.user, kind=QAItem.Kind.DOCUMENT)
+        except ServiceError as error:
+            report_error(request, error)
+        return redirect("document_qa", slug, pair.pk)
+    context = {"project": project, "pair": pair, "item": item, "text": pair.local_text}
+    if item is not None:
+        item.pair = pair
+        item.project = project
+        context.update(_editor_context(item))
+        context["editable"] = (item.status in (QAItem.Status.DRAFT,) and pair.is_editable) or (
+            item.status == QAItem.Status.NEEDS_REWRITE
+        )
+        context["time_box"] = services.time_box(item)
+    context["collects"] = project.collect_document_qa
+    return render(request, "review/document_qa.html", context)

@@ -1,0 +1,174 @@
+"""Article labels (topic, region relevance), adjudication, the dashboard and reviewer languages."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.access import get_project_for_user
+from annotation.errors import InvalidInput, ServiceError
+from annotation.models import Membership, Role
+from annotation.views.common import report_error
+from review import services
+from review.access import get_pair_for_labeller
+from review.models import LabelKind, ReviewerLanguages, ReviewSlot
+
+PAIRS_PER_PAGE = 50
+
+
+def _int(value: str | None, name: str) -> int:
+    try:
+        return int(value or "0")
+    except ValueError:
+        raise InvalidInput(f"{name}: not a number", field=name) from None
+
+
+@login_required
+def label_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """Kept pairs with how many labellers are done and whether this coordinator has labelled each."""
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    pairs = (
+        services.labelable_pairs(project)
+        .only("id", "local_title", "standard_title", "status", "project_id")
+        .annotate(
+            labellers=Count("labels__labeller", filter=Q(labels__superseded_at__isnull=True), distinct=True),
+            mine=Count("labels", filter=Q(labels__superseded_at__isnull=True, labels__labeller=request.user)),
+            finals=Count("final_labels", distinct=True),
+        )
+        .order_by("id")
+    )
+    todo = request.GET.get("todo") == "1"
+    if todo:
+        pairs = pairs.filter(mine__lt=len(LabelKind.values))
+    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "review/labels.html", {"project": project, "page": page, "todo": todo})
+
+
+@login_required
+def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+    pair = get_pair_for_labeller(request.user, slug, pair_id)
+    project = pair.project
+    status = 200
+    if request.method == "POST":
+        try:
+            for kind in LabelKind.values:
+                value = request.POST.get(kind, "")
+                if not value:
+                    continue
+                services.label_set(
+                    pair=pair,
+                    user=request.user,
+                    kind=kind,
+                    value=value,
+                    detail=request.POST.get(f"{kind}_detail", ""),
+                    version=_int(request.POST.get(f"{kind}_version"), f"{kind}_version"),
+                )
+        except ServiceError as error:
+            report_error(request, error)
+            status = error.status_code
+        else:
+            messages.success(request, "Labels saved.")
+            return redirect("pair_labels", slug, pair.pk)
+    state = services.pair_label_state(pair)
+    mine = state["by_labeller"].get(request.user.pk, {})
+    context = {
+        "project": project,
+        "pair": pair,
+        "state": state,
+        "mine": mine,
+        "visible": services.labels_visible_to(state, request.user),
+        "topic": mine.get(LabelKind.TOPIC),
+        "region": mine.get(LabelKind.REGION),
+    }
+    return render(request, "review/pair_labels.html", context, status=status)
+
+
+@login_required
+def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    rows = services.adjudication_list(project)
+    return render(request, "review/adjudication.html", {"project": project, "rows": rows})
+
+
+@login_required
+@require_POST
+def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+    pair = get_pair_for_labeller(request.user, slug, pair_id)
+    try:
+        services.label_adjudicate(
+            pair=pair,
+            user=request.user,
+            kind=request.POST.get("kind", ""),
+            value=request.POST.get("value", ""),
+            detail=request.POST.get("detail", ""),
+            version=_int(request.POST.get("version"), "version"),
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, "Final label recorded.")
+    return redirect("adjudication", slug)
+
+
+@login_required
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    stats = services.project_statistics(project)
+    return render(request, "review/dashboard.html", {"project": project, "stats": stats})
+
+
+@login_required
+def reviewers(request: HttpRequest, slug: str) -> HttpResponse:
+    """Which languages each reviewer reads (routing needs the standard language), and their workload."""
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    status = 200
+    if request.method == "POST":
+        user = get_user_model().objects.filter(username=request.POST.get("username", "")).first()
+        try:
+            if user is None:
+                raise InvalidInput("No member with this name.", field="username")
+            codes = [code for code in request.POST.get("languages", "").replace(",", " ").split() if code]
+            version = request.POST.get("version") or None
+            services.reviewer_languages_set(
+                project=project,
+                user=user,
+                languages=codes,
+                version=_int(version, "version") if version is not None else None,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+            status = error.status_code
+        else:
+            messages.success(request, f"{user.username}: languages saved.")
+            return redirect("reviewers", slug)
+    members = list(
+        Membership.objects.filter(project=project, is_reviewer=True)
+        .select_related("user", "reader_languages")
+        .annotate(
+            claimed=Count("user__review_slots", filter=Q(user__review_slots__status=ReviewSlot.Status.CLAIMED,
+                                                         user__review_slots__item__project=project)),
+            done=Count("user__review_slots", filter=Q(user__review_slots__status=ReviewSlot.Status.DONE,
+                                                      user__review_slots__item__project=project)),
+        )
+    )  # fmt: skip
+    rows = []
+    for membership in members:
+        membership.project = project
+        row: ReviewerLanguages | None = getattr(membership, "reader_languages", None)
+        languages = services.reader_languages(membership)
+        rows.append(
+            {
+                "membership": membership,
+                "languages": languages,
+                "explicit": row is not None,
+                "version": row.version if row else 0,
+                "eligible": project.standard_language in languages,
+            }
+        )
+    return render(request, "review/reviewers.html", {"project": project, "rows": rows}, status=status)

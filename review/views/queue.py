@@ -1,0 +1,192 @@
+"""The reviewer's screens: the queue and filtered list, claiming, the review form."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.access import get_project_for_user
+from annotation.errors import ServiceError, StaleEdit
+from annotation.models import Membership, Project, QAItem, Role
+from annotation.views.common import report_error
+from review import services
+from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
+from review.models import Judgment, ReviewSlot
+from review.views.common import evidence_context
+
+ITEMS_PER_PAGE = 50
+
+
+def _reviewing_project(request: HttpRequest, slug: str) -> Project:
+    project = get_project_for_user(request.user, slug)
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    if not (membership.is_reviewer or membership.is_coordinator):
+        raise PermissionDenied("This needs the reviewer role in the project.")
+    return project
+
+
+def review_items(project: Project, status: str = "", kind: str = ""):  # type: ignore[no-untyped-def]
+    """Submitted (never draft) items for the filtered list, with review progress, in one query."""
+    items = (
+        QAItem.objects.alive()
+        .filter(project=project)
+        .exclude(status=QAItem.Status.DRAFT)
+        .select_related("pair", "author")
+        .only(
+            "id", "kind", "status", "question", "submitted_at", "updated_at", "version", "project_id",
+            "pair__id", "pair__local_title", "author__username",
+        )
+        .annotate(
+            open_slots=Count("review_slots", filter=Q(review_slots__status=ReviewSlot.Status.OPEN), distinct=True),
+            rounds=Count("revisions", distinct=True),
+        )
+        .order_by("submitted_at", "id")
+    )  # fmt: skip
+    if status in QAItem.Status.values:
+        items = items.filter(status=status)
+    if kind in QAItem.Kind.values:
+        items = items.filter(kind=kind)
+    return items
+
+
+@login_required
+def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _reviewing_project(request, slug)
+    status = request.GET.get("status", QAItem.Status.SUBMITTED)
+    kind = request.GET.get("kind", "")
+    page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    held = (
+        ReviewSlot.objects.filter(item__project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)
+        .select_related("item")
+        .order_by("claimed_at")
+    )
+    context = {
+        "project": project,
+        "page": page,
+        "status": status,
+        "kind": kind,
+        "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
+        "kinds": QAItem.Kind.choices,
+        "held": held,
+        "waiting": ReviewSlot.objects.filter(
+            item__project=project, status=ReviewSlot.Status.OPEN, item__status=QAItem.Status.SUBMITTED
+        ).count(),
+    }
+    return render(request, "review/queue.html", context)
+
+
+@login_required
+@require_POST
+def review_next(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
+    try:
+        slot = services.review_claim_next(project=project, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("review_queue", slug)
+    if slot is None:
+        messages.info(request, "Nothing is waiting for your review right now.")
+        return redirect("review_queue", slug)
+    return redirect("review_slot", slug, slot.pk)
+
+
+@login_required
+@require_POST
+def review_claim(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_item_for_reviewer(request.user, slug, item_id)
+    require_role(item, Role.REVIEWER)
+    try:
+        slot = services.review_claim(item=item, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("review_queue", slug)
+    return redirect("review_slot", slug, slot.pk)
+
+
+def _judgment_input(request: HttpRequest, project: Project) -> dict[str, dict[str, str]]:
+    judgments = {}
+    for criterion in project.review_criteria:
+        key = criterion["key"]
+        verdict = request.POST.get(f"verdict-{key}")
+        judgments[key] = {"verdict": verdict or "", "comment": request.POST.get(f"comment-{key}", "")}
+    return judgments
+
+
+@login_required
+def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+    """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
+    slot = get_slot_for_reviewer(request.user, slug, slot_id)
+    item, project = slot.item, slot.item.project
+    status = 200
+    submitted = {}
+    if request.method == "POST":
+        submitted = _judgment_input(request, project)
+        try:
+            version = int(request.POST.get("version", ""))
+            services.review_submit(slot=slot, user=request.user, version=version, judgments=submitted)
+        except ValueError:
+            messages.error(request, "version: missing or not a number")
+            status = 400
+        except StaleEdit as error:
+            report_error(request, error)
+            status = 409
+        except ServiceError as error:
+            report_error(request, error)
+            status = error.status_code
+        else:
+            messages.success(request, "Review recorded. Thank you!")
+            if request.POST.get("then") == "next":
+                return review_next(request, slug)
+            return redirect("review_queue", slug)
+        slot.refresh_from_db()
+    earlier = (
+        Judgment.objects.filter(item=item, verdict=Judgment.Verdict.FLAG)
+        .exclude(revision_id=slot.revision_id)
+        .select_related("revision", "reviewer")
+        .order_by("revision__number", "id")
+    )
+    judgments = {j.criterion: j for j in Judgment.objects.filter(slot=slot)}
+    criteria = [
+        {
+            **criterion,
+            "judgment": judgments.get(criterion["key"]),
+            "submitted": submitted.get(criterion["key"], {}),
+        }
+        for criterion in project.review_criteria
+    ]
+    context = {
+        "project": project,
+        "slot": slot,
+        "item": item,
+        "pair": item.pair,
+        "criteria": criteria,
+        "earlier_flags": earlier,
+        "is_mine": slot.reviewer_id == request.user.pk,
+        "can_judge": slot.reviewer_id == request.user.pk
+        and slot.status == ReviewSlot.Status.CLAIMED
+        and item.status == QAItem.Status.SUBMITTED,
+        "verification": services.verification_current(item),
+        **evidence_context(item),
+    }
+    return render(request, "review/review.html", context, status=status)
+
+
+@login_required
+@require_POST
+def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+    slot = get_slot_for_reviewer(request.user, slug, slot_id)
+    if slot.reviewer_id != request.user.pk:
+        raise PermissionDenied("This review is held by someone else.")
+    try:
+        services.review_release(slot=slot, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.info(request, "The item went back to the queue.")
+    return redirect("review_queue", slug)

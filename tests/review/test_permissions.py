@@ -1,0 +1,70 @@
+"""Every review page × every kind of visitor (collected by tests/annotation/test_page_permissions.py too)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from review import services
+from tests.annotation.test_page_permissions import LOGIN, ROLES
+from tests.review.conftest import STANDARD_TEXT, submitted_pair
+
+# name: (method, statuses for anonymous, outsider, annotator (the author), reviewer, coordinator, superuser)
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "review_queue": ("get", (LOGIN, 404, 403, 200, 200, 200)),
+    "review_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "review_claim": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "review_slot": ("get", (LOGIN, 404, 403, 200, 200, 200)),
+    "review_release": ("post", (LOGIN, 404, 403, 302, 403, 403)),
+    "item_history": ("get", (LOGIN, 404, 200, 200, 200, 200)),
+    "item_reject": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "item_rewrite": ("get", (LOGIN, 404, 200, 403, 403, 403)),
+    "item_resubmit": ("post", (LOGIN, 404, 302, 403, 403, 403)),
+    "item_reviewer_rewrite": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "item_verify": ("get", (LOGIN, 404, 200, 200, 200, 200)),
+    "my_items": ("get", (LOGIN, 404, 200, 403, 403, 200)),
+    "document_qa": ("get", (LOGIN, 404, 200, 403, 403, 403)),
+    "label_list": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "pair_labels": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "adjudication": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "label_adjudicate": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "dashboard": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "reviewers": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+}
+
+POST_DATA = {
+    "item_reject": {"reason": "Off topic", "version": "1"},
+    "label_adjudicate": {"kind": "topic", "value": "food", "version": "0"},
+}
+
+
+@pytest.fixture
+def world(project, annotator, reviewer, coordinator, outsider, superuser):
+    pair, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
+    slot = services.review_claim(item=items[0], user=reviewer)
+    users = {"annotator": annotator, "reviewer": reviewer, "coordinator": coordinator, "outsider": outsider}
+    users["superuser"] = superuser
+    return {"project": project, "pair": pair, "item": items[0], "slot": slot, "users": users}
+
+
+def _url(name: str, world: dict) -> str:
+    slug = world["project"].slug
+    if name.startswith("item_") or name == "review_claim":
+        return reverse(name, args=[slug, world["item"].pk])
+    if name in {"review_slot", "review_release"}:
+        return reverse(name, args=[slug, world["slot"].pk])
+    if name in {"document_qa", "pair_labels", "label_adjudicate"}:
+        return reverse(name, args=[slug, world["pair"].pk])
+    return reverse(name, args=[slug])
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_review_page_permission(client, world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    url = _url(name, world)
+    response = getattr(client, method)(url, POST_DATA.get(name, {}))
+    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
