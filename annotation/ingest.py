@@ -1,0 +1,444 @@
+"""Getting page pairs in: Wikipedia collections and file import jobs (services).
+
+Pages, the API, the `wikipedia_collect` command and the Celery tasks all call
+these functions. A collection or an import job is a row holding its status,
+progress and outcome; the worker claims it with a conditional update, so a
+second delivery of the same task does nothing, and a worker that died mid-way
+leaves a row that can be resumed (titles without an outcome are still pending).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.text import get_valid_filename
+
+from annotation.errors import InvalidInput, InvalidState
+from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
+from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
+from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
+
+MAX_TITLES = 50_000
+STALE_AFTER = timedelta(minutes=5)  # a running collection without a heartbeat this long has lost its worker
+Outcome = CollectionTitle.Outcome
+
+
+# Collections
+
+
+def parse_titles(text: str) -> list[str]:
+    """One title per line; blank lines and repeats dropped, order kept, underscores read as spaces."""
+    titles = (line.strip().replace("_", " ") for line in text.splitlines())
+    return list(dict.fromkeys(title for title in titles if title))
+
+
+def collection_create(
+    *,
+    project: Project,
+    user: AbstractBaseUser | None,
+    titles: Iterable[str] = (),
+    category: str = "",
+    local_heavy_only: bool = True,
+) -> Collection:
+    """Start a collection for a list of local-wiki titles, or for the members of a local-wiki category."""
+    titles = list(dict.fromkeys(title.strip() for title in titles if title.strip()))
+    category = category.strip()
+    if bool(titles) == bool(category):
+        raise InvalidInput("Give either a list of titles or a category, not both and not neither.", field="titles")
+    if len(titles) > MAX_TITLES:
+        raise InvalidInput(f"At most {MAX_TITLES:,} titles per collection; split the list.", field="titles")
+    too_long = [title for title in titles if len(title) > 500]
+    if too_long:
+        raise InvalidInput(f"A title is longer than 500 characters: {too_long[0][:60]!r}…", field="titles")
+    with transaction.atomic():
+        collection = Collection.objects.create(
+            project=project,
+            created_by=user,
+            source=Collection.Source.CATEGORY if category else Collection.Source.TITLES,
+            category=category,
+            local_wiki=project.local_wiki,
+            standard_wiki=project.standard_wiki,
+            standard_variant=project.standard_variant,
+            local_heavy_only=local_heavy_only,
+            total=len(titles),
+        )
+        CollectionTitle.objects.bulk_create(
+            CollectionTitle(collection=collection, position=position, title=title)
+            for position, title in enumerate(titles)
+        )
+        _enqueue_collection(collection)
+    return collection
+
+
+def _enqueue_collection(collection: Collection) -> None:
+    from annotation import tasks
+
+    transaction.on_commit(lambda: tasks.collection_run.delay(collection.pk))
+
+
+def collection_cancel(*, collection: Collection) -> Collection:
+    """Stop a collection: at once if no worker has it, else before the worker's next title."""
+    stopped = Collection.objects.filter(pk=collection.pk, status=Collection.Status.PENDING).update(
+        status=Collection.Status.CANCELLED, finished_at=timezone.now()
+    ) or Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(cancel_requested=True)
+    if not stopped:
+        raise InvalidState(f"This collection is {collection.get_status_display().lower()}; nothing to cancel.")
+    collection.refresh_from_db()
+    return collection
+
+
+def collection_resume(*, collection: Collection) -> Collection:
+    """Continue a cancelled, failed or stalled collection from its first title without an outcome."""
+    now = timezone.now()
+    resumable = {Collection.Status.CANCELLED, Collection.Status.FAILED}
+    with transaction.atomic():
+        updated = Collection.objects.filter(pk=collection.pk, status__in=resumable).update(
+            status=Collection.Status.PENDING, cancel_requested=False, error="", finished_at=None
+        ) or Collection.objects.filter(
+            pk=collection.pk, status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+        ).update(status=Collection.Status.PENDING, cancel_requested=False)
+        if not updated:
+            raise InvalidState(
+                f"This collection is {collection.get_status_display().lower()}; only a cancelled, failed or "
+                "stalled collection can be resumed."
+            )
+        _enqueue_collection(collection)
+    collection.refresh_from_db()
+    return collection
+
+
+def collection_outcome_counts(collection: Collection) -> dict[str, int]:
+    """Titles by outcome, in the order of the outcome list (the first rows of a statistics table)."""
+    counts = dict(
+        CollectionTitle.objects.filter(collection=collection).values_list("outcome").annotate(n=Count("id")).order_by()
+    )
+    return {outcome.value: counts.get(outcome.value, 0) for outcome in Outcome}
+
+
+ProgressHook = Callable[[Collection], None]
+
+
+def collection_run(
+    *, collection_id: int, session: WikiSession | None = None, on_progress: ProgressHook | None = None
+) -> Collection | None:
+    """Process a collection's pending titles, one at a time, until done or cancelled.
+
+    Claims the collection first (pending, or running with a stale heartbeat);
+    returns None if another worker has it or it is finished. Each title's
+    outcome and the counters change in one transaction, so progress is never
+    half-written.
+    """
+    now = timezone.now()
+    stalled = Q(status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+    claimable = Collection.objects.filter(Q(status=Collection.Status.PENDING) | stalled, pk=collection_id)
+    if not claimable.update(
+        status=Collection.Status.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now
+    ):
+        return None
+    collection = Collection.objects.select_related("project").get(pk=collection_id)
+    own_session = session is None
+    session = session or WikiSession()
+    try:
+        if collection.source == Collection.Source.CATEGORY and not collection.titles.exists():
+            _add_category_members(collection, session)
+        while True:
+            state = Collection.objects.filter(pk=collection.pk).values("cancel_requested", "status").get()
+            if state["cancel_requested"] or state["status"] != Collection.Status.RUNNING:
+                Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(
+                    status=Collection.Status.CANCELLED, cancel_requested=False, finished_at=timezone.now()
+                )
+                break
+            entry = collection.titles.filter(outcome=Outcome.PENDING).order_by("position").first()
+            if entry is None:
+                Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(
+                    status=Collection.Status.DONE, finished_at=timezone.now(), heartbeat_at=timezone.now()
+                )
+                break
+            _record_outcome(collection, entry, _process_title(collection, entry, session))
+            if on_progress is not None:
+                collection.refresh_from_db()
+                on_progress(collection)
+    except CollectionFailed as error:
+        Collection.objects.filter(pk=collection.pk).update(
+            status=Collection.Status.FAILED, error=str(error), finished_at=timezone.now()
+        )
+    except Exception as error:
+        Collection.objects.filter(pk=collection.pk).update(
+            status=Collection.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
+        )
+        raise
+    finally:
+        if own_session:
+            session.close()
+    collection.refresh_from_db()
+    return collection
+
+
+def _add_category_members(collection: Collection, session: WikiSession) -> None:
+    try:
+        titles = session.category_members(collection.local_wiki, collection.category)
+    except WikipediaError as error:
+        raise CollectionFailed(str(error)) from None
+    titles = titles[:MAX_TITLES]
+    with transaction.atomic():
+        CollectionTitle.objects.bulk_create(
+            (CollectionTitle(collection=collection, position=i, title=title[:500]) for i, title in enumerate(titles)),
+            ignore_conflicts=True,
+        )
+        Collection.objects.filter(pk=collection.pk).update(total=len(titles), heartbeat_at=timezone.now())
+
+
+class CollectionFailed(Exception):
+    """The collection as a whole cannot go on (its category could not be listed)."""
+
+
+@dataclass
+class _Result:
+    outcome: str
+    error: str = ""
+    local: PageFacts | None = None
+    standard: PageFacts | None = None
+    pair: PagePair | None = None
+    pair_created: bool = False
+
+
+def _process_title(collection: Collection, entry: CollectionTitle, session: WikiSession) -> _Result:
+    variant = collection.standard_variant
+    try:
+        local = session.facts(collection.local_wiki, entry.title)
+        if not local.exists:
+            return _Result(Outcome.PAGE_MISSING, local=local)
+        if local.disambiguation:
+            return _Result(Outcome.DISAMBIGUATION, local=local)
+        link = local.langlinks.get(collection.standard_wiki)
+        if link is None:
+            return _Result(Outcome.NO_STANDARD_PAGE, local=local)
+        standard = session.facts(collection.standard_wiki, link.title, variant=variant)
+        if not standard.exists:
+            return _Result(Outcome.NO_STANDARD_PAGE, local=local, standard=standard)
+        if standard.disambiguation:
+            return _Result(Outcome.DISAMBIGUATION, local=local, standard=standard)
+        local_page = _content(session, local, variant="")
+        standard_page = _content(session, standard, variant=variant)
+    except WikipediaError as error:
+        return _Result(Outcome.FETCH_FAILED, error=str(error))
+    if not local_page.lead.strip() or not standard_page.lead.strip():
+        return _Result(Outcome.EMPTY_LEAD, local=local, standard=standard)
+    local_heavy = len(local_page.lead) > len(standard_page.lead) and len(local_page.text) > len(standard_page.text)
+    if collection.local_heavy_only and not local_heavy:
+        return _Result(Outcome.NOT_LOCAL_HEAVY, local=local, standard=standard)
+    pair, created = _pair_for(collection, local, standard, local_page, standard_page, entry)
+    return _Result(Outcome.KEPT, local=local, standard=standard, pair=pair, pair_created=created)
+
+
+def _content(session: WikiSession, facts: PageFacts, *, variant: str) -> PageContent:
+    """The page's lead and text at its current revision, from the cache when that revision was fetched before."""
+    cached = WikiPage.objects.filter(
+        wiki=facts.wiki, variant=variant, title=facts.title, revision=facts.revision
+    ).first()
+    if cached is not None:
+        return PageContent(lead=cached.lead, text=cached.text)
+    content = session.content(facts.wiki, facts.title, variant=variant)
+    try:
+        with transaction.atomic():
+            WikiPage.objects.create(
+                wiki=facts.wiki,
+                variant=variant,
+                title=facts.title,
+                revision=facts.revision or 0,
+                pageid=facts.pageid,
+                url=facts.url,
+                lead=content.lead,
+                text=content.text,
+            )
+    except IntegrityError:
+        pass  # another worker cached the same revision meanwhile
+    return content
+
+
+def _pair_for(
+    collection: Collection,
+    local: PageFacts,
+    standard: PageFacts,
+    local_page: PageContent,
+    standard_page: PageContent,
+    entry: CollectionTitle,
+) -> tuple[PagePair, bool]:
+    fetched_at = timezone.now().isoformat()
+    defaults = {
+        "standard_title": standard.title,
+        "local_url": local.url,
+        "standard_url": standard.url,
+        "local_lead": local_page.lead,
+        "standard_lead": standard_page.lead,
+        "local_text": local_page.text,
+        "standard_text": standard_page.text,
+        "local_lead_length": len(local_page.lead),
+        "standard_lead_length": len(standard_page.lead),
+        "local_text_length": len(local_page.text),
+        "standard_text_length": len(standard_page.text),
+        "source": PagePair.Source.WIKIPEDIA,
+        "metadata": {
+            "wikipedia": {
+                "collection": collection.pk,
+                "requested_title": entry.title,
+                "local_wiki": local.wiki,
+                "standard_wiki": standard.wiki,
+                "standard_variant": collection.standard_variant,
+                "local_revision": local.revision,
+                "standard_revision": standard.revision,
+                "local_pageid": local.pageid,
+                "standard_pageid": standard.pageid,
+                "fetched_at": fetched_at,
+            }
+        },
+    }
+    try:
+        with transaction.atomic():
+            return PagePair.objects.get_or_create(
+                project=collection.project, local_title=local.title, defaults=defaults
+            )
+    except IntegrityError:  # the same title was kept by another collection at the same moment
+        return PagePair.objects.get(project=collection.project, local_title=local.title), False
+
+
+def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Result) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        updated = CollectionTitle.objects.filter(pk=entry.pk, outcome=Outcome.PENDING).update(
+            outcome=result.outcome,
+            error=result.error,
+            local_title=result.local.title if result.local and result.local.exists else "",
+            standard_title=result.standard.title if result.standard and result.standard.exists else "",
+            local_revision=result.local.revision if result.local else None,
+            standard_revision=result.standard.revision if result.standard else None,
+            pair=result.pair,
+            pair_created=result.pair_created,
+            processed_at=now,
+        )
+        if updated:
+            Collection.objects.filter(pk=collection.pk).update(
+                done=F("done") + 1,
+                kept=F("kept") + (1 if result.outcome == Outcome.KEPT else 0),
+                created_pairs=F("created_pairs") + (1 if result.pair_created else 0),
+                heartbeat_at=now,
+            )
+
+
+# Import jobs
+
+
+def import_job_create(
+    *,
+    project: Project,
+    user: AbstractBaseUser | None,
+    files: list[UploadedFile],
+    format: str = "auto",
+    dry_run: bool = False,
+) -> ImportJob:
+    """Store uploaded files and queue their import; the report is on the job when the worker is done."""
+    if not files:
+        raise InvalidInput("Choose at least one file to import.", field="files")
+    if format not in FORMATS:
+        raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.", field="format")
+    limit = settings.IMPORT_MAX_BYTES
+    for upload in files:
+        if upload.size is not None and upload.size > limit:
+            raise InvalidInput(
+                f"{upload.name}: the file is {upload.size:,} bytes, more than the import limit of {limit:,} bytes "
+                "(IMPORT_MAX_BYTES); split it into smaller files.",
+                field="files",
+            )
+        if format == "auto" and detect_format(upload.name or "") is None:
+            raise InvalidInput(
+                f"{upload.name}: cannot tell the format from the name (.jsonl, .csv or .json); choose the format.",
+                field="format",
+            )
+    folder = f"imports/{project.pk}/{uuid.uuid4().hex}"
+    stored = []
+    for upload in files:
+        name = Path(upload.name or "upload").name
+        path = default_storage.save(f"{folder}/{get_valid_filename(name)}", upload)
+        stored.append({"name": name, "path": path, "size": upload.size})
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            project=project,
+            created_by=user,
+            format=format,
+            dry_run=dry_run,
+            files=stored,
+            bytes_total=sum(f["size"] or 0 for f in stored),
+        )
+        transaction.on_commit(lambda: _enqueue_import(job.pk))
+    return job
+
+
+def _enqueue_import(job_id: int) -> None:
+    from annotation import tasks
+
+    tasks.import_job_run.delay(job_id)
+
+
+def import_job_run(*, job_id: int) -> ImportJob | None:
+    """Run a queued import job (claimed with a conditional update); store its report; remove the uploads."""
+    now = timezone.now()
+    if not ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.PENDING).update(
+        status=ImportJob.Status.RUNNING, started_at=now
+    ):
+        return None
+    job = ImportJob.objects.select_related("project").get(pk=job_id)
+    last = [0.0]
+
+    def progress(bytes_done: int, records: int) -> None:
+        moment = timezone.now().timestamp()
+        if moment - last[0] >= 0.5:  # a write every half second is plenty for a progress bar
+            last[0] = moment
+            ImportJob.objects.filter(pk=job.pk).update(bytes_done=bytes_done, records_done=records)
+
+    sources = [ImportSource(name=f["name"], path=Path(default_storage.path(f["path"]))) for f in job.files]
+    try:
+        report = pairs_import(
+            project=job.project, paths=sources, format=job.format, dry_run=job.dry_run, progress=progress
+        )
+    except Exception as error:
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
+        )
+        raise
+    finally:
+        _remove_uploads(job)
+    _finish_job(job, report)
+    job.refresh_from_db()
+    return job
+
+
+def _finish_job(job: ImportJob, report: ImportReport) -> None:
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED,
+        report=report.as_dict() | {"summary": report.summary()},
+        bytes_done=job.bytes_total,
+        records_done=report.lines,
+        finished_at=timezone.now(),
+    )
+
+
+def _remove_uploads(job: ImportJob) -> None:
+    for stored in job.files:
+        default_storage.delete(stored["path"])
+
+
+def import_job_report(job: ImportJob) -> dict[str, Any] | None:
+    return job.report

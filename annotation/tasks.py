@@ -1,0 +1,22 @@
+"""Celery tasks of the annotation app: thin wrappers that take ids and call services.
+
+Status, progress and errors live in the collection and import-job rows, not in
+Celery's result backend. Both services claim their row with a conditional
+update, so a duplicate delivery does nothing.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from annotation import ingest
+
+
+@shared_task(name="annotation.collection_run", ignore_result=True)
+def collection_run(collection_id: int) -> None:
+    ingest.collection_run(collection_id=collection_id)
+
+
+@shared_task(name="annotation.import_job_run", ignore_result=True)
+def import_job_run(job_id: int) -> None:
+    ingest.import_job_run(job_id=job_id)
