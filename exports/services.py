@@ -58,7 +58,7 @@ class BuildLost(Exception):
 
 def _stale_seconds() -> int:
     """How long a build may go without a heartbeat before it counts as dead (heartbeats come every chunk)."""
-    return int(getattr(settings, "RELEASE_STALE_SECONDS", 300))
+    return int(settings.RELEASE_STALE_SECONDS)
 
 
 def releases_root() -> Path:

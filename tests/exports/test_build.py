@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+from django.utils import timezone
 
+from annotation.errors import InvalidInput, InvalidState
+from annotation.models import PagePair, QAItem
 from exports import services
 from exports.models import Release
+from tests.exports.conftest import authored_pair
 
 
 def published_dir(release: Release) -> Path:
@@ -35,3 +41,181 @@ def test_a_release_of_accepted_items_is_published_with_every_file_hashed(release
     assert len(lead) == 6  # three accepted pairs x two lead QAs; the rejected pair stays out
     assert len(read_jsonl(root / "document_qa.jsonl")) == 1
     assert len(read_jsonl(root / "page_pairs.jsonl")) == 6
+
+
+def lines_of(release: Release, name: str) -> list[dict]:
+    return read_jsonl(published_dir(release) / name)
+
+
+def test_other_item_statuses_come_in_only_when_asked(released_project, coordinator):
+    accepted_only = services.release_build_now(project=released_project, user=coordinator)
+    with_rejected = services.release_build_now(
+        project=released_project, user=coordinator, item_statuses=["accepted", "rejected"]
+    )
+
+    assert {r["review_outcome"] for r in lines_of(accepted_only, "lead_qa.jsonl")} == {"accepted"}
+    assert len(lines_of(with_rejected, "lead_qa.jsonl")) == 8
+    assert {r["review_outcome"] for r in lines_of(with_rejected, "lead_qa.jsonl")} == {"accepted", "rejected"}
+    assert with_rejected.version == 2
+
+
+def test_the_same_seed_gives_the_same_splits_and_the_next_release_keeps_the_seed(project, annotator, coordinator):
+    for _ in range(20):
+        authored_pair(project, annotator)
+    first = services.release_build_now(project=project, user=coordinator, seed=42)
+    second = services.release_build_now(project=project, user=coordinator)  # no seed: keeps 42
+    other = services.release_build_now(project=project, user=coordinator, seed=43)
+
+    assert second.seed == 42
+    assert first.file_entry("lead_qa.jsonl")["sha256"] == second.file_entry("lead_qa.jsonl")["sha256"]
+    assert first.file_entry("lead_qa.jsonl")["sha256"] != other.file_entry("lead_qa.jsonl")["sha256"]
+    splits_of_pair: dict[str, set] = {}
+    for record in lines_of(first, "lead_qa.jsonl"):
+        splits_of_pair.setdefault(record["pair_id"], set()).add(record["split"])
+    assert all(len(splits) == 1 for splits in splits_of_pair.values()), "a pair's items crossed splits"
+    assert set().union(*splits_of_pair.values()) == {"train", "dev", "test"}
+
+
+def test_a_release_without_splits_has_null_splits_and_one_file_per_kind(released_project, coordinator):
+    release = services.release_build_now(project=released_project, user=coordinator, splits={})
+
+    assert {record["split"] for record in lines_of(release, "lead_qa.jsonl")} == {None}
+    assert not any(entry["name"].startswith("lead_qa/") for entry in release.files)
+    assert 'path: "lead_qa.jsonl"' in (published_dir(release) / "README.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("request_args", "field"),
+    [
+        ({"splits": {"train": 70, "dev": 10, "test": 10}}, "splits"),
+        ({"splits": {"train": 90, "validation": 10}}, "splits.validation"),
+        ({"item_statuses": ["accepted", "approved"]}, "item_statuses"),
+        ({"item_statuses": []}, "item_statuses"),
+        ({"license": "CC BY SA!"}, "license"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_release_choices_are_refused_naming_the_field_and_nothing_is_created(
+    released_project, coordinator, request_args, field
+):
+    with pytest.raises(InvalidInput) as refused:
+        services.release_request(project=released_project, user=coordinator, **request_args)
+
+    assert refused.value.field == field
+    assert not Release.objects.exists()
+
+
+def test_a_second_request_while_one_is_being_built_is_refused(released_project, coordinator):
+    first = services.release_request(project=released_project, user=coordinator, enqueue=False)
+
+    with pytest.raises(InvalidState, match="v1 of this project is being built"):
+        services.release_request(project=released_project, user=coordinator, enqueue=False)
+
+    assert list(Release.objects.values_list("pk", flat=True)) == [first.pk]
+
+
+def test_a_duplicate_delivery_of_the_build_does_nothing(released_project, coordinator):
+    release = services.release_request(project=released_project, user=coordinator, enqueue=False)
+
+    assert services.release_build(release_id=release.pk).status == Release.Status.PUBLISHED
+    assert services.release_build(release_id=release.pk) is None
+
+    release.refresh_from_db()
+    assert (release.status, release.attempts) == (Release.Status.PUBLISHED, 1)
+
+
+def test_a_build_that_fails_midway_publishes_nothing_and_can_be_built_again(released_project, coordinator, monkeypatch):
+    from exports.formats.prompts import PromptsWriter
+
+    def disk_full(self, records):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(PromptsWriter, "add_items", disk_full)
+        failed = services.release_build_now(project=released_project, user=coordinator)
+
+    assert failed.status == Release.Status.FAILED
+    assert "No space left on device" in failed.error
+    releases = Path(settings.MEDIA_ROOT) / "releases" / released_project.slug
+    assert not (releases / "v1").exists()
+    assert not any((releases / ".building").iterdir()), "temporary files were left behind"
+
+    again = services.release_rebuild(release=failed, user=coordinator, enqueue=False)
+    built = services.release_build(release_id=again.pk)
+
+    assert (built.status, built.version) == (Release.Status.PUBLISHED, 1)
+    failed.refresh_from_db()
+    assert failed.status == Release.Status.FAILED  # the failed attempt stays on record
+
+
+def test_a_build_whose_worker_stopped_reporting_is_marked_failed_and_its_files_removed(
+    released_project, coordinator, settings
+):
+    release = services.release_request(project=released_project, user=coordinator, enqueue=False)
+    token_dir = Path(settings.MEDIA_ROOT) / "releases" / released_project.slug / ".building" / "v1-deadbeef"
+    token_dir.mkdir(parents=True)
+    (token_dir / "lead_qa.jsonl").write_text("{}\n")
+    stale = timezone.now() - timedelta(seconds=settings.RELEASE_STALE_SECONDS + 1)
+    Release.objects.filter(pk=release.pk).update(status=Release.Status.BUILDING, heartbeat_at=stale, build_token="x")
+
+    assert services.release_expire_stale(project=released_project) == 1
+
+    release.refresh_from_db()
+    assert release.status == Release.Status.FAILED
+    assert "No files were published" in release.error
+    assert not token_dir.exists()
+    assert services.release_build(release_id=release.pk) is None  # a late redelivery finds nothing to do
+
+
+def test_a_redelivered_build_takes_over_a_stale_one_and_publishes_once(released_project, coordinator, settings):
+    release = services.release_request(project=released_project, user=coordinator, enqueue=False)
+    stale = timezone.now() - timedelta(seconds=settings.RELEASE_STALE_SECONDS + 1)
+    Release.objects.filter(pk=release.pk).update(
+        status=Release.Status.BUILDING, heartbeat_at=stale, build_token="dead", attempts=1
+    )
+
+    built = services.release_build(release_id=release.pk)
+
+    assert (built.status, built.attempts) == (Release.Status.PUBLISHED, 2)
+    assert services.release_build(release_id=release.pk) is None
+
+
+def test_building_runs_a_fixed_number_of_queries_however_many_items(project, annotator, coordinator, settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(3):
+        authored_pair(project, annotator)
+    services.release_build_now(project=project, user=coordinator)  # the first release also draws a seed
+    with CaptureQueriesContext(connection) as small:
+        services.release_build_now(project=project, user=coordinator)
+    for _ in range(15):
+        authored_pair(project, annotator)
+    with CaptureQueriesContext(connection) as large:
+        services.release_build_now(project=project, user=coordinator)
+
+    assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def test_records_carry_the_review_apps_verification_labels_and_review_count(released_project, coordinator):
+    review = pytest.importorskip("review.models")
+    item = QAItem.objects.filter(project=released_project, status="accepted", kind="lead").first()
+    pair = item.pair
+    standard_text = "这是一家茶餐厅。它以菠萝油和鸳鸯闻名。"
+    PagePair.objects.filter(pk=pair.pk).update(standard_text=standard_text)
+    sentence = {"start": 8, "end": len(standard_text), "text": standard_text[8:]}
+    review.Verification.objects.create(item=item, number=1, result="not_found", sentences=[])
+    review.Verification.objects.create(item=item, number=2, result="found", sentences=[sentence])
+    review.FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="agreement")
+    review.FinalLabel.objects.create(pair=pair, kind="region", value="local", method="adjudicated")
+
+    release = services.release_build_now(project=released_project, user=coordinator)
+
+    record = next(r for r in lines_of(release, "lead_qa.jsonl") if r["id"] == f"{released_project.slug}-q{item.pk}")
+    assert record["verification"] == {"status": "found", "sentences": [sentence]}
+    assert standard_text[sentence["start"] : sentence["end"]] == sentence["text"]
+    assert (record["topic"], record["region"]) == ("food", "local")
+    others = [r for r in lines_of(release, "lead_qa.jsonl") if r["pair_id"] != record["pair_id"]]
+    assert {(r["verification"]["status"], r["topic"]) for r in others} == {("not_checked", None)}
+    card = (published_dir(release) / "README.md").read_text()
+    assert "| food | 1 |" in card
