@@ -50,6 +50,7 @@ DEFAULT_SEED = 20110125  # any fixed number: the same data and seed give the sam
 DEFAULT_CONFIDENCE = 0.95
 MAX_BOOTSTRAP = 100_000
 MAX_CELLS = 50_000_000  # units × categories; beyond this the dense count table would not fit comfortably
+PACKAGE_MAX_CELLS = 20_000_000  # units × categories²: the krippendorff package's intermediate array
 MAX_PAIR_INTERVALS = 45  # bootstrap intervals per rater pair up to 10 raters; more pairs get point values only
 BOOTSTRAP_METHOD = (
     "percentile bootstrap over units: units drawn with replacement, alpha recomputed on each resample "
@@ -458,12 +459,17 @@ def krippendorff_alpha(table: RatingTable) -> Statistic:
     reason = _no_pairs_reason(table, basis) or _no_variation_reason(table, basis, "alpha")
     if reason:
         return basis.statistic("krippendorff_alpha", None, reason)
-    value = krippendorff.alpha(
-        value_counts=table.counts[basis.used],
-        value_domain=_alpha_domain(table),
-        level_of_measurement=table.level,
-    )
-    return basis.statistic("krippendorff_alpha", float(value))
+    counts = table.counts[basis.used]
+    if len(counts) * len(table.categories) ** 2 <= PACKAGE_MAX_CELLS:
+        value = krippendorff.alpha(
+            value_counts=counts, value_domain=_alpha_domain(table), level_of_measurement=table.level
+        )
+        return basis.statistic("krippendorff_alpha", float(value))
+    # The package holds a units × values × values array; with many distinct values that does not fit.
+    profiles, frequency = np.unique(counts, axis=0, return_counts=True)
+    value = _weighted_alpha(frequency[None, :].astype(float), profiles, table)[0]
+    note = "Computed by localqa's vectorised form of the package's formula (too many distinct values for it)."
+    return basis.statistic("krippendorff_alpha", None if math.isnan(value) else float(value), note)
 
 
 def _alpha_domain(table: RatingTable) -> FloatArray:
@@ -666,28 +672,41 @@ def alpha_bootstrap_samples(table: RatingTable, *, replicates: int, seed: int) -
 
 
 def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable) -> FloatArray:
-    """Alpha for each row of `weights` (how often each count profile was drawn)."""
+    """Alpha for each row of `weights` (how often each count profile was drawn).
+
+    Observed disagreement is a weighted sum over profiles; expected disagreement
+    follows from the value totals n_c. Nominal and interval use closed forms
+    (Σ n_c(m − n_c) and 2(m·Σv² − (Σv)²)) so many distinct values stay cheap.
+    """
     n_categories = profiles.shape[1]
     pairable = profiles.sum(axis=1).astype(float)
     totals = weights @ profiles  # resamples × categories: n_c
     n = totals.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         if table.level == "ordinal":
-            if weights.shape[1] * n_categories**2 > MAX_CELLS:
+            if max(len(profiles), len(weights)) * n_categories**2 > MAX_CELLS:
                 return np.full(len(weights), np.nan)
             diagonal = profiles[:, :, None] * np.eye(n_categories)[None]
             per_profile = (profiles[:, :, None] * profiles[:, None, :] - diagonal) / (pairable - 1)[:, None, None]
             coincidences = (weights @ per_profile.reshape(len(profiles), -1)).reshape(-1, n_categories, n_categories)
             distance = _ordinal_distances(totals)
             observed = (coincidences * distance).sum(axis=(1, 2))
-            expected = np.einsum("bi,bij,bj->b", totals, distance, totals) / (n - 1)
+            expected = (totals[:, :, None] * distance * totals[:, None, :]).sum(axis=(1, 2)) / (n - 1)
+        elif table.level == "nominal":
+            observed = weights @ ((pairable**2 - (profiles**2).sum(axis=1)) / (pairable - 1))
+            expected = (n**2 - (totals**2).sum(axis=1)) / (n - 1)
+        elif table.level == "interval":
+            assert table.scores is not None
+            values = table.scores - table.scores.mean()  # distances do not change; the sums stay small
+            per_profile = 2 * (pairable * (profiles @ values**2) - (profiles @ values) ** 2) / (pairable - 1)
+            observed = weights @ per_profile
+            expected = 2 * (n * (totals @ values**2) - (totals @ values) ** 2) / (n - 1)
         else:
             distance = _fixed_distances(table)
-            per_profile = np.einsum("pi,ij,pj->p", profiles, distance, profiles) / (pairable - 1)
-            observed = weights @ per_profile
-            expected = np.einsum("bi,ij,bj->b", totals, distance, totals) / (n - 1)
+            observed = weights @ (((profiles @ distance) * profiles).sum(axis=1) / (pairable - 1))
+            expected = ((totals @ distance) * totals).sum(axis=1) / (n - 1)
         result = 1 - observed / expected
-    result[~(expected > 1e-12)] = np.nan
+    result[(totals > 0).sum(axis=1) < 2] = np.nan  # a resample without variation has no alpha
     return result
 
 

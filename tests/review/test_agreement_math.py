@@ -317,6 +317,23 @@ def test_the_vectorised_bootstrap_equals_recomputing_alpha_on_each_unit_resample
             assert sample == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_for_many_distinct_values_uses_the_same_formula_as_the_package(level, monkeypatch):
+    """Beyond PACKAGE_MAX_CELLS alpha is computed without the package's units × values² array; same numbers."""
+    rng = np.random.default_rng(11)
+    truth = rng.normal(50, 10, 300)
+    matrix = np.round(truth + rng.normal(0, 4, (3, 300)))
+    matrix[rng.random((3, 300)) < 0.2] = np.nan
+    table = rating_table_from_matrix(matrix, level)
+    package = krippendorff_alpha(table).value
+
+    monkeypatch.setattr("review.agreement.PACKAGE_MAX_CELLS", 0)
+    ours = krippendorff_alpha(table)
+
+    assert ours.value == pytest.approx(package, rel=1e-9)
+    assert "vectorised" in ours.note
+
+
 def test_the_bootstrap_interval_is_reproducible_with_its_seed_and_brackets_alpha():
     table = rating_table_from_matrix(KRIPPENDORFF_2011, "interval")
 
