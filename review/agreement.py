@@ -311,7 +311,13 @@ def rating_table_from_matrix(
     units: Sequence[Hashable] | None = None,
 ) -> RatingTable:
     """Code a raters × units matrix (the `krippendorff` layout) with `np.nan` (or None) for missing ratings."""
-    data = np.asarray(matrix, dtype=object if level == "nominal" or categories is not None else float)
+    try:
+        data = np.asarray(matrix, dtype=object if level == "nominal" or categories is not None else float)
+    except (TypeError, ValueError):
+        raise AgreementInputError(
+            f"The matrix holds values that are not numbers; level {level} needs numbers (or declared categories).",
+            field="value",
+        ) from None
     if data.ndim != 2:
         raise AgreementInputError("The matrix must be two-dimensional: raters × units.", field="matrix")
     rater_names = list(raters) if raters is not None else list(range(data.shape[0]))
@@ -329,7 +335,7 @@ def _check_duplicates(table: RatingTable, positions: list[int]) -> None:
     order = np.argsort(keys, kind="stable")
     repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if len(repeats):
-        index = int(order[repeats[0] + 1])
+        index = int(order[repeats + 1].min())  # the earliest judgment that repeats an earlier one
         position = positions[index]
         unit, rater = table.units[table.unit_index[index]], table.raters[table.rater_index[index]]
         raise AgreementInputError(
@@ -433,6 +439,8 @@ def _basis(table: RatingTable) -> _Basis:
 
 
 def _no_pairs_reason(table: RatingTable, basis: _Basis) -> str | None:
+    if table.n_judgments == 0:
+        return "No judgments."
     if len(table.raters) < 2:
         return "Only one rater: agreement needs at least two raters."
     if basis.n_units == 0:

@@ -289,6 +289,12 @@ def test_units_with_a_single_judgment_are_left_out_and_counted():
     assert "judged only once" in summary.notes[0]
 
 
+def test_no_judgments_at_all_give_no_values_and_say_so():
+    summary = agreement_summary([(1, "a", None), (2, "b", None)], "interval", bootstrap=10)
+    assert all(statistic.value is None for statistic in summary.statistics.values())
+    assert summary.statistics["krippendorff_alpha"].note == "No judgments."
+
+
 def test_raters_who_share_no_unit_have_no_kappa():
     judgments = [(1, "a", 1), (1, "b", 2), (2, "b", 1), (2, "a", 1), (3, "c", 1), (4, "c", 2)]
     table = rating_table(judgments, "nominal")
@@ -403,6 +409,12 @@ def test_a_repeated_judgment_is_refused_naming_its_position():
         rating_table([(1, "a", 1), (1, "b", 2), (1, "a", 2)], "nominal")
     assert error.value.record == 2
     assert "already judged unit 1" in str(error.value)
+
+
+def test_the_earliest_repeated_judgment_is_the_one_named():
+    with pytest.raises(AgreementInputError) as error:
+        rating_table([(2, "a", 1), (1, "a", 1), (1, "a", 2), (2, "a", 3)], "nominal")
+    assert error.value.record == 2
 
 
 def test_a_non_number_at_interval_level_is_refused_naming_its_position():
