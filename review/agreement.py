@@ -502,7 +502,7 @@ def _observed_agreement(counts: IntArray) -> float:
 
 
 def _prevalence(table: RatingTable) -> FloatArray:
-    """π_k: the mean over units of the share of a unit's ratings in category k (Gwet 2014, eq. 5.x)."""
+    """π_k: the mean over units of the share of a unit's ratings in category k (Gwet 2014, missing ratings)."""
     counts = table.counts
     return (counts / counts.sum(axis=1, keepdims=True)).mean(axis=0)
 
@@ -594,6 +594,9 @@ def rwg_j(table: RatingTable, *, options: int | None = None, star: bool = True) 
     if options is None:
         return basis.statistic(name, None, source)
     null_variance = (options**2 - 1) / 12
+    if source == "declared scale":  # uniform over the declared points, which need not be 1 apart
+        assert table.scores is not None
+        null_variance = float(np.var(table.scores))
     scores = table.scores[table.code]
     per_unit = table.judgments_per_unit.astype(float)
     sums = np.bincount(table.unit_index, weights=scores, minlength=len(table.units))

@@ -241,6 +241,14 @@ def test_rwg_star_j_with_a_given_number_of_options():
     assert rwg_j(table, options=7).value == pytest.approx(2 / 3)
 
 
+def test_rwg_star_j_on_a_declared_scale_with_half_steps():
+    """The example halved on the scale 0.5, 1, …, 2.5: variances shrink by 4 and so does σ²_EU
+    (uniform over 5 points 0.5 apart: 2/4 = 0.5), so r*wg(j) is again 1 − (1/3)/0.5 = 1/3."""
+    halved = [[value / 2 for value in row] for row in RWG_EXAMPLE]
+    table = rating_table_from_matrix(halved, "interval", categories=[0.5, 1, 1.5, 2, 2.5])
+    assert rwg_j(table).value == pytest.approx(1 / 3)
+
+
 def test_rwg_j_is_undefined_for_nominal_data():
     result = rwg_j(rating_table_from_matrix(KRIPPENDORFF_2011, "nominal"))
     assert result.value is None
