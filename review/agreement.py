@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations
 from typing import Any, Literal, get_args
@@ -746,8 +746,11 @@ def _alpha_with_interval(table: RatingTable, bootstrap: int, seed: int, confiden
     if point.value is None or bootstrap <= 0:
         return point
     low, high, used = alpha_bootstrap(table, replicates=bootstrap, seed=seed, confidence=confidence)
-    note = f"{confidence:.0%} interval from {used} of {bootstrap} bootstrap resamples."
-    return Statistic(**{**point.__dict__, "ci_low": low, "ci_high": high, "note": note})
+    if used:
+        note = f"{confidence:.0%} interval from {used} of {bootstrap} bootstrap resamples."
+    else:
+        note = "No bootstrap interval: no resample had variation, or too many distinct ordinal values."
+    return replace(point, ci_low=low, ci_high=high, note=" ".join(filter(None, [point.note, note])))
 
 
 # Everything at once
