@@ -1,0 +1,399 @@
+"""The review REST API: thin views over review.access and review.services (same conventions as annotation.api)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.access import get_project_for_user
+from annotation.api import NO_CONTENT, _paginated, _responses, _validated
+from annotation.models import Membership, Project, QAItem, Role
+from annotation.serializers import ItemOutput, StaleItemOutput
+from review import access, services
+from review.models import ReviewSlot
+from review.serializers import (
+    AdjudicationRowOutput,
+    DashboardOutput,
+    FinalLabelOutput,
+    HistoryOutput,
+    LabelInput,
+    LabelOutput,
+    LanguagesInput,
+    PairLabelsOutput,
+    RejectInput,
+    ReviewerOutput,
+    ReviewerRewriteInput,
+    ReviewFilterInput,
+    ReviewItemOutput,
+    ReviewSubmitInput,
+    SlotOutput,
+    StaleFinalLabelOutput,
+    StaleLabelOutput,
+    StaleLanguagesOutput,
+    StaleSlotOutput,
+    StaleVerificationOutput,
+    VerificationInput,
+    VerificationOutput,
+    VerificationSearchInput,
+    VerificationStateOutput,
+    VersionInput,
+)
+from review.views.queue import review_items
+
+EMPTY = OpenApiResponse(description="Nothing is waiting for you.")
+
+
+def _reviewing(user: Any, slug: str) -> Project:
+    project = get_project_for_user(user, slug)
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    if not (membership.is_reviewer or membership.is_coordinator):
+        raise PermissionDenied("This needs the reviewer role in the project.")
+    return project
+
+
+def _slot_data(slot: ReviewSlot) -> dict[str, Any]:
+    slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
+        pk=slot.pk
+    )
+    slot.item.project = Project.objects.get(pk=slot.item.project_id)
+    return SlotOutput(slot).data
+
+
+# The queue and the filtered list
+
+
+class ReviewItemListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="Submitted items of the project with their review progress (reviewer, coordinator)",
+        parameters=[ReviewFilterInput],
+        responses=_responses({200: ReviewItemOutput(many=True)}, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = _reviewing(request.user, slug)
+        query = _validated(ReviewFilterInput, request.query_params)
+        items = review_items(project, query.get("status", ""), query.get("kind", ""))
+        return _paginated(self, request, items, ReviewItemOutput)
+
+
+class ReviewNextApi(APIView):
+    @extend_schema(
+        summary="Claim the next item to review (reviewer)",
+        description="Returns the slot you already hold, else the oldest you may fill (never your own items); 204 when "
+        "nothing is waiting.",
+        request=None,
+        responses=_responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
+        slot = services.review_claim_next(project=project, user=request.user)
+        if slot is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(_slot_data(slot))
+
+
+class ReviewClaimApi(APIView):
+    @extend_schema(
+        summary="Claim a review slot of a chosen item (reviewer)",
+        request=None,
+        responses=_responses({200: SlotOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_reviewer(request.user, slug, item_id)
+        access.require_role(item, Role.REVIEWER)
+        slot = services.review_claim(item=item, user=request.user)
+        return Response(_slot_data(slot))
+
+
+class ReviewSlotApi(APIView):
+    stale_serializer = SlotOutput
+
+    @extend_schema(
+        summary="A review you hold (or any review, for a coordinator), with the item, criteria and judgments",
+        responses=_responses({200: SlotOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
+        return Response(_slot_data(slot))
+
+    @extend_schema(
+        summary="Record your judgments: every criterion pass or flag, with an optional comment",
+        description="When every slot of the round is done the item is decided: all pass → accepted, any flag → "
+        "needs rewrite. 409 if the item is no longer in review, the slot is not yours any more, or `version` is stale.",
+        request=ReviewSubmitInput,
+        responses=_responses({200: SlotOutput, 409: StaleSlotOutput}),
+    )
+    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
+        if slot.reviewer_id != request.user.pk:
+            raise PermissionDenied("This review is held by someone else.")
+        data = _validated(ReviewSubmitInput, request.data)
+        slot = services.review_submit(
+            slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
+        )
+        return Response(_slot_data(slot))
+
+
+class ReviewReleaseApi(APIView):
+    @extend_schema(
+        summary="Give a review you hold back to the queue",
+        request=None,
+        responses=_responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
+        if slot.reviewer_id != request.user.pk:
+            raise PermissionDenied("This review is held by someone else.")
+        services.review_release(slot=slot, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# Outcomes
+
+
+def _item_data(item: QAItem) -> dict[str, Any]:
+    item = QAItem.objects.select_related("author").prefetch_related("spans").get(pk=item.pk)
+    return ItemOutput(item).data
+
+
+class ItemRejectApi(APIView):
+    stale_serializer = ItemOutput
+
+    @extend_schema(
+        summary="Reject an item, with a reason (coordinator)",
+        request=RejectInput,
+        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_coordinator(request.user, slug, item_id)
+        data = _validated(RejectInput, request.data)
+        item = services.qa_item_reject(item=item, user=request.user, **data)
+        return Response(_item_data(item))
+
+
+class ItemResubmitApi(APIView):
+    stale_serializer = ItemOutput
+
+    @extend_schema(
+        summary="Send your rewritten item back to review (author)",
+        description="Edit the item first (PATCH /items/{id}/ works while it needs a rewrite). Creates revision n+1.",
+        request=VersionInput,
+        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_author(request.user, slug, item_id)
+        data = _validated(VersionInput, request.data)
+        item = services.qa_item_resubmit(item=item, user=request.user, version=data["version"])
+        return Response(_item_data(item))
+
+
+class ItemReviewerRewriteApi(APIView):
+    stale_serializer = ItemOutput
+
+    @extend_schema(
+        summary="Rewrite a flagged item yourself, where the project allows it (reviewer)",
+        request=ReviewerRewriteInput,
+        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_reviewer(request.user, slug, item_id)
+        access.require_role(item, Role.REVIEWER)
+        data = _validated(ReviewerRewriteInput, request.data)
+        item = services.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
+        return Response(_item_data(item))
+
+
+class ItemHistoryApi(APIView):
+    @extend_schema(
+        summary="Every revision of an item with its diff and reviews, and every event",
+        description="Reviewer names are null for the author when the project uses blind review.",
+        responses=_responses({200: HistoryOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_reader(request.user, slug, item_id)
+        project = item.project
+        entries, events = services.item_history(item)
+        context = {
+            "show_names": services.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+            "item_author_id": item.author_id,
+        }
+        payload = {"item": QAItem.objects.prefetch_related("spans").get(pk=item.pk), "revisions": entries}
+        payload["events"] = events
+        return Response(HistoryOutput(payload, context=context).data)
+
+
+# Verification
+
+
+class ItemVerificationApi(APIView):
+    stale_serializer = VerificationOutput
+
+    def _state(self, item: QAItem, query: str) -> dict[str, Any]:
+        text = item.pair.standard_text
+        history = list(item.verifications.select_related("verifier").order_by("number"))
+        results = [r for r in services.verification_search(text, query) if r.match] if query else []
+        return {
+            "possible": bool(text),
+            "reason": "" if text else "The pair was imported without the standard page's full text.",
+            "current": history[-1] if history else None,
+            "history": history,
+            "query": query,
+            "sentences": results,
+        }
+
+    @extend_schema(
+        summary="Full-document verification of a lead item, and a search of the standard full text",
+        parameters=[VerificationSearchInput],
+        responses=_responses({200: VerificationStateOutput}, conflict=False),
+    )
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_reader(request.user, slug, item_id)
+        query = _validated(VerificationSearchInput, request.query_params).get("q", item.answer_standard)
+        return Response(VerificationStateOutput(self._state(item, query)).data)
+
+    @extend_schema(
+        summary="Record found (with supporting sentences as code-point offsets), not found, or not possible",
+        request=VerificationInput,
+        responses=_responses({201: VerificationOutput, 409: StaleVerificationOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_reader(request.user, slug, item_id)
+        data = _validated(VerificationInput, request.data)
+        verification = services.verification_record(item=item, user=request.user, **data)
+        return Response(VerificationOutput(verification).data, status=status.HTTP_201_CREATED)
+
+
+# Labels and adjudication
+
+
+class PairLabelsApi(APIView):
+    stale_serializer = LabelOutput
+
+    def _data(self, pair: Any, user: Any) -> dict[str, Any]:
+        state = services.pair_label_state(pair)
+        return PairLabelsOutput(
+            {
+                "pair": pair.pk,
+                "needed": state["needed"],
+                "done": len(state["done"]),
+                "complete": state["complete"],
+                "labels": services.labels_visible_to(state, user),
+                "finals": list(state["finals"].values()),
+            }
+        ).data
+
+    @extend_schema(
+        summary="Article labels of a pair (coordinator): yours, and everyone's once all labellers are done",
+        responses=_responses({200: PairLabelsOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_labeller(request.user, slug, pair_id)
+        return Response(self._data(pair, request.user))
+
+    @extend_schema(
+        summary="Set your topic or region label of a pair (coordinator); a change keeps the earlier label",
+        request=LabelInput,
+        responses=_responses({200: PairLabelsOutput, 409: StaleLabelOutput}),
+    )
+    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_labeller(request.user, slug, pair_id)
+        data = _validated(LabelInput, request.data)
+        services.label_set(pair=pair, user=request.user, **data)
+        return Response(self._data(pair, request.user))
+
+
+class AdjudicationListApi(APIView):
+    @extend_schema(
+        summary="Pairs whose labellers disagree, kind by kind (coordinator)",
+        responses=_responses({200: AdjudicationRowOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(AdjudicationRowOutput(services.adjudication_list(project), many=True).data)
+
+
+class FinalLabelApi(APIView):
+    stale_serializer = FinalLabelOutput
+
+    @extend_schema(
+        summary="Record the final label of a kind for a pair (coordinator adjudicating)",
+        request=LabelInput,
+        responses=_responses({200: FinalLabelOutput, 409: StaleFinalLabelOutput}),
+    )
+    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_labeller(request.user, slug, pair_id)
+        data = _validated(LabelInput, request.data)
+        final = services.label_adjudicate(pair=pair, user=request.user, **data)
+        return Response(FinalLabelOutput(final).data)
+
+
+# Dashboard and reviewers
+
+
+class DashboardApi(APIView):
+    @extend_schema(
+        summary="The study's statistics table, throughput, reviewer workload, topics and regions (coordinator)",
+        responses=_responses({200: DashboardOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(DashboardOutput(services.project_statistics(project)).data)
+
+
+def _reviewer_row(membership: Membership) -> dict[str, Any]:
+    row = getattr(membership, "reader_languages", None)
+    languages = services.reader_languages(membership)
+    return {
+        "username": membership.user.username,
+        "languages": languages,
+        "explicit": row is not None,
+        "eligible": membership.project.standard_language in languages,
+        "version": row.version if row else 0,
+    }
+
+
+class ReviewerListApi(APIView):
+    @extend_schema(
+        summary="Reviewers and the languages they read (coordinator)",
+        responses=_responses({200: ReviewerOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        members = Membership.objects.filter(project=project, is_reviewer=True).select_related(
+            "user", "reader_languages"
+        )
+        rows = []
+        for membership in members:
+            membership.project = project
+            rows.append(_reviewer_row(membership))
+        return Response(ReviewerOutput(rows, many=True).data)
+
+
+class ReviewerLanguagesApi(APIView):
+    stale_serializer = None
+
+    @extend_schema(
+        summary="Set the languages a member reads (coordinator); items go only to reviewers reading the standard one",
+        request=LanguagesInput,
+        responses=_responses({200: ReviewerOutput, 409: StaleLanguagesOutput}),
+    )
+    def put(self, request: Request, slug: str, username: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        user = get_user_model().objects.filter(username=username, memberships__project=project).first()
+        if user is None:
+            raise Http404("No such member of this project.")
+        data = _validated(LanguagesInput, request.data)
+        services.reviewer_languages_set(project=project, user=user, **data)
+        membership = Membership.objects.select_related("user", "reader_languages").get(project=project, user=user)
+        membership.project = project
+        return Response(ReviewerOutput(_reviewer_row(membership)).data)
