@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 
-from annotation import api
+from annotation import api, api_imports
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api_token"),
@@ -20,4 +20,27 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", api.PairActivityApi.as_view(), name="api_pair_activity"),
     path("projects/<slug:slug>/items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_item"),
     path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
+    path("projects/<slug:slug>/imports/", api_imports.ImportListApi.as_view(), name="api_imports"),
+    path("projects/<slug:slug>/imports/<int:job_id>/", api_imports.ImportDetailApi.as_view(), name="api_import"),
+    path("projects/<slug:slug>/collections/", api_imports.CollectionListApi.as_view(), name="api_collections"),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/",
+        api_imports.CollectionDetailApi.as_view(),
+        name="api_collection",
+    ),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/titles/",
+        api_imports.CollectionTitlesApi.as_view(),
+        name="api_collection_titles",
+    ),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/cancel/",
+        api_imports.CollectionCancelApi.as_view(),
+        name="api_collection_cancel",
+    ),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/resume/",
+        api_imports.CollectionResumeApi.as_view(),
+        name="api_collection_resume",
+    ),
 ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import authoring, projects
+from annotation.views import authoring, imports, projects
 
 urlpatterns = [
     path("", projects.home, name="home"),
@@ -15,6 +15,20 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/guidelines/", projects.project_guidelines, name="project_guidelines"),
     path("projects/<slug:slug>/pairs/", projects.pair_list, name="pair_list"),
+    path("projects/<slug:slug>/import/", imports.import_start, name="import_start"),
+    path("projects/<slug:slug>/imports/<int:job_id>/", imports.import_detail, name="import_detail"),
+    path("projects/<slug:slug>/collect/", imports.collection_start, name="collection_start"),
+    path("projects/<slug:slug>/collections/<int:collection_id>/", imports.collection_detail, name="collection_detail"),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/cancel/",
+        imports.collection_cancel,
+        name="collection_cancel",
+    ),
+    path(
+        "projects/<slug:slug>/collections/<int:collection_id>/resume/",
+        imports.collection_resume,
+        name="collection_resume",
+    ),
     path("projects/<slug:slug>/items/", projects.item_list, name="item_list"),
     path("projects/<slug:slug>/next/", authoring.queue_next, name="queue_next"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/", authoring.pair_detail, name="pair_detail"),

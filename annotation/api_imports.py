@@ -1,0 +1,313 @@
+"""The API for getting page pairs in: file imports and Wikipedia collections (coordinators).
+
+Both run on a worker. Creating one answers 202 with the row; its status,
+progress and (for imports) the report are read back from the same row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation import access, ingest
+from annotation.api import _paginated, _responses, _validated
+from annotation.importers import FORMATS
+from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
+from annotation.serializers import ErrorOutput, _named_enum
+
+ImportStatusField = _named_enum(ImportJob.Status, "ImportStatusEnum")
+CollectionStatusField = _named_enum(Collection.Status, "CollectionStatusEnum")
+CollectionSourceField = _named_enum(Collection.Source, "CollectionSourceEnum")
+OutcomeField = _named_enum(CollectionTitle.Outcome, "CollectionOutcomeEnum")
+
+REPORT_SCHEMA = {
+    "type": "object",
+    "description": (
+        "The import report: `ok`, `dry_run`, `lines` (records read), `created` and `already_present` (pairs), "
+        "`counts` (screenings by decision, items by kind and status, spans by document and match, original "
+        "release rows), `files`, `problems` (each `{file, line, record, field, message}`), `problems_total`, "
+        "`summary`. Null until the import has ended."
+    ),
+    "nullable": True,
+}
+
+
+@extend_schema_field(REPORT_SCHEMA)
+class ReportField(serializers.JSONField):
+    pass
+
+
+class ImportFileOutput(serializers.Serializer):
+    name = serializers.CharField()
+    size = serializers.IntegerField(allow_null=True)
+
+
+class ImportJobOutput(serializers.ModelSerializer):
+    status = ImportStatusField()
+    files = serializers.SerializerMethodField()
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
+    percent = serializers.IntegerField()
+    report = ReportField()
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id",
+            "status",
+            "format",
+            "dry_run",
+            "files",
+            "bytes_total",
+            "bytes_done",
+            "records_done",
+            "percent",
+            "report",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    @extend_schema_field(ImportFileOutput(many=True))
+    def get_files(self, job: ImportJob) -> list[dict[str, Any]]:
+        return [{"name": f["name"], "size": f.get("size")} for f in job.files]
+
+
+class ImportCreateInput(serializers.Serializer):
+    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+    format = serializers.ChoiceField(choices=FORMATS, default="auto")
+    dry_run = serializers.BooleanField(default=False)
+
+
+class CollectionCreateInput(serializers.Serializer):
+    titles = serializers.ListField(child=serializers.CharField(max_length=500), required=False, default=list)
+    category = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+    local_heavy_only = serializers.BooleanField(default=True)
+
+
+class CollectionOutput(serializers.ModelSerializer):
+    status = CollectionStatusField()
+    source = CollectionSourceField()
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
+    dropped = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    outcomes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Collection
+        fields = [
+            "id",
+            "status",
+            "source",
+            "category",
+            "local_wiki",
+            "standard_wiki",
+            "standard_variant",
+            "local_heavy_only",
+            "cancel_requested",
+            "total",
+            "done",
+            "kept",
+            "dropped",
+            "created_pairs",
+            "percent",
+            "outcomes",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "description": "Titles by outcome: " + ", ".join(f"`{v}`" for v in CollectionTitle.Outcome.values),
+        }
+    )
+    def get_outcomes(self, collection: Collection) -> dict[str, int]:
+        if not self.context.get("with_outcomes"):
+            return {}
+        return ingest.collection_outcome_counts(collection)
+
+
+class CollectionTitleOutput(serializers.ModelSerializer):
+    outcome = OutcomeField()
+
+    class Meta:
+        model = CollectionTitle
+        fields = [
+            "position",
+            "title",
+            "outcome",
+            "error",
+            "local_title",
+            "standard_title",
+            "local_revision",
+            "standard_revision",
+            "pair",
+            "pair_created",
+            "processed_at",
+        ]
+
+
+def _job(project: Project, job_id: int) -> ImportJob:
+    job = ImportJob.objects.select_related("created_by").filter(project=project, pk=job_id).first()
+    if job is None:
+        raise Http404("No such import in this project.")
+    return job
+
+
+def _collection(project: Project, collection_id: int) -> Collection:
+    collection = Collection.objects.select_related("created_by").filter(project=project, pk=collection_id).first()
+    if collection is None:
+        raise Http404("No such collection in this project.")
+    return collection
+
+
+def _collection_data(collection: Collection) -> dict[str, Any]:
+    return CollectionOutput(collection, context={"with_outcomes": True}).data
+
+
+class ImportListApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="Imports of the project, newest first (coordinator)",
+        responses=_responses({200: ImportJobOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        jobs = ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
+        return _paginated(self, request, jobs, ImportJobOutput)
+
+    @extend_schema(
+        summary="Upload files to import (coordinator); a worker imports them",
+        description=(
+            "Multipart form: one or more `files` (JSONL, CSV, or a WiLoVa base and `_QualityMeta` file together), "
+            "`format` (auto goes by the file name) and `dry_run`. Answers 202 with the job; poll it for progress "
+            "and the report. Files over IMPORT_MAX_BYTES are refused with 400."
+        ),
+        request={"multipart/form-data": ImportCreateInput},
+        responses=_responses({202: ImportJobOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(
+            ImportCreateInput,
+            {
+                "files": request.FILES.getlist("files"),
+                "format": request.data.get("format", "auto"),
+                "dry_run": request.data.get("dry_run", False),
+            },
+        )
+        job = ingest.import_job_create(project=project, user=request.user, **data)
+        job.refresh_from_db()
+        return Response(ImportJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportDetailApi(APIView):
+    @extend_schema(
+        summary="An import: status, progress and, once it has ended, its report (coordinator)",
+        responses=_responses({200: ImportJobOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, job_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(ImportJobOutput(_job(project, job_id)).data)
+
+
+class CollectionListApi(APIView):
+    parser_classes = [JSONParser]
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="Wikipedia collections of the project, newest first (coordinator)",
+        responses=_responses({200: CollectionOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        collections = Collection.objects.filter(project=project).select_related("created_by")
+        return _paginated(self, request, collections.order_by("-created_at", "-id"), CollectionOutput)
+
+    @extend_schema(
+        summary="Collect page pairs from Wikipedia for titles or a category (coordinator)",
+        description="Give `titles` (local-wiki titles) or a `category`. Answers 202; a worker collects.",
+        request=CollectionCreateInput,
+        responses=_responses({202: CollectionOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(CollectionCreateInput, request.data)
+        collection = ingest.collection_create(project=project, user=request.user, **data)
+        collection.refresh_from_db()
+        return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)
+
+
+class CollectionDetailApi(APIView):
+    @extend_schema(
+        summary="A collection's status and progress, with titles counted by outcome (coordinator)",
+        responses=_responses({200: CollectionOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, collection_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(_collection_data(_collection(project, collection_id)))
+
+
+class CollectionTitlesApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="The titles of a collection and what became of each (coordinator)",
+        parameters=[
+            OpenApiParameter(
+                "outcome", OpenApiTypes.STR, enum=CollectionTitle.Outcome.values, description="Only this outcome."
+            )
+        ],
+        responses=_responses({200: CollectionTitleOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, collection_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        titles = CollectionTitle.objects.filter(collection=_collection(project, collection_id)).order_by("position")
+        outcome = request.query_params.get("outcome")
+        if outcome in CollectionTitle.Outcome.values:
+            titles = titles.filter(outcome=outcome)
+        return _paginated(self, request, titles, CollectionTitleOutput)
+
+
+class CollectionCancelApi(APIView):
+    @extend_schema(
+        summary="Cancel a collection (coordinator); a running one stops before its next title",
+        request=None,
+        responses=_responses({200: CollectionOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, collection_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        collection = ingest.collection_cancel(collection=_collection(project, collection_id))
+        return Response(_collection_data(collection))
+
+
+class CollectionResumeApi(APIView):
+    @extend_schema(
+        summary="Resume a cancelled, failed or stalled collection from its first open title (coordinator)",
+        request=None,
+        responses=_responses(
+            {202: CollectionOutput, 409: OpenApiResponse(ErrorOutput, description="Not resumable now.")},
+            bad_input=False,
+        ),
+    )
+    def post(self, request: Request, slug: str, collection_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        collection = ingest.collection_resume(collection=_collection(project, collection_id))
+        return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)

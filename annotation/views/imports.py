@@ -1,0 +1,201 @@
+"""Coordinator pages for getting page pairs in: file imports and Wikipedia collections.
+
+Both run on a worker; their pages poll a small partial every two seconds
+(htmx) while the job is active and stop polling when it ends.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from annotation import ingest
+from annotation.access import get_project_for_user
+from annotation.errors import ServiceError
+from annotation.importers import FORMATS
+from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
+from annotation.views.common import report_error
+
+TITLES_PER_PAGE = 100
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def clean(self, data, initial=None):  # type: ignore[no-untyped-def]
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(file, initial) for file in data]
+        return [single(data, initial)] if data else []
+
+
+class ImportForm(forms.Form):
+    files = MultipleFileField(
+        widget=MultipleFileInput(attrs={"accept": ".jsonl,.ndjson,.csv,.json"}),
+        help_text="JSONL, CSV, or a WiLoVa release (choose its base file and its _QualityMeta file together).",
+    )
+    format = forms.ChoiceField(
+        choices=[(value, "Tell by the file name" if value == "auto" else value.upper()) for value in FORMATS],
+        initial="auto",
+    )
+
+
+class CollectionForm(forms.Form):
+    titles = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}),
+        required=False,
+        help_text="Titles of local-wiki articles, one per line.",
+    )
+    titles_file = forms.FileField(required=False, help_text="…or a UTF-8 text file with one title per line.")
+    category = forms.CharField(
+        max_length=500, required=False, help_text="…or a local-wiki category, e.g. Kategorie:Essn und Trinkn."
+    )
+    local_heavy_only = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Keep only local-heavy pairs (local lead and full text both longer than the standard ones)",
+    )
+
+    def clean(self):  # type: ignore[no-untyped-def]
+        data = super().clean()
+        titles = ingest.parse_titles(data.get("titles") or "")
+        upload = data.get("titles_file")
+        if upload is not None:
+            if upload.size > settings.IMPORT_MAX_BYTES:
+                raise forms.ValidationError("The titles file is larger than the import limit.")
+            try:
+                titles += ingest.parse_titles(upload.read().decode("utf-8-sig"))
+            except UnicodeDecodeError:
+                self.add_error("titles_file", "The titles file is not UTF-8 text.")
+        data["title_list"] = list(dict.fromkeys(titles))
+        if not data["title_list"] and not (data.get("category") or "").strip():
+            raise forms.ValidationError("Give titles (pasted or as a file) or a category.")
+        return data
+
+
+def _job(project: Project, job_id: int) -> ImportJob:
+    job = ImportJob.objects.filter(project=project, pk=job_id).first()
+    if job is None:
+        raise Http404("No such import in this project.")
+    return job
+
+
+def _collection(project: Project, collection_id: int) -> Collection:
+    collection = Collection.objects.filter(project=project, pk=collection_id).first()
+    if collection is None:
+        raise Http404("No such collection in this project.")
+    return collection
+
+
+@login_required
+def import_start(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            job = ingest.import_job_create(
+                project=project,
+                user=request.user,
+                files=form.cleaned_data["files"],
+                format=form.cleaned_data["format"],
+                dry_run="dry_run" in request.POST,
+            )
+        except ServiceError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            return redirect("import_detail", project.slug, job.pk)
+    jobs = ImportJob.objects.filter(project=project).select_related("created_by")[:20]
+    context = {"project": project, "form": form, "jobs": jobs, "max_bytes": settings.IMPORT_MAX_BYTES}
+    return render(request, "annotation/import.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    job = _job(project, job_id)
+    template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
+    return render(request, template, {"project": project, "job": job, "report": job.report})
+
+
+@login_required
+def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    form = CollectionForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            collection = ingest.collection_create(
+                project=project,
+                user=request.user,
+                titles=form.cleaned_data["title_list"],
+                category="" if form.cleaned_data["title_list"] else form.cleaned_data["category"],
+                local_heavy_only=form.cleaned_data["local_heavy_only"],
+            )
+        except ServiceError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("collection_detail", project.slug, collection.pk)
+    collections = Collection.objects.filter(project=project).select_related("created_by")[:20]
+    context = {"project": project, "form": form, "collections": collections}
+    return render(request, "annotation/collection.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def collection_detail(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    collection = _collection(project, collection_id)
+    context = {
+        "project": project,
+        "collection": collection,
+        "outcomes": [
+            (CollectionTitle.Outcome(value).label, value, n)
+            for value, n in ingest.collection_outcome_counts(collection).items()
+        ],
+    }
+    if request.htmx:
+        return render(request, "annotation/collection_detail.html#collection-status", context)
+    titles = collection.titles.select_related("pair").order_by("position")
+    outcome = request.GET.get("outcome", "")
+    if outcome in CollectionTitle.Outcome.values:
+        titles = titles.filter(outcome=outcome)
+    context["page"] = Paginator(titles, TITLES_PER_PAGE).get_page(request.GET.get("page"))
+    context["outcome"] = outcome
+    return render(request, "annotation/collection_detail.html", context)
+
+
+@login_required
+@require_POST
+def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    collection = _collection(project, collection_id)
+    try:
+        ingest.collection_cancel(collection=collection)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, "The collection stops before its next title.")
+    return redirect("collection_detail", project.slug, collection.pk)
+
+
+@login_required
+@require_POST
+def collection_resume(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    collection = _collection(project, collection_id)
+    try:
+        ingest.collection_resume(collection=collection)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, "The collection goes on from its first title without an outcome.")
+    return redirect("collection_detail", project.slug, collection.pk)

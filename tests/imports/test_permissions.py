@@ -1,0 +1,122 @@
+"""Who may open the import and collection pages and call their API: every URL × every kind of user.
+
+`PAGE_EXPECTED` joins the page matrix in tests/annotation/test_page_permissions.py (its completeness test
+collects every app's table); `API_EXPECTED` covers the routes of annotation.api_imports, and
+tests/annotation/test_api.py's completeness test counts it too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation import ingest
+from annotation.models import Collection
+from tests.conftest import api_as
+
+ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
+LOGIN = 302
+
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "import_start": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "import_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "collection_start": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "collection_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "collection_cancel": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "collection_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+}
+
+# method, path, body, statuses for ROLES
+API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
+    ("get", "projects/{slug}/imports/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/imports/", "upload", (403, 404, 403, 403, 202, 202)),
+    ("get", "projects/{slug}/imports/{job}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/collections/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/collections/", {"titles": ["Minga"]}, (403, 404, 403, 403, 202, 202)),
+    ("get", "projects/{slug}/collections/{collection}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/collections/{collection}/titles/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/collections/{collection}/cancel/", None, (403, 404, 403, 403, 200, 200)),
+    # A running collection with a live worker cannot be resumed: allowed users get 409, the rest 403/404.
+    ("post", "projects/{slug}/collections/{collection}/resume/", None, (403, 404, 403, 403, 409, 409)),
+]
+
+
+def api_routes() -> set[str]:
+    """The routes API_EXPECTED covers, spelled like annotation.api_urls patterns."""
+    return {
+        path.replace("{slug}", "<slug:slug>")
+        .replace("{job}", "<int:job_id>")
+        .replace("{collection}", "<int:collection_id>")
+        for _, path, _, _ in API_EXPECTED
+    }
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
+
+
+@pytest.fixture
+def world(project, annotator, reviewer, coordinator, outsider, superuser, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    job = ingest.import_job_create(
+        project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
+    )
+    collection = ingest.collection_create(project=project, user=coordinator, titles=["Minga"])
+    Collection.objects.filter(pk=collection.pk).update(status=Collection.Status.RUNNING, heartbeat_at=timezone.now())
+    users = {"annotator": annotator, "reviewer": reviewer, "coordinator": coordinator, "outsider": outsider}
+    users["superuser"] = superuser
+    return {"slug": project.slug, "job": job.pk, "collection": collection.pk, "users": users}
+
+
+def page_url(name: str, world: dict) -> str:
+    kwargs: dict[str, Any] = {"slug": world["slug"]}
+    if name == "import_detail":
+        kwargs["job_id"] = world["job"]
+    elif name.startswith("collection_") and name != "collection_start":
+        kwargs["collection_id"] = world["collection"]
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_page_permission(client, world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+
+    response = getattr(client, method)(page_url(name, world))
+
+    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "role", "expected"),
+    [
+        pytest.param(method, path, body, role, statuses[i], id=f"{method.upper()} {path} as {role}")
+        for method, path, body, statuses in API_EXPECTED
+        for i, role in enumerate(ROLES)
+    ],
+)
+def test_api_permission(world, api_client, method, path, body, role, expected):
+    client = api_client if role == "anonymous" else api_as(world["users"][role])
+    url = "/api/" + path.format(**world)
+    if body == "upload":
+        upload = SimpleUploadedFile("pairs.jsonl", b"\n", content_type="application/octet-stream")
+        response = client.post(url, {"files": [upload], "dry_run": "true"}, format="multipart")
+    else:
+        response = getattr(client, method)(url, body, format="json")
+    assert response.status_code == expected, response.content
+
+
+def test_the_api_table_covers_every_import_and_collection_route():
+    from annotation.api_urls import urlpatterns
+
+    ours = {str(p.pattern) for p in urlpatterns if "imports" in str(p.pattern) or "collections" in str(p.pattern)}
+    assert ours == api_routes()
