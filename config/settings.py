@@ -41,6 +41,10 @@ if "@" not in WIKIPEDIA_CONTACT and not WIKIPEDIA_CONTACT.startswith("http"):
 WIKIPEDIA_REQUEST_INTERVAL = env.float("WIKIPEDIA_REQUEST_INTERVAL", default=0.2)
 WIKIPEDIA_MAX_RETRIES = env.int("WIKIPEDIA_MAX_RETRIES", default=4)
 WIKIPEDIA_RETRY_WAIT = env.float("WIKIPEDIA_RETRY_WAIT", default=1.0)  # doubles with each retry
+# The MediaWiki API endpoint, {wiki} standing for the wiki code: a mirror or a recorded-replies server may stand in.
+WIKIPEDIA_API_URL = env.str("WIKIPEDIA_API_URL", default="https://{wiki}.wikipedia.org/w/api.php")
+if "{wiki}" not in WIKIPEDIA_API_URL:
+    raise ImproperlyConfigured("WIKIPEDIA_API_URL must contain {wiki}, the place of the wiki code.")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
