@@ -271,7 +271,10 @@ def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
         candidate = _claimable(project, user, now).filter(item=item).order_by("number").only("id").first()
         if candidate is None:
             latest = item.revisions.order_by("-number").first()
-            if ReviewSlot.objects.filter(item=item, reviewer=user, revision=latest).exists():
+            own = ReviewSlot.objects.filter(item=item, reviewer=user, revision=latest).first()
+            if own is not None and own.status == ReviewSlot.Status.CLAIMED:
+                return own  # taken by this reviewer's other request a moment ago
+            if own is not None:
                 raise InvalidState("You have already reviewed this revision of the item.", field="item")
             raise InvalidState("Every review slot of this item is taken.", field="item")
         if _claim(candidate.pk, project, user, now):

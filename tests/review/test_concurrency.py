@@ -1,0 +1,77 @@
+"""Races against a real PostgreSQL: reviewers claiming at once, one reviewer submitting twice at once."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from annotation import services as authoring
+from annotation.errors import InvalidState, StaleEdit
+from review import services
+from review.models import Judgment, ReviewSlot
+from tests import factories
+from tests.annotation.test_concurrency import run_at_once
+from tests.review.conftest import all_pass, submitted_pair
+
+THREADS = 12
+
+
+def _project_with_reviewers(slug: str, count: int, reviewers_per_item: int = 1):
+    coordinator = factories.user(f"coord-{slug}")
+    project = factories.project(coordinator, slug=slug, reviewers_per_item=reviewers_per_item)
+    author = factories.user(f"author-{slug}")
+    authoring.membership_set(project=project, user=author, roles={"annotator"})
+    reviewers = [factories.user(f"rev{i}-{slug}") for i in range(count)]
+    for reviewer in reviewers:
+        authoring.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    return project, author, reviewers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reviewers_asking_at_once_never_fill_the_same_slot():
+    project, author, reviewers = _project_with_reviewers("race-review", THREADS)
+    for _ in range(4):  # 4 pairs x 2 items = 8 slots for 12 reviewers
+        submitted_pair(project, author)
+
+    slots = run_at_once(THREADS, lambda i: services.review_claim_next(project=project, user=reviewers[i]))
+
+    handed_out = [slot.pk for slot in slots if slot is not None]
+    assert len(handed_out) == 8
+    assert len(set(handed_out)) == 8, Counter(handed_out).most_common(3)
+    owners = dict(ReviewSlot.objects.filter(pk__in=handed_out).values_list("pk", "reviewer_id"))
+    assert all(owners[slot.pk] == reviewers[i].pk for i, slot in enumerate(slots) if slot is not None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_slots_of_one_item_go_to_two_different_reviewers_even_when_one_asks_twice_at_once():
+    project, author, reviewers = _project_with_reviewers("race-same", 1, reviewers_per_item=2)
+    _, items = submitted_pair(project, author, evidences=("深水埗", "姓陳"))
+    reviewer = reviewers[0]
+    ReviewSlot.objects.exclude(item=items[0]).delete()  # only the two slots of one item are left
+
+    slots = run_at_once(THREADS, lambda i: services.review_claim(item=items[0], user=reviewer))
+
+    assert {slot.pk for slot in slots} == {slots[0].pk}
+    assert ReviewSlot.objects.filter(item=items[0], reviewer=reviewer).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reviewer_submitting_the_same_review_twice_at_once_is_counted_once():
+    project, author, reviewers = _project_with_reviewers("race-twice", 1)
+    submitted_pair(project, author)
+    reviewer = reviewers[0]
+    slot = services.review_claim_next(project=project, user=reviewer)
+
+    def submit(_index: int) -> str:
+        try:
+            services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+        except (InvalidState, StaleEdit) as error:
+            return type(error).__name__
+        return "ok"
+
+    outcomes = run_at_once(6, submit)
+
+    assert outcomes.count("ok") == 1
+    assert Judgment.objects.filter(slot=slot).count() == len(project.review_criteria)
+    assert slot.item.events.filter(action="accepted").count() == 1
