@@ -84,6 +84,9 @@ def user_agent() -> str:
 class _Wikipedia(wikipediaapi.Wikipedia):
     """wikipedia-api's client with one combined request for a page's facts."""
 
+    def _build_url(self, language: str) -> str:  # type: ignore[override]
+        return settings.WIKIPEDIA_API_URL.format(wiki=language)
+
     def facts(self, title: str) -> PageFacts:
         page = self.page(title)
         params = {

@@ -65,7 +65,13 @@ class LiveWorker:
 
 
 @pytest.fixture
-def live_worker(transactional_db, tmp_path) -> Iterator[LiveWorker]:
+def live_worker_env() -> dict[str, str]:
+    """Extra environment for the worker process; override this fixture in a test module to add some."""
+    return {}
+
+
+@pytest.fixture
+def live_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[LiveWorker]:
     if not settings.CELERY_BROKER_URL:
         pytest.skip("No broker: set REDIS_URL to run worker tests.")
     queue = f"test-{uuid.uuid4().hex[:12]}"
@@ -76,6 +82,7 @@ def live_worker(transactional_db, tmp_path) -> Iterator[LiveWorker]:
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        **live_worker_env,
     }
     log_path = tmp_path / "worker.log"
     log = log_path.open("wb")

@@ -9,6 +9,8 @@ so a 429 can be followed by a success. Unmatched requests fail the test loudly.
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +44,56 @@ class Replay:
     def calls(self, **params: str) -> list[httpx.Request]:
         """The requests made whose parameters include these."""
         return [r for r in self.requests if all(r.url.params.get(k) == v for k, v in params.items())]
+
+
+class ReplayServer:
+    """Serves a Replay over HTTP at http://127.0.0.1:PORT/{wiki}/w/api.php, for a worker in another process.
+
+    Point the worker at it with WIKIPEDIA_API_URL=server.api_url.
+    """
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{{wiki}}/w/api.php"
+
+    def _handler(self):  # type: ignore[no-untyped-def]
+        replay = self.replay
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                wiki = self.path.split("/")[1]
+                query = self.path.split("?", 1)[1] if "?" in self.path else ""
+                url = f"https://{wiki}.wikipedia.org/w/api.php?{query}"
+                request = httpx.Request("GET", url, headers=list(self.headers.items()))
+                try:
+                    response = replay.handle(request)
+                except (AssertionError, httpx.ConnectError):
+                    self.send_error(502)
+                    return
+                body = response.content
+                self.send_response(response.status_code)
+                for name, value in response.headers.items():
+                    if name.lower() not in {"content-length", "transfer-encoding"}:
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def __enter__(self) -> ReplayServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
