@@ -38,7 +38,7 @@ class CalculateInput(serializers.Serializer):
 
 class StatisticOutput(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     value = serializers.FloatField(allow_null=True, help_text="None when undefined; `note` says why.")
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
@@ -56,7 +56,7 @@ class PairOutput(serializers.Serializer):
 
 
 class StratumOutput(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     statistics = serializers.DictField(child=StatisticOutput())
 
 

@@ -74,7 +74,7 @@ def agreement_calculator(request: HttpRequest) -> HttpResponse:
     elif request.method == "GET" and SESSION_KEY in request.session:
         stored = request.session[SESSION_KEY]
         context.update(result=stored["result"], file_name=stored["file"])
-    template = "review/calculator.html#calculator" if request.htmx else "review/calculator.html"
+    template = "review/calculator.html#calculator" if request.htmx else "review/calculator.html"  # type: ignore[attr-defined]
     return render(request, template, context, status=400 if form.errors else 200)
 
 
