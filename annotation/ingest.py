@@ -52,8 +52,12 @@ def collection_create(
     titles: Iterable[str] = (),
     category: str = "",
     local_heavy_only: bool = True,
+    enqueue: bool = True,
 ) -> Collection:
-    """Start a collection for a list of local-wiki titles, or for the members of a local-wiki category."""
+    """Start a collection for a list of local-wiki titles, or for the members of a local-wiki category.
+
+    With `enqueue` (the default) a worker runs it; the command runs it in its own process instead.
+    """
     titles = list(dict.fromkeys(title.strip() for title in titles if title.strip()))
     category = category.strip()
     if bool(titles) == bool(category):
@@ -79,7 +83,8 @@ def collection_create(
             CollectionTitle(collection=collection, position=position, title=title)
             for position, title in enumerate(titles)
         )
-        _enqueue_collection(collection)
+        if enqueue:
+            _enqueue_collection(collection)
     return collection
 
 
@@ -100,8 +105,11 @@ def collection_cancel(*, collection: Collection) -> Collection:
     return collection
 
 
-def collection_resume(*, collection: Collection) -> Collection:
-    """Continue a cancelled, failed or stalled collection from its first title without an outcome."""
+def collection_resume(*, collection: Collection, enqueue: bool = True) -> Collection:
+    """Continue a cancelled, failed or stalled collection from its first title without an outcome.
+
+    With `enqueue` (the default) a worker picks it up; the command runs it in its own process instead.
+    """
     now = timezone.now()
     resumable = {Collection.Status.CANCELLED, Collection.Status.FAILED}
     with transaction.atomic():
@@ -115,7 +123,8 @@ def collection_resume(*, collection: Collection) -> Collection:
                 f"This collection is {collection.get_status_display().lower()}; only a cancelled, failed or "
                 "stalled collection can be resumed."
             )
-        _enqueue_collection(collection)
+        if enqueue:
+            _enqueue_collection(collection)
     collection.refresh_from_db()
     return collection
 
