@@ -122,7 +122,9 @@ def test_alpha_of_labelled_ordinal_values_uses_the_declared_order():
 
 
 def test_gwets_ac1_fleiss_kappa_and_percent_agreement_with_missing_ratings_follow_gwets_formulas():
-    """Krippendorff's data again (Gwet's handbook uses it too; irrCAC calls it cac.raw4raters).
+    """Krippendorff's data again: Gwet's handbook (2014) uses it too, and the README of his R package
+    irrCAC (github.com/kgwet/irrCAC, dataset cac.raw4raters) publishes: percent agreement 0.8181818,
+    AC1 0.77544 (p_e 0.1903212), Fleiss' kappa 0.76117 (p_e 0.2387153), Krippendorff's alpha 0.74342.
 
     p_a over the 11 units with r_i ≥ 2, Σ_k r_ik(r_ik − 1)/(r_i(r_i − 1)) per unit:
     units 1, 3, 4, 5, 7, 9, 10, 11 agree fully (1 each), units 2 and 8 give 3·2/12 = 0.5,
@@ -143,6 +145,71 @@ def test_gwets_ac1_fleiss_kappa_and_percent_agreement_with_missing_ratings_follo
     assert gwet_ac1(table).value == pytest.approx(0.775444, abs=1e-6)
     assert fleiss_kappa(table).value == pytest.approx(0.761169, abs=1e-6)
     assert gwet_ac1(table).excluded_units == 1
+    assert round(gwet_ac1(table).value, 5) == 0.77544
+    assert round(fleiss_kappa(table).value, 5) == 0.76117
+    assert round(krippendorff_alpha(table).value, 5) == 0.74342
+
+
+# irrCAC README (Gwet): distrib.6raters, 15 psychiatric patients × 6 psychiatrists, counts per diagnosis
+# (depression, personality disorder, schizophrenia, neurosis, other) — part of Fleiss' (1971) data.
+DISTRIB_6RATERS = [
+    [0, 0, 0, 6, 0],
+    [0, 3, 0, 0, 3],
+    [0, 1, 4, 0, 1],
+    [0, 0, 0, 0, 6],
+    [0, 3, 0, 3, 0],
+    [2, 0, 4, 0, 0],
+    [0, 0, 4, 0, 2],
+    [2, 0, 3, 1, 0],
+    [2, 0, 0, 4, 0],
+    [0, 0, 0, 0, 6],
+    [1, 0, 0, 5, 0],
+    [1, 1, 0, 4, 0],
+    [0, 3, 3, 0, 0],
+    [1, 0, 0, 5, 0],
+    [0, 2, 0, 3, 1],
+]
+
+
+def test_ac1_fleiss_kappa_and_alpha_of_gwets_six_psychiatrists_match_his_published_values():
+    """irrCAC README: AC1 0.4448007 (p_a 0.5511111, p_e 0.1914815), Fleiss' kappa 0.4139265
+    (p_e 0.2340741), Krippendorff's alpha 0.4204384.
+
+    Check of p_a by hand: per patient Σ n(n − 1) over the rows gives 30, 12, 12, 30, 12, 14, 14, 8,
+    14, 30, 20, 12, 12, 20, 8 (sum 248), each out of 6·5 = 30 pairs, so p_a = 248/(15·30) = 0.551111.
+    """
+    table = rating_table(from_count_table(DISTRIB_6RATERS), "nominal")
+
+    assert percent_agreement(table).value == pytest.approx(248 / 450)
+    assert gwet_ac1(table).value == pytest.approx(0.4448007, abs=5e-8)
+    assert fleiss_kappa(table).value == pytest.approx(0.4139265, abs=5e-8)
+    assert krippendorff_alpha(table).value == pytest.approx(0.4204384, abs=5e-8)
+
+
+def test_kappa_ac1_alpha_and_agreement_of_gwets_three_by_three_table_match_his_published_values():
+    """irrCAC README, cont3x3abstractors (2 abstractors, ectopic / AIU / NIU pregnancies, 100 cases):
+    Cohen's kappa 0.7964094, AC1 0.8493305, Krippendorff's alpha 0.7972585, percent agreement 0.89.
+
+    Kappa by hand: p_o = (13 + 20 + 56)/100 = 0.89; row totals 13, 27, 60 and column totals 13, 24, 63
+    give p_e = (13·13 + 27·24 + 60·63)/100² = 0.4597; κ = (0.89 − 0.4597)/(1 − 0.4597) = 0.796409.
+    """
+    table_3x3 = [[13, 0, 0], [0, 20, 7], [0, 4, 56]]
+    labels = ["ectopic", "AIU", "NIU"]
+    judgments = []
+    unit = 0
+    for row, first in zip(table_3x3, labels, strict=True):
+        for count, second in zip(row, labels, strict=True):
+            for _ in range(count):
+                judgments += [(unit, "abstractor 1", first), (unit, "abstractor 2", second)]
+                unit += 1
+    table = rating_table(judgments, "nominal")
+
+    kappa = cohen_kappa(table, "abstractor 1", "abstractor 2").value
+    assert kappa == pytest.approx((0.89 - 0.4597) / (1 - 0.4597))
+    assert kappa == pytest.approx(0.7964094, abs=5e-8)
+    assert gwet_ac1(table).value == pytest.approx(0.8493305, abs=5e-8)
+    assert krippendorff_alpha(table).value == pytest.approx(0.7972585, abs=5e-8)
+    assert percent_agreement(table).value == pytest.approx(0.89)
 
 
 def test_fleiss_kappa_of_the_wikipedia_worked_example_is_0_210():
