@@ -46,6 +46,7 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(
         choices=[(value, "Tell by the file name" if value == "auto" else value.upper()) for value in FORMATS],
         initial="auto",
+        required=False,
     )
 
 
@@ -106,7 +107,7 @@ def import_start(request: HttpRequest, slug: str) -> HttpResponse:
                 project=project,
                 user=request.user,
                 files=form.cleaned_data["files"],
-                format=form.cleaned_data["format"],
+                format=form.cleaned_data["format"] or "auto",
                 dry_run="dry_run" in request.POST,
             )
         except ServiceError as error:
