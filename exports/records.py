@@ -78,13 +78,13 @@ class ReviewData:
     reviews: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, item_pks: list[int], pair_pks: Iterable[int]) -> ReviewData:
+    def load(cls, item_pks: Any, pair_pks: Any) -> ReviewData:
+        """`item_pks` and `pair_pks`: lists of pks or `values("id")` subqueries."""
         data = cls()
         try:
             from review.models import FinalLabel, ReviewSlot, Verification
         except ImportError:  # the review app is not there yet: verification "not_checked", labels null
             return data
-        pair_pks = list(pair_pks)
         for item_pk, result, sentences in (
             Verification.objects.filter(item_id__in=item_pks)
             .order_by("item_id", "number")
@@ -170,13 +170,14 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     return record
 
 
-def _chunks(rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
+def _chunks(rows: Iterator[tuple], size: int, *, key: int | None = None) -> Iterator[list[tuple]]:
+    """Lists of about `size` rows; with `key`, a chunk never ends inside a run of rows with the same row[key]."""
     chunk: list[tuple] = []
     for row in rows:
-        chunk.append(row)
-        if len(chunk) >= size:
+        if len(chunk) >= size and (key is None or row[key] != chunk[-1][key]):
             yield chunk
             chunk = []
+        chunk.append(row)
     if chunk:
         yield chunk
 
@@ -188,39 +189,50 @@ def release_items(project: Project, statuses: Iterable[str]):  # type: ignore[no
 def iter_item_records(
     project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
 ) -> Iterator[list[dict[str, Any]]]:
-    """The release's QA records, one list per chunk, in (pair, item) order."""
+    """The release's QA records, one list per chunk, in (pair, item) order.
+
+    A chunk holds whole pairs, so the chunk's items are exactly the release's items
+    of a range of pair ids: the per-chunk queries select by that range (a subquery),
+    not by a list of thousands of ids.
+    """
+    statuses = list(statuses)
     rows = (
         release_items(project, statuses)
         .order_by("pair_id", "id")
         .values_list(*ITEM_COLUMNS)
         .iterator(chunk_size=chunk_size)
     )
-    for chunk in _chunks(rows, chunk_size):
-        item_pks = [row[0] for row in chunk]
-        pair_pks = {row[1] for row in chunk}
-        document_pairs = {row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT}
+    for chunk in _chunks(rows, chunk_size, key=1):
+        in_chunk = release_items(project, statuses).filter(pair_id__gte=chunk[0][1], pair_id__lte=chunk[-1][1])
+        item_ids = in_chunk.values("id")
         spans: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for span_item, document, start, end, text, match in (
-            EvidenceSpan.objects.filter(item_id__in=item_pks)
+            EvidenceSpan.objects.filter(item_id__in=item_ids)
             .order_by("item_id", "position", "id")
             .values_list("item_id", "document", "start", "end", "text", "match")
         ):
             spans[span_item].append({"document": document, "start": start, "end": end, "text": text, "match": match})
+        pair_ids = in_chunk.values("pair_id")
+        has_documents = any(row[2] == QAItem.Kind.DOCUMENT for row in chunk)
         context = ItemContext(
             project=project,
             splitter=splitter,
-            pairs={row[0]: row for row in PagePair.objects.filter(pk__in=pair_pks).values_list(*PAIR_COLUMNS)},
-            local_texts=dict(PagePair.objects.filter(pk__in=document_pairs).values_list("id", "local_text"))
-            if document_pairs
+            pairs={row[0]: row for row in PagePair.objects.filter(pk__in=pair_ids).values_list(*PAIR_COLUMNS)},
+            local_texts=dict(
+                PagePair.objects.filter(
+                    pk__in=in_chunk.filter(kind=QAItem.Kind.DOCUMENT).values("pair_id")
+                ).values_list("id", "local_text")
+            )
+            if has_documents
             else {},
             spans=spans,
             revisions=dict(
-                QAItemRevision.objects.filter(item_id__in=item_pks)
+                QAItemRevision.objects.filter(item_id__in=item_ids)
                 .values("item_id")
                 .annotate(n=Count("id"))
                 .values_list("item_id", "n")
             ),
-            review=ReviewData.load(item_pks, pair_pks),
+            review=ReviewData.load(item_ids, pair_ids),
         )
         yield [item_record(row, context) for row in chunk]
 
@@ -249,10 +261,10 @@ def iter_pair_records(
     )
     statuses = list(statuses)
     for chunk in _chunks(rows, chunk_size):
-        pks = [row[0] for row in chunk]
+        in_range = (chunk[0][0], chunk[-1][0])  # the chunk is every pair of the project in this id range
         notes: dict[int, str] = {}
         for pair_pk, note in (
-            Screening.objects.filter(pair_id__in=pks)
+            Screening.objects.filter(pair__project=project, pair_id__gte=in_range[0], pair_id__lte=in_range[1])
             .order_by("pair_id", "created_at", "id")
             .values_list("pair_id", "note")
         ):
@@ -260,13 +272,13 @@ def iter_pair_records(
         counts: dict[int, dict[str, int]] = defaultdict(dict)
         for pair_pk, kind, n in (
             release_items(project, statuses)
-            .filter(pair_id__in=pks)
+            .filter(pair_id__gte=in_range[0], pair_id__lte=in_range[1])
             .values("pair_id", "kind")
             .annotate(n=Count("id"))
             .values_list("pair_id", "kind", "n")
         ):
             counts[pair_pk][kind] = n
-        review = ReviewData.load([], pks)
+        review = ReviewData.load([], PagePair.objects.filter(project=project, pk__range=in_range).values("id"))
         records = []
         for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision in chunk:
             labels = review.labels.get(pk, {})

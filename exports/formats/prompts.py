@@ -54,7 +54,7 @@ class PromptsWriter(ReleaseWriter):
         self.files = {scenario: HashedFile(root, f"prompts/{scenario}.jsonl") for scenario in SCENARIOS}
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
-        lines: dict[str, list[str]] = {scenario: [] for scenario in SCENARIOS}
+        lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
         for record in records:
             values = {field: record[field] for field in FIELDS}
             for scenario, template in self.templates.items():

@@ -20,8 +20,8 @@ class QAWriter(ReleaseWriter):
         self.by_split = {split: HashedFile(root, f"{self.name}/{split}.jsonl") for split in state.splits}
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
-        lines: list[str] = []
-        split_lines: dict[str, list[str]] = {split: [] for split in self.by_split}
+        lines: list[bytes] = []
+        split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
         for record in records:
             if record["kind"] != self.kind:
                 continue

@@ -1,0 +1,174 @@
+"""Benchmark: build a release of a project with N accepted items on PostgreSQL.
+
+    DATABASE_URL=postgres://... .venv/bin/python bench/release_build.py [--sizes 10000 100000]
+
+For each size, a project `bench-release-N` is (re)created with N accepted lead
+QAs (about 2.5 per page pair, one evidence span and one revision each, leads of
+a few hundred characters with characters outside the BMP), then a separate
+process builds and publishes one release of it, exactly as the worker does
+(`exports.services.release_build`). The build process reports wall-clock
+seconds, items per second and its peak resident memory (ru_maxrss), and the
+memory it had before the build started, so the growth is the build's own.
+Target: at least 20,000 items/s, and memory that does not grow with N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("ALLOWED_HOSTS", "localhost")
+os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production-0123456789")
+
+LOCAL = "𠮶間茶餐廳喺深水埗開咗六十幾年，招牌菜係菠蘿油同埋鴛鴦，老闆姓陳，逢星期三休息。"
+STANDARD = "这是一家位于深水埗的茶餐厅，以菠萝包闻名。"
+
+
+def _setup() -> None:
+    import django
+
+    django.setup()
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+
+
+def create_project(size: int) -> str:
+    from django.db import transaction
+
+    from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision
+    from exports.models import Release
+
+    slug = f"bench-release-{size}"
+    old = Project.objects.filter(slug=slug).first()
+    if old is not None:
+        Release.objects.filter(project=old).delete()
+        old.delete()
+    project = Project.objects.create(
+        name=f"Bench {size}",
+        slug=slug,
+        local_language="yue",
+        local_wiki="zh-yue",
+        standard_language="cmn",
+        standard_wiki="zh",
+    )
+    pairs_needed = (size * 2 + 4) // 5
+    local_lead = LOCAL * 6  # ~240 code points, like a real lead section
+    standard_lead = STANDARD * 5
+    evidence = "菠蘿油同埋鴛鴦"
+    start = local_lead.index(evidence)
+    batch = 5000
+    with transaction.atomic():
+        pair_ids: list[int] = []
+        for offset in range(0, pairs_needed, batch):
+            created = PagePair.objects.bulk_create(
+                PagePair(
+                    project=project,
+                    local_title=f"茶餐廳 {n}",
+                    standard_title=f"茶餐厅 {n}",
+                    local_url=f"https://zh-yue.wikipedia.org/wiki/P{n}",
+                    standard_url=f"https://zh.wikipedia.org/wiki/P{n}",
+                    local_lead=local_lead,
+                    standard_lead=standard_lead,
+                    local_lead_length=len(local_lead),
+                    standard_lead_length=len(standard_lead),
+                    status="submitted",
+                    screening_decision="annotate",
+                )
+                for n in range(offset, min(offset + batch, pairs_needed))
+            )
+            pair_ids += [pair.pk for pair in created]
+        for offset in range(0, size, batch):
+            items = QAItem.objects.bulk_create(
+                QAItem(
+                    project=project,
+                    pair_id=pair_ids[n * 2 // 5],
+                    kind="lead",
+                    status="accepted",
+                    question=f"这家茶餐厅的招牌菜是什么？（{n}）",
+                    answer_standard="菠萝油和鸳鸯",
+                    answer_local=evidence,
+                )
+                for n in range(offset, min(offset + batch, size))
+            )
+            EvidenceSpan.objects.bulk_create(
+                EvidenceSpan(item=item, start=start, end=start + len(evidence), text=evidence) for item in items
+            )
+            QAItemRevision.objects.bulk_create(
+                QAItemRevision(
+                    item=item,
+                    number=1,
+                    question=item.question,
+                    answer_standard=item.answer_standard,
+                    answer_local=item.answer_local,
+                )
+                for item in items
+            )
+    return slug
+
+
+def build(slug: str) -> dict:
+    """In this (fresh) process: request and build one release; report time and memory."""
+    from annotation.models import Project
+    from exports import services
+
+    project = Project.objects.get(slug=slug)
+    before = _rss_mb()
+    started = time.perf_counter()
+    release = services.release_build_now(project=project, user=None, seed=1)
+    seconds = time.perf_counter() - started
+    assert release.status == "published", release.error
+    items = release.counts["lead_qa"] + release.counts["document_qa"]
+    size = sum(entry["size"] for entry in release.files)
+    return {
+        "items": items,
+        "seconds": round(seconds, 2),
+        "items_per_second": round(items / seconds),
+        "rss_before_mb": round(before, 1),
+        "peak_rss_mb": round(_rss_mb(), 1),
+        "release_mb": round(size / 2**20, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--build-only", metavar="SLUG", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    _setup()
+    if args.build_only:
+        print(json.dumps(build(args.build_only)))
+        return
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    media = tempfile.mkdtemp(prefix="bench-media-")
+    print(f"{'items':>8} {'seconds':>8} {'items/s':>9} {'RSS before':>11} {'peak RSS':>9} {'release':>8}")
+    for size in args.sizes:
+        slug = create_project(size)
+        env = {**os.environ, "MEDIA_ROOT": media}
+        output = subprocess.run(
+            [sys.executable, __file__, "--build-only", slug], env=env, check=True, capture_output=True, text=True
+        ).stdout
+        result = json.loads(output.strip().splitlines()[-1])
+        print(
+            f"{result['items']:>8} {result['seconds']:>8} {result['items_per_second']:>9} "
+            f"{result['rss_before_mb']:>9} MB {result['peak_rss_mb']:>6} MB {result['release_mb']:>5} MB"
+        )
+
+
+if __name__ == "__main__":
+    main()
