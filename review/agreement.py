@@ -604,12 +604,16 @@ def rwg_j(table: RatingTable, *, options: int | None = None, star: bool = True) 
     used = basis.used
     variances = (squares[used] - sums[used] ** 2 / per_unit[used]) / (per_unit[used] - 1)
     ratio = float(np.clip(variances, 0, None).mean()) / null_variance
+    note = f"A = {options} response options ({source}); J = {basis.n_units} items."
     if star:
-        value = 1 - ratio
+        value = 1 - ratio  # may be negative: more spread than random responding (Lindell et al. 1999)
+    elif ratio >= 1:
+        value = 0.0  # James et al. (1984) truncate observed variance at the random variance
+        note += " Observed variance exceeds the random variance: truncated to 0."
     else:
         items = basis.n_units
         value = items * (1 - ratio) / (items * (1 - ratio) + ratio)
-    return basis.statistic(name, value, f"A = {options} response options ({source}); J = {basis.n_units} items.")
+    return basis.statistic(name, value, note)
 
 
 def _response_options(table: RatingTable, options: int | None) -> tuple[int | None, str]:

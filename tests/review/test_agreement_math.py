@@ -308,6 +308,14 @@ def test_rwg_star_j_with_a_given_number_of_options():
     assert rwg_j(table, options=7).value == pytest.approx(2 / 3)
 
 
+def test_more_spread_than_random_makes_rwg_star_j_negative_and_rwg_j_zero():
+    """Two raters at the ends of a 5-point scale on both items: variances (1, 5) → 8 each, s̄² = 8;
+    r*wg(j) = 1 − 8/2 = −3 (Lindell et al. allow it); rwg(j) is truncated to 0 (James et al. 1984)."""
+    table = rating_table_from_matrix([[1, 1], [5, 5]], "interval", categories=[1, 2, 3, 4, 5])
+    assert rwg_j(table).value == pytest.approx(-3)
+    assert rwg_j(table, star=False).value == 0.0
+
+
 def test_rwg_star_j_on_a_declared_scale_with_half_steps():
     """The example halved on the scale 0.5, 1, …, 2.5: variances shrink by 4 and so does σ²_EU
     (uniform over 5 points 0.5 apart: 2/4 = 0.5), so r*wg(j) is again 1 − (1/3)/0.5 = 1/3."""
