@@ -231,6 +231,8 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A release build whose worker has not reported for this long is presumed dead (failed, or taken over).
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
+# Items a release build reads and writes per step (one step = a few queries and a progress heartbeat).
+RELEASE_CHUNK_SIZE = env.int("RELEASE_CHUNK_SIZE", default=2000)
 
 LOGGING = {
     "version": 1,
