@@ -215,7 +215,8 @@ def _coding(
                 )
         else:
             domain, codes = np.unique(numbers_, return_inverse=True)
-        return tuple(float(v) for v in domain), domain, codes.astype(np.int64)
+        shown = tuple(int(v) if float(v).is_integer() else float(v) for v in domain)  # 3, not 3.0, in reports
+        return shown, domain, codes.astype(np.int64)
     order = list(dict.fromkeys(categories)) if categories is not None else _sorted_values(values)
     index = {category: position for position, category in enumerate(order)}
     codes_list = []
