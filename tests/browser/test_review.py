@@ -1,0 +1,92 @@
+"""The review loop in Chromium: flag, the author's rewrite, a second review, the history with its diff."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from annotation import services as authoring
+from annotation.models import QAItem
+from review.models import Verification
+from tests.browser.conftest import log_in
+from tests.review.conftest import STANDARD_TEXT, submitted_pair
+
+pytestmark = pytest.mark.browser
+
+
+def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: Page, project, annotator, reviewer):
+    authoring.project_update(project=project, lead_qa_min=1)
+    _, items = submitted_pair(project, annotator, evidences=("深水埗",), standard_text=STANDARD_TEXT)
+    item = items[0]
+
+    # The reviewer flags stand-alone validity.
+    log_in(page, "reviewer")
+    page.goto(f"/projects/{project.slug}/review/")
+    page.get_by_role("button", name="Review the next item").click()
+    expect(page.locator(".item-summary .q")).to_have_text(item.question)
+    expect(page.locator(".evidence-text mark")).to_have_text("深水埗")
+    for key in ("fluency", "appropriateness"):
+        page.locator(f'fieldset[data-criterion="{key}"] input[value="pass"]').check()
+    standalone = page.locator('fieldset[data-criterion="standalone"]')
+    standalone.locator('input[value="flag"]').check()
+    standalone.locator("textarea").fill("Which restaurant? The question needs the article.")
+    page.locator("#judgment-submit").click()
+    expect(page.locator(".message.success")).to_contain_text("Review recorded")
+    page.context.clear_cookies()
+
+    # The author sees the flag and the comment, rewrites the question, resubmits.
+    log_in(page, "annotator")
+    page.goto(f"/projects/{project.slug}/my-items/")
+    page.get_by_role("link", name="See the flags and rewrite").click()
+    page.wait_for_load_state("load")  # htmx wires the autosave up once the page has loaded
+    flags = page.locator("#review-flags")
+    expect(flags).to_contain_text("standalone")
+    expect(flags).to_contain_text("Which restaurant? The question needs the article.")
+    expect(flags).not_to_contain_text("reviewer")  # blind review
+    item.refresh_from_db()
+    question = page.locator(f"#item-{item.pk} textarea[name=question]")
+    question.fill("深水埗那家开了六十多年的茶餐厅位于哪个区？")
+    expect(page.locator(f"#item-{item.pk}-status")).to_contain_text(f"Saved · version {item.version + 1}")
+    page.locator("#resubmit").click()
+    expect(page.locator(".message.success")).to_contain_text("Resubmitted")
+    item.refresh_from_db()
+    assert (item.status, item.revisions.count()) == ("submitted", 2)
+    page.context.clear_cookies()
+
+    # A second review accepts it.
+    log_in(page, "reviewer")
+    page.goto(f"/projects/{project.slug}/review/")
+    page.get_by_role("button", name="Review the next item").click()
+    expect(page.locator(".item-summary .q")).to_have_text("深水埗那家开了六十多年的茶餐厅位于哪个区？")
+    for key in ("fluency", "standalone", "appropriateness"):
+        page.locator(f'fieldset[data-criterion="{key}"] input[value="pass"]').check()
+    page.locator("#judgment-submit").click()
+    expect(page.locator(".message.success")).to_contain_text("Review recorded")
+    assert QAItem.objects.get(pk=item.pk).status == "accepted"
+
+    # The history shows both revisions, the diff, and the judgments behind each.
+    page.goto(f"/projects/{project.slug}/items/{item.pk}/history/")
+    expect(page.locator("#item-status")).to_have_text("Accepted")
+    expect(page.locator("article.revision")).to_have_count(2)
+    second = page.locator("#revision-2")
+    expect(second.locator("ins").first).to_be_visible()
+    expect(second.locator("del")).to_contain_text(["关于"])
+    expect(page.locator("#revision-1 .review-result.is-flagged")).to_contain_text("Which restaurant?")
+    expect(second.locator(".review-result")).to_contain_text("Pass")
+
+
+def test_verification_search_highlights_matches_and_records_the_ticked_sentence(page: Page, project, annotator):
+    _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"), standard_text=STANDARD_TEXT)
+    item = items[1]
+    log_in(page, "annotator")
+    page.goto(f"/projects/{project.slug}/items/{item.pk}/verify/")
+    search = page.locator("#verify-q")
+    expect(search).to_have_value("姓陳")  # pre-filled from the answer
+    search.fill("姓陈")
+    expect(page.locator(".sentence.match-exact mark")).to_have_text("姓陈")
+    page.locator(".sentence.match-exact input[type=checkbox]").check()
+    page.locator("#record-found").click()
+    expect(page.locator("#verification-result")).to_have_text("Found on the standard page")
+    recorded = Verification.objects.get(item=item)
+    assert recorded.sentences == [{"start": 21, "end": 26, "text": "老板姓陈。"}]
+    assert STANDARD_TEXT[21:26] == "老板姓陈。"
