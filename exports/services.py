@@ -332,11 +332,12 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         writer.open(root, state)
     try:
         splitter = Splitter(release.splits, release.seed)
-        for records in iter_item_records(project, statuses=statuses, splitter=splitter):
+        chunk = settings.RELEASE_CHUNK_SIZE
+        for records in iter_item_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk):
             for writer in writers:
                 writer.add_items(records)
             progress.advance(len(records))
-        for pair_records in iter_pair_records(project, statuses=statuses, splitter=splitter):
+        for pair_records in iter_pair_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk):
             for writer in writers:
                 writer.add_pairs(pair_records)
             progress.advance(0)

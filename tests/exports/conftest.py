@@ -107,3 +107,40 @@ def release_world(project, annotator, reviewer, coordinator, outsider, superuser
         "superuser": superuser,
     }
     return {"project": project, "published": published, "failed": failed, "users": users, "slug": project.slug}
+
+
+def bulk_accepted_items(project: Project, count: int, *, per_pair: int = 2) -> None:
+    """`count` accepted lead QAs with one located span each, written in bulk (for sizes services would make slow)."""
+    from annotation.models import EvidenceSpan, QAItemRevision
+
+    evidence = "菠蘿油同埋鴛鴦"
+    start = LEAD.index(evidence)
+    pairs = PagePair.objects.bulk_create(
+        PagePair(
+            project=project,
+            local_title=f"大量 {project.slug} {n}",
+            standard_title=f"大量 {n}",
+            local_lead=LEAD,
+            standard_lead=factories.MANDARIN_LEAD,
+            local_lead_length=len(LEAD),
+            standard_lead_length=len(factories.MANDARIN_LEAD),
+            status=PagePair.Status.SUBMITTED,
+            screening_decision="annotate",
+        )
+        for n in range((count + per_pair - 1) // per_pair)
+    )
+    items = QAItem.objects.bulk_create(
+        QAItem(
+            project=project,
+            pair=pairs[n // per_pair],
+            question=f"招牌菜是什么？{n}",
+            answer_standard="菠萝油和鸳鸯",
+            answer_local=evidence,
+            status=QAItem.Status.ACCEPTED,
+        )
+        for n in range(count)
+    )
+    EvidenceSpan.objects.bulk_create(
+        EvidenceSpan(item=item, start=start, end=start + len(evidence), text=evidence) for item in items
+    )
+    QAItemRevision.objects.bulk_create(QAItemRevision(item=item, number=1, question=item.question) for item in items)
