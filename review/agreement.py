@@ -30,9 +30,11 @@ Conventions, so a reader of the numbers knows what they mean:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import numbers
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations
@@ -355,6 +357,24 @@ def _check_size(table: RatingTable) -> None:
         )
 
 
+def judgments_fingerprint(table: RatingTable) -> str:
+    """sha256 of the level, the scale and the judgments, whatever their order: the same data, the same fingerprint."""
+    digest = hashlib.sha256(f"level\t{table.level}\n".encode())
+    ranks = []
+    for names in (table.units, table.raters, table.categories):
+        texts = np.array([json.dumps(_json_value(name), ensure_ascii=False) for name in names], dtype=object)
+        order = np.argsort(texts, kind="stable")
+        rank = np.empty(len(texts), dtype=np.int64)
+        rank[order] = np.arange(len(texts))
+        ranks.append(rank)
+        digest.update(("\t".join(texts[order].tolist()) + "\n").encode())
+    triples = np.stack([ranks[0][table.unit_index], ranks[1][table.rater_index], ranks[2][table.code]], axis=1).astype(
+        "<i8"
+    )
+    digest.update(triples[np.lexsort(triples.T[::-1])].tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
 # Results
 
 
@@ -661,30 +681,31 @@ def alpha_bootstrap(
 
 
 def alpha_bootstrap_samples(table: RatingTable, *, replicates: int, seed: int) -> FloatArray:
-    """Alpha of each unit resample (NaN where a resample has no variation).
+    """Alpha of each unit resample (NaN where a resample has no variation)."""
+    alphas = [_weighted_alpha(weights, profiles, table) for weights, profiles in _resamples(table, replicates, seed)]
+    return np.concatenate(alphas) if alphas else np.empty(0)
 
-    Resample b draws row b of `default_rng(seed).integers(0, U, (chunk, U))`
-    over the U units judged at least twice, in chunks of rows.
+
+def _resamples(table: RatingTable, replicates: int, seed: int) -> Iterator[tuple[FloatArray, IntArray]]:
+    """Unit resamples as weights over count profiles, in chunks: (resamples × profiles weights, profiles).
+
+    Units with the same value counts (a profile) are interchangeable, so drawing
+    the U units judged at least twice with replacement is drawing how often
+    each profile comes up: multinomial(U, profile frequency / U). That costs
+    resamples × profiles instead of resamples × units.
     """
-    basis = _basis(table)
-    counts = table.counts[basis.used]
+    counts = table.counts[_basis(table).used]
     if replicates <= 0 or len(counts) == 0:
-        return np.empty(0)
-    profiles, inverse = np.unique(counts, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    n_units, n_profiles = len(counts), len(profiles)
+        return
+    profiles, frequency = np.unique(counts, axis=0, return_counts=True)
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(replicates, 4_000_000 // max(n_units, 1)))
-    alphas: list[FloatArray] = []
+    chunk = max(1, min(replicates, 4_000_000 // len(profiles)))
     done = 0
     while done < replicates:
         size = min(chunk, replicates - done)
-        draws = inverse[rng.integers(0, n_units, size=(size, n_units))]
-        draws += (np.arange(size) * n_profiles)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=size * n_profiles).reshape(size, n_profiles)
-        alphas.append(_weighted_alpha(weights.astype(float), profiles, table))
+        weights = rng.multinomial(len(counts), frequency / len(counts), size=size)
+        yield weights.astype(float), profiles
         done += size
-    return np.concatenate(alphas)
 
 
 def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable) -> FloatArray:
@@ -798,6 +819,7 @@ class AgreementSummary:
     strata: tuple[StratumResult, ...]
     bootstrap: dict[str, Any]
     notes: tuple[str, ...] = field(default=())
+    fingerprint: str = ""
 
     PAIR_STATISTICS = ("cohen_kappa", "krippendorff_alpha", "percent_agreement")
 
@@ -827,6 +849,7 @@ class AgreementSummary:
             "strata": [stratum.to_dict() for stratum in self.strata],
             "bootstrap": dict(self.bootstrap),
             "notes": list(self.notes),
+            "fingerprint": self.fingerprint,
         }
 
     def csv_rows(self) -> list[list[Any]]:
@@ -953,6 +976,7 @@ def agreement_summary(
             )
             stratum_results.append(StratumResult(label, part_statistics))
     return AgreementSummary(
+        fingerprint=judgments_fingerprint(table),
         level=table.level,
         categories=table.categories,
         n_units=basis.n_units,

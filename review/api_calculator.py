@@ -84,6 +84,7 @@ class SummaryOutput(serializers.Serializer):
     strata = StratumOutput(many=True)
     bootstrap = BootstrapOutput()
     notes = serializers.ListField(child=serializers.CharField())
+    fingerprint = serializers.CharField(help_text="sha256 of the level and the judgments, whatever their order.")
 
 
 class AgreementCalculateApi(APIView):

@@ -16,6 +16,7 @@ import pytest
 
 from review.agreement import (
     AgreementInputError,
+    _resamples,
     agreement_summary,
     alpha_bootstrap,
     alpha_bootstrap_samples,
@@ -391,14 +392,15 @@ def test_raters_who_share_no_unit_have_no_kappa():
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
 def test_the_vectorised_bootstrap_equals_recomputing_alpha_on_each_unit_resample(level):
+    """Each resample is a weight per count profile; alpha of the units it stands for, by the package, is the same."""
     table = rating_table_from_matrix(KRIPPENDORFF_2011, level)
     samples = alpha_bootstrap_samples(table, replicates=40, seed=7)
+    [(weights, profiles)] = list(_resamples(table, 40, 7))
 
-    counts = table.counts[table.judgments_per_unit >= 2]
     domain = np.array(table.categories, dtype=float) if level in ("interval", "ratio") else np.arange(5)
-    draws = np.random.default_rng(7).integers(0, len(counts), size=(40, len(counts)))
-    for sample, draw in zip(samples, draws, strict=True):
-        resample = counts[draw]
+    assert weights.sum(axis=1).tolist() == [11] * 40  # each resample draws the 11 units judged at least twice
+    for sample, row in zip(samples, weights, strict=True):
+        resample = np.repeat(profiles, row.astype(int), axis=0)
         if (resample.sum(axis=0) > 0).sum() < 2:
             assert math.isnan(sample)
         else:
@@ -474,6 +476,18 @@ def test_summary_has_every_statistic_pairs_and_strata_and_is_strict_json():
     early = rating_table([j for j in judgments if j[0] in early_units], "ordinal")
     early_alpha = data["strata"][0]["statistics"]["krippendorff_alpha"]["value"]
     assert early_alpha == pytest.approx(krippendorff_alpha(early).value)
+
+
+def test_the_fingerprint_depends_on_the_judgments_not_on_their_order():
+    judgments = from_two_by_two(20, 5, 10, 15)
+    first = agreement_summary(judgments, "nominal", bootstrap=0).fingerprint
+    shuffled = agreement_summary(list(reversed(judgments)), "nominal", bootstrap=0).fingerprint
+    changed = agreement_summary([*judgments[:-1], (49, "B", "yes")], "nominal", bootstrap=0).fingerprint
+    other_level = agreement_summary(judgments, "ordinal", categories=["no", "yes"], bootstrap=0).fingerprint
+
+    assert first.startswith("sha256:")
+    assert first == shuffled
+    assert len({first, changed, other_level}) == 3
 
 
 def test_summary_csv_rows_have_a_header_and_one_row_per_figure():
