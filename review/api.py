@@ -34,11 +34,14 @@ from review.serializers import (
     ReviewerRewriteInput,
     ReviewFilterInput,
     ReviewItemOutput,
+    ReviewSettingsInput,
+    ReviewSettingsOutput,
     ReviewSubmitInput,
     SlotOutput,
     StaleFinalLabelOutput,
     StaleLabelOutput,
     StaleLanguagesOutput,
+    StaleReviewSettingsOutput,
     StaleSlotOutput,
     StaleVerificationOutput,
     VerificationInput,
@@ -397,3 +400,28 @@ class ReviewerLanguagesApi(APIView):
         membership = Membership.objects.select_related("user", "reader_languages").get(project=project, user=user)
         membership.project = project
         return Response(ReviewerOutput(_reviewer_row(membership)).data)
+
+
+class ReviewSettingsApi(APIView):
+    stale_serializer = ReviewSettingsOutput
+
+    @extend_schema(
+        summary="Review criteria, rewrite and blind-review options, label sets, labellers, time box",
+        responses=_responses({200: ReviewSettingsOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug)
+        return Response(ReviewSettingsOutput(project).data)
+
+    @extend_schema(
+        summary="Change the review and label settings (coordinator)",
+        request=ReviewSettingsInput,
+        responses=_responses({200: ReviewSettingsOutput, 409: StaleReviewSettingsOutput}),
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ReviewSettingsInput, request.data)
+        if "review_criteria" in data:
+            data["review_criteria"] = [dict(criterion) for criterion in data["review_criteria"]]
+        project = services.project_review_settings_update(project=project, **data)
+        return Response(ReviewSettingsOutput(project).data)

@@ -364,3 +364,35 @@ class LanguagesInput(serializers.Serializer):
 
 class StaleLanguagesOutput(ErrorOutput):
     current = serializers.DictField(read_only=True, allow_null=True)
+
+
+class ReviewSettingsOutput(serializers.Serializer):
+    review_criteria = CriterionOutput(many=True)
+    reviewer_may_rewrite = serializers.BooleanField()
+    blind_review = serializers.BooleanField()
+    topics = serializers.ListField(child=serializers.CharField())
+    regions = serializers.ListField(child=serializers.CharField())
+    labellers_per_pair = serializers.IntegerField()
+    document_qa_minutes = serializers.IntegerField()
+    version = serializers.IntegerField()
+
+
+class CriterionInput(serializers.Serializer):
+    key = serializers.CharField(max_length=40)
+    label = serializers.CharField(max_length=200)
+    help = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ReviewSettingsInput(serializers.Serializer):
+    review_criteria = CriterionInput(many=True, required=False)
+    reviewer_may_rewrite = serializers.BooleanField(required=False)
+    blind_review = serializers.BooleanField(required=False)
+    topics = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
+    regions = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
+    labellers_per_pair = serializers.IntegerField(required=False)
+    document_qa_minutes = serializers.IntegerField(required=False)
+    version = serializers.IntegerField(required=False, help_text="The version you loaded (409 if it changed).")
+
+
+class StaleReviewSettingsOutput(ErrorOutput):
+    current = ReviewSettingsOutput(read_only=True)

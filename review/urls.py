@@ -1,6 +1,6 @@
 from django.urls import path
 
-from review.views import items, labels, queue
+from review.views import items, labels, queue, settings
 
 P = "projects/<slug:slug>/"
 
@@ -24,4 +24,5 @@ urlpatterns = [
     path(P + "pairs/<int:pair_id>/labels/final/", labels.label_adjudicate, name="label_adjudicate"),
     path(P + "dashboard/", labels.dashboard, name="dashboard"),
     path(P + "reviewers/", labels.reviewers, name="reviewers"),
+    path(P + "review/settings/", settings.review_settings, name="review_settings"),
 ]

@@ -193,6 +193,8 @@ USERS = ["anonymous", "outsider", "annotator", "reviewer", "coordinator"]
 FOUND = {"result": "found", "version": 0, "sentences": [span_of("老板姓陈。", STANDARD_TEXT)]}
 ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("get", "review/items/", lambda w: None, (403, 404, 403, 200, 200)),
+    ("get", "review/settings/", lambda w: None, (403, 404, 200, 200, 200)),
+    ("patch", "review/settings/", lambda w: {"blind_review": False}, (403, 404, 403, 403, 200)),
     ("post", "review/next/", lambda w: None, (403, 404, 403, 200, 403)),
     ("post", "review/items/{item}/claim/", lambda w: None, (403, 404, 403, 200, 403)),
     ("get", "review/slots/{slot}/", lambda w: None, (403, 404, 403, 200, 200)),
@@ -233,6 +235,7 @@ def test_the_permission_table_covers_every_review_api_route():
     from review.api_urls import urlpatterns
 
     routes = {str(pattern.pattern) for pattern in urlpatterns}
+    assert len({path for _, path, _, _ in ENDPOINTS}) < len(ENDPOINTS)  # several methods share a path
     covered = {
         "projects/<slug:slug>/"
         + path.replace("{pair}", "<int:pair_id>")
@@ -242,3 +245,39 @@ def test_the_permission_table_covers_every_review_api_route():
         for _, path, _, _ in ENDPOINTS
     }
     assert routes == covered
+
+
+def test_coordinator_adds_a_criterion_and_reviewers_must_judge_it(project, coordinator, reviewer, submitted):
+    client = api_as(coordinator)
+    settings = client.get(url(project.slug, "review/settings/")).data
+    criteria = [*settings["review_criteria"], {"key": "faithful", "label": "Faithful to the evidence"}]
+    changed = client.patch(
+        url(project.slug, "review/settings/"),
+        {"review_criteria": criteria, "version": settings["version"]},
+        format="json",
+    )
+    assert changed.status_code == 200, changed.data
+    assert [c["key"] for c in changed.data["review_criteria"]][-1] == "faithful"
+    stale = client.patch(url(project.slug, "review/settings/"), {"topics": ["x"], "version": settings["version"]})
+    assert stale.status_code == 409 and stale.data["current"]["version"] == changed.data["version"]
+    duplicate = client.patch(
+        url(project.slug, "review/settings/"), {"review_criteria": [criteria[0], criteria[0]]}, format="json"
+    )
+    assert duplicate.status_code == 400 and duplicate.data["field"] == "review_criteria[1].key"
+
+    project.refresh_from_db()
+    slot = services.review_claim_next(project=project, user=reviewer)
+    response = api_as(reviewer).post(
+        url(project.slug, f"review/slots/{slot.pk}/"),
+        {"version": slot.version, "judgments": all_pass(project) | {}},
+        format="json",
+    )
+    assert response.status_code == 200
+    old_three = {k: v for k, v in all_pass(project).items() if k != "faithful"}
+    slot2 = services.review_claim_next(project=project, user=reviewer)
+    refused = api_as(reviewer).post(
+        url(project.slug, f"review/slots/{slot2.pk}/"),
+        {"version": slot2.version, "judgments": old_three},
+        format="json",
+    )
+    assert refused.status_code == 400 and refused.data["field"] == "judgments.faithful.verdict"

@@ -30,6 +30,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "label_adjudicate": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "dashboard": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "reviewers": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "review_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),
 }
 
 POST_DATA = {
