@@ -137,16 +137,16 @@ class RatingTable:
 
     def select(self, keep: npt.NDArray[np.bool_]) -> RatingTable:
         """The table with only the judgments where `keep` is true; units and raters left empty disappear."""
-        unit_ids, unit_index = np.unique(self.unit_index[keep], return_inverse=True)
-        rater_ids, rater_index = np.unique(self.rater_index[keep], return_inverse=True)
+        unit_ids, unit_index = _reindex(self.unit_index[keep], len(self.units))
+        rater_ids, rater_index = _reindex(self.rater_index[keep], len(self.raters))
         return RatingTable(
             level=self.level,
             units=tuple(self.units[i] for i in unit_ids),
             raters=tuple(self.raters[i] for i in rater_ids),
             categories=self.categories,
             scores=self.scores,
-            unit_index=unit_index.astype(np.int64),
-            rater_index=rater_index.astype(np.int64),
+            unit_index=unit_index,
+            rater_index=rater_index,
             code=self.code[keep],
             categories_declared=self.categories_declared,
         )
@@ -156,6 +156,14 @@ class RatingTable:
 
     def select_raters(self, *raters: int) -> RatingTable:
         return self.select(np.isin(self.rater_index, raters))
+
+
+def _reindex(index: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """The ids still used (in their order) and `index` renumbered 0..k-1 over them; linear, no sorting."""
+    used = np.zeros(size, dtype=bool)
+    used[index] = True
+    renumber = np.cumsum(used) - 1
+    return np.flatnonzero(used), renumber[index].astype(np.int64)
 
 
 def _check_level(level: str) -> None:
