@@ -962,7 +962,8 @@ def agreement_summary(
     if not 0 < confidence < 1:
         raise AgreementInputError("confidence must lie between 0 and 1.", field="confidence")
     table = judgments if isinstance(judgments, RatingTable) else rating_table(judgments, level, categories=categories)
-    _check_level(table.level)
+    if table.level != level:
+        raise AgreementInputError(f"The table was coded at level {table.level!r}, not {level!r}.", field="level")
     basis = _basis(table)
     statistics = _table_statistics(table, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
     pairs, pair_intervals = _pairs(table, bootstrap=bootstrap, seed=seed, confidence=confidence)
