@@ -1,0 +1,118 @@
+"""Review pages through HTTP: what each reader sees, escaping, the time box, hidden labels."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from annotation import services as authoring
+from review import services
+from tests import factories
+from tests.review.conftest import LOCAL_TEXT, all_pass, flag, submitted_pair
+
+
+def test_the_author_sees_flags_without_the_reviewers_name_under_blind_review(
+    client, project, annotator, reviewer, submitted
+):
+    _, items = submitted
+    slot = services.review_claim(item=items[0], user=reviewer)
+    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Typo"))
+    client.force_login(annotator)
+
+    history = client.get(reverse("item_history", args=[project.slug, items[0].pk])).content.decode()
+    rewrite = client.get(reverse("item_rewrite", args=[project.slug, items[0].pk])).content.decode()
+
+    assert "Typo" in history and "Typo" in rewrite
+    assert "by reviewer" not in history and "(reviewer)" not in rewrite
+    project.blind_review = False
+    project.save(update_fields=["blind_review"])
+    assert (
+        "Review by reviewer" in client.get(reverse("item_history", args=[project.slug, items[0].pk])).content.decode()
+    )
+
+
+def test_user_text_in_the_diff_is_escaped(client, project, annotator, reviewer, coordinator, submitted):
+    _, items = submitted
+    item = items[0]
+    slot = services.review_claim(item=item, user=reviewer)
+    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    item.refresh_from_db()
+    item = authoring.qa_item_update(
+        item=item, user=annotator, version=item.version, question='<img src=x onerror="1">？'
+    )
+    services.qa_item_resubmit(item=item, user=annotator, version=item.version)
+    client.force_login(coordinator)
+
+    page = client.get(reverse("item_history", args=[project.slug, item.pk])).content.decode()
+
+    assert "<img src=x" not in page
+    assert "&lt;img" in page
+
+
+def test_a_coordinator_rejects_with_a_reason_from_the_history_page(client, project, coordinator, submitted):
+    _, items = submitted
+    client.force_login(coordinator)
+    url = reverse("item_reject", args=[project.slug, items[0].pk])
+    client.post(url, {"reason": "Not local knowledge", "version": items[0].version})
+    items[0].refresh_from_db()
+    assert items[0].status == "rejected"
+    page = client.get(reverse("item_history", args=[project.slug, items[0].pk])).content.decode()
+    assert "Not local knowledge" in page and "Rejected" in page
+
+
+def test_the_document_qa_page_shows_the_local_full_text_and_the_time_box(client, project, annotator):
+    authoring.project_update(project=project, collect_document_qa=True)
+    factories.pair(project, local_text=LOCAL_TEXT)
+    pair = authoring.pair_claim_next(project=project, user=annotator)
+    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    client.force_login(annotator)
+    url = reverse("document_qa", args=[project.slug, pair.pk])
+
+    assert 'id="start-document-qa"' in client.get(url).content.decode()
+    client.post(url)
+    page = client.get(url).content.decode()
+
+    assert 'id="time-box"' in page and "15 minutes" in page
+    assert "五種茶葉" in page  # the full text, not only the lead
+    assert pair.items.get().kind == "document"
+    assert 'id="document-qa-link"' in client.get(reverse("pair_detail", args=[project.slug, pair.pk])).content.decode()
+
+
+def test_verification_page_says_why_it_is_not_possible(client, project, annotator):
+    _, items = submitted_pair(project, annotator)
+    client.force_login(annotator)
+    page = client.get(reverse("item_verify", args=[project.slug, items[0].pk])).content.decode()
+    assert "Verification is not possible" in page and "without the standard page" in page
+
+
+def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
+    client, project, coordinator, submitted
+):
+    pair, _ = submitted
+    other = factories.user("coordinator2")
+    authoring.membership_set(project=project, user=other, roles={"coordinator"})
+    services.label_set(pair=pair, user=other, kind="topic", value="sport")
+    services.label_set(pair=pair, user=other, kind="region", value="standard")
+    client.force_login(coordinator)
+    url = reverse("pair_labels", args=[project.slug, pair.pk])
+
+    assert "sport" not in client.get(url).content.decode().split('id="other-labels"')[1]
+    response = client.post(url, {"topic": "food", "region": "local", "region_detail": "Hong Kong",
+                                 "topic_version": "0", "region_version": "0"})  # fmt: skip
+    assert response.status_code == 302
+    others = client.get(url).content.decode().split('id="other-labels"')[1]
+    assert "sport" in others and "Hong Kong" in others
+
+
+def test_the_dashboard_shows_true_counts_and_bars(client, project, annotator, reviewer, coordinator, submitted):
+    pair, items = submitted
+    slot = services.review_claim(item=items[0], user=reviewer)
+    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    services.label_set(pair=pair, user=coordinator, kind="topic", value="food")
+    client.force_login(coordinator)
+
+    page = client.get(reverse("dashboard", args=[project.slug])).content.decode()
+
+    assert '<dd data-stat="accepted">1</dd>' in page
+    assert '<dd data-stat="submitted">1</dd>' in page
+    assert '<dd data-stat="lead">2</dd>' in page
+    assert "<svg" in page and "style=" not in page.split("<main")[1]  # CSP: no inline styles
