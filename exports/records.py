@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, F, Lookup
 
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
 
@@ -28,6 +28,29 @@ SPLIT_NAMES = ("train", "dev", "test")
 
 ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
 PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
+
+
+class AnyOf(Lookup):
+    """`field = ANY(%s)`: a chunk's ids as one array parameter on PostgreSQL.
+
+    `field__in=[...]` would put thousands of placeholders into the query text (slow
+    to build on every chunk); a subquery by range lets the planner scan whole
+    tables. Elsewhere (the SQLite embedded default) it falls back to IN.
+    Used as an expression: `Model.objects.filter(AnyOf(F("item_id"), ids))`.
+    """
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        values = list(self.rhs)
+        if connection.vendor == "postgresql":
+            # One text parameter cast to an array: psycopg's own list adaptation costs more than the query.
+            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, "{" + ",".join(str(int(v)) for v in values) + "}"]
+        if not values:
+            return "1 = 0", []
+        return f"{lhs} IN ({', '.join(['%s'] * len(values))})", [*lhs_params, *values]
 
 
 def item_id(project: Project, pk: int) -> str:
@@ -50,6 +73,7 @@ class Splitter:
 
     def __init__(self, splits: dict[str, int], seed: int) -> None:
         self.seed = seed
+        self._last: tuple[int | None, str] = (None, "")
         total = sum(splits.values())
         self.bounds: list[tuple[float, str]] = []
         running = 0
@@ -61,6 +85,13 @@ class Splitter:
     def __call__(self, pair_pk: int) -> str | None:
         if not self.bounds:
             return None
+        if pair_pk == self._last[0]:  # items come grouped by pair
+            return self._last[1]
+        split = self._split(pair_pk)
+        self._last = (pair_pk, split)
+        return split
+
+    def _split(self, pair_pk: int) -> str:
         digest = hashlib.blake2b(f"{self.seed}:{pair_pk}".encode(), digest_size=8).digest()
         point = int.from_bytes(digest, "big") / 2**64
         for bound, name in self.bounds:
@@ -78,27 +109,26 @@ class ReviewData:
     reviews: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, item_pks: Any, pair_pks: Any) -> ReviewData:
-        """`item_pks` and `pair_pks`: lists of pks or `values("id")` subqueries."""
+    def load(cls, item_pks: list[int], pair_pks: list[int]) -> ReviewData:
         data = cls()
         try:
             from review.models import FinalLabel, ReviewSlot, Verification
         except ImportError:  # the review app is not there yet: verification "not_checked", labels null
             return data
         for item_pk, result, sentences in (
-            Verification.objects.filter(item_id__in=item_pks)
+            Verification.objects.filter(AnyOf(F("item_id"), item_pks))
             .order_by("item_id", "number")
             .values_list("item_id", "result", "sentences")
         ):
             data.verification[item_pk] = {"status": result, "sentences": _sentences(sentences)}  # the latest wins
-        for pair_pk, kind, value, detail in FinalLabel.objects.filter(pair_id__in=pair_pks).values_list(
+        for pair_pk, kind, value, detail in FinalLabel.objects.filter(AnyOf(F("pair_id"), pair_pks)).values_list(
             "pair_id", "kind", "value", "detail"
         ):
             data.labels.setdefault(pair_pk, {})[kind] = value
             if kind == "region" and detail:
                 data.labels[pair_pk]["region_detail"] = detail
         for item_pk, reviews in (
-            ReviewSlot.objects.filter(item_id__in=item_pks, status="done")
+            ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done")
             .values("item_id")
             .annotate(n=Count("id"))
             .values_list("item_id", "n")
@@ -191,9 +221,8 @@ def iter_item_records(
 ) -> Iterator[list[dict[str, Any]]]:
     """The release's QA records, one list per chunk, in (pair, item) order.
 
-    A chunk holds whole pairs, so the chunk's items are exactly the release's items
-    of a range of pair ids: the per-chunk queries select by that range (a subquery),
-    not by a list of thousands of ids.
+    Each chunk's spans, pairs, revision counts and review data come in one query
+    each, selected by the chunk's ids (`AnyOf`), through the tables' own indexes.
     """
     statuses = list(statuses)
     rows = (
@@ -202,37 +231,32 @@ def iter_item_records(
         .values_list(*ITEM_COLUMNS)
         .iterator(chunk_size=chunk_size)
     )
-    for chunk in _chunks(rows, chunk_size, key=1):
-        in_chunk = release_items(project, statuses).filter(pair_id__gte=chunk[0][1], pair_id__lte=chunk[-1][1])
-        item_ids = in_chunk.values("id")
+    for chunk in _chunks(rows, chunk_size):
+        item_pks = [row[0] for row in chunk]
+        pair_pks = list(dict.fromkeys(row[1] for row in chunk))
+        document_pairs = list({row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT})
         spans: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for span_item, document, start, end, text, match in (
-            EvidenceSpan.objects.filter(item_id__in=item_ids)
+            EvidenceSpan.objects.filter(AnyOf(F("item_id"), item_pks))
             .order_by("item_id", "position", "id")
             .values_list("item_id", "document", "start", "end", "text", "match")
         ):
             spans[span_item].append({"document": document, "start": start, "end": end, "text": text, "match": match})
-        pair_ids = in_chunk.values("pair_id")
-        has_documents = any(row[2] == QAItem.Kind.DOCUMENT for row in chunk)
         context = ItemContext(
             project=project,
             splitter=splitter,
-            pairs={row[0]: row for row in PagePair.objects.filter(pk__in=pair_ids).values_list(*PAIR_COLUMNS)},
-            local_texts=dict(
-                PagePair.objects.filter(
-                    pk__in=in_chunk.filter(kind=QAItem.Kind.DOCUMENT).values("pair_id")
-                ).values_list("id", "local_text")
-            )
-            if has_documents
+            pairs={row[0]: row for row in PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS)},
+            local_texts=dict(PagePair.objects.filter(AnyOf(F("id"), document_pairs)).values_list("id", "local_text"))
+            if document_pairs
             else {},
             spans=spans,
             revisions=dict(
-                QAItemRevision.objects.filter(item_id__in=item_ids)
+                QAItemRevision.objects.filter(AnyOf(F("item_id"), item_pks))
                 .values("item_id")
                 .annotate(n=Count("id"))
                 .values_list("item_id", "n")
             ),
-            review=ReviewData.load(item_ids, pair_ids),
+            review=ReviewData.load(item_pks, pair_pks),
         )
         yield [item_record(row, context) for row in chunk]
 
@@ -261,24 +285,24 @@ def iter_pair_records(
     )
     statuses = list(statuses)
     for chunk in _chunks(rows, chunk_size):
-        in_range = (chunk[0][0], chunk[-1][0])  # the chunk is every pair of the project in this id range
+        pks = [row[0] for row in chunk]
         notes: dict[int, str] = {}
         for pair_pk, note in (
-            Screening.objects.filter(pair__project=project, pair_id__gte=in_range[0], pair_id__lte=in_range[1])
+            Screening.objects.filter(AnyOf(F("pair_id"), pks))
             .order_by("pair_id", "created_at", "id")
             .values_list("pair_id", "note")
         ):
             notes[pair_pk] = note  # the latest decision's note
         counts: dict[int, dict[str, int]] = defaultdict(dict)
         for pair_pk, kind, n in (
-            release_items(project, statuses)
-            .filter(pair_id__gte=in_range[0], pair_id__lte=in_range[1])
+            QAItem.objects.alive()
+            .filter(AnyOf(F("pair_id"), pks), status__in=statuses)
             .values("pair_id", "kind")
             .annotate(n=Count("id"))
             .values_list("pair_id", "kind", "n")
         ):
             counts[pair_pk][kind] = n
-        review = ReviewData.load([], PagePair.objects.filter(project=project, pk__range=in_range).values("id"))
+        review = ReviewData.load([], pks)
         records = []
         for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision in chunk:
             labels = review.labels.get(pk, {})

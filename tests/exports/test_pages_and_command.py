@@ -207,3 +207,16 @@ def test_a_project_format_writer_is_called_through_the_registry(released_project
     assert archive.exists()
     cleanup()
     assert not archive.exists()
+
+
+def test_the_admin_shows_releases_read_only(release_world, client):
+    client.force_login(release_world["users"]["superuser"])
+    release = release_world["published"]
+    change_url = reverse("admin:exports_release_change", args=[release.pk])
+
+    assert client.get(reverse("admin:exports_release_changelist")).status_code == 200
+    assert client.get(change_url).status_code == 200  # view only
+    assert client.post(change_url, {"changelog": "rewritten"}).status_code == 403
+    assert client.post(reverse("admin:exports_release_delete", args=[release.pk]), {"post": "yes"}).status_code == 403
+    release.refresh_from_db()
+    assert (release.status, release.changelog) == ("published", "")
