@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import browser, context, log_in, page  # noqa: F401 - fixtures
+from tests.browser.conftest import log_in
 from tests.review.test_agreement_calculator import krippendorff_csv
 
 pytestmark = pytest.mark.browser
 
 
 def test_coordinator_uploads_ratings_and_sees_alpha_with_its_interval_without_a_reload(
-    page: Page,  # noqa: F811
+    page: Page,
     coordinator,
     tmp_path,
 ):
@@ -33,7 +33,7 @@ def test_coordinator_uploads_ratings_and_sees_alpha_with_its_interval_without_a_
     page.screenshot(path=str(tmp_path / "calculator.png"), full_page=True)
 
 
-def test_a_bad_file_shows_the_line_and_column_in_place(page: Page, annotator, tmp_path):  # noqa: F811
+def test_a_bad_file_shows_the_line_and_column_in_place(page: Page, annotator, tmp_path):
     ratings = tmp_path / "ratings.csv"
     ratings.write_text("unit,rater,value\nq1,a,1\nq1,b,high\n")
     log_in(page, annotator.username)
