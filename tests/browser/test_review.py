@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from annotation import services as authoring
-from annotation.models import QAItem
+from annotation.models import EvidenceSpan, QAItem
 from review.models import Verification
+from tests import factories
 from tests.browser.conftest import log_in
-from tests.review.conftest import STANDARD_TEXT, submitted_pair
+from tests.browser.test_authoring import fill_item, select_text, wait_saved
+from tests.review.conftest import LOCAL_TEXT, STANDARD_TEXT, submitted_pair
 
 pytestmark = pytest.mark.browser
 
@@ -90,3 +94,28 @@ def test_verification_search_highlights_matches_and_records_the_ticked_sentence(
     recorded = Verification.objects.get(item=item)
     assert recorded.sentences == [{"start": 21, "end": 26, "text": "老板姓陈。"}]
     assert STANDARD_TEXT[21:26] == "老板姓陈。"
+
+
+def test_a_document_qa_takes_its_evidence_from_the_local_full_text_under_a_time_box(page: Page, project, annotator):
+    authoring.project_update(project=project, collect_document_qa=True)
+    factories.pair(project, local_text=LOCAL_TEXT, standard_text=STANDARD_TEXT)
+    pair = authoring.pair_claim_next(project=project, user=annotator)
+    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+
+    log_in(page, "annotator")
+    page.goto(f"/projects/{project.slug}/pairs/{pair.pk}/")
+    page.locator("#document-qa-link").click()
+    page.locator("#start-document-qa").click()
+    page.wait_for_load_state("load")
+    expect(page.locator("#time-box .time-left")).to_have_text(re.compile(r"^1[45]:\d\d left$"))
+
+    item = QAItem.objects.get(pair=pair, kind="document")
+    select_text(page, "五種茶葉")
+    page.locator(f"#item-{item.pk} .add-evidence").click()
+    fill_item(page, item.pk, "这家茶餐厅的奶茶用几种茶叶？", "五种", "五種")
+    wait_saved(page, item.pk)
+
+    span = EvidenceSpan.objects.get(item=item)
+    assert (span.document, span.text) == ("local_text", "五種茶葉")
+    assert LOCAL_TEXT[span.start : span.end] == "五種茶葉"
+    assert span.start > len(pair.local_lead)  # past the lead: offsets count in the full text
