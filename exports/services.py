@@ -316,7 +316,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     statuses = release.item_statuses
     total = release_items(project, statuses).count()
     Release.objects.filter(pk=release.pk, build_token=progress.token).update(progress_total=total)
-    agreement, note = release_agreement(project)
+    agreement, note = release_agreement(project, statuses)
     state = formats.BuildState(
         release=release,
         project=project,

@@ -11,7 +11,7 @@ from annotation.models import PagePair, Project, QAItem
 from exports.records import release_items
 
 NOT_LABELLED = "not labelled"
-AGREEMENT_NOTE_MISSING = "No agreement report is available: the review app does not offer one yet."
+AGREEMENT_NOTE_MISSING = "No agreement figures: the review app is not installed."
 
 
 def release_statistics(project: Project, statuses: Iterable[str]) -> dict[str, Any]:
@@ -73,13 +73,87 @@ def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]: 
     }
 
 
-def release_agreement(project: Project) -> tuple[dict[str, Any] | None, str]:
-    """The review app's agreement report of the project, and a note; (None, why) when there is none."""
+AGREEMENT_SEED = 20110125
+AGREEMENT_BOOTSTRAP = 1000
+
+
+def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[str, Any] | None, str]:
+    """The agreement figures of a release's data, and a note on where they come from.
+
+    A stored project report of the review app is used when it offers one; until
+    then the figures are computed here with the review app's own statistics
+    (`review.agreement.agreement_summary`): reviewers' verdicts per criterion on
+    the released items' revisions, and the labellers' current topic and region
+    labels of the project's pairs. Only overall figures are kept: per-rater-pair
+    figures would name reviewers, and review is blind.
+    """
+    report = _review_report(project)
+    if report is not None:
+        return report, "The review app's agreement report of the project, as it was when the release was built."
     try:
-        from review import agreement  # type: ignore[attr-defined]
+        from review.agreement import agreement_summary
+        from review.models import ArticleLabel, Judgment
     except ImportError:
         return None, AGREEMENT_NOTE_MISSING
-    report = getattr(agreement, "project_agreement_report", None)
-    if report is None:
-        return None, AGREEMENT_NOTE_MISSING
-    return report(project=project), "Agreement figures from the review app, at the time the release was built."
+    statuses = list(statuses)
+    scopes: dict[str, Any] = {}
+    released = release_items(project, statuses).values("id")
+    for criterion in project.review_criteria:
+        key = criterion["key"]
+        rows = Judgment.objects.filter(item_id__in=released, criterion=key).values_list(
+            "revision_id", "reviewer_id", "verdict"
+        )
+        scopes[f"review:{key}"] = (list(rows), ["pass", "flag"])
+    for kind, categories in (("topic", project.topics), ("region", project.regions)):
+        rows = (
+            ArticleLabel.objects.current()
+            .filter(pair__project=project, kind=kind)
+            .values_list("pair_id", "labeller_id", "value")
+        )
+        scopes[f"label:{kind}"] = (list(rows), list(categories))
+    figures: dict[str, Any] = {}
+    for scope, (rows, categories) in scopes.items():
+        if not _has_a_unit_judged_twice(rows):
+            continue
+        summary = agreement_summary(
+            rows,
+            "nominal",
+            categories=sorted({*categories, *(value for _, _, value in rows)}),
+            bootstrap=AGREEMENT_BOOTSTRAP,
+            seed=AGREEMENT_SEED,
+        )
+        data = summary.to_dict()
+        figures[scope] = {"statistics": data["statistics"], "fingerprint": summary.fingerprint}
+    if not figures:
+        return None, "No agreement figures: no released item was reviewed, and no pair labelled, by two people."
+    note = (
+        "Computed at build time with the review app's statistics: nominal level, "
+        f"{AGREEMENT_BOOTSTRAP} bootstrap resamples (seed {AGREEMENT_SEED}) for alpha's 95% interval; "
+        "review scopes are reviewers' verdicts per criterion on the released items' revisions, "
+        "label scopes the labellers' current labels of the project's pairs."
+    )
+    return {"scopes": figures}, note
+
+
+def _has_a_unit_judged_twice(rows: list[tuple[Any, Any, Any]]) -> bool:
+    raters: dict[Any, set[Any]] = {}
+    for unit, rater, _ in rows:
+        raters.setdefault(unit, set()).add(rater)
+        if len(raters[unit]) > 1:
+            return True
+    return False
+
+
+def _review_report(project: Project) -> dict[str, Any] | None:
+    """A project agreement report offered by the review app (issue 5), if it offers one yet."""
+    import importlib
+
+    for module_name in ("review.reports", "review.services"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        offer = getattr(module, "project_agreement_report", None)
+        if offer is not None:
+            return offer(project=project)
+    return None

@@ -29,6 +29,16 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
+def _figure(stat: dict[str, Any]) -> str:
+    value = stat.get("value")
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _interval(stat: dict[str, Any]) -> str:
+    low, high = stat.get("ci_low"), stat.get("ci_high")
+    return "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+
+
 class DatasetCardWriter(ReleaseWriter):
     def finish(self) -> list[FileEntry]:
         return [write_file(self.root, NAME, self.render().encode())]
@@ -137,8 +147,27 @@ class DatasetCardWriter(ReleaseWriter):
         out += ["", "## Agreement", ""]
         if state.agreement is None:
             out.append(_md(state.agreement_note))
+        elif "scopes" in state.agreement:
+            out += [
+                "| scope | Krippendorff's alpha [95% CI] | percent agreement | Gwet's AC1 | units | raters |",
+                "|---|---|---:|---:|---:|---:|",
+            ]
+            for scope, figures in state.agreement["scopes"].items():
+                stats = figures["statistics"]
+                alpha = stats.get("krippendorff_alpha", {})
+                out.append(
+                    f"| {_md(scope)} | {_figure(alpha)}{_interval(alpha)} "
+                    f"| {_figure(stats.get('percent_agreement', {}))} | {_figure(stats.get('gwet_ac1', {}))} "
+                    f"| {alpha.get('n_units', '')} | {alpha.get('n_raters', '')} |"
+                )
+            out += ["", _md(state.agreement_note)]
         else:
-            out += ["```json", json.dumps(state.agreement, ensure_ascii=False, indent=2), "```"]
+            out += [
+                "```json",
+                json.dumps(state.agreement, ensure_ascii=False, indent=2),
+                "```",
+                _md(state.agreement_note),
+            ]
         splits = ", ".join(f"{name} {share}%" for name, share in state.splits.items()) or "none (one file)"
         out += [
             "",

@@ -219,3 +219,48 @@ def test_records_carry_the_review_apps_verification_labels_and_review_count(rele
     assert {(r["verification"]["status"], r["topic"]) for r in others} == {("not_checked", None)}
     card = (published_dir(release) / "README.md").read_text()
     assert "| food | 1 |" in card
+
+
+def test_agreement_figures_come_from_two_reviewers_and_two_labellers(released_project, coordinator, reviewer):
+    review = pytest.importorskip("review.models")
+    from tests import factories
+
+    second = factories.user("reviewer2")
+    review.ReviewSlot.objects.filter(item__project=released_project).delete()  # the slots routed on submit
+    items = QAItem.objects.filter(project=released_project, status="accepted").prefetch_related("revisions")
+    for index, item in enumerate(items):
+        revision = item.revisions.all()[0]
+        for number, user in enumerate((reviewer, second), start=1):
+            slot = review.ReviewSlot.objects.create(
+                item=item, revision=revision, number=number, status="done", reviewer=user
+            )
+            for key in ("fluency", "standalone", "appropriateness"):
+                verdict = "flag" if (key == "fluency" and index % 3 == 0 and user == second) else "pass"
+                review.Judgment.objects.create(
+                    slot=slot, item=item, revision=revision, reviewer=user, criterion=key, verdict=verdict
+                )
+    for index, pair in enumerate(released_project.pairs.filter(items__status="accepted").distinct()):
+        for user in (coordinator, second):
+            value = "food" if index or user == coordinator else "history"
+            review.ArticleLabel.objects.create(pair=pair, labeller=user, kind="topic", value=value)
+
+    release = services.release_build_now(project=released_project, user=coordinator)
+
+    manifest = json.loads((published_dir(release) / "manifest.json").read_text())
+    scopes = manifest["agreement"]["scopes"]
+    assert set(scopes) == {"review:fluency", "review:standalone", "review:appropriateness", "label:topic"}
+    alpha = scopes["review:fluency"]["statistics"]["krippendorff_alpha"]
+    assert alpha["n_units"] == 7 and alpha["n_raters"] == 2
+    assert scopes["review:standalone"]["statistics"]["percent_agreement"]["value"] == 1.0
+    assert "bootstrap" in manifest["agreement_note"]
+    card = (published_dir(release) / "README.md").read_text()
+    assert "| review:fluency |" in card and "| label:topic |" in card
+    assert all(set(figures) == {"statistics", "fingerprint"} for figures in scopes.values())  # no per-reviewer figures
+
+
+def test_without_double_reviews_the_agreement_is_null_with_a_note(released_project, coordinator):
+    release = services.release_build_now(project=released_project, user=coordinator)
+
+    manifest = json.loads((published_dir(release) / "manifest.json").read_text())
+    assert manifest["agreement"] is None
+    assert "by two people" in manifest["agreement_note"]
