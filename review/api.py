@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.access import get_project_for_user
+from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.api import NO_CONTENT, _paginated, _responses, _validated
 from annotation.models import Membership, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
@@ -23,6 +23,7 @@ from review.models import ReviewSlot
 from review.serializers import (
     AdjudicationRowOutput,
     DashboardOutput,
+    DocumentQaOutput,
     FinalLabelOutput,
     HistoryOutput,
     LabelInput,
@@ -425,3 +426,47 @@ class ReviewSettingsApi(APIView):
             data["review_criteria"] = [dict(criterion) for criterion in data["review_criteria"]]
         project = services.project_review_settings_update(project=project, **data)
         return Response(ReviewSettingsOutput(project).data)
+
+
+class DocumentQaApi(APIView):
+    def _data(self, pair: Any) -> dict[str, Any]:
+        project = pair.project
+        item = (
+            QAItem.objects.alive()
+            .filter(pair=pair, kind=QAItem.Kind.DOCUMENT)
+            .select_related("author")
+            .prefetch_related("spans")
+            .first()
+        )
+        box = services.time_box(item) if item is not None else None
+        return DocumentQaOutput(
+            {
+                "collects": project.collect_document_qa,
+                "possible": bool(pair.local_text),
+                "minutes": project.document_qa_minutes,
+                "deadline": box["deadline"] if box else None,
+                "overdue": bool(box and box["overdue"]),
+                "item": item,
+            }
+        ).data
+
+    @extend_schema(
+        summary="The pair's document-level QA and its time box (annotator holding the pair, coordinator)",
+        description="Edit the item with PATCH /items/{id}/; its spans are offsets into the local full text.",
+        responses=_responses({200: DocumentQaOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = get_pair_for_user(request.user, slug, pair_id)
+        return Response(self._data(pair))
+
+    @extend_schema(
+        summary="Start the pair's document-level QA (at most one per pair); the time box starts now",
+        request=None,
+        responses=_responses({201: DocumentQaOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+        from annotation.services import qa_item_create
+
+        qa_item_create(pair=pair, user=request.user, kind=QAItem.Kind.DOCUMENT)
+        return Response(self._data(pair), status=status.HTTP_201_CREATED)

@@ -24,6 +24,7 @@ urlpatterns = [
     path(P + "pairs/<int:pair_id>/labels/final/", api.FinalLabelApi.as_view(), name="api_pair_final_label"),
     path(P + "labels/adjudication/", api.AdjudicationListApi.as_view(), name="api_adjudication"),
     path(P + "dashboard/", api.DashboardApi.as_view(), name="api_dashboard"),
+    path(P + "pairs/<int:pair_id>/document-qa/", api.DocumentQaApi.as_view(), name="api_document_qa"),
     path(P + "reviewers/", api.ReviewerListApi.as_view(), name="api_reviewers"),
     path(P + "reviewers/<str:username>/languages/", api.ReviewerLanguagesApi.as_view(), name="api_reviewer_languages"),
 ]

@@ -396,3 +396,12 @@ class ReviewSettingsInput(serializers.Serializer):
 
 class StaleReviewSettingsOutput(ErrorOutput):
     current = ReviewSettingsOutput(read_only=True)
+
+
+class DocumentQaOutput(serializers.Serializer):
+    collects = serializers.BooleanField(help_text="Whether the project collects document-level QAs.")
+    possible = serializers.BooleanField(help_text="False when the pair has no local full text.")
+    minutes = serializers.IntegerField(help_text="The time box.")
+    deadline = serializers.DateTimeField(allow_null=True, help_text="Start of the item plus the time box.")
+    overdue = serializers.BooleanField()
+    item = ItemOutput(allow_null=True)

@@ -214,6 +214,8 @@ ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("post", "pairs/{pair}/labels/final/", lambda w: {"kind": "topic", "value": "food"}, (403, 404, 403, 403, 409)),
     ("get", "labels/adjudication/", lambda w: None, (403, 404, 403, 403, 200)),
     ("get", "dashboard/", lambda w: None, (403, 404, 403, 403, 200)),
+    ("get", "pairs/{pair}/document-qa/", lambda w: None, (403, 404, 200, 403, 200)),
+    ("post", "pairs/{pair}/document-qa/", lambda w: None, (403, 404, 409, 403, 403)),
     ("get", "reviewers/", lambda w: None, (403, 404, 403, 403, 200)),
     ("put", "reviewers/reviewer/languages/", lambda w: {"languages": ["cmn"]}, (403, 404, 403, 403, 200)),
 ]  # fmt: skip
@@ -281,3 +283,23 @@ def test_coordinator_adds_a_criterion_and_reviewers_must_judge_it(project, coord
         format="json",
     )
     assert refused.status_code == 400 and refused.data["field"] == "judgments.faithful.verdict"
+
+
+def test_an_annotator_starts_a_document_qa_through_the_api_and_sees_its_time_box(project, annotator):
+    from annotation import services as authoring
+    from tests.review.conftest import LOCAL_TEXT
+
+    authoring.project_update(project=project, collect_document_qa=True)
+    factories.pair(project, local_text=LOCAL_TEXT)
+    pair = authoring.pair_claim_next(project=project, user=annotator)
+    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    client = api_as(annotator)
+    path = url(project.slug, f"pairs/{pair.pk}/document-qa/")
+
+    assert client.get(path).data["item"] is None
+    started = client.post(path)
+    assert started.status_code == 201
+    assert started.data["minutes"] == 15 and started.data["deadline"] and not started.data["overdue"]
+    assert started.data["item"]["kind"] == "document"
+    again = client.post(path)
+    assert again.status_code == 409 and "at most one" in again.data["detail"]
