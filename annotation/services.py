@@ -479,6 +479,11 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
                 errors.setdefault(f"{where}.{field}", []).append(f"item {number}: the {label} is empty")
         if not item.spans.all():
             errors.setdefault(f"{where}.spans", []).append(f"item {number}: no evidence is highlighted")
+        elif item.kind == QAItem.Kind.DOCUMENT:  # a lead item may have taken the same evidence since
+            try:
+                check_document_evidence(pair, item.spans.all())
+            except InvalidInput as error:
+                errors.setdefault(f"{where}.spans", []).append(f"item {number}: {error.message}")
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)

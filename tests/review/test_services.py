@@ -341,3 +341,24 @@ def test_a_document_qa_takes_evidence_from_the_full_text_but_not_a_lead_items(pr
     with pytest.raises(InvalidState, match="at most one"):
         authoring.qa_item_create(pair=pair, user=annotator, kind="document")
     assert services.time_box(saved)["minutes"] == project.document_qa_minutes
+
+
+def test_a_pair_is_not_submitted_when_a_lead_item_took_the_document_qas_evidence(project, annotator):
+    from tests.review.conftest import LOCAL_TEXT
+
+    authoring.project_update(project=project, collect_document_qa=True)
+    factories.pair(project, local_text=LOCAL_TEXT)
+    pair = authoring.pair_claim_next(project=project, user=annotator)
+    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    lead_items = [complete_item(pair, annotator, evidence) for evidence in ("深水埗", "姓陳")]
+    authoring.qa_item_create(
+        pair=pair, user=annotator, kind="document", question="问？", answer_standard="答", answer_local="答",
+        spans=[span_of("菠蘿油", LOCAL_TEXT)],
+    )  # fmt: skip
+    lead = lead_items[0]
+    authoring.qa_item_update(item=lead, user=annotator, version=lead.version, spans=[span_of("菠蘿油")])
+
+    with pytest.raises(InvalidInput) as error:
+        authoring.pair_submit(pair=pair, user=annotator)
+    assert error.value.field == "items[3].spans"
+    assert "already used by a lead-section QA" in error.value.message
