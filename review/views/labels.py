@@ -10,6 +10,7 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
 from annotation.errors import InvalidInput, ServiceError
@@ -117,10 +118,12 @@ def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
 
 
 @login_required
+@vary_on_headers("HX-Request")
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     stats = services.project_statistics(project)
-    return render(request, "review/dashboard.html", {"project": project, "stats": stats})
+    template = "review/dashboard.html#stats" if request.htmx else "review/dashboard.html"
+    return render(request, template, {"project": project, "stats": stats})
 
 
 @login_required

@@ -116,3 +116,11 @@ def test_the_dashboard_shows_true_counts_and_bars(client, project, annotator, re
     assert '<dd data-stat="submitted">1</dd>' in page
     assert '<dd data-stat="lead">2</dd>' in page
     assert "<svg" in page and "style=" not in page.split("<main")[1]  # CSP: no inline styles
+
+
+def test_the_dashboard_refreshes_its_numbers_as_an_htmx_fragment(client, project, coordinator, submitted):
+    client.force_login(coordinator)
+    response = client.get(reverse("dashboard", args=[project.slug]), headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="dashboard-stats"') and "<html" not in body
+    assert '<dd data-stat="lead">2</dd>' in body
