@@ -120,6 +120,16 @@ def test_a_bad_file_is_refused_naming_line_and_column(tmp_path, text, level, exp
     assert expected in command_error(tmp_path, text, *args)
 
 
+def test_windows_line_endings_and_non_latin_names_are_read_as_they_are(tmp_path):
+    text = "unit,rater,value\r\n茶餐廳,陳,合格\r\n茶餐廳,李,合格\r\n深水埗,陳,不合格\r\n深水埗,李,合格\r\n"
+
+    result = run_command(tmp_path, text.encode("utf-8"), "--level", "nominal", "--bootstrap", "0")
+
+    assert result["raters"] == ["陳", "李"]
+    assert result["categories"] == ["不合格", "合格"]
+    assert result["statistics"]["percent_agreement"]["value"] == 0.5
+
+
 def test_a_unit_in_two_strata_is_refused_naming_both_lines(tmp_path):
     text = "unit,rater,value,topic\nq1,a,1,history\nq1,b,1,sport\n"
     message = command_error(tmp_path, text, "--level", "nominal", "--strata-column", "topic")
