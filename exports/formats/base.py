@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import queue
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +35,44 @@ def dumps(record: Any) -> bytes:
     return orjson.dumps(record)
 
 
+class _WriteBehind:
+    """One background thread that writes and hashes blocks, in order, while the build encodes the next chunk.
+
+    `file.write` and `sha256.update` release the GIL on large blocks, so the disk
+    and the hashing overlap the encoding. The queue is bounded: memory holds at
+    most a few blocks, however large the release.
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[Callable[[], None]] = queue.Queue(maxsize=8)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="release-writer", daemon=True)
+                self._thread.start()
+        self._queue.put(task)
+
+    def _run(self) -> None:
+        while True:
+            task = self._queue.get()
+            try:
+                task()
+            finally:
+                self._queue.task_done()
+
+
+_write_behind = _WriteBehind()
+
+
 class HashedFile:
-    """A file written in blocks, with its size and sha256 computed on the way (no second read)."""
+    """A file written in blocks, with its size and sha256 computed on the way (no second read).
+
+    Blocks are written by a background thread; `close` waits for them and raises
+    the first error (a full disk) the thread met.
+    """
 
     def __init__(self, root: Path, name: str) -> None:
         self.name = name
@@ -41,6 +80,7 @@ class HashedFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = path.open("wb")
         self._sha = hashlib.sha256()
+        self._error: BaseException | None = None
         self.size = 0
         self.lines = 0
 
@@ -51,17 +91,42 @@ class HashedFile:
         self.write(b"\n".join(lines) + b"\n")
 
     def write(self, data: bytes) -> None:
-        self._file.write(data)
-        self._sha.update(data)
+        if self._error is not None:
+            raise self._error
         self.size += len(data)
+        _write_behind.submit(lambda: self._write(data))
+
+    def _write(self, data: bytes) -> None:
+        if self._error is not None:
+            return
+        try:
+            self._file.write(data)
+            self._sha.update(data)
+        except BaseException as error:  # handed to the building thread by close()
+            self._error = error
+
+    def _finish(self) -> None:
+        done = threading.Event()
+
+        def close() -> None:
+            try:
+                self._file.close()
+            except BaseException as error:
+                self._error = self._error or error
+            finally:
+                done.set()
+
+        _write_behind.submit(close)
+        done.wait()
 
     def close(self, *, count_lines: bool = True) -> FileEntry:
-        self._file.flush()
-        self._file.close()
+        self._finish()
+        if self._error is not None:
+            raise self._error
         return FileEntry(self.name, self.size, self._sha.hexdigest(), self.lines if count_lines else None)
 
     def abort(self) -> None:
-        self._file.close()
+        self._finish()
 
 
 def write_file(root: Path, name: str, data: bytes) -> FileEntry:

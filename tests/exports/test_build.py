@@ -14,7 +14,8 @@ from django.utils import timezone
 from annotation.errors import InvalidInput, InvalidState
 from annotation.models import PagePair, QAItem
 from exports import services
-from exports.models import Release
+from exports.models import DEFAULT_SPLITS, Release
+from exports.records import Splitter
 from tests.exports.conftest import authored_pair
 
 
@@ -60,13 +61,16 @@ def test_other_item_statuses_come_in_only_when_asked(released_project, coordinat
 
 
 def test_the_same_seed_gives_the_same_splits_and_the_next_release_keeps_the_seed(project, annotator, coordinator):
-    for _ in range(20):
-        authored_pair(project, annotator)
-    first = services.release_build_now(project=project, user=coordinator, seed=42)
-    second = services.release_build_now(project=project, user=coordinator)  # no seed: keeps 42
-    other = services.release_build_now(project=project, user=coordinator, seed=43)
+    pairs = [authored_pair(project, annotator).pk for _ in range(20)]
+    # Pair ids depend on what ran before: pick seeds for which these pairs fill all three splits, differently.
+    assignments = {seed: [Splitter(DEFAULT_SPLITS, seed)(pk) for pk in pairs] for seed in range(200)}
+    seed, other_seed = [seed for seed, splits in assignments.items() if set(splits) == {"train", "dev", "test"}][:2]
+    first = services.release_build_now(project=project, user=coordinator, seed=seed)
+    second = services.release_build_now(project=project, user=coordinator)  # no seed: keeps the previous one
+    other = services.release_build_now(project=project, user=coordinator, seed=other_seed)
 
-    assert second.seed == 42
+    assert assignments[seed] != assignments[other_seed]
+    assert second.seed == seed
     assert first.file_entry("lead_qa.jsonl")["sha256"] == second.file_entry("lead_qa.jsonl")["sha256"]
     assert first.file_entry("lead_qa.jsonl")["sha256"] != other.file_entry("lead_qa.jsonl")["sha256"]
     splits_of_pair: dict[str, set] = {}
