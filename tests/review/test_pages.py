@@ -7,7 +7,7 @@ from django.urls import reverse
 from annotation import services as authoring
 from review import services
 from tests import factories
-from tests.review.conftest import LOCAL_TEXT, all_pass, flag, submitted_pair
+from tests.review.conftest import LOCAL_TEXT, all_pass, complete_item, flag, span_of, submitted_pair
 
 
 def test_the_author_sees_flags_without_the_reviewers_name_under_blind_review(
@@ -124,3 +124,53 @@ def test_the_dashboard_refreshes_its_numbers_as_an_htmx_fragment(client, project
     body = response.content.decode()
     assert body.lstrip().startswith('<div id="dashboard-stats"') and "<html" not in body
     assert '<dd data-stat="lead">2</dd>' in body
+
+
+def test_record_and_next_takes_the_reviewer_straight_to_the_next_item(client, project, reviewer, submitted):
+    _, items = submitted
+    slot = services.review_claim(item=items[0], user=reviewer)
+    client.force_login(reviewer)
+    data = {"version": slot.version, "then": "next"}
+    data |= {f"verdict-{key}": "pass" for key in all_pass(project)}
+
+    response = client.post(reverse("review_slot", args=[project.slug, slot.pk]), data)
+
+    following = services.review_claim_next(project=project, user=reviewer)
+    assert following.item_id == items[1].pk
+    assert response.status_code == 302 and response["Location"].endswith(f"/review/{following.pk}/")
+
+
+def test_a_judgment_missing_a_verdict_is_shown_again_with_what_was_chosen(client, project, reviewer, submitted):
+    _, items = submitted
+    slot = services.review_claim(item=items[0], user=reviewer)
+    client.force_login(reviewer)
+    data = {"version": slot.version, "verdict-fluency": "flag", "comment-fluency": "Tippfehler <b>"}
+
+    response = client.post(reverse("review_slot", args=[project.slug, slot.pk]), data)
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "judgments.standalone.verdict" in page
+    assert 'value="flag" checked' in page and "Tippfehler &lt;b&gt;" in page
+
+
+def test_the_review_screen_of_a_document_qa_highlights_its_evidence_in_the_full_text(
+    client, project, annotator, reviewer
+):
+    authoring.project_update(project=project, collect_document_qa=True, lead_qa_min=1)
+    factories.pair(project, local_text=LOCAL_TEXT)
+    pair = authoring.pair_claim_next(project=project, user=annotator)
+    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    complete_item(pair, annotator, "深水埗")
+    authoring.qa_item_create(
+        pair=pair, user=annotator, kind="document", question="几种茶叶？", answer_standard="五种",
+        answer_local="五種", spans=[span_of("五種茶葉", LOCAL_TEXT)],
+    )  # fmt: skip
+    authoring.pair_submit(pair=pair, user=annotator)
+    document = pair.items.get(kind="document")
+    slot = services.review_claim(item=document, user=reviewer)
+    client.force_login(reviewer)
+
+    page = client.get(reverse("review_slot", args=[project.slug, slot.pk])).content.decode()
+
+    assert '<mark class="hl c1">五種茶葉</mark>' in page and "Local full text" in page
