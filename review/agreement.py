@@ -828,6 +828,7 @@ class AgreementSummary:
     bootstrap: dict[str, Any]
     notes: tuple[str, ...] = field(default=())
     fingerprint: str = ""
+    contested: tuple[ContestedUnit, ...] = ()
 
     PAIR_STATISTICS = ("cohen_kappa", "krippendorff_alpha", "percent_agreement")
 
@@ -858,6 +859,7 @@ class AgreementSummary:
             "bootstrap": dict(self.bootstrap),
             "notes": list(self.notes),
             "fingerprint": self.fingerprint,
+            "contested_units": [unit.to_dict() for unit in self.contested],
         }
 
     def csv_rows(self) -> list[list[Any]]:
@@ -926,6 +928,62 @@ def _pairs(table: RatingTable, *, bootstrap: int, seed: int, confidence: float) 
         }
         results.append(PairResult(table.raters[a], table.raters[b], statistics))
     return tuple(results), with_intervals
+
+
+CONTESTED_IN_SUMMARY = 50
+
+
+@dataclass(frozen=True)
+class ContestedUnit:
+    """A unit the raters disagree on: the share of its rater pairs that agree, and who said what."""
+
+    unit: Hashable
+    n_judgments: int
+    agreement: float
+    spread: float | None  # sample variance of numeric ratings; None for nominal data
+    values: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "unit": _json_value(self.unit),
+            "n_judgments": self.n_judgments,
+            "agreement": self.agreement,
+            "spread": _json_float(self.spread),
+            "values": self.values,
+        }
+
+
+def contested_units(table: RatingTable, *, limit: int | None = None) -> list[ContestedUnit]:
+    """Units judged at least twice where raters differ, most contested first.
+
+    Order: lowest share of agreeing rater pairs, then (numeric levels) the widest
+    spread, then the most judgments; ties keep the table's unit order.
+    """
+    counts = table.counts
+    judged = table.judgments_per_unit
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = (counts * (counts - 1)).sum(axis=1) / (judged * (judged - 1))
+    candidates = np.flatnonzero((judged >= 2) & (agreement < 1))
+    spread = np.zeros(len(table.units))
+    if table.scores is not None:
+        scores = table.scores[table.code]
+        sums = np.bincount(table.unit_index, weights=scores, minlength=len(table.units))
+        squares = np.bincount(table.unit_index, weights=scores**2, minlength=len(table.units))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = np.clip((squares - sums**2 / judged) / (judged - 1), 0, None)
+    order = candidates[np.lexsort((-judged[candidates], -spread[candidates], agreement[candidates]))]
+    if limit is not None:
+        order = order[:limit]
+    return [
+        ContestedUnit(
+            unit=table.units[u],
+            n_judgments=int(judged[u]),
+            agreement=float(agreement[u]),
+            spread=float(spread[u]) if table.scores is not None else None,
+            values={str(_json_value(table.categories[c])): int(counts[u, c]) for c in np.flatnonzero(counts[u])},
+        )
+        for u in order
+    ]
 
 
 def _mean_kappa(table: RatingTable, pairs: Sequence[PairResult]) -> Statistic:
@@ -1003,4 +1061,5 @@ def agreement_summary(
             "method": BOOTSTRAP_METHOD,
         },
         notes=tuple(notes),
+        contested=tuple(contested_units(table, limit=CONTESTED_IN_SUMMARY)),
     )

@@ -67,6 +67,14 @@ class BootstrapOutput(serializers.Serializer):
     method = serializers.CharField()
 
 
+class ContestedUnitOutput(serializers.Serializer):
+    unit = serializers.CharField()
+    n_judgments = serializers.IntegerField()
+    agreement = serializers.FloatField(help_text="Share of the unit's rater pairs that agree.")
+    spread = serializers.FloatField(allow_null=True, help_text="Variance of numeric ratings; null for nominal.")
+    values = serializers.DictField(child=serializers.IntegerField(), help_text="How many raters gave each value.")
+
+
 class SummaryOutput(serializers.Serializer):
     level = serializers.ChoiceField(choices=LEVELS)
     categories = serializers.ListField(child=serializers.JSONField())
@@ -85,6 +93,7 @@ class SummaryOutput(serializers.Serializer):
     bootstrap = BootstrapOutput()
     notes = serializers.ListField(child=serializers.CharField())
     fingerprint = serializers.CharField(help_text="sha256 of the level and the judgments, whatever their order.")
+    contested_units = ContestedUnitOutput(many=True, help_text="Up to 50 units raters disagree on, most first.")
 
 
 class AgreementCalculateApi(APIView):

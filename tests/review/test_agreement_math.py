@@ -21,6 +21,7 @@ from review.agreement import (
     alpha_bootstrap,
     alpha_bootstrap_samples,
     cohen_kappa,
+    contested_units,
     fleiss_kappa,
     gwet_ac1,
     krippendorff_alpha,
@@ -488,6 +489,20 @@ def test_the_fingerprint_depends_on_the_judgments_not_on_their_order():
     assert first.startswith("sha256:")
     assert first == shuffled
     assert len({first, changed, other_level}) == 3
+
+
+def test_contested_units_come_most_contested_first_with_who_said_what():
+    """Krippendorff's data: unit 6 (values 1, 2, 3, 4) has no agreeing pair; units 2 (2, 2, 2, 3) and
+    8 (1, 1, 2, 1) have 3 of 6 pairs agreeing; every other unit is unanimous."""
+    table = rating_table_from_matrix(KRIPPENDORFF_2011, "interval", units=[f"unit {n}" for n in range(1, 13)])
+
+    contested = contested_units(table)
+
+    assert [(unit.unit, unit.agreement) for unit in contested] == [("unit 6", 0), ("unit 2", 0.5), ("unit 8", 0.5)]
+    assert contested[0].values == {"1": 1, "2": 1, "3": 1, "4": 1}
+    assert contested[0].spread == pytest.approx(5 / 3)  # variance of 1, 2, 3, 4
+    summary = agreement_summary(table, "interval", bootstrap=0).to_dict()
+    assert [unit["unit"] for unit in summary["contested_units"]] == ["unit 6", "unit 2", "unit 8"]
 
 
 def test_summary_csv_rows_have_a_header_and_one_row_per_figure():
