@@ -75,3 +75,23 @@ def test_a_reviewer_submitting_the_same_review_twice_at_once_is_counted_once():
     assert outcomes.count("ok") == 1
     assert Judgment.objects.filter(slot=slot).count() == len(project.review_criteria)
     assert slot.item.events.filter(action="accepted").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_reviewers_finishing_a_round_at_once_decide_the_item_exactly_once():
+    project, author, reviewers = _project_with_reviewers("race-decide", 2, reviewers_per_item=2)
+    _, items = submitted_pair(project, author)
+    item = items[0]
+    slots = [services.review_claim(item=item, user=reviewer) for reviewer in reviewers]
+
+    run_at_once(
+        2,
+        lambda i: services.review_submit(
+            slot=slots[i], user=reviewers[i], version=slots[i].version, judgments=all_pass(project)
+        ),
+    )
+
+    item.refresh_from_db()
+    assert item.status == "accepted"
+    assert item.events.filter(action="accepted").count() == 1
+    assert Judgment.objects.filter(item=item).count() == 2 * len(project.review_criteria)
