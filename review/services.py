@@ -1025,9 +1025,11 @@ def project_statistics(project: Project) -> dict[str, Any]:
             row["item_seconds"].append(seconds)
             all_item_seconds.append(seconds)
     pair_seconds: dict[str, list[int]] = defaultdict(list)
+    pairs_submitted: dict[str, int] = defaultdict(int)
     for username, seconds in pairs.filter(status=PagePair.Status.SUBMITTED).values_list(
         "assignee__username", "active_seconds"
     ):
+        pairs_submitted[username or "—"] += 1
         if seconds:
             pair_seconds[username or "—"].append(seconds)
     people = [
@@ -1035,7 +1037,7 @@ def project_statistics(project: Project) -> dict[str, Any]:
             "username": username,
             "items": row["items"],
             "week": row["week"],
-            "pairs": len(pair_seconds.get(username, [])),
+            "pairs": pairs_submitted.get(username, 0),
             "median_item_seconds": _median(row["item_seconds"]),
             "median_pair_seconds": _median(pair_seconds.get(username, [])),
         }

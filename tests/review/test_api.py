@@ -166,6 +166,7 @@ def test_dashboard_counts_match_the_database(project, annotator, reviewer, coord
     assert data["pairs"] == {"collected": 2, "local_heavy": 2, "inspected": 1, "excluded": 0, "with_qas": 1}
     assert (data["items"]["lead"], data["items"]["submitted"], data["items"]["accepted"]) == (2, 1, 1)
     assert [(r["username"], r["done"]) for r in data["reviewers"]] == [("reviewer", 1)]
+    assert [(p["username"], p["items"], p["pairs"]) for p in data["people"]] == [("annotator", 2, 1)]
 
 
 def test_coordinator_sets_reviewer_languages_and_routing_follows(project, coordinator, reviewer, submitted):
