@@ -25,6 +25,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, reset_queries, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from annotation import wilova
 from annotation.languages import UnknownLanguage, get_language
@@ -359,7 +360,7 @@ def _jsonl_records(
         if data is None:
             continue
         record = _parse_record(data, problem, writer.project)
-        if record is not None and writer.check_title(record, f"line {number}", problem):
+        if record is not None and writer.check_title(record, number, problem):
             yield record
 
 
@@ -428,7 +429,7 @@ def _csv_records(
                 problem(None, f"has {len(row)} cells; the header has {len(header)}")
                 continue
             record = _csv_record(dict(zip(header, row, strict=True)), problem, writer.project)
-            if record is not None and writer.check_title(record, f"line {number}", problem):
+            if record is not None and writer.check_title(record, number, problem):
                 yield record
     except UnicodeDecodeError as error:
         report.add_problem(
@@ -774,7 +775,7 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
             continue
         record = wilova.row_record(key, base_row, quality_row)
         problem = _Problems(report, file=files["base" if base_row is not None else "quality"][0].name, record=key)
-        if not writer.check_title(record, f"record {key!r}", problem):
+        if not writer.check_title(record, key, problem):
             continue
         states = wilova.record_states(record)
         screening_decision, note = record.screenings[-1]
@@ -805,19 +806,28 @@ class _Writer:
         self.project, self.report, self.write, self.progress = project, report, write, progress
         self.batch: list[PairRecord] = []
         self.batch_chars = 0
-        self.seen: dict[str, str] = {}  # local title -> where it was first seen; the one thing that grows
+        # Local title -> where it was first seen (a line number or a record key, and the file's place in the
+        # import): the one thing that grows with the file, so kept small.
+        self.seen: dict[str, tuple[int | str, int]] = {}
+        self.file_names: list[str | None] = []
         self.total_bytes = 0
         self.source_files: dict[str, SourceFile | None] = {}
 
     def bytes_read(self, n: int) -> None:
         self.total_bytes += n
 
-    def check_title(self, record: PairRecord, where: str, problem: _Problems) -> bool:
+    def check_title(self, record: PairRecord, where: int | str, problem: _Problems) -> bool:
         title = record.values["local_title"]
-        if title in self.seen:
-            problem("local_title", f"{title!r} is already on {self.seen[title]} of this import")
+        first = self.seen.get(title)
+        if first is not None:
+            place, file_index = first
+            spot = f"line {place}" if isinstance(place, int) else f"record {place!r}"
+            name = self.file_names[file_index]
+            problem("local_title", f"{title!r} is already on {spot}{f' of {name}' if name else ''} of this import")
             return False
-        self.seen[title] = f"{where}" + (f" of {problem.file}" if problem.file else "")
+        if not self.file_names or self.file_names[-1] != problem.file:
+            self.file_names.append(problem.file)
+        self.seen[title] = (where, len(self.file_names) - 1)
         return True
 
     def add(self, record: PairRecord) -> None:
@@ -899,8 +909,9 @@ class _Writer:
         pairs = [PagePair(project=self.project, created_at=now, **record.values) for record in new]
         try:
             with transaction.atomic():
-                if pairs and COPY_PAIRS and connection.vendor == "postgresql":
-                    _copy_pairs(pairs)
+                plain = not any(record.items or record.screenings or record.source_rows for record in new)
+                if pairs and plain and COPY_PAIRS and connection.vendor == "postgresql":
+                    _copy_pairs(self.project, new, now)
                 else:
                     PagePair.objects.bulk_create(pairs)
         except IntegrityError:
@@ -956,11 +967,35 @@ class _Writer:
         SourceRow.objects.bulk_create(rows)
 
 
-COPY_PAIRS = False
+COPY_PAIRS = True  # PostgreSQL COPY for batches of plain pairs: about twice as fast as a multi-row INSERT
 
 
-def _copy_pairs(pairs: list[PagePair]) -> None:
-    raise NotImplementedError
+def _copy_pairs(project: Project, records: list[PairRecord], now: Any) -> None:
+    """Insert pairs with COPY … FROM STDIN (psycopg 3). Their ids stay unknown: only for pairs nothing refers to.
+
+    Rows are built from the records' values and the fields' defaults directly, without model instances.
+    """
+    fields = [field for field in PagePair._meta.concrete_fields if not field.primary_key]
+    defaults: dict[str, Any] = {}
+    for model_field in fields:
+        if model_field.attname == "project_id":
+            defaults["project_id"] = project.pk
+        elif model_field.attname in {"created_at", "updated_at"}:
+            defaults[model_field.attname] = now
+        else:
+            defaults[model_field.attname] = model_field.get_default()
+    names = [model_field.attname for model_field in fields]
+    columns = ", ".join(connection.ops.quote_name(model_field.column) for model_field in fields)
+    table = connection.ops.quote_name(PagePair._meta.db_table)
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+    ):
+        for record in records:
+            row = defaults | record.values
+            row["metadata"] = Jsonb(row["metadata"])
+            copy.write_row([row[name] for name in names])
 
 
 def _detect_json_formatting(data: bytes, rows: Any) -> dict[str, Any] | None:
