@@ -8,6 +8,7 @@ overwritten in place: a rewrite is a new revision and a new review round.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import statistics
 from collections import defaultdict
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import opencc
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
@@ -694,10 +696,26 @@ def verification_search(text: str, query: str) -> list[SentenceMatch]:
     return results
 
 
+@functools.cache
+def _simplified(char: str) -> str:
+    """A Han character in simplified script (陳 → 陈), kept as it is when that is not one code point."""
+    converted = _T2S.convert(char)
+    return converted if len(converted) == 1 else char
+
+
+_T2S = opencc.OpenCC("t2s")
+
+
 def _fold(text: str) -> str:
-    """Lower case where that keeps every offset (it does not for a few letters, such as İ)."""
+    """Lower case and simplified Han, character by character so that every offset stays the same.
+
+    A Mandarin answer in simplified script then finds a standard page written in traditional
+    script (zh-hk, zh-tw) as an exact match.
+    """
     lowered = text.lower()
-    return lowered if len(lowered) == len(text) else text
+    if len(lowered) != len(text):  # a few letters, such as İ, grow when lowered
+        lowered = text
+    return "".join(_simplified(char) if _HAN.match(char) else char for char in lowered)
 
 
 def _mark_all(text: str, folded: str, target: str) -> list[tuple[bool, str]]:

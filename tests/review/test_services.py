@@ -316,6 +316,9 @@ def test_the_search_marks_exact_and_close_matches_per_sentence():
     assert all(STANDARD_TEXT[r.sentence.start : r.sentence.end] == r.sentence.text for r in results)
     close = services.verification_search("Der Wirt heißt Maier. Ruhetag ist Mittwoch.", "heisst Maier")
     assert close[0].match == "close"
+    traditional = services.verification_search("這是一家茶餐廳。老闆姓陳。", "老板姓陈")
+    assert [r.match for r in traditional] == ["", "exact"]
+    assert (True, "老闆姓陳") in traditional[1].pieces  # the page's own characters are highlighted
 
 
 # Document-level QAs
