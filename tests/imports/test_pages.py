@@ -220,3 +220,30 @@ def test_the_collection_page_escapes_titles(client, project, coordinator):
     page = client.get(reverse("collection_detail", args=[project.slug, Collection.objects.get().pk])).content.decode()
 
     assert "<img src=x" not in page and "&lt;img src=x" in page
+
+
+def test_an_import_that_crashes_is_marked_failed_and_its_upload_removed(
+    project, coordinator, monkeypatch, tmp_path, django_capture_on_commit_callbacks
+):
+    def crash(**kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("annotation.ingest.pairs_import", crash)
+    from annotation import ingest
+
+    with pytest.raises(RuntimeError), django_capture_on_commit_callbacks(execute=True):
+        ingest.import_job_create(project=project, user=coordinator, files=[upload(row(1))])
+
+    job = ImportJob.objects.get()
+    assert (job.status, job.error) == ("failed", "RuntimeError: disk on fire")
+    assert not list(tmp_path.rglob("*.jsonl"))
+
+
+def test_a_second_delivery_of_an_import_task_does_nothing(project, coordinator, django_capture_on_commit_callbacks):
+    from annotation import ingest
+
+    with django_capture_on_commit_callbacks(execute=True):
+        job = ingest.import_job_create(project=project, user=coordinator, files=[upload(row(1))])
+
+    assert ingest.import_job_run(job_id=job.pk) is None
+    assert PagePair.objects.filter(project=project).count() == 1

@@ -227,3 +227,21 @@ def test_the_client_raises_one_error_type_with_a_readable_message():
 
     with pytest.raises(WikipediaError, match=r"network error reaching bar\.wikipedia\.org for 'Leberkas'"):
         session(replay).facts("bar", "Leberkas")
+
+
+def test_a_category_that_cannot_be_listed_fails_the_collection_with_the_reason(bar_project):
+    collection = ingest.collection_create(project=bar_project, user=None, category="Kategorie:Nix")
+    replay = Replay("bar_network_error")
+    replay.exchanges.append(
+        {
+            "request": {"host": "bar.wikipedia.org", "params": {"list": "categorymembers", "cmtitle": "Kategorie:Nix"}},
+            "error": "connect",
+        }
+    )
+
+    finished = ingest.collection_run(collection_id=collection.pk, session=session(replay))
+
+    assert finished.status == "failed"
+    assert "network error" in finished.error
+    resumed = ingest.collection_resume(collection=finished)
+    assert resumed.status == "pending" and resumed.error == ""

@@ -27,6 +27,7 @@ def test_the_bar_deu_release_imports_with_exactly_the_published_counts(bar_deu, 
     spans = report.counts["spans"]
     assert spans["local_lead exact"] == 175
     assert spans.get("local_lead whitespace", 0) + spans.get("local_lead unlocated", 0) == 3
+    assert (spans["local_lead whitespace"], spans["local_lead unlocated"]) == (2, 1)
     assert spans["local_text unlocated"] == 46
 
     assert PagePair.objects.filter(project=bar_deu).count() == 497
