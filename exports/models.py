@@ -64,7 +64,6 @@ class Release(models.Model):
     item_statuses = models.JSONField(default=list)
     splits = models.JSONField(default=dict, blank=True)
     seed = models.PositiveIntegerField()
-    options = models.JSONField(default=dict, blank=True)
     changelog = models.TextField(blank=True)
     license = models.CharField(max_length=64)
     schema_version = models.PositiveSmallIntegerField(default=1)

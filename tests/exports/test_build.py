@@ -268,3 +268,40 @@ def test_without_double_reviews_the_agreement_is_null_with_a_note(released_proje
     manifest = json.loads((published_dir(release) / "manifest.json").read_text())
     assert manifest["agreement"] is None
     assert "by two people" in manifest["agreement_note"]
+
+
+def test_a_disk_that_fills_up_while_writing_fails_the_build_and_publishes_nothing(
+    project, annotator, coordinator, monkeypatch
+):
+    from exports.formats.base import HashedFile
+
+    for _ in range(3):
+        authored_pair(project, annotator)
+
+    class FullDisk:
+        def __init__(self, real):
+            self.real, self.written = real, 0
+
+        def write(self, data):
+            if self.written + len(data) > 2000:
+                raise OSError(28, "No space left on device")
+            self.written += len(data)
+            return self.real.write(data)
+
+        def close(self):
+            self.real.close()
+
+    real_init = HashedFile.__init__
+
+    def small_disk_init(self, root, name):
+        real_init(self, root, name)
+        self._file = FullDisk(self._file)
+
+    monkeypatch.setattr(HashedFile, "__init__", small_disk_init)
+
+    release = services.release_build_now(project=project, user=coordinator)
+
+    assert release.status == Release.Status.FAILED
+    assert "No space left on device" in release.error
+    assert not services.release_dir(release).exists()
+    assert not any((Path(settings.MEDIA_ROOT) / "releases" / project.slug / ".building").iterdir())
