@@ -854,7 +854,7 @@ class AgreementSummary:
             "statistics": {name: stat.to_dict() for name, stat in self.statistics.items()},
             "raters": [_json_value(rater) for rater in self.raters],
             "pairs": [pair.to_dict() for pair in self.pairs],
-            "matrices": {name: self.matrix(name) for name in self.PAIR_STATISTICS},
+            "matrices": {name: self.matrix(name) for name in self.PAIR_STATISTICS} if self.pairs else {},
             "strata": [stratum.to_dict() for stratum in self.strata],
             "bootstrap": dict(self.bootstrap),
             "notes": list(self.notes),
@@ -914,18 +914,20 @@ def _table_statistics(
     return statistics
 
 
-def _pairs(table: RatingTable, *, bootstrap: int, seed: int, confidence: float) -> tuple[tuple[PairResult, ...], bool]:
+def _pairs(
+    table: RatingTable, *, bootstrap: int, seed: int, confidence: float, kappa_only: bool = False
+) -> tuple[tuple[PairResult, ...], bool]:
     pairs = list(combinations(range(len(table.raters)), 2))
     with_intervals = len(pairs) <= MAX_PAIR_INTERVALS
     results = []
     for a, b in pairs:
         pair = table.select_raters(a, b)
-        alpha = _alpha_with_interval(pair, bootstrap, seed, confidence) if with_intervals else krippendorff_alpha(pair)
-        statistics = {
-            "cohen_kappa": _cohen_kappa(pair),
-            "krippendorff_alpha": alpha,
-            "percent_agreement": percent_agreement(pair),
-        }
+        statistics = {"cohen_kappa": _cohen_kappa(pair)}
+        if not kappa_only:
+            statistics["krippendorff_alpha"] = (
+                _alpha_with_interval(pair, bootstrap, seed, confidence) if with_intervals else krippendorff_alpha(pair)
+            )
+            statistics["percent_agreement"] = percent_agreement(pair)
         results.append(PairResult(table.raters[a], table.raters[b], statistics))
     return tuple(results), with_intervals
 
@@ -1009,11 +1011,14 @@ def agreement_summary(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
+    pairwise: bool = True,
 ) -> AgreementSummary:
     """Every statistic overall, per rater pair and per stratum (`strata` maps unit → label).
 
     Units missing from `strata` form the stratum "(none)". `options` is the
     number of response options for r*wg(j) (default: the declared categories).
+    `pairwise=False` leaves out the per-pair figures and matrices (and their
+    cost); the mean pairwise kappa is still given.
     """
     if not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise AgreementInputError(f"bootstrap must be a whole number from 0 to {MAX_BOOTSTRAP}.", field="bootstrap")
@@ -1024,12 +1029,16 @@ def agreement_summary(
         raise AgreementInputError(f"The table was coded at level {table.level!r}, not {level!r}.", field="level")
     basis = _basis(table)
     statistics = _table_statistics(table, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
-    pairs, pair_intervals = _pairs(table, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    pairs, pair_intervals = _pairs(
+        table, bootstrap=bootstrap, seed=seed, confidence=confidence, kappa_only=not pairwise
+    )
     statistics["cohen_kappa_mean"] = _mean_kappa(table, pairs)
+    if not pairwise:
+        pairs = ()
     notes = []
     if basis.excluded_units:
         notes.append(f"{basis.excluded_units} unit(s) judged only once were left out of the agreement figures.")
-    if not pair_intervals:
+    if pairs and not pair_intervals:
         notes.append(f"{len(pairs)} rater pairs: pairwise alpha is shown without bootstrap intervals.")
     if table.level != "nominal":
         notes.append("Percent agreement, kappas and AC1 compare values for equality (unweighted).")

@@ -505,6 +505,17 @@ def test_contested_units_come_most_contested_first_with_who_said_what():
     assert [unit["unit"] for unit in summary["contested_units"]] == ["unit 6", "unit 2", "unit 8"]
 
 
+def test_a_summary_without_pairwise_figures_names_no_rater_pair_but_keeps_the_mean_kappa():
+    table = rating_table_from_matrix(KRIPPENDORFF_2011, "nominal")
+    full = agreement_summary(table, "nominal", bootstrap=0)
+    overall_only = agreement_summary(table, "nominal", bootstrap=0, pairwise=False)
+
+    assert overall_only.pairs == ()
+    assert overall_only.to_dict()["matrices"] == {}
+    assert overall_only.statistics["cohen_kappa_mean"] == full.statistics["cohen_kappa_mean"]
+    assert overall_only.statistics["krippendorff_alpha"] == full.statistics["krippendorff_alpha"]
+
+
 def test_summary_csv_rows_have_a_header_and_one_row_per_figure():
     summary = agreement_summary(from_two_by_two(20, 5, 10, 15), "nominal", bootstrap=50)
     rows = summary.csv_rows()
