@@ -31,6 +31,7 @@ from review.serializers import (
     LanguagesInput,
     PairLabelsOutput,
     RejectInput,
+    ReviewActivityInput,
     ReviewerOutput,
     ReviewerRewriteInput,
     ReviewFilterInput,
@@ -159,6 +160,21 @@ class ReviewReleaseApi(APIView):
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
         services.review_release(slot=slot, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReviewActivityApi(APIView):
+    @extend_schema(
+        summary="Report active seconds spent on a review you hold",
+        request=ReviewActivityInput,
+        responses=_responses({204: NO_CONTENT}),
+    )
+    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
+        if slot.reviewer_id != request.user.pk:
+            raise PermissionDenied("This review is held by someone else.")
+        data = _validated(ReviewActivityInput, request.data)
+        services.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -11,6 +11,7 @@ urlpatterns = [
     path(P + "review/items/<int:item_id>/claim/", api.ReviewClaimApi.as_view(), name="api_review_claim"),
     path(P + "review/slots/<int:slot_id>/", api.ReviewSlotApi.as_view(), name="api_review_slot"),
     path(P + "review/slots/<int:slot_id>/release/", api.ReviewReleaseApi.as_view(), name="api_review_release"),
+    path(P + "review/slots/<int:slot_id>/activity/", api.ReviewActivityApi.as_view(), name="api_review_activity"),
     path(P + "items/<int:item_id>/reject/", api.ItemRejectApi.as_view(), name="api_item_reject"),
     path(P + "items/<int:item_id>/resubmit/", api.ItemResubmitApi.as_view(), name="api_item_resubmit"),
     path(

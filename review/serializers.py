@@ -328,7 +328,8 @@ class ReviewerWorkloadOutput(serializers.Serializer):
     claimed = serializers.IntegerField()
     done = serializers.IntegerField()
     week = serializers.IntegerField()
-    median_review_seconds = serializers.FloatField(allow_null=True)
+    median_review_seconds = serializers.FloatField(allow_null=True, help_text="From claim to judgment.")
+    median_active_seconds = serializers.FloatField(allow_null=True, help_text="Measured on the review screen.")
 
 
 class BarOutput(serializers.Serializer):
@@ -405,3 +406,7 @@ class DocumentQaOutput(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True, help_text="Start of the item plus the time box.")
     overdue = serializers.BooleanField()
     item = ItemOutput(allow_null=True)
+
+
+class ReviewActivityInput(serializers.Serializer):
+    seconds = serializers.IntegerField(help_text="Active seconds since the last report (at most 300 count).")

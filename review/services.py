@@ -293,6 +293,23 @@ def review_release(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
         raise InvalidState("This review is not held by you.", field="slot")
 
 
+def review_record_activity(*, slot: ReviewSlot, user: AbstractBaseUser, seconds: int) -> None:
+    """Add active seconds measured on the review screen; reading keeps the claim alive."""
+    from annotation.services import MAX_ACTIVITY_SECONDS
+
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0:
+        raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
+    if slot.reviewer_id != user.pk or slot.status != ReviewSlot.Status.CLAIMED:
+        raise InvalidState("This review is not held by you.", field="slot")
+    seconds = min(seconds, MAX_ACTIVITY_SECONDS)
+    if not seconds:
+        return
+    expires = timezone.now() + timedelta(minutes=slot.item.project.claim_minutes)
+    ReviewSlot.objects.filter(pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
+        active_seconds=F("active_seconds") + seconds, claim_expires_at=expires
+    )
+
+
 @dataclass(frozen=True)
 class JudgmentInput:
     criterion: str
@@ -1062,9 +1079,11 @@ def project_statistics(project: Project) -> dict[str, Any]:
         for username, row in sorted(per_author.items())
     ]
     slots = ReviewSlot.objects.filter(item__project=project)
-    workload: dict[str, dict[str, Any]] = defaultdict(lambda: {"claimed": 0, "done": 0, "week": 0, "durations": []})
-    for username, status, claimed_at, completed_at in slots.filter(reviewer__isnull=False).values_list(
-        "reviewer__username", "status", "claimed_at", "completed_at"
+    workload: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"claimed": 0, "done": 0, "week": 0, "durations": [], "active": []}
+    )
+    for username, status, claimed_at, completed_at, active in slots.filter(reviewer__isnull=False).values_list(
+        "reviewer__username", "status", "claimed_at", "completed_at", "active_seconds"
     ):
         row = workload[username]
         if status == ReviewSlot.Status.CLAIMED:
@@ -1074,6 +1093,8 @@ def project_statistics(project: Project) -> dict[str, Any]:
             row["week"] += bool(completed_at and completed_at >= week_ago)
             if claimed_at and completed_at:
                 row["durations"].append(int((completed_at - claimed_at).total_seconds()))
+            if active:
+                row["active"].append(active)
     reviewers = [
         {
             "username": username,
@@ -1081,6 +1102,7 @@ def project_statistics(project: Project) -> dict[str, Any]:
             "done": row["done"],
             "week": row["week"],
             "median_review_seconds": _median(row["durations"]),
+            "median_active_seconds": _median(row["active"]),
         }
         for username, row in sorted(workload.items())
     ]

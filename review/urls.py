@@ -10,6 +10,7 @@ urlpatterns = [
     path(P + "review/items/<int:item_id>/claim/", queue.review_claim, name="review_claim"),
     path(P + "review/<int:slot_id>/", queue.review_slot, name="review_slot"),
     path(P + "review/<int:slot_id>/release/", queue.review_release, name="review_release"),
+    path(P + "review/<int:slot_id>/activity/", queue.review_activity, name="review_activity"),
     path(P + "items/<int:item_id>/history/", items.item_history, name="item_history"),
     path(P + "items/<int:item_id>/reject/", items.item_reject, name="item_reject"),
     path(P + "items/<int:item_id>/rewrite/", items.item_rewrite, name="item_rewrite"),

@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -190,3 +190,18 @@ def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpRespons
     else:
         messages.info(request, "The item went back to the queue.")
     return redirect("review_queue", slug)
+
+
+@login_required
+@require_POST
+def review_activity(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+    """Active-time heartbeat from the review screen (sent with sendBeacon, so the answer is not read)."""
+    slot = get_slot_for_reviewer(request.user, slug, slot_id)
+    if slot.reviewer_id != request.user.pk:
+        raise PermissionDenied("This review is held by someone else.")
+    try:
+        seconds = int(request.POST.get("seconds", "0"))
+        services.review_record_activity(slot=slot, user=request.user, seconds=seconds)
+    except (ValueError, ServiceError) as error:
+        return JsonResponse({"detail": str(error)}, status=400)
+    return HttpResponse(status=204)

@@ -202,6 +202,7 @@ ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("post", "review/slots/{slot}/", lambda w: {"version": w["version"], "judgments": w["judgments"]},
      (403, 404, 403, 200, 403)),
     ("post", "review/slots/{slot}/release/", lambda w: None, (403, 404, 403, 204, 403)),
+    ("post", "review/slots/{slot}/activity/", lambda w: {"seconds": 20}, (403, 404, 403, 204, 403)),
     ("post", "items/{item}/reject/", lambda w: {"reason": "Duplicate", "version": w["item_version"]},
      (403, 404, 403, 403, 200)),
     ("post", "items/{item}/resubmit/", lambda w: {"version": w["item_version"]}, (403, 404, 409, 403, 403)),
@@ -304,3 +305,19 @@ def test_an_annotator_starts_a_document_qa_through_the_api_and_sees_its_time_box
     assert started.data["item"]["kind"] == "document"
     again = client.post(path)
     assert again.status_code == 409 and "at most one" in again.data["detail"]
+
+
+def test_active_time_on_the_review_screen_counts_for_the_reviewer(project, reviewer, coordinator, submitted):
+    slot = services.review_claim_next(project=project, user=reviewer)
+    client = api_as(reviewer)
+    for seconds in (40, 20, 9999):
+        assert (
+            client.post(url(project.slug, f"review/slots/{slot.pk}/activity/"), {"seconds": seconds}).status_code == 204
+        )
+    bad = client.post(url(project.slug, f"review/slots/{slot.pk}/activity/"), {"seconds": -1})
+    assert bad.status_code == 400 and bad.data["field"] == "seconds"
+    slot.refresh_from_db()
+    assert slot.active_seconds == 40 + 20 + 300  # one report counts at most 300 s
+    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    row = api_as(coordinator).get(url(project.slug, "dashboard/")).data["reviewers"][0]
+    assert row["median_active_seconds"] == 360

@@ -16,6 +16,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "review_claim": ("post", (LOGIN, 404, 403, 302, 403, 302)),
     "review_slot": ("get", (LOGIN, 404, 403, 200, 200, 200)),
     "review_release": ("post", (LOGIN, 404, 403, 302, 403, 403)),
+    "review_activity": ("post", (LOGIN, 404, 403, 204, 403, 403)),
     "item_history": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "item_reject": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "item_rewrite": ("get", (LOGIN, 404, 200, 403, 403, 403)),
@@ -34,6 +35,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 POST_DATA = {
+    "review_activity": {"seconds": "20"},
     "item_reject": {"reason": "Off topic", "version": "1"},
     "label_adjudicate": {"kind": "topic", "value": "food", "version": "0"},
 }
@@ -52,7 +54,7 @@ def _url(name: str, world: dict) -> str:
     slug = world["project"].slug
     if name.startswith("item_") or name == "review_claim":
         return reverse(name, args=[slug, world["item"].pk])
-    if name in {"review_slot", "review_release"}:
+    if name in {"review_slot", "review_release", "review_activity"}:
         return reverse(name, args=[slug, world["slot"].pk])
     if name in {"document_qa", "pair_labels", "label_adjudicate"}:
         return reverse(name, args=[slug, world["pair"].pk])
