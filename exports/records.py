@@ -26,8 +26,28 @@ from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRev
 CHUNK = 2000
 SPLIT_NAMES = ("train", "dev", "test")
 
-ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
-PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
+# Imported projects (WiLoVa) bring verification and labels in metadata; the review app's rows win over them.
+ITEM_COLUMNS = (
+    "id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status", "metadata__verification"
+)  # fmt: skip
+PAIR_COLUMNS = (
+    "id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead",
+    "metadata__wilova__labels",
+)  # fmt: skip
+NOT_CHECKED = {"status": "not_checked", "sentences": []}
+
+
+def imported_verification(value: Any) -> dict[str, Any] | None:
+    """An imported item's verification (`{"status": "found", "text": …}`) in the release's shape."""
+    if not isinstance(value, dict) or value.get("status") not in {"found", "not_found", "not_possible", "not_checked"}:
+        return None
+    text = value.get("text")
+    sentences = [{"start": None, "end": None, "text": text}] if isinstance(text, str) and text.strip() else []
+    return {"status": value["status"], "sentences": sentences}
+
+
+def imported_labels(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 class AnyOf(Lookup):
@@ -164,10 +184,13 @@ class ItemContext:
 
 def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     """One self-contained QA line (field order is the order researchers read it in)."""
-    pk, pair_pk, kind, question, answer_standard, answer_local, status = item
+    pk, pair_pk, kind, question, answer_standard, answer_local, status, imported = item
     project = context.project
-    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead = context.pairs[pair_pk]
-    labels = context.review.labels.get(pair_pk, {})
+    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead, pair_labels = context.pairs[
+        pair_pk
+    ]
+    labels = context.review.labels.get(pair_pk) or imported_labels(pair_labels)
+    verification = context.review.verification.get(pk) or imported_verification(imported) or NOT_CHECKED
     record: dict[str, Any] = {
         "id": item_id(project, pk),
         "kind": kind,
@@ -185,7 +208,7 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
         "answer_standard": answer_standard,
         "answer_local": answer_local,
         "evidence": context.spans.get(pk, []),
-        "verification": context.review.verification.get(pk, {"status": "not_checked", "sentences": []}),
+        "verification": verification,
         "topic": labels.get("topic"),
         "region": labels.get("region"),
         "review_outcome": status,
@@ -280,6 +303,7 @@ def iter_pair_records(
             "standard_text_length",
             "status",
             "screening_decision",
+            "metadata__wilova__labels",
         )
         .iterator(chunk_size=chunk_size)
     )
@@ -304,8 +328,8 @@ def iter_pair_records(
             counts[pair_pk][kind] = n
         review = ReviewData.load([], pks)
         records = []
-        for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision in chunk:
-            labels = review.labels.get(pk, {})
+        for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision, pl in chunk:
+            labels = review.labels.get(pk) or imported_labels(pl)
             excluded = status == PagePair.Status.EXCLUDED
             records.append(
                 {

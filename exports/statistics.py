@@ -53,12 +53,17 @@ def release_statistics(project: Project, statuses: Iterable[str]) -> dict[str, A
 
 def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]
     """Per label value: QA pages, lead QAs and document QAs. Unlabelled pairs count under "not labelled"."""
+    labels: dict[int, str] = {}
+    imported = PagePair.objects.filter(project=project, metadata__wilova__labels__has_key=kind)
+    for pair_pk, value in imported.values_list("id", f"metadata__wilova__labels__{kind}").iterator():
+        if value:
+            labels[pair_pk] = value
     try:
         from review.models import FinalLabel
     except ImportError:
-        labels: dict[int, str] = {}
-    else:
-        labels = dict(
+        pass
+    else:  # the review app's final labels win over imported ones
+        labels.update(
             FinalLabel.objects.filter(pair__project=project, kind=kind).values_list("pair_id", "value").iterator()
         )
     rows: dict[str, dict[str, Any]] = {}

@@ -64,6 +64,16 @@ def test_a_release_of_the_real_bar_deu_data_slices_every_located_span(imported, 
                 located += 1
     assert located > 100
     assert release.counts["page_pairs"] == imported.pairs.count()
+    # The release's verification results and labels come from what the WiLoVa files said.
+    lead = [json.loads(line) for line in (root / "lead_qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    found = [record for record in lead if record["verification"]["status"] == "found"]
+    assert found and all(record["verification"]["sentences"][0]["text"].strip() for record in found)
+    assert {record["verification"]["status"] for record in lead} == {"found", "not_checked"}
+    assert {record["topic"] for record in lead} - {None} <= set(imported.topics)
+    assert {record["region"] for record in lead} - {None} <= {"local", "standard", "other"}
+    assert sum(record["topic"] is not None for record in lead) > 50
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    assert len(manifest["statistics"]["by_topic"]) > 3
 
 
 def test_every_file_of_the_real_bar_deu_release_loads_in_datasets_and_pandas(imported, coordinator, tmp_path):
