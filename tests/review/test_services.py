@@ -365,3 +365,26 @@ def test_a_pair_is_not_submitted_when_a_lead_item_took_the_document_qas_evidence
         authoring.pair_submit(pair=pair, user=annotator)
     assert error.value.field == "items[3].spans"
     assert "already used by a lead-section QA" in error.value.message
+
+
+def test_a_released_review_goes_back_to_the_queue_and_only_its_holder_may_release_it(
+    project, reviewer, second_reviewer, submitted
+):
+    slot = services.review_claim_next(project=project, user=reviewer)
+    with pytest.raises(InvalidState, match="not held by you"):
+        services.review_release(slot=slot, user=second_reviewer)
+    services.review_release(slot=slot, user=reviewer)
+    slot.refresh_from_db()
+    assert (slot.status, slot.reviewer) == ("open", None)
+    assert services.review_claim_next(project=project, user=second_reviewer).pk == slot.pk
+
+
+def test_a_reviewer_cannot_rewrite_an_item_that_was_not_sent_back(project, reviewer, submitted):
+    project.reviewer_may_rewrite = True
+    project.save(update_fields=["reviewer_may_rewrite"])
+    _, items = submitted
+    items[0].project = project
+    with pytest.raises(InvalidState, match="in review"):
+        services.qa_item_reviewer_rewrite(item=items[0], user=reviewer, version=items[0].version, question="新？")
+    items[0].refresh_from_db()
+    assert items[0].revisions.count() == 1
