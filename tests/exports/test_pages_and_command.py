@@ -220,3 +220,19 @@ def test_the_admin_shows_releases_read_only(release_world, client):
     assert client.post(reverse("admin:exports_release_delete", args=[release.pk]), {"post": "yes"}).status_code == 403
     release.refresh_from_db()
     assert (release.status, release.changelog) == ("published", "")
+
+
+def test_the_release_list_runs_a_fixed_number_of_queries(release_world, client, django_assert_max_num_queries):
+    from exports.models import Release as ReleaseModel
+
+    for version in range(3, 13):
+        ReleaseModel.objects.create(
+            project=release_world["project"], version=version, status="failed", seed=1, license="cc-by-4.0"
+        )
+    client.force_login(release_world["users"]["coordinator"])
+    api = api_as(release_world["users"]["coordinator"])
+
+    with django_assert_max_num_queries(12):
+        assert client.get(reverse("release_list", args=[release_world["slug"]])).status_code == 200
+    with django_assert_max_num_queries(8):
+        assert api.get(f"/api/projects/{release_world['slug']}/releases/").status_code == 200
