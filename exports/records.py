@@ -128,32 +128,49 @@ class ReviewData:
     labels: dict[int, dict[str, str | None]] = field(default_factory=dict)
     reviews: dict[int, dict[str, Any]] = field(default_factory=dict)
 
-    @classmethod
-    def load(cls, item_pks: list[int], pair_pks: list[int]) -> ReviewData:
-        data = cls()
+    @staticmethod
+    def present(project: Project) -> frozenset[str]:
+        """Which kinds of review data the project has at all, asked once per build: chunks skip the others."""
         try:
             from review.models import FinalLabel, ReviewSlot, Verification
-        except ImportError:  # the review app is not there yet: verification "not_checked", labels null
+        except ImportError:  # the review app is not there: verification "not_checked", labels null
+            return frozenset()
+        kinds = {
+            "verification": Verification.objects.filter(item__project=project).exists(),
+            "labels": FinalLabel.objects.filter(pair__project=project).exists(),
+            "reviews": ReviewSlot.objects.filter(item__project=project, status="done").exists(),
+        }
+        return frozenset(kind for kind, there in kinds.items() if there)
+
+    @classmethod
+    def load(cls, item_pks: list[int], pair_pks: list[int], present: frozenset[str]) -> ReviewData:
+        data = cls()
+        if not present:
             return data
-        for item_pk, result, sentences in (
-            Verification.objects.filter(AnyOf(F("item_id"), item_pks))
-            .order_by("item_id", "number")
-            .values_list("item_id", "result", "sentences")
-        ):
-            data.verification[item_pk] = {"status": result, "sentences": _sentences(sentences)}  # the latest wins
-        for pair_pk, kind, value, detail in FinalLabel.objects.filter(AnyOf(F("pair_id"), pair_pks)).values_list(
-            "pair_id", "kind", "value", "detail"
-        ):
-            data.labels.setdefault(pair_pk, {})[kind] = value
-            if kind == "region" and detail:
-                data.labels[pair_pk]["region_detail"] = detail
-        for item_pk, reviews in (
-            ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done")
-            .values("item_id")
-            .annotate(n=Count("id"))
-            .values_list("item_id", "n")
-        ):
-            data.reviews[item_pk] = {"reviews": reviews}
+        from review.models import FinalLabel, ReviewSlot, Verification
+
+        if "verification" in present:
+            for item_pk, result, sentences in (
+                Verification.objects.filter(AnyOf(F("item_id"), item_pks))
+                .order_by("item_id", "number")
+                .values_list("item_id", "result", "sentences")
+            ):
+                data.verification[item_pk] = {"status": result, "sentences": _sentences(sentences)}  # the latest wins
+        if "labels" in present:
+            for pair_pk, kind, value, detail in FinalLabel.objects.filter(AnyOf(F("pair_id"), pair_pks)).values_list(
+                "pair_id", "kind", "value", "detail"
+            ):
+                data.labels.setdefault(pair_pk, {})[kind] = value
+                if kind == "region" and detail:
+                    data.labels[pair_pk]["region_detail"] = detail
+        if "reviews" in present:
+            for item_pk, reviews in (
+                ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done")
+                .values("item_id")
+                .annotate(n=Count("id"))
+                .values_list("item_id", "n")
+            ):
+                data.reviews[item_pk] = {"reviews": reviews}
         return data
 
 
@@ -248,6 +265,7 @@ def iter_item_records(
     each, selected by the chunk's ids (`AnyOf`), through the tables' own indexes.
     """
     statuses = list(statuses)
+    present = ReviewData.present(project)
     rows = (
         release_items(project, statuses)
         .order_by("pair_id", "id")
@@ -279,7 +297,7 @@ def iter_item_records(
                 .annotate(n=Count("id"))
                 .values_list("item_id", "n")
             ),
-            review=ReviewData.load(item_pks, pair_pks),
+            review=ReviewData.load(item_pks, pair_pks, present),
         )
         yield [item_record(row, context) for row in chunk]
 
@@ -308,6 +326,7 @@ def iter_pair_records(
         .iterator(chunk_size=chunk_size)
     )
     statuses = list(statuses)
+    present = ReviewData.present(project)
     for chunk in _chunks(rows, chunk_size):
         pks = [row[0] for row in chunk]
         notes: dict[int, str] = {}
@@ -326,7 +345,7 @@ def iter_pair_records(
             .values_list("pair_id", "kind", "n")
         ):
             counts[pair_pk][kind] = n
-        review = ReviewData.load([], pks)
+        review = ReviewData.load([], pks, present)
         records = []
         for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision, pl in chunk:
             labels = review.labels.get(pk) or imported_labels(pl)
