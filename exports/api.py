@@ -254,6 +254,6 @@ class ProjectFormatApi(APIView):
             archive, cleanup = services.project_format_archive(project=project, format=format_name)
         except InvalidInput as error:
             raise Http404(error.message) from None
-        response = FileResponse(archive.open("rb"), as_attachment=True, filename=archive.name)
-        response._resource_closers.append(cleanup)
-        return response
+        handle = archive.open("rb")
+        cleanup()  # the open handle keeps the data readable; nothing is left on disk once it is sent
+        return FileResponse(handle, as_attachment=True, filename=archive.name)

@@ -430,7 +430,9 @@ def _archive_chunks(release: Release, block: int) -> Iterator[bytes]:
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         for entry in release.files:
             source = release_file_path(release, entry["name"])
-            info = zipfile.ZipInfo(f"{prefix}/{entry['name']}", date_time=release.finished_at.timetuple()[:6])
+            info = zipfile.ZipInfo(
+                f"{prefix}/{entry['name']}", date_time=(release.finished_at or release.created_at).timetuple()[:6]
+            )
             info.compress_type = zipfile.ZIP_DEFLATED
             with archive.open(info, "w", force_zip64=entry["size"] > 2**31) as target, source.open("rb") as data:
                 while chunk := data.read(block):

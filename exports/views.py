@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -86,7 +87,7 @@ def release_rebuild(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 
 @login_required
-def release_file(request: HttpRequest, slug: str, version: int, name: str) -> HttpResponse:
+def release_file(request: HttpRequest, slug: str, version: int, name: str) -> HttpResponseBase:
     release = get_release_for_user(request.user, slug, version)
     try:
         return file_response(release, name)
@@ -95,7 +96,7 @@ def release_file(request: HttpRequest, slug: str, version: int, name: str) -> Ht
 
 
 @login_required
-def release_archive(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+def release_archive(request: HttpRequest, slug: str, version: int) -> HttpResponseBase:
     release = get_release_for_user(request.user, slug, version)
     if not release.is_published:
         return render(
@@ -154,13 +155,13 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def project_format_download(request: HttpRequest, slug: str, format_name: str) -> HttpResponse:
+def project_format_download(request: HttpRequest, slug: str, format_name: str) -> HttpResponseBase:
     """The project written in another format (e.g. WiLoVa), as a zip of the files under their own names."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     try:
         archive, cleanup = services.project_format_archive(project=project, format=format_name)
     except ServiceError as error:
         return render(request, "exports/not_available.html", {"project": project, "error": error}, status=404)
-    response = FileResponse(archive.open("rb"), as_attachment=True, filename=archive.name)
-    response._resource_closers.append(cleanup)  # remove the temporary zip once it is sent
-    return response
+    handle = archive.open("rb")
+    cleanup()  # the open handle keeps the data readable; nothing is left on disk once it is sent
+    return FileResponse(handle, as_attachment=True, filename=archive.name)
