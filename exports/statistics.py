@@ -126,6 +126,7 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
             categories=sorted({*categories, *(value for _, _, value in rows)}),
             bootstrap=AGREEMENT_BOOTSTRAP,
             seed=AGREEMENT_SEED,
+            pairwise=False,  # overall figures only: per-pair figures would name reviewers, and cost time
         )
         data = summary.to_dict()
         figures[scope] = {"statistics": data["statistics"], "fingerprint": summary.fingerprint}
