@@ -67,6 +67,7 @@ class Role(models.TextChoices):
 class Project(models.Model):
     class Kind(models.TextChoices):
         WIKIPEDIA_QA = "wikipedia_qa", "Local-variety Wikipedia QA"
+        VALIDATION = "validation", "Validation of collected QA pairs"
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)
