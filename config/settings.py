@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "annotation",
     "review",
     "exports",
+    "validation",
 ]
 
 MIDDLEWARE = [

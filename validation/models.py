@@ -1,0 +1,200 @@
+"""Validation projects: QA pairs collected elsewhere, judged and fixed by native speakers.
+
+A collected QA pair is a `annotation.QAItem` of a project of kind `validation`
+(question in `question`, the current answer in `answer_standard`; the imported
+answer is revision 1, every validator's edit a later revision), with one
+`ValidationItem` beside it for what only collected pairs have (source URLs,
+domain, the query that found it, extra columns). Validators fill
+`review.ReviewSlot`s of the item's imported revision — the review app's queue,
+N per item, blind — and each filled slot has one `ValidationJudgment`.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from annotation.models import Project, QAItem, QAItemRevision
+from review.models import ReviewSlot
+
+
+class Task(models.TextChoices):
+    QUESTION = "question", "Question validation"
+    ANSWER_EDIT = "answer_edit", "Answer editing"
+    LOCATION = "location", "Location relevance"
+    DOMAIN = "domain", "Domain reliability"
+    BETTER_ANSWER = "better_answer", "Better answer"
+    LIKERT = "likert", "Likert scoring"
+
+
+class DomainLabel(models.TextChoices):
+    VERY_RELIABLE = "very_reliable", "Very reliable"
+    PARTIALLY_RELIABLE = "partially_reliable", "Partially reliable"
+    NOT_SURE = "not_sure", "Not sure"
+    COMPLETELY_UNRELIABLE = "completely_unreliable", "Completely unreliable"
+
+
+QUESTION_BAD_REASONS = [
+    ("ambiguous", "Ambiguous"),
+    ("incomprehensible", "Incomprehensible"),
+    ("false_presupposition", "False presupposition"),
+    ("opinion_seeking", "Opinion-seeking"),
+    ("not_fact_seeking", "Not fact-seeking"),
+]
+
+DEFAULT_LIKERT_CRITERIA = [
+    {
+        "key": "clarity",
+        "label": "Clarity",
+        "rubric": "1: the answer cannot be understood … 5: the answer is clear and easy to follow.",
+    },
+    {
+        "key": "faithfulness",
+        "label": "Faithfulness",
+        "rubric": "1: the answer contradicts or is absent from the source page … 5: everything it says is on the page.",
+    },
+    {
+        "key": "informativeness",
+        "label": "Informativeness",
+        "rubric": "1: the answer says nothing the question asks for … 5: it gives all the information asked for.",
+    },
+    {
+        "key": "plausibility",
+        "label": "Plausibility",
+        "rubric": "1: the answer cannot be right … 5: the answer is entirely plausible for the question.",
+    },
+]
+
+
+def default_tasks() -> list[str]:
+    return list(Task.values)
+
+
+def default_likert_criteria() -> list[dict[str, str]]:
+    return [dict(criterion) for criterion in DEFAULT_LIKERT_CRITERIA]
+
+
+class ValidationSettings(models.Model):
+    """What a validation project asks of its validators (several tasks can be on)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="validation_settings")
+    location = models.CharField(max_length=200, blank=True, help_text="The location questions should be about.")
+    tasks = models.JSONField(default=default_tasks, blank=True)
+    likert_criteria = models.JSONField(default=default_likert_criteria, blank=True)
+    duplicate_threshold = models.PositiveSmallIntegerField(
+        default=90, help_text="rapidfuzz ratio (0-100) of normalised texts from which two texts are near-duplicates."
+    )
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Validation settings of {self.project}"
+
+    def has(self, task: str) -> bool:
+        return task in self.tasks
+
+
+class SeedQuery(models.Model):
+    """A query the collection tool searches with, per topic; written by hand or expanded from a template."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="seed_queries")
+    topic = models.CharField(max_length=100)
+    query = models.TextField()
+    location = models.CharField(max_length=200, blank=True)
+    template = models.TextField(blank=True, help_text="The [LOCATION] template it was expanded from, if any.")
+    normalised = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["project", "normalised"], name="seed_unique_normalised")]
+
+    def __str__(self) -> str:
+        return self.query
+
+
+class SourceDomain(models.Model):
+    """The reliability of one source domain, labelled once per project (by hand or from an imported list)."""
+
+    class Origin(models.TextChoices):
+        VALIDATOR = "validator", "Labelled by a validator"
+        COORDINATOR = "coordinator", "Labelled by a coordinator"
+        IMPORTED = "imported", "From an imported list"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="source_domains")
+    domain = models.CharField(max_length=255)
+    label = models.CharField(max_length=32, choices=DomainLabel.choices)
+    origin = models.CharField(max_length=16, choices=Origin.choices)
+    labelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    labelled_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["domain"]
+        constraints = [models.UniqueConstraint(fields=["project", "domain"], name="domain_unique_per_project")]
+
+    def __str__(self) -> str:
+        return f"{self.domain}: {self.label}"
+
+
+class ValidationItem(models.Model):
+    """What a collected QA pair brings beyond question and answer; one-to-one with its QAItem."""
+
+    item = models.OneToOneField(QAItem, on_delete=models.CASCADE, related_name="validation")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="validation_items")
+    data_id = models.CharField(max_length=200, blank=True)
+    topic = models.CharField(max_length=100, blank=True)
+    input_query = models.TextField(blank=True)
+    question_type = models.CharField(max_length=100, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    language = models.CharField(max_length=8, blank=True)
+    source_urls = models.JSONField(default=list, blank=True)
+    domain = models.CharField(max_length=255, blank=True, help_text="Host of the first source URL, without www.")
+    original_answer = models.TextField()
+    alternative_answer = models.TextField(blank=True, help_text="A second answer to compare, if the import had one.")
+    normalised_question = models.TextField(blank=True)
+    duplicate_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="duplicates"
+    )
+    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged")
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["project", "domain"], name="vitem_domain_idx")]
+
+    def __str__(self) -> str:
+        return f"Validation of item {self.item_id}"
+
+
+class ValidationJudgment(models.Model):
+    """One validator's answers for one item: one row per filled review slot."""
+
+    class Choice(models.TextChoices):
+        ORIGINAL = "original", "Original answer"
+        ALTERNATIVE = "alternative", "Other answer"
+        NEITHER = "neither", "Neither"
+
+    slot = models.OneToOneField(ReviewSlot, on_delete=models.CASCADE, related_name="validation_judgment")
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="validation_judgments")
+    validator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    question_good = models.BooleanField(null=True, blank=True)
+    question_reason = models.CharField(max_length=32, blank=True)
+    location_relevant = models.BooleanField(null=True, blank=True)
+    edit_revision = models.ForeignKey(
+        QAItemRevision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    better_order = models.JSONField(default=list, blank=True, help_text="The answers left to right as shown.")
+    better_choice = models.CharField(max_length=16, choices=Choice.choices, blank=True)
+    better_position = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 left, 2 right.")
+    better_comment = models.TextField(blank=True)
+    likert = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["item_id", "id"]
+
+    def __str__(self) -> str:
+        return f"Judgment of item {self.item_id} by {self.validator_id}"
