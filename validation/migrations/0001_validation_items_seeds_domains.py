@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0004_project_kind_validation'),
-        ('review', '0002_validation_items_seeds_domains'),
+        ('review', '0001_review_labels_verification'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
