@@ -221,3 +221,7 @@ class FinalLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pair_id} {self.kind}={self.value}"
+
+
+# Agreement reports (issue 5) live in their own module.
+from review.models_reports import AgreementReport  # noqa: E402, F401
