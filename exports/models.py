@@ -125,6 +125,11 @@ class Release(models.Model):
             return 0
         return min(99, int(100 * self.progress_done / self.progress_total))
 
+    @property
+    def split_shares(self) -> list[tuple[str, int]]:
+        """(split, percent) in train, dev, test order (the JSON column does not keep key order)."""
+        return [(name, self.splits[name]) for name in ("train", "dev", "test") if self.splits.get(name)]
+
     def file_entry(self, name: str) -> dict | None:
         return next((entry for entry in self.files if entry["name"] == name), None)
 

@@ -94,7 +94,10 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
     """
     report = _review_report(project)
     if report is not None:
-        return report, "The review app's agreement report of the project, as it was when the release was built."
+        return report, (
+            f"The review app's latest agreement report (#{report['report']['id']}, finished "
+            f"{report['report']['finished_at']}), without per-rater figures."
+        )
     try:
         from review.agreement import agreement_summary
         from review.models import ArticleLabel, Judgment
@@ -151,15 +154,36 @@ def _has_a_unit_judged_twice(rows: list[tuple[Any, Any, Any]]) -> bool:
 
 
 def _review_report(project: Project) -> dict[str, Any] | None:
-    """A project agreement report offered by the review app (issue 5), if it offers one yet."""
-    import importlib
+    """The latest finished agreement report of the review app (issue 5), made public: no rater is named.
 
-    for module_name in ("review.reports", "review.services"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        offer = getattr(module, "project_agreement_report", None)
-        if offer is not None:
-            return offer(project=project)
-    return None
+    Looked up by name, so the release keeps working (computing its own figures)
+    where the review app has no report model yet.
+    """
+    from django.apps import apps
+
+    try:
+        model = apps.get_model("review", "AgreementReport")
+    except LookupError:
+        return None
+    report = (
+        model.objects.filter(project=project, status="done").order_by("-finished_at", "-id").first()  # type: ignore[attr-defined]
+    )
+    if report is None or not report.result:
+        return None
+    scopes = {}
+    for key, scope in (report.result.get("scopes") or {}).items():
+        summary = {**scope.get("summary", {}), "raters": [], "pairs": [], "matrices": {}}
+        scopes[key] = {
+            "label": scope.get("label", key),
+            "statistics": summary.get("statistics", {}),
+            "summary": summary,
+            "strata": {kind: rows for kind, rows in (scope.get("strata") or {}).items() if kind != "annotator"},
+        }
+    return {
+        "scopes": scopes,
+        "report": {
+            "id": report.pk,
+            "finished_at": report.finished_at.isoformat() if report.finished_at else None,
+            "fingerprint": report.fingerprint,
+        },
+    }

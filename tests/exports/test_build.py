@@ -305,3 +305,36 @@ def test_a_disk_that_fills_up_while_writing_fails_the_build_and_publishes_nothin
     assert "No space left on device" in release.error
     assert not services.release_dir(release).exists()
     assert not any((Path(settings.MEDIA_ROOT) / "releases" / project.slug / ".building").iterdir())
+
+
+def test_the_review_apps_latest_finished_report_is_the_releases_agreement_without_rater_names(
+    released_project, coordinator
+):
+    from django.apps import apps
+
+    try:
+        report_model = apps.get_model("review", "AgreementReport")
+    except LookupError:
+        pytest.skip("The review app has no agreement reports yet.")
+    statistics = {"krippendorff_alpha": {"value": 0.71, "ci_low": 0.6, "ci_high": 0.8, "n_units": 7, "n_raters": 2}}
+    scope = {
+        "label": "Fluency",
+        "summary": {"statistics": statistics, "raters": ["reviewer", "reviewer2"], "pairs": [{"rater_a": "reviewer"}]},
+        "strata": {"annotator": [{"label": "annotator"}], "topic": [{"label": "food"}]},
+    }
+    report = report_model.objects.create(
+        project=released_project,
+        status="done",
+        finished_at=timezone.now(),
+        result={"scopes": {"review:fluency": scope}},
+    )
+
+    release = services.release_build_now(project=released_project, user=coordinator)
+
+    manifest = json.loads((published_dir(release) / "manifest.json").read_text())
+    published = manifest["agreement"]["scopes"]["review:fluency"]
+    assert manifest["agreement"]["report"]["id"] == report.pk
+    assert published["statistics"]["krippendorff_alpha"]["value"] == 0.71
+    assert "reviewer" not in json.dumps(published)
+    assert f"#{report.pk}" in manifest["agreement_note"]
+    assert "| review:fluency | 0.710 [0.600, 0.800]" in (published_dir(release) / "README.md").read_text()

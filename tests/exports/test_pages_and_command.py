@@ -236,3 +236,11 @@ def test_the_release_list_runs_a_fixed_number_of_queries(release_world, client, 
         assert client.get(reverse("release_list", args=[release_world["slug"]])).status_code == 200
     with django_assert_max_num_queries(8):
         assert api.get(f"/api/projects/{release_world['slug']}/releases/").status_code == 200
+
+
+def test_the_release_page_lists_splits_in_train_dev_test_order(release_world, client):
+    client.force_login(release_world["users"]["annotator"])
+
+    page = client.get(reverse("release_detail", args=[release_world["slug"], 1])).content.decode()
+
+    assert "train 70%, dev 10%, test 20%" in page
