@@ -240,14 +240,21 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot
         held.refresh_from_db()
         return held
     for _attempt in range(5):
-        with transaction.atomic():
-            candidate = (
-                _claimable(project, user, now)
-                .select_for_update(skip_locked=True, of=("self",))
-                .order_by("id")
-                .only("id")
-                .first()
-            )
+        candidate = None
+        # Open slots first, then claims left past their time: two simple conditions the (status, id)
+        # index serves in id order, where one OR of both would make PostgreSQL sort every candidate.
+        for status, extra in ((ReviewSlot.Status.OPEN, {}), (ReviewSlot.Status.CLAIMED, {"claim_expires_at__lt": now})):
+            with transaction.atomic():
+                candidate = (
+                    _claimable(project, user, now)
+                    .filter(status=status, **extra)
+                    .select_for_update(skip_locked=True, of=("self",))
+                    .order_by("id")
+                    .only("id")
+                    .first()
+                )
+            if candidate is not None:
+                break
         if candidate is None:
             return None
         if _claim(candidate.pk, project, user, now):
