@@ -259,6 +259,9 @@ def pairs_import(
     if format not in FORMATS:
         report.add_problem(None, None, f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
         return report
+    if not sources:
+        report.add_problem(None, None, "no file to import")
+        return report
     multiple = len(sources) > 1
     plan: list[tuple[ImportSource, str, int]] = []
     limit = settings.IMPORT_MAX_BYTES
