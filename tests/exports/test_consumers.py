@@ -95,3 +95,21 @@ def test_the_dataset_card_configs_load_the_release_folder_by_config_and_split(
     prompts = datasets.load_dataset(str(root_of(release)), "prompts_local_lead", cache_dir=str(tmp_path / "hf"))
     assert prompts["evaluation"].num_rows == 24
     assert all("<answer></answer>" in prompt for prompt in prompts["evaluation"]["prompt"])
+
+
+def test_the_dataset_card_header_parses_as_hugging_face_card_metadata(release):
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(root_of(release) / "README.md")
+
+    data = card.data.to_dict()
+    assert data["license"] == "cc-by-sa-4.0"
+    assert data["language"] == ["yue", "cmn"]
+    assert data["task_categories"] == ["question-answering"]
+    configs = {config["config_name"]: config for config in data["configs"]}
+    assert configs["lead_qa"]["default"] is True
+    listed = {entry["path"] for config in configs.values() for entry in config["data_files"]}
+    nonempty = {entry["name"] for entry in release.files if entry.get("lines")}
+    assert listed <= nonempty  # every listed file exists and has data
+    assert "| Page pairs collected | 6 |" in card.text
+    assert "| — excluded as translated | 1 |" in card.text
