@@ -44,7 +44,7 @@ def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: P
     page.get_by_role("link", name="See the flags and rewrite").click()
     page.wait_for_load_state("load")  # htmx wires the autosave up once the page has loaded
     flags = page.locator("#review-flags")
-    expect(flags).to_contain_text("standalone")
+    expect(flags).to_contain_text("Stand-alone validity")
     expect(flags).to_contain_text("Which restaurant? The question needs the article.")
     expect(flags).not_to_contain_text("reviewer")  # blind review
     item.refresh_from_db()
