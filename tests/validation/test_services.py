@@ -119,6 +119,7 @@ def test_arabic_templates_expanded_for_two_locations_keep_their_script(vproject,
         user=coordinator,
     )
 
+    assert report.lines == 799
     assert (seeds.exact_duplicates, seeds.near_duplicates, seeds.added) == (2, 112, 1484)
     assert SeedQuery.objects.filter(query="اسم موانئ الدوحة", topic="names").exists()
 
