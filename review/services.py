@@ -46,6 +46,7 @@ from review.models import (
     ReviewSlot,
     Verification,
 )
+from review.reports import agreement_report_after_judgments
 
 REVIEWABLE = QAItem.Status.SUBMITTED
 Status = QAItem.Status
@@ -400,6 +401,7 @@ def review_submit(
         _event(item, user, ItemEvent.Action.REVIEWED, before=REVIEWABLE, after=REVIEWABLE, note=note)
         _round_decide(locked, slot.revision_id)
     slot.refresh_from_db()
+    agreement_report_after_judgments(project=project)  # debounced: one report per burst of reviews
     return slot
 
 

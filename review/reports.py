@@ -1,0 +1,605 @@
+"""Project agreement reports: gather every judgment from the database, compute every statistic, store it.
+
+Views, the API, `manage.py agreement_compute SLUG`, the Celery task and the
+review service (after each review) call these functions; the maths is
+`review.agreement`, which never sees the ORM.
+
+What a report measures, one *scope* each (the names the release card uses too):
+
+* `review:<criterion>`: reviewers' pass/flag verdicts per criterion; a unit is
+  one revision of an item (the round of reviewers who judged the same text).
+  Strata: the pair's final topic and region, and the item's author.
+* `label:topic`, `label:region`: the labellers' current (raw, pre-adjudication)
+  labels; a unit is a page pair.
+* `screening`: screening decisions of pairs screened by more than one person
+  (each person's latest decision); a unit is a page pair.
+
+New judgment kinds (Likert scores, best-answer choices of validation projects)
+are one more gatherer in `SCOPE_GATHERERS`, with their level of measurement.
+
+Background work follows the house rules: a report row is queued, a worker
+claims it with a conditional update (a retry or a second delivery finds
+nothing to claim), progress and errors are written to the row. When the data
+fingerprint equals the latest done report's, nothing is recomputed: the
+report reuses that result and says so (`same_as`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max, Q
+from django.http import Http404
+from django.utils import timezone
+
+from annotation.access import AnyUser, get_project_for_user
+from annotation.models import Membership, Project, QAItem, Screening
+from review.agreement import (
+    CSV_HEADER,
+    DEFAULT_SEED,
+    NO_STRATUM,
+    Level,
+    agreement_summary,
+    judgments_fingerprint,
+    rating_table,
+    summary_csv_rows,
+)
+from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind
+from review.models_reports import AgreementReport
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+BOOTSTRAP = 1000
+SEED = DEFAULT_SEED
+STRATA = ("topic", "region", "annotator")
+CONTESTED_SHOWN = 50
+# A running report whose worker has not written for this long is presumed lost (killed, restarted).
+STALE_SECONDS = 600
+LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
+
+
+def auto_after_judgments() -> int:
+    """New judgments since the last report that queue a report by themselves (0 turns it off)."""
+    return int(getattr(settings, "AGREEMENT_AUTO_JUDGMENTS", 50))
+
+
+def auto_countdown() -> int:
+    """Seconds a automatically queued report waits, so a burst of reviews lands in one computation."""
+    return int(getattr(settings, "AGREEMENT_AUTO_COUNTDOWN", 60))
+
+
+class ReportLost(Exception):
+    """Another run took the report over (this one was presumed dead); this run stops and stores nothing."""
+
+
+# Access
+
+
+def get_project_for_agreement(user: AnyUser, slug: str) -> Project:
+    """Agreement figures are for coordinators and reviewers; non-members 404, other members 403."""
+    project = get_project_for_user(user, slug)
+    membership: Membership = project.membership  # type: ignore[attr-defined]
+    if not (membership.is_coordinator or membership.is_reviewer):
+        raise PermissionDenied("Agreement figures are for the project's coordinators and reviewers.")
+    return project
+
+
+def get_report_for_user(user: AnyUser, slug: str, report_id: int) -> AgreementReport:
+    project = get_project_for_agreement(user, slug)
+    report = AgreementReport.objects.filter(project=project, pk=report_id).first()
+    if report is None:
+        raise Http404("No such agreement report in this project.")
+    report.project = project
+    return report
+
+
+def sees_rater_names(project: Project) -> bool:
+    """Coordinators see per-rater figures (pair matrix, annotator strata); reviewers see the project's figures only."""
+    return bool(project.membership.is_coordinator)  # type: ignore[attr-defined]
+
+
+def result_for_viewer(result: dict[str, Any], project: Project) -> dict[str, Any]:
+    """The stored result as this viewer may see it: reviewers get it without who-agrees-with-whom."""
+    if sees_rater_names(project) or not result:
+        return result
+    scopes = {}
+    for key, scope in result.get("scopes", {}).items():
+        summary = {
+            **scope["summary"],
+            "raters": [],
+            "pairs": [],
+            "matrices": {},
+        }
+        strata = {kind: rows for kind, rows in scope.get("strata", {}).items() if kind != "annotator"}
+        scopes[key] = {**scope, "summary": summary, "strata": strata}
+    return {**result, "scopes": scopes, "redacted": "Per-rater figures are shown to coordinators only."}
+
+
+# Gathering judgments
+
+
+@dataclass
+class Scope:
+    key: str
+    kind: str  # review | label | screening
+    label: str
+    level: Level
+    categories: list[Any]
+    unit: str  # what a unit is: "revision" or "pair"
+    judgments: list[tuple[Hashable, str, Any]] = field(default_factory=list)
+    strata: dict[str, dict[Hashable, str]] = field(default_factory=dict)
+    links: dict[Hashable, dict[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
+    notes: list[str] = field(default_factory=list)
+
+
+def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
+    wanted = {pk for pk in ids if pk is not None}
+    if not wanted:
+        return {}
+    return dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
+
+
+def _final_labels(project: Project) -> dict[str, dict[int, str]]:
+    finals: dict[str, dict[int, str]] = {kind: {} for kind in LabelKind.values}
+    for pair_id, kind, value in FinalLabel.objects.filter(pair__project=project).values_list(
+        "pair_id", "kind", "value"
+    ):
+        finals[kind][pair_id] = value
+    return finals
+
+
+def _review_scopes(project: Project) -> list[Scope]:
+    rows = list(
+        Judgment.objects.filter(item__project=project, reviewer__isnull=False)
+        .order_by()
+        .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
+    )
+    names = _usernames(reviewer for _, _, _, reviewer, _ in rows)
+    items = {
+        pk: (pair_id, author or "(unknown)")
+        for pk, pair_id, author in QAItem.objects.filter(project=project)
+        .order_by()
+        .values_list("id", "pair_id", "author__username")
+    }
+    finals = _final_labels(project)
+    labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
+    keys = list(labels) + sorted({criterion for criterion, *_ in rows} - set(labels))
+    scopes = {
+        key: Scope(
+            key=f"review:{key}",
+            kind="review",
+            label=labels.get(key, key),
+            level="nominal",
+            categories=list(Judgment.Verdict.values),
+            unit="revision",
+            strata={name: {} for name in STRATA},
+        )
+        for key in keys
+    }
+    for criterion, revision_id, item_id, reviewer_id, verdict in rows:
+        scope = scopes[criterion]
+        scope.judgments.append((revision_id, names[reviewer_id], verdict))
+        if revision_id not in scope.links:
+            pair_id, author = items[item_id]
+            scope.links[revision_id] = {"item_id": item_id, "pair_id": pair_id}
+            scope.strata["topic"][revision_id] = finals[LabelKind.TOPIC].get(pair_id, NO_STRATUM)
+            scope.strata["region"][revision_id] = finals[LabelKind.REGION].get(pair_id, NO_STRATUM)
+            scope.strata["annotator"][revision_id] = author
+    return list(scopes.values())
+
+
+def _label_scopes(project: Project) -> list[Scope]:
+    rows = list(
+        ArticleLabel.objects.current()
+        .filter(pair__project=project)
+        .order_by()
+        .values_list("kind", "pair_id", "labeller_id", "value")
+    )
+    names = _usernames(labeller for _, _, labeller, _ in rows)
+    declared = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
+    scopes = []
+    for kind in LabelKind.values:
+        judgments = [(pair_id, names[labeller], value) for k, pair_id, labeller, value in rows if k == kind]
+        observed = sorted({value for _, _, value in judgments} - set(declared[kind]))
+        scope = Scope(
+            key=f"label:{kind}",
+            kind="label",
+            label=f"Article label: {LabelKind(kind).label.lower()}",
+            level="nominal",
+            categories=declared[kind] + observed,
+            unit="pair",
+            judgments=judgments,
+            links={pair_id: {"pair_id": pair_id} for pair_id, _, _ in judgments},
+            notes=["Each labeller's current label, before adjudication."],
+        )
+        scopes.append(scope)
+    return scopes
+
+
+def _screening_scope(project: Project) -> list[Scope]:
+    latest: dict[tuple[int, int], str] = {}
+    for pair_id, annotator_id, decision in (
+        Screening.objects.filter(pair__project=project, annotator__isnull=False)
+        .order_by("created_at", "id")
+        .values_list("pair_id", "annotator_id", "decision")
+    ):
+        latest[(pair_id, annotator_id)] = decision  # a person who screened a pair twice: their latest decision
+    screeners: dict[int, int] = defaultdict(int)
+    for pair_id, _ in latest:
+        screeners[pair_id] += 1
+    names = _usernames(annotator for _, annotator in latest)
+    judgments = [
+        (pair_id, names[annotator], decision)
+        for (pair_id, annotator), decision in latest.items()
+        if screeners[pair_id] > 1
+    ]
+    once = sum(1 for n in screeners.values() if n == 1)
+    return [
+        Scope(
+            key="screening",
+            kind="screening",
+            label="Screening decision",
+            level="nominal",
+            categories=list(Screening.Decision.values),
+            unit="pair",
+            judgments=judgments,
+            links={pair_id: {"pair_id": pair_id} for pair_id, _, _ in judgments},
+            notes=[f"Pairs screened by more than one person only; {once} pair(s) screened once are not counted."],
+        )
+    ]
+
+
+SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [_review_scopes, _label_scopes, _screening_scope]
+
+
+def scopes_gather(project: Project) -> list[Scope]:
+    """Every kind of judgment of the project, in a handful of queries (no per-row queries)."""
+    return [scope for gather in SCOPE_GATHERERS for scope in gather(project)]
+
+
+# Computing
+
+
+def _digest_strata(strata: dict[str, dict[Hashable, str]]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(strata):
+        digest.update(name.encode())
+        digest.update(json.dumps(sorted((str(unit), label) for unit, label in strata[name].items())).encode())
+    return digest.hexdigest()
+
+
+def _fingerprint(tables: list[tuple[Scope, Any]], bootstrap: int, seed: int) -> str:
+    digest = hashlib.sha256(f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode())
+    for scope, table in tables:
+        digest.update(f"{scope.key}\t{judgments_fingerprint(table)}\t{_digest_strata(scope.strata)}\n".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+def scope_compute(scope: Scope, table: Any, *, bootstrap: int, seed: int) -> dict[str, Any]:
+    """Every statistic of one scope: overall, per rater pair, most contested units, and each stratification."""
+    summary = agreement_summary(table, scope.level, bootstrap=bootstrap, seed=seed)
+    data = summary.to_dict()
+    for unit in data["contested_units"]:
+        unit.update(scope.links.get(unit["unit"], {}))
+    strata = {}
+    for name, mapping in scope.strata.items():
+        if not mapping:
+            continue
+        part = agreement_summary(table, scope.level, strata=mapping, bootstrap=bootstrap, seed=seed, pairwise=False)
+        strata[name] = [stratum.to_dict() for stratum in part.strata]
+    return {
+        "key": scope.key,
+        "kind": scope.kind,
+        "label": scope.label,
+        "level": scope.level,
+        "unit": scope.unit,
+        "notes": scope.notes,
+        "summary": data,
+        "strata": strata,
+    }
+
+
+def _headline(result: dict[str, Any]) -> dict[str, Any]:
+    headline = {}
+    for key, scope in result["scopes"].items():
+        alpha = scope["summary"]["statistics"]["krippendorff_alpha"]
+        headline[key] = {
+            "label": scope["label"],
+            "alpha": alpha["value"],
+            "ci_low": alpha["ci_low"],
+            "ci_high": alpha["ci_high"],
+            "n_units": alpha["n_units"],
+            "n_judgments": scope["summary"]["n_judgments"],
+        }
+    return headline
+
+
+def _claim(report_id: int) -> int | None:
+    """Take a queued report (or a running one whose worker went silent); the attempt number, or None."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=STALE_SECONDS)
+    claimed = AgreementReport.objects.filter(
+        Q(status=AgreementReport.Status.QUEUED) | Q(status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff),
+        pk=report_id,
+    ).update(
+        status=AgreementReport.Status.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=F("attempts") + 1,
+        progress=0,
+        stage="Gathering judgments",
+        error="",
+    )
+    if not claimed:
+        return None
+    return AgreementReport.objects.values_list("attempts", flat=True).get(pk=report_id)
+
+
+def _advance(report_id: int, attempt: int, **fields: Any) -> None:
+    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
+        heartbeat_at=timezone.now(), **fields
+    ):
+        raise ReportLost
+
+
+Progress = Callable[[int, str], None]
+
+
+def agreement_report_compute(
+    *, report_id: int, bootstrap: int = BOOTSTRAP, seed: int = SEED, progress: Progress | None = None
+) -> AgreementReport | None:
+    """Compute a queued report; None if it is not there to claim (done, running elsewhere, or a duplicate delivery).
+
+    `progress(percent, stage)` is called as the work advances (the command prints it).
+    """
+    attempt = _claim(report_id)
+    if attempt is None:
+        return None
+    report = AgreementReport.objects.select_related("project").get(pk=report_id)
+    project = report.project
+
+    def step(percent: int, stage: str) -> None:
+        _advance(report_id, attempt, progress=percent, stage=stage[:200])
+        if progress is not None:
+            progress(percent, stage)
+
+    try:
+        step(1, "Gathering judgments")
+        watermark = Judgment.objects.filter(item__project=project).aggregate(top=Max("id"))["top"] or 0
+        scopes = scopes_gather(project)
+        tables = [(scope, rating_table(scope.judgments, scope.level, categories=scope.categories)) for scope in scopes]
+        fingerprint = _fingerprint(tables, bootstrap, seed)
+        earlier = (
+            AgreementReport.objects.done()
+            .filter(project=project)
+            .exclude(pk=report_id)
+            .order_by("-finished_at", "-id")
+            .first()
+        )
+        if earlier is not None and earlier.fingerprint == fingerprint:
+            same_as = earlier.same_as_id or earlier.pk
+            _finish(
+                report_id,
+                attempt,
+                fingerprint=fingerprint,
+                watermark=watermark,
+                result=earlier.result,
+                headline=earlier.headline,
+                same_as_id=same_as,
+                stage=f"Unchanged since report {same_as}: its figures are reused, nothing was recomputed.",
+            )
+        else:
+            step(5, "Computing")
+            result_scopes = {}
+            for number, (scope, table) in enumerate(tables, start=1):
+                step(5 + int(90 * (number - 1) / len(tables)), f"Computing {scope.key} ({number} of {len(tables)})")
+                result_scopes[scope.key] = scope_compute(scope, table, bootstrap=bootstrap, seed=seed)
+            result = {
+                "schema_version": SCHEMA_VERSION,
+                "project": project.slug,
+                "fingerprint": fingerprint,
+                "computed_at": timezone.now().isoformat(),
+                "bootstrap": {"replicates": bootstrap, "seed": seed},
+                "scopes": result_scopes,
+            }
+            _finish(
+                report_id,
+                attempt,
+                fingerprint=fingerprint,
+                watermark=watermark,
+                result=result,
+                headline=_headline(result),
+                same_as_id=None,
+                stage="Done",
+            )
+        if progress is not None:
+            progress(100, "Done")
+    except ReportLost:
+        return None
+    except Exception as error:
+        log.exception("Agreement report %s failed", report_id)
+        AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
+            status=AgreementReport.Status.FAILED,
+            error=f"{type(error).__name__}: {error}",
+            finished_at=timezone.now(),
+            stage="Failed",
+        )
+    return AgreementReport.objects.get(pk=report_id)
+
+
+def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> None:
+    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
+        status=AgreementReport.Status.DONE,
+        progress=100,
+        judgment_watermark=watermark,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        **fields,
+    ):
+        raise ReportLost
+
+
+# Requesting
+
+
+def agreement_reports_expire_stale(*, project: Project) -> int:
+    """Mark reports whose worker stopped writing as failed, so a new one can be queued."""
+    cutoff = timezone.now() - timedelta(seconds=STALE_SECONDS)
+    return AgreementReport.objects.filter(
+        project=project, status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff
+    ).update(status=AgreementReport.Status.FAILED, error=LOST_ERROR, finished_at=timezone.now())
+
+
+def _enqueue(report_id: int, countdown: int) -> None:
+    from review.tasks import agreement_report_task
+
+    transaction.on_commit(lambda: agreement_report_task.apply_async((report_id,), countdown=countdown or None))
+
+
+def _project_watermark(project: Project) -> int:
+    return Judgment.objects.filter(item__project=project).aggregate(top=Max("id"))["top"] or 0
+
+
+def agreement_report_request(
+    *,
+    project: Project,
+    user: AbstractBaseUser | None = None,
+    trigger: str = AgreementReport.Trigger.PAGE,
+    enqueue: bool = True,
+    countdown: int = 0,
+) -> tuple[AgreementReport, bool]:
+    """Queue a report for a worker (after commit); (report, created).
+
+    One report waits or runs per project: asked again meanwhile, the waiting one
+    is returned (created False) and, if still queued, sent to the workers once
+    more (a duplicate delivery is harmless: only one run can claim it).
+    """
+    if trigger not in AgreementReport.Trigger.values:
+        raise ValueError(f"Unknown trigger {trigger!r}")
+    agreement_reports_expire_stale(project=project)
+    try:
+        with transaction.atomic():
+            report = AgreementReport.objects.create(
+                project=project,
+                trigger=trigger,
+                requested_by=user,
+                judgment_watermark=_project_watermark(project),
+            )
+    except IntegrityError:
+        report = AgreementReport.objects.active().filter(project=project).first()
+        if report is None:  # it finished between our insert and this look: queue a fresh one
+            return agreement_report_request(
+                project=project, user=user, trigger=trigger, enqueue=enqueue, countdown=countdown
+            )
+        if enqueue and report.status == AgreementReport.Status.QUEUED:
+            _enqueue(report.pk, countdown)
+        return report, False
+    if enqueue:
+        _enqueue(report.pk, countdown)
+    return report, True
+
+
+def agreement_report_after_judgments(*, project: Project) -> AgreementReport | None:
+    """Debounced automatic report: queue one once enough judgments arrived since the last report.
+
+    Called after every recorded review. Nothing happens while a report is
+    queued or running (the burst is waiting for it) or before
+    `AGREEMENT_AUTO_JUDGMENTS` new judgments; the queued report waits
+    `AGREEMENT_AUTO_COUNTDOWN` seconds, so the rest of a burst lands in it.
+    Never raises: a review is recorded whatever happens here.
+    """
+    threshold = auto_after_judgments()
+    if threshold <= 0:
+        return None
+    try:
+        reports = AgreementReport.objects.filter(project=project)
+        if reports.active().exists():
+            return None
+        last = reports.order_by("-id").values_list("judgment_watermark", flat=True).first() or 0
+        new = Judgment.objects.filter(item__project=project, id__gt=last).count()
+        if new < threshold:
+            return None
+        report, created = agreement_report_request(
+            project=project, trigger=AgreementReport.Trigger.AUTO, countdown=auto_countdown()
+        )
+        return report if created else None
+    except Exception:  # an agreement report is never worth failing a review over
+        log.exception("Could not queue an automatic agreement report for %s", project.slug)
+        return None
+
+
+# Reading
+
+
+def reports_for_project(project: Project):  # type: ignore[no-untyped-def]
+    return AgreementReport.objects.filter(project=project).select_related("requested_by").defer("result")
+
+
+def latest_done_report(project: Project) -> AgreementReport | None:
+    return AgreementReport.objects.done().filter(project=project).order_by("-finished_at", "-id").first()
+
+
+def latest_agreement_report(project: Project) -> dict[str, Any] | None:
+    """The latest done report, for a release to cite: overall figures per scope, and where they come from.
+
+    No per-rater figures (review may be blind); the full report is on the
+    agreement page and at /api/projects/<slug>/agreement/reports/<id>/.
+    """
+    report = latest_done_report(project)
+    if report is None:
+        return None
+    return {
+        "report_id": report.pk,
+        "computed_at": report.finished_at.isoformat() if report.finished_at else None,
+        "fingerprint": report.fingerprint,
+        "same_as": report.same_as_id,
+        "scopes": {
+            key: {
+                "statistics": scope["summary"]["statistics"],
+                "fingerprint": scope["summary"]["fingerprint"],
+                "n_units": scope["summary"]["n_units"],
+                "n_judgments": scope["summary"]["n_judgments"],
+            }
+            for key, scope in report.result.get("scopes", {}).items()
+        },
+    }
+
+
+def project_agreement_report(*, project: Project) -> dict[str, Any] | None:
+    """The name `exports.statistics` looks for: the release manifest's `agreement` comes from here."""
+    return latest_agreement_report(project)
+
+
+def report_csv_rows(result: dict[str, Any]) -> list[list[Any]]:
+    """One row per figure of every scope: overall, per rater pair and per stratum; header first."""
+    rows: list[list[Any]] = [["report_scope", "stratification", *CSV_HEADER]]
+    for key, scope in result.get("scopes", {}).items():
+        rows += [[key, "", *row] for row in summary_csv_rows(scope["summary"])[1:]]
+        for name, strata in scope.get("strata", {}).items():
+            only_strata = {"statistics": {}, "pairs": [], "strata": strata}
+            rows += [[key, name, *row] for row in summary_csv_rows(only_strata)[1:]]
+    return rows
+
+
+def history_points(project: Project, limit: int = 60) -> list[tuple[int, Any, dict[str, Any]]]:
+    """(report id, finished at, headline) of the latest done reports, oldest first: one point each."""
+    rows = list(
+        AgreementReport.objects.done()
+        .filter(project=project)
+        .order_by("-finished_at", "-id")
+        .values_list("pk", "finished_at", "headline")[:limit]
+    )
+    return rows[::-1]

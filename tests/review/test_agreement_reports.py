@@ -1,0 +1,277 @@
+"""Project agreement reports: gathered from the review data, computed like `agreement_summary`, stored, debounced."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation import services as authoring
+from annotation.models import Screening
+from review import reports, services
+from review.agreement import agreement_summary
+from review.models import AgreementReport
+from tests import factories
+from tests.review.conftest import all_pass, flag, submitted_pair
+
+EVIDENCES = ("深水埗", "姓陳", "菠蘿油", "鴛鴦")
+
+
+def four_items(project, annotator):
+    """Two submitted pairs of two items each (a pair takes at most three lead QAs)."""
+    first, items = submitted_pair(project, annotator, evidences=EVIDENCES[:2])
+    _, more = submitted_pair(project, annotator, evidences=EVIDENCES[2:])
+    return first, items + more
+
+
+def review(project, user, item, judgments):
+    slot = services.review_claim(item=item, user=user)
+    return services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+
+
+@pytest.fixture
+def two_reviewers(project, reviewer, second_reviewer, annotator):
+    """Four items, each reviewed by both reviewers; they disagree on fluency of the second item only."""
+    authoring.project_update(project=project, reviewers_per_item=2)
+    pair, items = four_items(project, annotator)
+    verdicts = {  # item index: (reviewer's fluency, second reviewer's fluency)
+        0: ("pass", "pass"),
+        1: ("pass", "flag"),
+        2: ("flag", "flag"),
+        3: ("pass", "pass"),
+    }
+    for index, item in enumerate(items):
+        for user, verdict in zip((reviewer, second_reviewer), verdicts[index], strict=True):
+            judgments = all_pass(project) if verdict == "pass" else flag(project, "fluency", "awkward")
+            review(project, user, item, judgments)
+    return pair, items, verdicts
+
+
+def computed(project, **kw):
+    report, _ = reports.agreement_report_request(project=project, enqueue=False)
+    return reports.agreement_report_compute(report_id=report.pk, bootstrap=200, **kw)
+
+
+def test_a_report_matches_agreement_summary_computed_on_the_same_judgments(project, two_reviewers):
+    _, items, verdicts = two_reviewers
+    revisions = {item.pk: item.revisions.get().pk for item in items}
+
+    report = computed(project)
+
+    assert report.status == "done", report.error
+    fluency = report.result["scopes"]["review:fluency"]
+    expected = agreement_summary(
+        [
+            (revisions[item.pk], name, verdicts[index][position])
+            for index, item in enumerate(items)
+            for position, name in enumerate(("reviewer", "reviewer2"))
+        ],
+        "nominal",
+        categories=["pass", "flag"],
+        bootstrap=200,
+    ).to_dict()
+    assert fluency["summary"]["statistics"] == expected["statistics"]
+    assert fluency["summary"]["matrices"] == expected["matrices"]
+    assert (fluency["summary"]["n_units"], fluency["summary"]["n_raters"]) == (4, 2)
+    assert fluency["summary"]["statistics"]["percent_agreement"]["value"] == pytest.approx(0.75)
+    # The contested unit links to its item.
+    assert [unit["item_id"] for unit in fluency["summary"]["contested_units"]] == [items[1].pk]
+    # No variation at all on the other criteria: alpha undefined, said so.
+    standalone = report.result["scopes"]["review:standalone"]["summary"]["statistics"]["krippendorff_alpha"]
+    assert standalone["value"] is None and "No variation" in standalone["note"]
+    assert report.headline["review:fluency"]["alpha"] == expected["statistics"]["krippendorff_alpha"]["value"]
+    assert report.fingerprint.startswith("sha256:") and report.finished_at and report.progress == 100
+
+
+def test_strata_by_topic_region_and_annotator(project, two_reviewers, annotator):
+    report = computed(project)
+
+    strata = report.result["scopes"]["review:fluency"]["strata"]
+    assert set(strata) == {"topic", "region", "annotator"}
+    assert [stratum["label"] for stratum in strata["annotator"]] == [annotator.username]
+    assert [stratum["label"] for stratum in strata["topic"]] == ["(none)"]  # no final label yet
+    assert strata["annotator"][0]["statistics"]["percent_agreement"]["value"] == pytest.approx(0.75)
+
+
+def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coordinator, annotator):
+    second = factories.user("coordinator2")
+    authoring.membership_set(project=project, user=second, roles={"coordinator"})
+    pairs = [submitted_pair(project, annotator)[0] for _ in range(3)]
+    topics = {coordinator: ["food", "food", "history"], second: ["food", "sport", "history"]}
+    for user, values in topics.items():
+        for pair, value in zip(pairs, values, strict=True):
+            services.label_set(pair=pair, user=user, kind="topic", value=value)
+            services.label_set(pair=pair, user=user, kind="region", value="local")
+    Screening.objects.create(pair=pairs[0], annotator=coordinator, decision="translated")
+    Screening.objects.create(pair=pairs[1], annotator=coordinator, decision="annotate")
+
+    report = computed(project)
+
+    topic = report.result["scopes"]["label:topic"]["summary"]
+    assert (topic["n_units"], topic["n_raters"]) == (3, 2)
+    assert topic["statistics"]["percent_agreement"]["value"] == pytest.approx(2 / 3)
+    assert [unit["pair_id"] for unit in topic["contested_units"]] == [pairs[1].pk]
+    region = report.result["scopes"]["label:region"]["summary"]["statistics"]["krippendorff_alpha"]
+    assert region["value"] is None  # everyone said local
+    screening = report.result["scopes"]["screening"]["summary"]
+    # Two pairs screened twice (annotator, coordinator); the third only once and left out.
+    assert (screening["n_units"], screening["n_judgments"]) == (2, 4)
+    assert screening["statistics"]["percent_agreement"]["value"] == pytest.approx(0.5)
+
+
+def test_a_project_without_reviews_gets_a_report_that_says_so(project):
+    report = computed(project)
+
+    assert report.status == "done", report.error
+    alpha = report.result["scopes"]["review:fluency"]["summary"]["statistics"]["krippendorff_alpha"]
+    assert alpha["value"] is None and alpha["note"] == "No judgments."
+    assert report.headline["review:fluency"]["n_judgments"] == 0
+
+
+def test_unchanged_data_reuses_the_latest_report_and_says_so(project, two_reviewers):
+    first = computed(project)
+    second = computed(project)
+
+    assert second.status == "done"
+    assert second.same_as_id == first.pk
+    assert "Unchanged since report" in second.stage
+    assert second.result == first.result and second.fingerprint == first.fingerprint
+
+
+def test_new_judgments_change_the_fingerprint(project, two_reviewers, annotator, reviewer):
+    first = computed(project)
+    _, items = submitted_pair(project, annotator)
+    review(project, reviewer, items[0], all_pass(project))
+
+    second = computed(project)
+
+    assert second.same_as_id is None and second.fingerprint != first.fingerprint
+
+
+def test_a_retried_or_duplicated_task_is_harmless(project, two_reviewers):
+    report = computed(project)
+    finished = (report.finished_at, report.attempts, report.result)
+
+    again = reports.agreement_report_compute(report_id=report.pk)
+
+    assert again is None
+    report.refresh_from_db()
+    assert (report.finished_at, report.attempts, report.result) == finished
+
+
+def test_a_running_report_is_not_claimed_twice_until_its_worker_goes_silent(project):
+    report, _ = reports.agreement_report_request(project=project, enqueue=False)
+    AgreementReport.objects.filter(pk=report.pk).update(status="running", heartbeat_at=timezone.now(), attempts=1)
+
+    assert reports.agreement_report_compute(report_id=report.pk) is None
+
+    silent = timezone.now() - timedelta(seconds=reports.STALE_SECONDS + 1)
+    AgreementReport.objects.filter(pk=report.pk).update(heartbeat_at=silent)
+    taken_over = reports.agreement_report_compute(report_id=report.pk, bootstrap=10)
+    assert (taken_over.status, taken_over.attempts) == ("done", 2)
+
+
+def test_a_failing_computation_is_recorded_on_the_report(project, monkeypatch):
+    def broken(project):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(reports, "SCOPE_GATHERERS", [broken])
+
+    report = computed(project)
+
+    assert report.status == "failed"
+    assert report.error == "RuntimeError: database went away"
+
+
+def test_asking_while_a_report_waits_returns_the_waiting_one(project, coordinator):
+    first, created = reports.agreement_report_request(project=project, user=coordinator, enqueue=False)
+    second, created_again = reports.agreement_report_request(project=project, user=coordinator, enqueue=False)
+
+    assert (created, created_again) == (True, False)
+    assert second.pk == first.pk
+    assert AgreementReport.objects.filter(project=project).count() == 1
+
+
+# Debounce
+
+
+@pytest.fixture
+def auto_after_six(settings):
+    settings.AGREEMENT_AUTO_JUDGMENTS = 6  # two reviews of three criteria
+    settings.AGREEMENT_AUTO_COUNTDOWN = 30
+
+
+def test_a_burst_of_reviews_queues_one_report(
+    project, reviewer, second_reviewer, annotator, auto_after_six, django_capture_on_commit_callbacks, monkeypatch
+):
+    sent = []
+    monkeypatch.setattr(
+        "review.tasks.agreement_report_task.apply_async", lambda args, countdown: sent.append((args, countdown))
+    )
+    authoring.project_update(project=project, reviewers_per_item=2)
+    _, items = four_items(project, annotator)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        review(project, reviewer, items[0], all_pass(project))  # 3 judgments: not enough yet
+        assert not AgreementReport.objects.exists()
+        for item in items[1:]:
+            review(project, reviewer, item, all_pass(project))
+        for item in items:
+            review(project, second_reviewer, item, all_pass(project))
+
+    queued = AgreementReport.objects.get()
+    assert (queued.status, queued.trigger) == ("queued", "auto")
+    assert sent == [((queued.pk,), 30)]
+
+
+def test_after_a_report_the_count_starts_again(project, reviewer, annotator, auto_after_six, monkeypatch):
+    monkeypatch.setattr("review.tasks.agreement_report_task.apply_async", lambda args, countdown: None)
+    _, items = four_items(project, annotator)
+    for item in items[:2]:
+        review(project, reviewer, item, all_pass(project))
+    queued = AgreementReport.objects.get()
+    reports.agreement_report_compute(report_id=queued.pk, bootstrap=10)
+
+    review(project, reviewer, items[2], all_pass(project))
+    assert AgreementReport.objects.count() == 1  # 3 new judgments: not yet
+    review(project, reviewer, items[3], all_pass(project))
+    assert AgreementReport.objects.count() == 2
+
+
+def test_automatic_reports_can_be_turned_off(project, reviewer, annotator, settings):
+    settings.AGREEMENT_AUTO_JUDGMENTS = 0
+    _, items = four_items(project, annotator)
+    for item in items:
+        review(project, reviewer, item, all_pass(project))
+    assert not AgreementReport.objects.exists()
+
+
+# What a release cites
+
+
+def test_the_release_gets_the_latest_done_report_without_per_rater_figures(project, two_reviewers):
+    assert reports.latest_agreement_report(project) is None
+    report = computed(project)
+
+    cited = reports.project_agreement_report(project=project)
+
+    assert cited["report_id"] == report.pk and cited["fingerprint"] == report.fingerprint
+    assert set(cited["scopes"]) == set(report.result["scopes"])
+    assert (
+        cited["scopes"]["review:fluency"]["statistics"]
+        == report.result["scopes"]["review:fluency"]["summary"]["statistics"]
+    )
+    assert "pairs" not in str(cited.keys())
+
+
+def test_the_csv_has_a_row_per_figure_of_every_scope(project, two_reviewers):
+    report = computed(project)
+
+    rows = reports.report_csv_rows(report.result)
+
+    assert rows[0][:3] == ["report_scope", "stratification", "scope"]
+    scopes = {row[0] for row in rows[1:]}
+    assert {"review:fluency", "label:topic", "screening"} <= scopes
+    assert any(row[0] == "review:fluency" and row[1] == "annotator" for row in rows)
+    assert any(row[0] == "review:fluency" and row[2] == "pair" for row in rows)
