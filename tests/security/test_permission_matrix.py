@@ -1,0 +1,321 @@
+"""The automatic permission matrix: every URL pattern and every API operation, nobody where they don't belong.
+
+What each role gets on its own project lives in the per-app tables (tests/annotation/test_page_permissions.py
+`EXPECTED`, `PAGE_EXPECTED` in tests/<app>/test_*permissions*.py, the API tables listed in `API_TABLES`); their
+tests assert those statuses. This module adds what no single app can:
+
+- completeness: every route of the URL resolver and every operation of the OpenAPI schema has a row in one of
+  those tables (or in `OWN_API` below), so a new endpoint without an entry fails here;
+- the cross-project dimension: members of project A (each role, and a member holding every role) get 404 on
+  every URL of project B, for every method; and B's objects addressed through A's URL answer exactly like an id
+  that does not exist (404), for A's members and for a superuser alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+
+from annotation import ingest
+from annotation import services as authoring
+from annotation.models import Membership
+from review import services as review
+from tests import factories
+from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
+from tests.annotation.test_page_permissions import ROLES, _all_page_tables, _page_url_names
+from tests.conftest import api_as
+from tests.exports.conftest import authored_pair
+from tests.review.conftest import submitted_pair
+
+TESTS_DIR = Path(__file__).resolve().parent.parent
+
+# The per-app API tables: (module, attribute, prefix their paths are relative to). Rows start (method, path, ...).
+API_TABLES: list[tuple[str, str, str]] = [
+    ("tests.annotation.test_api", "ENDPOINTS", "/api/"),
+    ("tests.review.test_api", "ENDPOINTS", "/api/projects/{slug}/"),
+    ("tests.imports.test_permissions", "API_EXPECTED", "/api/"),
+    ("tests.exports.test_permissions", "API_ENDPOINTS", "/api/"),
+    ("tests.review.test_calculator_permissions", "API_EXPECTED", "/api/"),
+]
+
+# Operations no app table covers: (method, path under /api/, body, statuses in the order of ROLES).
+# Obtaining a token with a wrong password is refused the same way for everyone (throttled like any anonymous call).
+OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
+    ("post", "auth/token/", {"username": "annotator", "password": "wrong"}, (400, 400, 400, 400, 400, 400)),
+]
+
+# URL parameters that name one object by a database id (global across projects) ...
+OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id"}
+# ... and the ones that only mean something inside a project (a release number, a file or member name).
+NOT_FOUND_ID = 987_654_321
+
+
+# Tables and routes
+
+
+class _Sample(dict):
+    """Fills any {placeholder} of a table path with a value the URL converters accept."""
+
+    def __missing__(self, key: str) -> str:
+        return "1"
+
+
+def schema_path(url: str) -> str:
+    """The OpenAPI path (`/api/projects/{slug}/…`) of a concrete API URL, through the resolver."""
+    route = resolve(url.split("?")[0]).route
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
+def table_operations() -> set[tuple[str, str]]:
+    """(method, OpenAPI path) of every row of every API table, the app tables' and ours."""
+    rows: list[tuple[str, str]] = [(method, "/api/" + path) for method, path, *_ in OWN_API]
+    modules = {module for module, _, _ in API_TABLES}
+    for module, attribute, prefix in API_TABLES:
+        rows += [(method, prefix + path) for method, path, *_ in getattr(importlib.import_module(module), attribute)]
+    # Any other app's API_EXPECTED (paths under /api/) counts too, so a new app only adds its own table.
+    for path in TESTS_DIR.glob("*/test_*permissions*.py"):
+        module_name = ".".join(path.relative_to(TESTS_DIR.parent).with_suffix("").parts)
+        if module_name not in modules:
+            table = getattr(importlib.import_module(module_name), "API_EXPECTED", [])
+            rows += [(method, "/api/" + path) for method, path, *_ in table]
+    return {(method, schema_path(path.format_map(_Sample()))) for method, path in rows}
+
+
+def schema_operations() -> set[tuple[str, str]]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    methods = {"get", "post", "put", "patch", "delete"}
+    return {
+        (method, path) for path, operations in schema["paths"].items() for method in operations if method in methods
+    }
+
+
+def resolver_routes() -> list[tuple[str, str | None]]:
+    """(route, url name) of every URL pattern outside Django's admin."""
+    found: list[tuple[str, str | None]] = []
+
+    def walk(patterns, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                if pattern.namespace != "admin":
+                    walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern):
+                found.append((prefix + str(pattern.pattern), pattern.name))
+
+    walk(get_resolver().url_patterns)
+    return found
+
+
+def page_tables() -> dict[str, tuple[str, tuple[int, ...]]]:
+    tables = dict(ANNOTATION_PAGES)
+    for path in TESTS_DIR.glob("*/test_*permissions*.py"):
+        module = importlib.import_module(".".join(path.relative_to(TESTS_DIR.parent).with_suffix("").parts))
+        tables |= getattr(module, "PAGE_EXPECTED", {})
+    return tables
+
+
+API_PAGES = {"api_schema", "api_docs"}  # served under /api/ but pages (in the page table)
+
+
+def api_routes() -> set[str]:
+    return {
+        "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+        for route, name in resolver_routes()
+        if route.startswith("api/") and name not in API_PAGES
+    }
+
+
+def test_every_api_operation_of_the_schema_has_a_permission_entry():
+    missing = schema_operations() - table_operations()
+    assert not missing, (
+        "These API operations have no row in a permission table (add one to your app's API table, "
+        f"or to OWN_API here): {sorted(missing)}"
+    )
+
+
+def test_every_permission_entry_names_an_operation_that_exists():
+    assert not table_operations() - schema_operations()
+
+
+def test_every_api_route_of_the_resolver_is_in_the_schema():
+    """A Django view under /api/ outside DRF would escape the schema, and with it the matrix."""
+    schema_paths = {path for _, path in schema_operations()}
+    assert not api_routes() - schema_paths
+
+
+def test_every_page_url_of_the_resolver_has_a_permission_entry():
+    assert _page_url_names() <= _all_page_tables()
+    unnamed = [route for route, name in resolver_routes() if name is None]
+    assert not unnamed, f"Name these URL patterns so a permission table can list them: {unnamed}"
+
+
+@pytest.mark.parametrize(("method", "path", "body", "statuses"), OWN_API)
+@pytest.mark.parametrize("role", ROLES)
+def test_own_api_rows(cast, role, method, path, body, statuses):
+    client = APIClient() if role == "anonymous" else api_as(cast[role])
+
+    response = getattr(client, method)("/api/" + path, body, format="json")
+
+    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role]
+
+
+# The cross-project world
+
+
+@pytest.fixture
+def cast(project, annotator, reviewer, coordinator, outsider, superuser):
+    return {
+        "annotator": annotator,
+        "reviewer": reviewer,
+        "coordinator": coordinator,
+        "outsider": outsider,
+        "superuser": superuser,
+    }
+
+
+@pytest.fixture
+def lead(project):
+    """A member of project A holding every role: only the object lookup can refuse them."""
+    user = factories.user("lead")
+    authoring.membership_set(project=project, user=user, roles={"coordinator", "annotator", "reviewer"})
+    return user
+
+
+@pytest.fixture
+def project_b(other_project, settings, tmp_path, monkeypatch):
+    """Project B with one of everything a URL names: pairs, items, a review slot, releases, an import, a collection."""
+    from exports import services as exports
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
+    owner = Membership.objects.get(project=other_project, is_coordinator=True).user
+    b_annotator, b_reviewer = factories.user("b_annotator"), factories.user("b_reviewer")
+    authoring.membership_set(project=other_project, user=b_annotator, roles={"annotator"})
+    authoring.membership_set(project=other_project, user=b_reviewer, roles={"reviewer"})
+    authored_pair(other_project, b_annotator)
+    release = exports.release_build_now(project=other_project, user=owner, seed=1)
+    pair, items = submitted_pair(other_project, b_annotator)
+    slot = review.review_claim(item=items[0], user=b_reviewer)
+    job = ingest.import_job_create(
+        project=other_project, user=owner, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
+    )
+    collection = ingest.collection_create(project=other_project, user=owner, titles=["Minga"])
+    return {
+        "owner": owner,
+        "values": {
+            "slug": other_project.slug,
+            "pair_id": pair.pk,
+            "item_id": items[0].pk,
+            "slot_id": slot.pk,
+            "job_id": job.pk,
+            "collection_id": collection.pk,
+            "version": release.version,
+            "name": "lead_qa.jsonl",
+            "format_name": "wilova",
+            "username": b_reviewer.username,
+            "fmt": "json",
+        },
+    }
+
+
+def _page_params(name: str) -> list[str]:
+    return list(get_resolver().reverse_dict.getlist(name)[0][0][0][1])
+
+
+def _api_params(path: str) -> list[str]:
+    return re.findall(r"\{(\w+)\}", path)
+
+
+def api_cases() -> list[Any]:
+    return [
+        pytest.param(method, path, id=f"{method.upper()} {path}")
+        for method, path in sorted(schema_operations())
+        if "{slug}" in path
+    ]
+
+
+def page_cases() -> list[Any]:
+    return [
+        pytest.param(name, method, id=f"{method.upper()} {name}")
+        for name, (method, _) in sorted(page_tables().items())
+        if "slug" in _page_params(name)
+    ]
+
+
+@pytest.mark.parametrize(("method", "path"), api_cases())
+def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, lead, project_b, method, path):
+    url = path.format(**project_b["values"])
+    for role in ("annotator", "reviewer", "coordinator", "lead"):
+        user = lead if role == "lead" else cast[role]
+
+        response = getattr(api_as(user), method)(url, {}, format="json")
+
+        assert response.status_code == 404, f"{method.upper()} {url} as {role} of project A: {response.content[:200]}"
+
+
+@pytest.mark.parametrize(("name", "method"), page_cases())
+def test_members_of_project_a_get_404_on_every_page_of_project_b(client, cast, lead, project_b, name, method):
+    values = project_b["values"]
+    url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
+    for role in ("annotator", "reviewer", "coordinator", "lead"):
+        client.force_login(lead if role == "lead" else cast[role])
+
+        response = getattr(client, method)(url)
+
+        assert response.status_code == 404, f"{method.upper()} {url} as {role} of project A"
+
+
+def _mixed(params: list[str], project_a_slug: str, values: dict[str, Any], *, missing: bool) -> dict[str, Any]:
+    """Project A's slug with B's object ids (or with ids that do not exist)."""
+    mixed = {param: values[param] for param in params}
+    mixed["slug"] = project_a_slug
+    for param in set(params) & OBJECT_IDS:
+        mixed[param] = NOT_FOUND_ID if missing else values[param]
+    return mixed
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [case for case in api_cases() if OBJECT_IDS & set(_api_params(case.values[1]))]
+)
+def test_objects_of_project_b_through_project_a_answer_like_objects_that_do_not_exist(
+    project, cast, lead, project_b, method, path
+):
+    params, values = _api_params(path), project_b["values"]
+    foreign = path.format(**_mixed(params, project.slug, values, missing=False))
+    nowhere = path.format(**_mixed(params, project.slug, values, missing=True))
+    for role in ("lead", "superuser"):
+        client = api_as(lead if role == "lead" else cast[role])
+
+        statuses = [getattr(client, method)(url, {}, format="json").status_code for url in (foreign, nowhere)]
+
+        assert statuses == [404, 404], f"{method.upper()} {foreign} as {role}"
+
+
+@pytest.mark.parametrize(
+    ("name", "method"), [case for case in page_cases() if OBJECT_IDS & set(_page_params(case.values[0]))]
+)
+def test_pages_of_project_b_objects_through_project_a_answer_404(client, project, cast, lead, project_b, name, method):
+    params, values = _page_params(name), project_b["values"]
+    url = reverse(name, kwargs=_mixed(params, project.slug, values, missing=False))
+    for role in ("lead", "superuser"):
+        client.force_login(lead if role == "lead" else cast[role])
+
+        assert getattr(client, method)(url).status_code == 404, f"{method.upper()} {url} as {role}"
+
+
+@pytest.mark.parametrize(("method", "path"), [case for case in api_cases() if case.values[0] == "get"])
+def test_project_b_objects_exist_for_its_own_coordinator(project_b, method, path):
+    """The 404s above come from the project boundary, not from a world missing the objects."""
+    url = path.format(**project_b["values"])
+
+    response = api_as(project_b["owner"]).get(url)
+
+    assert response.status_code in (200, 400), f"GET {url}: {response.content[:200]}"  # diff: 400 without ?old=&new=
