@@ -826,3 +826,113 @@ def validation_agreement(project: Project, *, judgments: Sequence[ValidationJudg
             "left_share": round(sum(1 for p in positions if p == 1) / len(positions), 4),
         }
     return result
+
+
+# Page helpers
+
+
+def validation_items_filtered(project: Project, *, label: str = "", status: str = ""):  # type: ignore[no-untyped-def]
+    """Live items with their validation data, filtered by their domain's label (or `unlabelled`) and status."""
+    items = (
+        ValidationItem.objects.filter(project=project, item__deleted_at__isnull=True)
+        .select_related("item")
+        .order_by("id")
+    )
+    labelled = SourceDomain.objects.filter(project=project)
+    if label == "unlabelled":
+        items = items.exclude(domain__in=labelled.values("domain"))
+    elif label in DomainLabel.values:
+        items = items.filter(domain__in=labelled.filter(label=label).values("domain"))
+    if status in QAItem.Status.values:
+        items = items.filter(item__status=status)
+    return items
+
+
+def attach_domain_labels(project: Project, vitems: Iterable[ValidationItem]) -> None:
+    """Set `domain_label` on each item (its domain's label, or None) in one query."""
+    vitems = list(vitems)
+    labels = dict(
+        SourceDomain.objects.filter(project=project, domain__in={v.domain for v in vitems}).values_list(
+            "domain", "label"
+        )
+    )
+    for vitem in vitems:
+        vitem.domain_label = labels.get(vitem.domain)  # type: ignore[attr-defined]
+
+
+def judgment_data_from_form(post: Any, settings: ValidationSettings) -> dict[str, Any]:
+    """The plain form's fields as `validation_submit` takes them (the API sends the same shape as JSON)."""
+    data: dict[str, Any] = {
+        key: post.get(key)
+        for key in ("question", "question_reason", "location_relevant", "domain_label", "better", "better_comment")
+        if post.get(key) is not None
+    }
+    if post.get("answer") is not None:
+        data["answer"] = post.get("answer")
+    data["likert"] = {c["key"]: post.get(f"likert_{c['key']}") for c in settings.likert_criteria}
+    return data
+
+
+def task_context(slot: ReviewSlot, settings: ValidationSettings) -> dict[str, Any]:
+    """What the validation screen shows: the imported revision (blind to other validators), sources, domain."""
+    vitem: ValidationItem = slot.item.validation
+    domain = SourceDomain.objects.filter(project_id=slot.item.project_id, domain=vitem.domain).first()
+    options = better_answer_options(slot) if settings.has(Task.BETTER_ANSWER) else None
+    return {
+        "vitem": vitem,
+        "question": slot.revision.question,
+        "answer": slot.revision.answer_standard,
+        "domain": domain,
+        "better_options": options,
+        "settings": settings,
+        "tasks": set(settings.tasks),
+        "language": vitem.language or slot.item.project.standard_language,
+        "direction": _direction(vitem.language or slot.item.project.standard_language),
+    }
+
+
+def _direction(code: str) -> str:
+    from annotation.languages import UnknownLanguage, get_language
+
+    try:
+        return get_language(code).direction
+    except UnknownLanguage:
+        return "auto"
+
+
+def item_detail_context(vitem: ValidationItem) -> dict[str, Any]:
+    """Revisions with the diff of each edit against the imported answer, judgments and their aggregate."""
+    revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
+    judgments = list(vitem.item.validation_judgments.select_related("validator", "edit_revision").order_by("id"))
+    criteria = validation_settings(vitem.project).likert_criteria
+    return {
+        "revisions": [
+            {
+                "number": r.number,
+                "reason": r.reason,
+                "answer": r.answer_standard,
+                "author": r.author.username if r.author else None,
+                "created_at": r.created_at.isoformat(),
+                "diff": review_services.text_diff(revisions[0].answer_standard, r.answer_standard),
+            }
+            for r in revisions
+        ],
+        "judgments": [judgment_record(j) for j in judgments],
+        "aggregate": judgments_aggregate(judgments, criteria),
+    }
+
+
+def judgment_record(judgment: ValidationJudgment) -> dict[str, Any]:
+    """A judgment as released and shown by the API (validators by user name only where the caller may see them)."""
+    return {
+        "validator": judgment.validator_id,
+        "question": None if judgment.question_good is None else ("good" if judgment.question_good else "bad"),
+        "question_reason": judgment.question_reason or None,
+        "location_relevant": judgment.location_relevant,
+        "edited_answer": judgment.edit_revision.answer_standard if judgment.edit_revision_id else None,  # type: ignore[union-attr]
+        "better_order": judgment.better_order or None,
+        "better_choice": judgment.better_choice or None,
+        "better_position": judgment.better_position,
+        "better_comment": judgment.better_comment or None,
+        "likert": judgment.likert,
+    }

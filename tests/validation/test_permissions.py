@@ -1,0 +1,159 @@
+"""Every validation page and API route × every kind of visitor.
+
+Coordinators manage the project; validators are members with the reviewer role
+and reach only the tasks they hold; any member sees the validation home. Non-members
+get 404, members without the role 403, and a project of another kind has no validation pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from tests import factories
+from tests.annotation.test_page_permissions import LOGIN, ROLES
+from tests.conftest import api_as
+from validation import services
+from validation.models import ValidationItem
+
+# name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "validation_project_create": ("get", (LOGIN, 403, 403, 403, 403, 200)),
+    "validation_home": ("get", (LOGIN, 404, 200, 200, 200, 200)),
+    "validation_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_import": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_seeds": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_seeds_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_domains": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_duplicates": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_merge": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "validation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_item": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "validation_task": ("get", (LOGIN, 404, 403, 200, 403, 403)),
+    "validation_agreement": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+}
+
+
+@pytest.fixture
+def world(imported, annotator, reviewer, coordinator, outsider, superuser):
+    slot = services.validation_claim_next(project=imported, user=reviewer)
+    group = services.duplicate_groups(imported)[0]
+    users = {
+        "annotator": annotator,
+        "reviewer": reviewer,
+        "coordinator": coordinator,
+        "outsider": outsider,
+        "superuser": superuser,
+    }
+    return {
+        "project": imported,
+        "slug": imported.slug,
+        "slot": slot.pk,
+        "item": slot.item_id,
+        "keep": group["keep"].item_id,
+        "duplicate": group["duplicates"][0].item_id,
+        "users": users,
+    }
+
+
+def page_url(name: str, world: dict) -> str:
+    if name == "validation_project_create":
+        return reverse(name)
+    kwargs = {"slug": world["slug"]}
+    if name == "validation_task":
+        kwargs["slot_id"] = world["slot"]
+    if name == "validation_item":
+        kwargs["item_id"] = world["item"]
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_validation_page_permission(client, world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    data = {"keep": world["keep"], "duplicate": world["duplicate"]} if name == "validation_merge" else {}
+
+    response = getattr(client, method)(page_url(name, world), data)
+
+    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+
+
+def test_a_wikipedia_project_has_no_validation_pages(client, project, coordinator):
+    client.force_login(coordinator)
+
+    assert client.get(reverse("validation_home", args=[project.slug])).status_code == 404
+    assert api_as(coordinator).get(f"/api/projects/{project.slug}/validation/settings/").status_code == 404
+
+
+def test_a_validator_cannot_open_another_validators_task(client, world, second_reviewer):
+    client.force_login(second_reviewer)
+
+    assert client.get(page_url("validation_task", world)).status_code == 403
+
+
+API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+    # method, path, body, statuses in the order of ROLES
+    ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
+    ("get", "projects/{slug}/validation/settings/", None, (403, 404, 200, 200, 200, 200)),
+    ("patch", "projects/{slug}/validation/settings/", {"location": "Doha"}, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/seeds/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/seeds/", {"topic": "t", "query": "Q?"}, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/seeds/import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/seeds/csv/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/validation/domains/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/domains/", {"domain": "a.org", "label": "not_sure"}, (403, 404, 403, 403, 201, 409)),
+    ("post", "projects/{slug}/validation/domains/import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/duplicates/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
+    ("get", "projects/{slug}/validation/items/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/validation/items/{item}/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/next/", None, (403, 404, 403, 200, 403, 200)),
+    ("get", "projects/{slug}/validation/tasks/{slot}/", None, (403, 404, 403, 200, 403, 403)),
+    ("post", "projects/{slug}/validation/tasks/{slot}/", {"version": 0}, (403, 404, 403, 400, 403, 403)),
+    ("get", "projects/{slug}/validation/agreement/", None, (403, 404, 403, 403, 200, 200)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_ENDPOINTS, ids=lambda v: str(v)[:50])
+def test_validation_api_permission(world, role, method, path, body, statuses):
+    expected = dict(zip(ROLES, statuses, strict=True))[role]
+    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
+    if body == "MERGE":
+        body = {"keep": world["keep"], "duplicate": world["duplicate"]}
+    if role == "superuser" and statuses[-1] == 409:  # the coordinator did it first
+        api_as(world["users"]["coordinator"]).post("/api/" + path.format(**world), body, format="json")
+
+    fmt = "multipart" if path.endswith("import/") else "json"  # uploads
+
+    response = getattr(client, method)("/api/" + path.format(**world), body, format=fmt)
+
+    assert response.status_code == expected, getattr(response, "content", b"")[:300]
+
+
+def test_the_api_permission_table_covers_every_validation_route():
+    from validation.api_urls import urlpatterns
+
+    routes = {str(pattern.pattern) for pattern in urlpatterns}
+    covered = {
+        path.replace("projects/{slug}/", "projects/<slug:slug>/")
+        .replace("{item}", "<int:item_id>")
+        .replace("{slot}", "<int:slot_id>")
+        for _, path, _, _ in API_ENDPOINTS
+    }
+    assert routes == covered
+
+
+def test_a_member_of_another_project_gets_404(client, world):
+    stranger = factories.user("stranger")
+    other = services.validation_project_create(name="Other", slug="other-v", language="ara", created_by=stranger)
+    client.force_login(world["users"]["coordinator"])
+
+    assert client.get(reverse("validation_home", args=[other.slug])).status_code == 404
+    assert ValidationItem.objects.filter(project=other).count() == 0

@@ -1,0 +1,51 @@
+"""Who may open what in a validation project; the same 404/403 rule as `annotation.access`.
+
+A project that is not of kind `validation` has no validation pages (404).
+Coordinators manage; validators are members with the reviewer role and reach
+only the slots they hold.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from annotation.access import AnyUser, get_project_for_user
+from annotation.models import Project, Role
+from review.models import ReviewSlot
+from validation.models import ValidationItem
+
+
+def get_validation_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
+    """The validation project, with `project.membership` set (see `get_project_for_user`)."""
+    project = get_project_for_user(user, slug, role=role)
+    if project.kind != Project.Kind.VALIDATION:
+        raise Http404("This project is not a validation project.")
+    return project
+
+
+def get_slot_for_validator(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
+    """A validation slot the user holds (or held), with item, revision and validation data loaded."""
+    project = get_validation_project(user, slug, role=Role.REVIEWER)
+    slot = (
+        ReviewSlot.objects.select_related("item", "revision", "item__validation")
+        .filter(item__project=project, pk=slot_id)
+        .first()
+    )
+    if slot is None:
+        raise Http404("No such validation task in this project.")
+    if slot.reviewer_id != user.pk:
+        raise PermissionDenied("This validation task is someone else's.")
+    slot.item.project = project
+    return slot
+
+
+def get_validation_item(user: AnyUser, slug: str, item_id: int) -> ValidationItem:
+    """An item's validation record (coordinators only: validators are blind to each other's work)."""
+    project = get_validation_project(user, slug, role=Role.COORDINATOR)
+    vitem = ValidationItem.objects.select_related("item").filter(project=project, item_id=item_id).first()
+    if vitem is None:
+        raise Http404("No such item in this project.")
+    vitem.project = project
+    vitem.item.project = project
+    return vitem

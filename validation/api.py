@@ -1,0 +1,364 @@
+"""The validation REST API: the same services as the pages, through `validation.access`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.api import _paginated, _responses, _validated
+from annotation.errors import InvalidInput
+from annotation.importers import ImportSource
+from annotation.models import Role
+from review.models import ReviewSlot
+from validation import services
+from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
+from validation.models import QUESTION_BAD_REASONS, SeedQuery, SourceDomain
+from validation.serializers import (
+    ValidationAgreementOutput,
+    ValidationDomainImportInput,
+    ValidationDomainLabelInput,
+    ValidationDomainOutput,
+    ValidationDuplicateGroupOutput,
+    ValidationItemDetailOutput,
+    ValidationItemImportInput,
+    ValidationItemOutput,
+    ValidationJudgmentInput,
+    ValidationJudgmentOutput,
+    ValidationMergeInput,
+    ValidationProjectCreateInput,
+    ValidationReportOutput,
+    ValidationSeedCreateInput,
+    ValidationSeedImportInput,
+    ValidationSeedImportOutput,
+    ValidationSeedQueryOutput,
+    ValidationSeedReportOutput,
+    ValidationSettingsOutput,
+    ValidationSettingsUpdateInput,
+    ValidationTaskOutput,
+)
+
+TAG = ["validation"]
+
+
+def _source(upload: Any) -> ImportSource:
+    return ImportSource(name=upload.name or "upload", data=upload.read())
+
+
+class ProjectCreateApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Create a validation project (needs the permission to add projects)",
+        request=ValidationProjectCreateInput,
+        responses=_responses({201: ValidationSettingsOutput}, not_found=False),
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.has_perm("annotation.add_project"):
+            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        data = _validated(ValidationProjectCreateInput, request.data)
+        project = services.validation_project_create(created_by=request.user, **data)
+        return Response(
+            ValidationSettingsOutput(services.validation_settings(project)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class SettingsApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Validation settings (any member)",
+        responses=_responses({200: ValidationSettingsOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug)
+        return Response(ValidationSettingsOutput(services.validation_settings(project)).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Change the validation settings (coordinator); `version` guards against a concurrent change",
+        request=ValidationSettingsUpdateInput,
+        responses=_responses({200: ValidationSettingsOutput}),
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationSettingsUpdateInput, request.data)
+        settings = services.validation_settings_update(project=project, **data)
+        settings.project.refresh_from_db()
+        return Response(ValidationSettingsOutput(settings).data)
+
+
+class ItemImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Import collected QA pairs from TSV, CSV or JSONL (coordinator); all or nothing",
+        description=(
+            "200 with the report when imported; 400 with the same report (problems by line and field) when not."
+        ),
+        request={"multipart/form-data": ValidationItemImportInput},
+        responses=_responses({200: ValidationReportOutput}, conflict=True) | {400: ValidationReportOutput},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationItemImportInput, request.data)
+        report = services.validation_items_import(
+            project=project,
+            source=_source(data["file"]),
+            fmt=data["format"],
+            user=request.user,
+            dry_run=data["dry_run"],
+        )
+        return Response(report.as_dict(), status=200 if report.ok else 400)
+
+
+class SeedListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Seed queries (coordinator)",
+        responses=_responses({200: ValidationSeedQueryOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        return _paginated(
+            self, request, SeedQuery.objects.filter(project=project).order_by("id"), ValidationSeedQueryOutput
+        )
+
+    @extend_schema(
+        tags=TAG,
+        summary="Add a hand-written seed query (coordinator); a duplicate is left out and counted",
+        request=ValidationSeedCreateInput,
+        responses=_responses({200: ValidationSeedReportOutput}),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationSeedCreateInput, request.data)
+        return Response(services.seed_query_create(project=project, user=request.user, **data).as_dict())
+
+
+class SeedImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Expand `topic,query` templates with [LOCATION] for each location, without duplicates (coordinator)",
+        request={"multipart/form-data": ValidationSeedImportInput},
+        responses=_responses({200: ValidationSeedImportOutput}) | {400: ValidationSeedImportOutput},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationSeedImportInput, request.data)
+        report, seeds = services.seed_queries_import(
+            project=project, source=_source(data["file"]), locations=data["locations"], user=request.user
+        )
+        body = {"report": report.as_dict(), "seeds": seeds.as_dict() if seeds else None}
+        return Response(body, status=200 if report.ok else 400)
+
+
+class SeedCsvApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The seed queries as the collection tool's CSV (`topic,query`; coordinator)",
+        responses=_responses(
+            {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
+        ),
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        response = HttpResponse(services.seed_queries_csv(project), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{project.slug}-seed-queries.csv"'
+        return response
+
+
+class DomainListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Labelled source domains (coordinator)",
+        responses=_responses({200: ValidationDomainOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        domains = SourceDomain.objects.filter(project=project).select_related("labelled_by").order_by("domain")
+        return _paginated(self, request, domains, ValidationDomainOutput)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Label a source domain (coordinator); a domain is labelled once per project (409 after)",
+        request=ValidationDomainLabelInput,
+        responses=_responses({201: ValidationDomainOutput}),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationDomainLabelInput, request.data)
+        domain = services.source_domain_label(
+            project=project, user=request.user, origin=SourceDomain.Origin.COORDINATOR, **data
+        )
+        return Response(ValidationDomainOutput(domain).data, status=status.HTTP_201_CREATED)
+
+
+class DomainImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Import already-judged domains (`base_url,label`) and label matching sources (coordinator)",
+        request={"multipart/form-data": ValidationDomainImportInput},
+        responses=_responses({200: ValidationReportOutput}) | {400: ValidationReportOutput},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationDomainImportInput, request.data)
+        report = services.source_domains_import(project=project, source=_source(data["file"]), user=request.user)
+        return Response(report.as_dict(), status=200 if report.ok else 400)
+
+
+class DuplicateListApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Sets of duplicate QA pairs to merge (coordinator)",
+        responses=_responses({200: ValidationDuplicateGroupOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        return Response(ValidationDuplicateGroupOutput(services.duplicate_groups(project), many=True).data)
+
+
+class MergeApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Merge a duplicate into the QA pair kept (coordinator)",
+        request=ValidationMergeInput,
+        responses=_responses({200: ValidationItemOutput}),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ValidationMergeInput, request.data)
+        items = {v.item_id: v for v in project.validation_items.filter(item_id__in=[data["keep"], data["duplicate"]])}
+        if data["keep"] not in items or data["duplicate"] not in items:
+            raise InvalidInput("keep and duplicate must be item ids of this project.", field="duplicate")
+        keep = services.validation_item_merge(
+            project=project, keep=items[data["keep"]], duplicate=items[data["duplicate"]], user=request.user
+        )
+        return Response(ValidationItemOutput(keep).data)
+
+
+class ItemListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="QA pairs of the project, filtered by their domain's label and status (coordinator)",
+        parameters=[
+            OpenApiParameter("label", str, description="A domain label, or `unlabelled`."),
+            OpenApiParameter("status", str, description="Item status: submitted (in validation), accepted, …"),
+        ],
+        responses=_responses({200: ValidationItemOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        items = services.validation_items_filtered(
+            project, label=request.query_params.get("label", ""), status=request.query_params.get("status", "")
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(items, request, view=self)
+        services.attach_domain_labels(project, page)
+        return paginator.get_paginated_response(ValidationItemOutput(page, many=True).data)
+
+
+class ItemDetailApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="One QA pair with its answer revisions (and diffs), judgments and their aggregate (coordinator)",
+        responses=_responses({200: ValidationItemDetailOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
+        vitem = get_validation_item(request.user, slug, item_id)
+        return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
+
+
+def _task_data(slot: ReviewSlot) -> dict[str, Any]:
+    settings = services.validation_settings(slot.item.project)
+    context = services.task_context(slot, settings)
+    vitem = context["vitem"]
+    return {
+        "slot": slot.pk,
+        "version": slot.version,
+        "status": slot.status,
+        "item": slot.item_id,
+        "question": context["question"],
+        "answer": context["answer"],
+        "source_urls": vitem.source_urls,
+        "domain": vitem.domain,
+        "domain_label": context["domain"].label if context["domain"] else None,
+        "language": context["language"],
+        "direction": context["direction"],
+        "location": settings.location,
+        "tasks": settings.tasks,
+        "question_bad_reasons": [reason for reason, _ in QUESTION_BAD_REASONS],
+        "better_answers": [text for _, text in context["better_options"]] if context["better_options"] else None,
+        "likert_criteria": settings.likert_criteria,
+    }
+
+
+class NextApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Claim the next item to validate (reviewer role); 204 when none is waiting",
+        request=None,
+        responses=_responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.REVIEWER)
+        slot = services.validation_claim_next(project=project, user=request.user)
+        if slot is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        slot = get_slot_for_validator(request.user, slug, slot.pk)
+        return Response(_task_data(slot))
+
+
+class TaskApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="A validation task you hold",
+        responses=_responses({200: ValidationTaskOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, slot_id: int) -> Response:
+        return Response(_task_data(get_slot_for_validator(request.user, slug, slot_id)))
+
+    @extend_schema(
+        tags=TAG,
+        summary="Submit your judgment of the item (every task the project has on)",
+        request=ValidationJudgmentInput,
+        responses=_responses({200: ValidationJudgmentOutput}),
+    )
+    def post(self, request: Request, slot_id: int, slug: str) -> Response:
+        slot = get_slot_for_validator(request.user, slug, slot_id)
+        data = _validated(ValidationJudgmentInput, request.data)
+        version = data.pop("version")
+        judgment = services.validation_submit(slot=slot, user=request.user, version=version, data=data)
+        return Response(ValidationJudgmentOutput(judgment).data)
+
+
+class AgreementApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Validator agreement per task and Likert criterion (coordinator)",
+        responses=_responses({200: ValidationAgreementOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        return Response(services.validation_agreement(project))

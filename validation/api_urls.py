@@ -1,0 +1,23 @@
+from django.urls import path
+
+from validation import api
+
+P = "projects/<slug:slug>/validation/"
+
+urlpatterns = [
+    path("validation/projects/", api.ProjectCreateApi.as_view(), name="api_validation_project_create"),
+    path(P + "settings/", api.SettingsApi.as_view(), name="api_validation_settings"),
+    path(P + "import/", api.ItemImportApi.as_view(), name="api_validation_import"),
+    path(P + "seeds/", api.SeedListApi.as_view(), name="api_validation_seeds"),
+    path(P + "seeds/import/", api.SeedImportApi.as_view(), name="api_validation_seeds_import"),
+    path(P + "seeds/csv/", api.SeedCsvApi.as_view(), name="api_validation_seeds_csv"),
+    path(P + "domains/", api.DomainListApi.as_view(), name="api_validation_domains"),
+    path(P + "domains/import/", api.DomainImportApi.as_view(), name="api_validation_domains_import"),
+    path(P + "duplicates/", api.DuplicateListApi.as_view(), name="api_validation_duplicates"),
+    path(P + "duplicates/merge/", api.MergeApi.as_view(), name="api_validation_merge"),
+    path(P + "items/", api.ItemListApi.as_view(), name="api_validation_items"),
+    path(P + "items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_validation_item"),
+    path(P + "next/", api.NextApi.as_view(), name="api_validation_next"),
+    path(P + "tasks/<int:slot_id>/", api.TaskApi.as_view(), name="api_validation_task"),
+    path(P + "agreement/", api.AgreementApi.as_view(), name="api_validation_agreement"),
+]

@@ -1,0 +1,236 @@
+"""Input and output shapes of the validation API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation.languages import language_choices
+from validation.importers import ITEM_FORMATS
+from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+
+LABEL_HELP = "The source domain's reliability: " + ", ".join(DomainLabel.values) + "."
+
+
+class ValidationProjectCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=60, required=False)
+    language = serializers.ChoiceField(choices=language_choices())
+    location = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+    validators_per_item = serializers.IntegerField(min_value=1, max_value=10, default=1)
+
+
+class ValidationCriterionSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=40)
+    label = serializers.CharField(max_length=100)
+    rubric = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+
+
+class ValidationSettingsOutput(serializers.Serializer):
+    project = serializers.CharField(source="project.slug")
+    kind = serializers.CharField(source="project.kind")
+    language = serializers.CharField(source="project.standard_language")
+    validators_per_item = serializers.IntegerField(source="project.reviewers_per_item")
+    location = serializers.CharField()
+    tasks = serializers.ListField(child=serializers.ChoiceField(choices=Task.choices))
+    likert_criteria = ValidationCriterionSerializer(many=True)
+    duplicate_threshold = serializers.IntegerField()
+    version = serializers.IntegerField()
+
+
+class ValidationSettingsUpdateInput(serializers.Serializer):
+    version = serializers.IntegerField(required=False)
+    tasks = serializers.ListField(child=serializers.CharField(), required=False)
+    location = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    likert_criteria = serializers.ListField(child=serializers.DictField(), required=False)
+    duplicate_threshold = serializers.IntegerField(required=False)
+    validators_per_item = serializers.IntegerField(min_value=1, max_value=10, required=False)
+
+
+class ValidationItemImportInput(serializers.Serializer):
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=ITEM_FORMATS, default="auto")
+    dry_run = serializers.BooleanField(default=False)
+
+
+class ValidationReportOutput(serializers.Serializer):
+    """annotation.importers.ImportReport.as_dict(): problems name file, line and field."""
+
+    ok = serializers.BooleanField()
+    dry_run = serializers.BooleanField()
+    lines = serializers.IntegerField()
+    created = serializers.IntegerField()
+    already_present = serializers.IntegerField()
+    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()))
+    problems = serializers.ListField(child=serializers.DictField())
+    problems_total = serializers.IntegerField()
+
+
+class ValidationSeedQueryOutput(serializers.ModelSerializer):
+    class Meta:
+        model = SeedQuery
+        fields = ["id", "topic", "query", "location", "template"]
+
+
+class ValidationSeedCreateInput(serializers.Serializer):
+    topic = serializers.CharField(max_length=100)
+    query = serializers.CharField(max_length=5000)
+    location = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class ValidationSeedImportInput(serializers.Serializer):
+    file = serializers.FileField(help_text="`topic,query` CSV; queries may hold [LOCATION].")
+    locations = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)
+
+
+class ValidationSeedReportOutput(serializers.Serializer):
+    added = serializers.IntegerField()
+    exact_duplicates = serializers.IntegerField()
+    near_duplicates = serializers.IntegerField()
+    removed = serializers.ListField(child=serializers.DictField())
+
+
+class ValidationSeedImportOutput(serializers.Serializer):
+    report = ValidationReportOutput()
+    seeds = ValidationSeedReportOutput(allow_null=True)
+
+
+class ValidationDomainOutput(serializers.ModelSerializer):
+    labelled_by = serializers.CharField(source="labelled_by.username", default=None, allow_null=True)
+
+    class Meta:
+        model = SourceDomain
+        fields = ["domain", "label", "origin", "labelled_by", "labelled_at"]
+
+
+class ValidationDomainLabelInput(serializers.Serializer):
+    domain = serializers.CharField(max_length=1000)
+    label = serializers.ChoiceField(choices=DomainLabel.choices)
+
+
+class ValidationDomainImportInput(serializers.Serializer):
+    file = serializers.FileField(help_text="`base_url,label` CSV such as annotated_domains.csv.")
+
+
+class ValidationItemOutput(serializers.ModelSerializer):
+    item = serializers.IntegerField(source="item_id")
+    question = serializers.CharField(source="item.question")
+    answer = serializers.CharField(source="item.answer_standard")
+    status = serializers.CharField(source="item.status")
+    domain_label = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ValidationItem
+        fields = [
+            "item",
+            "data_id",
+            "question",
+            "answer",
+            "original_answer",
+            "alternative_answer",
+            "source_urls",
+            "domain",
+            "domain_label",
+            "topic",
+            "input_query",
+            "question_type",
+            "location",
+            "language",
+            "duplicate_of",
+            "metadata",
+            "status",
+        ]
+
+    @extend_schema_field(serializers.CharField(allow_null=True, help_text=LABEL_HELP))
+    def get_domain_label(self, vitem: ValidationItem) -> str | None:
+        return getattr(vitem, "domain_label", None)
+
+
+class ValidationItemDetailOutput(ValidationItemOutput):
+    revisions = serializers.SerializerMethodField()
+    judgments = serializers.SerializerMethodField()
+    aggregate = serializers.SerializerMethodField()
+
+    class Meta(ValidationItemOutput.Meta):
+        fields = [*ValidationItemOutput.Meta.fields, "revisions", "judgments", "aggregate"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_revisions(self, vitem: ValidationItem) -> list[dict[str, Any]]:
+        return self.context["revisions"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_judgments(self, vitem: ValidationItem) -> list[dict[str, Any]]:
+        return self.context["judgments"]
+
+    @extend_schema_field(serializers.DictField())
+    def get_aggregate(self, vitem: ValidationItem) -> dict[str, Any]:
+        return self.context["aggregate"]
+
+
+class ValidationMergeInput(serializers.Serializer):
+    keep = serializers.IntegerField(help_text="Item id of the QA pair kept.")
+    duplicate = serializers.IntegerField(help_text="Item id of the duplicate merged into it.")
+
+
+class ValidationDuplicateGroupOutput(serializers.Serializer):
+    keep = ValidationItemOutput()
+    duplicates = ValidationItemOutput(many=True)
+
+
+class ValidationTaskOutput(serializers.Serializer):
+    """One validation task: what the validator sees (blind: the imported question and answer)."""
+
+    slot = serializers.IntegerField()
+    version = serializers.IntegerField()
+    status = serializers.CharField()
+    item = serializers.IntegerField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    source_urls = serializers.ListField(child=serializers.CharField())
+    domain = serializers.CharField()
+    domain_label = serializers.CharField(allow_null=True)
+    language = serializers.CharField()
+    direction = serializers.CharField()
+    location = serializers.CharField()
+    tasks = serializers.ListField(child=serializers.CharField())
+    question_bad_reasons = serializers.ListField(child=serializers.CharField())
+    better_answers = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="Answer 1 and answer 2, in this validator's order."
+    )
+    likert_criteria = ValidationCriterionSerializer(many=True)
+
+
+class ValidationJudgmentInput(serializers.Serializer):
+    version = serializers.IntegerField()
+    question = serializers.ChoiceField(choices=["good", "bad"], required=False)
+    question_reason = serializers.ChoiceField(choices=[r for r, _ in QUESTION_BAD_REASONS], required=False)
+    answer = serializers.CharField(required=False, max_length=5000, help_text="The edited answer; leave out to keep.")
+    location_relevant = serializers.ChoiceField(choices=["yes", "no"], required=False)
+    domain_label = serializers.CharField(required=False, help_text=LABEL_HELP)
+    better = serializers.ChoiceField(choices=["1", "2", "neither"], required=False)
+    better_comment = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    likert = serializers.DictField(child=serializers.IntegerField(min_value=1, max_value=5), required=False)
+
+
+class ValidationJudgmentOutput(serializers.Serializer):
+    slot = serializers.IntegerField(source="slot_id")
+    item = serializers.IntegerField(source="item_id")
+    question_good = serializers.BooleanField(allow_null=True)
+    question_reason = serializers.CharField()
+    location_relevant = serializers.BooleanField(allow_null=True)
+    edit_revision = serializers.IntegerField(source="edit_revision.number", default=None, allow_null=True)
+    better_order = serializers.ListField(child=serializers.CharField())
+    better_choice = serializers.CharField()
+    better_position = serializers.IntegerField(allow_null=True)
+    better_comment = serializers.CharField()
+    likert = serializers.DictField(child=serializers.IntegerField())
+    next_slot = serializers.IntegerField(allow_null=True, required=False)
+
+
+class ValidationAgreementOutput(serializers.Serializer):
+    judgments = serializers.IntegerField()
+    categorical = serializers.ListField(child=serializers.DictField())
+    likert = serializers.ListField(child=serializers.DictField())
+    position_bias = serializers.DictField(allow_null=True)

@@ -1,0 +1,22 @@
+from django.urls import path
+
+from validation import views
+
+P = "projects/<slug:slug>/validation/"
+
+urlpatterns = [
+    path("validation/new/", views.validation_project_create, name="validation_project_create"),
+    path(P, views.validation_home, name="validation_home"),
+    path(P + "settings/", views.validation_settings, name="validation_settings"),
+    path(P + "import/", views.validation_import, name="validation_import"),
+    path(P + "seeds/", views.validation_seeds, name="validation_seeds"),
+    path(P + "seeds.csv", views.validation_seeds_csv, name="validation_seeds_csv"),
+    path(P + "domains/", views.validation_domains, name="validation_domains"),
+    path(P + "duplicates/", views.validation_duplicates, name="validation_duplicates"),
+    path(P + "duplicates/merge/", views.validation_merge, name="validation_merge"),
+    path(P + "items/", views.validation_items, name="validation_items"),
+    path(P + "items/<int:item_id>/", views.validation_item, name="validation_item"),
+    path(P + "next/", views.validation_next, name="validation_next"),
+    path(P + "tasks/<int:slot_id>/", views.validation_task, name="validation_task"),
+    path(P + "agreement/", views.validation_agreement, name="validation_agreement"),
+]

@@ -1,0 +1,348 @@
+"""The validation pages: thin views over `validation.access` and `validation.services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.errors import InvalidInput, ServiceError
+from annotation.importers import ImportSource
+from annotation.languages import language_choices
+from annotation.models import QAItem, Role
+from annotation.views.common import report_error
+from review.models import ReviewSlot
+from review.services import text_diff
+from validation import services
+from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
+from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+
+ITEMS_PER_PAGE = 50
+MAX_UPLOAD = 50 * 1024 * 1024
+
+
+def _upload(request: HttpRequest, name: str = "file") -> ImportSource:
+    upload = request.FILES.get(name)
+    if upload is None:
+        raise InvalidInput("Choose a file to upload.", field=name)
+    if upload.size > MAX_UPLOAD:
+        raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field=name)
+    return ImportSource(name=upload.name or "upload", data=upload.read())
+
+
+@login_required
+def validation_project_create(request: HttpRequest) -> HttpResponse:
+    if not request.user.has_perm("annotation.add_project"):
+        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    values = {"validators_per_item": "1"}
+    if request.method == "POST":
+        values = request.POST.dict()
+        try:
+            project = services.validation_project_create(
+                name=values.get("name", ""),
+                slug=values.get("slug") or None,
+                language=values.get("language", ""),
+                location=values.get("location", ""),
+                validators_per_item=int(values.get("validators_per_item") or 1),
+                created_by=request.user,
+            )
+        except (ServiceError, ValueError) as error:
+            messages.error(request, getattr(error, "message", "Validators per item must be a whole number."))
+        else:
+            messages.success(request, f"Validation project “{project.name}” created. Add validators as reviewers.")
+            return redirect("validation_home", project.slug)
+    return render(request, "validation/project_form.html", {"values": values, "languages": language_choices()})
+
+
+@login_required
+def validation_home(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug)
+    membership = project.membership  # type: ignore[attr-defined]
+    context: dict[str, Any] = {"project": project, "settings": services.validation_settings(project)}
+    if membership.is_reviewer:
+        context["held"] = (
+            ReviewSlot.objects.filter(item__project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)
+            .select_related("item")
+            .order_by("claimed_at")
+        )
+        context["done"] = ReviewSlot.objects.filter(
+            item__project=project, reviewer=request.user, status=ReviewSlot.Status.DONE
+        ).count()
+    if membership.is_coordinator:
+        context["status_counts"] = dict(
+            QAItem.objects.alive().filter(project=project).values_list("status").annotate(n=Count("id")).order_by()
+        )
+        context["open_slots"] = ReviewSlot.objects.filter(
+            item__project=project, status=ReviewSlot.Status.OPEN, item__deleted_at__isnull=True
+        ).count()
+        context["seed_count"] = SeedQuery.objects.filter(project=project).count()
+        context["duplicate_groups"] = len(services.duplicate_groups(project))
+    return render(request, "validation/home.html", context)
+
+
+@login_required
+def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    settings = services.validation_settings(project)
+    if request.method == "POST":
+        criteria = []
+        for index in range(len(settings.likert_criteria) + 1):
+            key = request.POST.get(f"criterion_{index}_key", "").strip()
+            if key:
+                criteria.append(
+                    {
+                        "key": key,
+                        "label": request.POST.get(f"criterion_{index}_label", ""),
+                        "rubric": request.POST.get(f"criterion_{index}_rubric", ""),
+                    }
+                )
+        try:
+            services.validation_settings_update(
+                project=project,
+                version=int(request.POST.get("version") or 0) or None,
+                tasks=request.POST.getlist("tasks"),
+                location=request.POST.get("location", ""),
+                likert_criteria=criteria,
+                duplicate_threshold=int(request.POST.get("duplicate_threshold") or settings.duplicate_threshold),
+                validators_per_item=int(request.POST.get("validators_per_item") or project.reviewers_per_item),
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        except ValueError:
+            messages.error(request, "Numbers must be whole numbers.")
+        else:
+            messages.success(request, "Validation settings saved.")
+            return redirect("validation_settings", project.slug)
+    context = {"project": project, "settings": settings, "tasks": Task.choices}
+    return render(request, "validation/settings.html", context)
+
+
+@login_required
+def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    report = None
+    if request.method == "POST":
+        try:
+            report = services.validation_items_import(
+                project=project, source=_upload(request), fmt=request.POST.get("format", "auto"), user=request.user
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            if report.ok:
+                messages.success(request, f"{report.created} QA pairs imported.")
+    return render(request, "validation/import.html", {"project": project, "report": report})
+
+
+@login_required
+def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    report = seeds = None
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "import":
+                locations = request.POST.get("locations", "").splitlines()
+                report, seeds = services.seed_queries_import(
+                    project=project, source=_upload(request), locations=locations, user=request.user
+                )
+            else:
+                seeds = services.seed_query_create(
+                    project=project,
+                    topic=request.POST.get("topic", ""),
+                    query=request.POST.get("query", ""),
+                    location=request.POST.get("location", ""),
+                    user=request.user,
+                )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            if seeds is not None:
+                messages.success(
+                    request,
+                    f"{seeds.added} seed queries added; {seeds.exact_duplicates} exact and "
+                    f"{seeds.near_duplicates} near duplicates left out.",
+                )
+    queries = SeedQuery.objects.filter(project=project).order_by("topic", "id")
+    page = Paginator(queries, 100).get_page(request.GET.get("page"))
+    topics = queries.values_list("topic").annotate(n=Count("id")).order_by("topic")
+    context = {"project": project, "page": page, "topics": topics, "report": report, "seeds": seeds}
+    return render(request, "validation/seeds.html", context)
+
+
+@login_required
+def validation_seeds_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    response = HttpResponse(services.seed_queries_csv(project), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-seed-queries.csv"'
+    return response
+
+
+@login_required
+def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    report = None
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "import":
+                report = services.source_domains_import(project=project, source=_upload(request), user=request.user)
+                if report.ok:
+                    messages.success(request, f"{report.created} domains labelled from the list.")
+            else:
+                services.source_domain_label(
+                    project=project,
+                    domain=request.POST.get("domain", ""),
+                    label=request.POST.get("label", ""),
+                    user=request.user,
+                    origin=SourceDomain.Origin.COORDINATOR,
+                )
+                messages.success(request, "Domain labelled.")
+        except ServiceError as error:
+            report_error(request, error)
+    labelled = SourceDomain.objects.filter(project=project).values_list("domain", flat=True)
+    unlabelled = (
+        ValidationItem.objects.filter(project=project, item__deleted_at__isnull=True)
+        .exclude(domain="")
+        .exclude(domain__in=labelled)
+        .values_list("domain")
+        .annotate(n=Count("id"))
+        .order_by("-n", "domain")[:200]
+    )
+    counts = dict(SourceDomain.objects.filter(project=project).values_list("label").annotate(n=Count("id")).order_by())
+    context = {
+        "project": project,
+        "unlabelled": unlabelled,
+        "label_counts": [(value, label, counts.get(value, 0)) for value, label in DomainLabel.choices],
+        "labels": DomainLabel.choices,
+        "report": report,
+    }
+    return render(request, "validation/domains.html", context)
+
+
+@login_required
+def validation_duplicates(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    groups = services.duplicate_groups(project)
+    return render(request, "validation/duplicates.html", {"project": project, "groups": groups})
+
+
+@login_required
+@require_POST
+def validation_merge(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    try:
+        keep = ValidationItem.objects.filter(project=project, item_id=int(request.POST.get("keep") or 0)).first()
+        duplicate = ValidationItem.objects.filter(
+            project=project, item_id=int(request.POST.get("duplicate") or 0)
+        ).first()
+        if keep is None or duplicate is None:
+            raise InvalidInput("Choose an item to keep and a duplicate of it from this project.", field="duplicate")
+        services.validation_item_merge(project=project, keep=keep, duplicate=duplicate, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    except ValueError:
+        messages.error(request, "Items are named by their numbers.")
+    else:
+        messages.success(request, f"Item {duplicate.item_id} merged into item {keep.item_id}.")
+    return redirect("validation_duplicates", project.slug)
+
+
+@login_required
+def validation_items(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    label = request.GET.get("label", "")
+    items = services.validation_items_filtered(project, label=label, status=request.GET.get("status", ""))
+    page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    services.attach_domain_labels(project, page.object_list)
+    context = {
+        "project": project,
+        "page": page,
+        "label": label,
+        "status": request.GET.get("status", ""),
+        "labels": [*DomainLabel.choices, ("unlabelled", "Not labelled yet")],
+        "statuses": QAItem.Status.choices,
+    }
+    return render(request, "validation/items.html", context)
+
+
+@login_required
+def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    vitem = get_validation_item(request.user, slug, item_id)
+    project = vitem.project  # type: ignore[attr-defined]
+    revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
+    diffs = [
+        {"revision": revision, "ops": text_diff(revisions[0].answer_standard, revision.answer_standard)}
+        for revision in revisions[1:]
+    ]
+    judgments = list(vitem.item.validation_judgments.select_related("validator").order_by("id"))
+    settings = services.validation_settings(project)
+    context = {
+        "project": project,
+        "vitem": vitem,
+        "item": vitem.item,
+        "diffs": diffs,
+        "judgments": judgments,
+        "aggregate": services.judgments_aggregate(judgments, settings.likert_criteria),
+        "domain": SourceDomain.objects.filter(project=project, domain=vitem.domain).first(),
+        "settings": settings,
+    }
+    return render(request, "validation/item.html", context)
+
+
+@login_required
+@require_POST
+def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.REVIEWER)
+    try:
+        slot = services.validation_claim_next(project=project, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("validation_home", project.slug)
+    if slot is None:
+        messages.info(request, "Nothing is waiting for you: every item has its validators.")
+        return redirect("validation_home", project.slug)
+    return redirect("validation_task", project.slug, slot.pk)
+
+
+@login_required
+def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+    slot = get_slot_for_validator(request.user, slug, slot_id)
+    project = slot.item.project
+    settings = services.validation_settings(project)
+    values: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        values = request.POST.dict()
+        data = services.judgment_data_from_form(request.POST, settings)
+        try:
+            services.validation_submit(
+                slot=slot, user=request.user, version=int(request.POST.get("version") or 0), data=data
+            )
+        except ServiceError as error:
+            report_error(request, error)
+            errors = error.details if isinstance(error.details, dict) else {}
+        else:
+            following = services.validation_claim_next(project=project, user=request.user)
+            if following is None:
+                messages.success(request, "Saved. That was the last item waiting for you.")
+                return redirect("validation_home", project.slug)
+            messages.success(request, "Saved. Here is the next item.")
+            return redirect("validation_task", project.slug, following.pk)
+    context = services.task_context(slot, settings)
+    context |= {"project": project, "slot": slot, "values": values, "errors": errors}
+    context |= {"reasons": QUESTION_BAD_REASONS, "domain_labels": DomainLabel.choices, "Task": Task}
+    status = 400 if errors else 200
+    return render(request, "validation/task.html", context, status=status)
+
+
+@login_required
+def validation_agreement(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    figures = services.validation_agreement(project)
+    return render(request, "validation/agreement.html", {"project": project, "figures": figures})
