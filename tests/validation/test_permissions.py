@@ -96,6 +96,7 @@ def test_a_validator_cannot_open_another_validators_task(client, world, second_r
     assert client.get(page_url("validation_task", world)).status_code == 403
 
 
+LABEL = {"domain": "a.org", "label": "not_sure"}
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
@@ -107,7 +108,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", "projects/{slug}/validation/seeds/import/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/validation/seeds/csv/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/validation/domains/", None, (403, 404, 403, 403, 200, 200)),
-    ("post", "projects/{slug}/validation/domains/", {"domain": "a.org", "label": "not_sure"}, (403, 404, 403, 403, 201, 409)),
+    ("post", "projects/{slug}/validation/domains/", LABEL, (403, 404, 403, 403, 201, 409)),
     ("post", "projects/{slug}/validation/domains/import/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/validation/duplicates/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
