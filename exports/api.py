@@ -178,6 +178,17 @@ class ReleaseRebuildApi(APIView):
         return Response(ReleaseOutput(rebuilt).data, status=status.HTTP_202_ACCEPTED)
 
 
+class ReleaseCancelApi(APIView):
+    @extend_schema(
+        summary="Cancel a waiting or running build (coordinator); nothing is published",
+        request=None,
+        responses=_responses({200: ReleaseOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, version: int) -> Response:
+        release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
+        return Response(ReleaseOutput(services.release_cancel(release=release, user=request.user)).data)
+
+
 class ReleaseFileApi(APIView):
     @extend_schema(
         summary="Download one file of a published release (members)",

@@ -12,6 +12,11 @@ urlpatterns = [
         name="api_release_rebuild",
     ),
     path(
+        "projects/<slug:slug>/releases/<int:version>/cancel/",
+        api.ReleaseCancelApi.as_view(),
+        name="api_release_cancel",
+    ),
+    path(
         "projects/<slug:slug>/releases/<int:version>/archive/",
         api.ReleaseArchiveApi.as_view(),
         name="api_release_archive",

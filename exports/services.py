@@ -231,6 +231,23 @@ def release_rebuild(*, release: Release, user: AbstractBaseUser | None, enqueue:
     )
 
 
+def release_cancel(*, release: Release, user: AbstractBaseUser) -> Release:
+    """Stop a waiting or running build (a worker that never comes, a build started by mistake).
+
+    The release becomes failed; a running build notices at its next chunk (its
+    claim no longer holds), stops and removes its temporary files. Nothing is
+    published, and the number is free for the next request.
+    """
+    who = getattr(user, "username", "") or "a coordinator"
+    if not Release.objects.filter(pk=release.pk, status__in=Release.ACTIVE).update(
+        status=Release.Status.FAILED, error=f"Cancelled by {who}.", finished_at=timezone.now()
+    ):
+        raise InvalidState("Only a release that is waiting or being built can be cancelled.", field="status")
+    _remove_temporary(release)
+    release.refresh_from_db()
+    return release
+
+
 def release_expire_stale(*, project: Project | None = None) -> int:
     """Mark builds whose worker stopped reporting as failed, and remove their temporary files."""
     cutoff = timezone.now() - timedelta(seconds=_stale_seconds())

@@ -87,6 +87,19 @@ def release_rebuild(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 
 @login_required
+@require_POST
+def release_cancel(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+    release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
+    try:
+        services.release_cancel(release=release, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, f"Release v{version} cancelled; nothing was published.")
+    return redirect("release_detail", slug, version)
+
+
+@login_required
 def release_file(request: HttpRequest, slug: str, version: int, name: str) -> HttpResponseBase:
     release = get_release_for_user(request.user, slug, version)
     try:

@@ -338,3 +338,21 @@ def test_the_review_apps_latest_finished_report_is_the_releases_agreement_withou
     assert "reviewer" not in json.dumps(published)
     assert f"#{report.pk}" in manifest["agreement_note"]
     assert "| review:fluency | 0.710 [0.600, 0.800]" in (published_dir(release) / "README.md").read_text()
+
+
+def test_cancelling_a_running_build_stops_it_and_frees_the_number(released_project, coordinator):
+    release = services.release_request(project=released_project, user=coordinator, enqueue=False)
+    Release.objects.filter(pk=release.pk).update(
+        status=Release.Status.BUILDING, build_token="running", heartbeat_at=timezone.now()
+    )
+    running = services._Progress(release.pk, "running")
+
+    cancelled = services.release_cancel(release=release, user=coordinator)
+
+    assert (cancelled.status, cancelled.error) == (Release.Status.FAILED, "Cancelled by coordinator.")
+    with pytest.raises(services.BuildLost):
+        running.advance(100)  # the build notices at its next chunk and stops
+    assert services.release_build(release_id=release.pk) is None
+    with pytest.raises(InvalidState):
+        services.release_cancel(release=cancelled, user=coordinator)
+    assert services.release_build_now(project=released_project, user=coordinator).version == 1

@@ -244,3 +244,19 @@ def test_the_release_page_lists_splits_in_train_dev_test_order(release_world, cl
     page = client.get(reverse("release_detail", args=[release_world["slug"], 1])).content.decode()
 
     assert "train 70%, dev 10%, test 20%" in page
+
+
+def test_a_coordinator_cancels_a_waiting_release_from_its_page_and_the_api(released_project, coordinator, client):
+    first = services.release_request(project=released_project, user=coordinator, enqueue=False)
+    client.force_login(coordinator)
+    page = client.get(reverse("release_detail", args=[released_project.slug, 1])).content.decode()
+
+    response = client.post(reverse("release_cancel", args=[released_project.slug, 1]))
+
+    assert reverse("release_cancel", args=[released_project.slug, 1]) in page
+    assert response.status_code == 302
+    first.refresh_from_db()
+    assert first.status == "failed"
+    services.release_request(project=released_project, user=coordinator, enqueue=False)
+    api = api_as(coordinator).post(f"/api/projects/{released_project.slug}/releases/1/cancel/")
+    assert (api.status_code, api.json()["status"]) == (200, "failed")

@@ -23,6 +23,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "export_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "release_detail": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "release_rebuild": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "release_cancel": ("post", (LOGIN, 404, 403, 403, 302, 302)),  # v1 is published: refused with a message
     "release_archive": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "release_file": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "project_format": ("get", (LOGIN, 404, 403, 403, 404, 404)),  # a format this server does not have
@@ -38,6 +39,7 @@ def page_url(name: str, world: dict) -> str:
     kwargs = {
         "release_detail": {"slug": slug, "version": 1},
         "release_rebuild": {"slug": slug, "version": 2},
+        "release_cancel": {"slug": slug, "version": 1},
         "release_archive": {"slug": slug, "version": 1},
         "release_file": {"slug": slug, "version": 1, "name": "lead_qa.jsonl"},
         "project_format": {"slug": slug, "format_name": "no-such-format"},
@@ -66,6 +68,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/releases/diff/?old=1&new=1", None, (403, 404, 200, 200, 200, 200)),
     ("get", "projects/{slug}/releases/1/", None, (403, 404, 200, 200, 200, 200)),
     ("post", "projects/{slug}/releases/2/rebuild/", None, (403, 404, 403, 403, 202, 202)),
+    ("post", "projects/{slug}/releases/1/cancel/", None, (403, 404, 403, 403, 409, 409)),  # published: not cancellable
     ("get", "projects/{slug}/releases/1/archive/", None, (403, 404, 200, 200, 200, 200)),
     ("get", "projects/{slug}/releases/1/files/lead_qa.jsonl", None, (403, 404, 200, 200, 200, 200)),
     ("get", "projects/{slug}/export-settings/", None, (403, 404, 403, 403, 200, 200)),
