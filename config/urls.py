@@ -14,11 +14,13 @@ urlpatterns = [
     path("api/", include("annotation.api_urls")),
     path("api/", include("review.api_urls")),
     path("api/", include("review.calculator_api_urls")),
+    path("api/", include("review.agreement_api_urls")),
     path("api/", include("exports.api_urls")),
     path("api/", include("validation.api_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
     path("", include("review.calculator_urls")),
+    path("", include("review.agreement_urls")),
     path("", include("exports.urls")),
     path("", include("validation.urls")),
 ]
