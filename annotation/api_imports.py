@@ -93,6 +93,9 @@ class CollectionCreateInput(serializers.Serializer):
     titles = serializers.ListField(child=serializers.CharField(max_length=500), required=False, default=list)
     category = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
     local_heavy_only = serializers.BooleanField(default=True)
+    standard_variant = serializers.CharField(
+        max_length=16, required=False, allow_null=True, default=None, help_text="e.g. zh-hk; default: the project's."
+    )
 
 
 class CollectionOutput(serializers.ModelSerializer):

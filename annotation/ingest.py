@@ -9,6 +9,7 @@ leaves a row that can be resumed (titles without an outcome are still pending).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, 
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
 
 MAX_TITLES = 50_000
+VARIANT = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})+")  # zh-hk, zh-hans, sr-el: what MediaWiki's `variant` takes
 STALE_AFTER = timedelta(minutes=5)  # a running collection without a heartbeat this long has lost its worker
 Outcome = CollectionTitle.Outcome
 
@@ -52,12 +54,19 @@ def collection_create(
     titles: Iterable[str] = (),
     category: str = "",
     local_heavy_only: bool = True,
+    standard_variant: str | None = None,
     enqueue: bool = True,
 ) -> Collection:
     """Start a collection for a list of local-wiki titles, or for the members of a local-wiki category.
 
+    `standard_variant` (e.g. zh-hk) overrides the project's script variant for the standard wiki.
     With `enqueue` (the default) a worker runs it; the command runs it in its own process instead.
     """
+    variant = project.standard_variant if standard_variant is None else standard_variant.strip().lower()
+    if variant and not VARIANT.fullmatch(variant):
+        raise InvalidInput(
+            f"{variant!r} is not a language variant code such as zh-cn, zh-hk or zh-tw.", field="standard_variant"
+        )
     titles = list(dict.fromkeys(title.strip() for title in titles if title.strip()))
     category = category.strip()
     if bool(titles) == bool(category):
@@ -75,7 +84,7 @@ def collection_create(
             category=category,
             local_wiki=project.local_wiki,
             standard_wiki=project.standard_wiki,
-            standard_variant=project.standard_variant,
+            standard_variant=variant,
             local_heavy_only=local_heavy_only,
             total=len(titles),
         )

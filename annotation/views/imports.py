@@ -60,6 +60,12 @@ class CollectionForm(forms.Form):
     category = forms.CharField(
         max_length=500, required=False, help_text="…or a local-wiki category, e.g. Kategorie:Essn und Trinkn."
     )
+    standard_variant = forms.CharField(
+        max_length=16,
+        required=False,
+        label="Script variant of the standard pages",
+        help_text="For Chinese: zh-cn, zh-hk, zh-tw, … Leave empty for the project's setting.",
+    )
     local_heavy_only = forms.BooleanField(
         required=False,
         initial=True,
@@ -140,9 +146,10 @@ def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
                 titles=form.cleaned_data["title_list"],
                 category="" if form.cleaned_data["title_list"] else form.cleaned_data["category"],
                 local_heavy_only=form.cleaned_data["local_heavy_only"],
+                standard_variant=form.cleaned_data["standard_variant"] or None,
             )
         except ServiceError as error:
-            form.add_error(None, error.message)
+            form.add_error(error.field if error.field in form.fields else None, error.message)
         else:
             return redirect("collection_detail", project.slug, collection.pk)
     collections = Collection.objects.filter(project=project).select_related("created_by")[:20]

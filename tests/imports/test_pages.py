@@ -247,3 +247,13 @@ def test_a_second_delivery_of_an_import_task_does_nothing(project, coordinator, 
 
     assert ingest.import_job_run(job_id=job.pk) is None
     assert PagePair.objects.filter(project=project).count() == 1
+
+
+def test_a_collection_may_fetch_the_standard_pages_in_another_script_variant(client, project, coordinator):
+    client.force_login(coordinator)
+
+    client.post(reverse("collection_start", args=[project.slug]), {"titles": "旺角", "standard_variant": "zh-TW"})
+    refused = client.post(reverse("collection_start", args=[project.slug]), {"titles": "旺角", "standard_variant": "?"})
+
+    assert Collection.objects.get().standard_variant == "zh-tw"
+    assert refused.status_code == 400 and "not a language variant code" in refused.content.decode()
