@@ -324,3 +324,21 @@ def test_spans_are_counted_by_how_they_were_located(project, tmp_path):
     assert report.counts["spans"] == {"local_lead unlocated": 2}
     unlocated = EvidenceSpan.objects.filter(match="unlocated")
     assert unlocated.count() == 2 and all(s.start is None and s.end is None for s in unlocated)
+
+
+def test_a_wilova_file_in_a_wrong_encoding_is_refused(bar_deu):
+    data = json.dumps({"Weißwurst": wilova_row()}, ensure_ascii=False).encode("cp1252")
+
+    report = pairs_import(project=bar_deu, paths=[ImportSource(name="de.bar-X.json", data=data)])
+
+    assert not report.ok and "not valid UTF-8" in report.problems[0].message
+    assert not PagePair.objects.filter(project=bar_deu).exists()
+
+
+def test_two_wilova_rows_for_the_same_local_page_are_refused(bar_deu):
+    rows = {"Weißwurst": wilova_row(), "Weisswurst": wilova_row(standard_title="Weisswurst")}
+
+    report = pairs_import(project=bar_deu, paths=[ImportSource(name="de.bar-X.json", data=json.dumps(rows).encode())])
+
+    assert where(report) == [("de.bar-X.json", None, "Weisswurst", "local_title")]
+    assert "record 'Weißwurst'" in report.problems[0].message
