@@ -347,7 +347,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         agreement_note=note,
     )
     root.mkdir(parents=True, exist_ok=False)
-    writers = formats.release_writers()
+    writers = formats.release_writers(project)
     for writer in writers:
         writer.open(root, state)
     try:
@@ -547,6 +547,12 @@ def project_format_write(*, project: Project, format: str, out_dir: Path) -> lis
     if writer is None:
         known = ", ".join(fmt.name for fmt in formats.available_project_formats()) or "none"
         raise InvalidInput(f"format: {format!r} is not available here (available: {known}).", field="format")
+    if not formats.PROJECT_FORMATS[format].applies(project):
+        raise InvalidInput(
+            f"format: the project {project.slug!r} was not imported from {format} files; "
+            "there is nothing to write back.",
+            field="format",
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     return list(writer(project, out_dir))
 

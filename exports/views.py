@@ -34,7 +34,7 @@ def release_list(request: HttpRequest, slug: str) -> HttpResponse:
         "form": ReleaseForm(initial={"license": services.export_settings_get(project=project).license})
         if membership.is_coordinator
         else None,
-        "project_formats": formats.available_project_formats() if membership.is_coordinator else [],
+        "project_formats": formats.available_project_formats(project) if membership.is_coordinator else [],
     }
     return render(request, "exports/release_list.html", context)
 
@@ -56,7 +56,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
         "project": project,
         "releases": releases_for_project(project),
         "form": form,
-        "project_formats": formats.available_project_formats(),
+        "project_formats": formats.available_project_formats(project),
     }
     return render(request, "exports/release_list.html", context, status=400)
 

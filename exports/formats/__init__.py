@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exports.formats.card import DatasetCardWriter
 from exports.formats.manifest import ManifestWriter
@@ -24,7 +25,17 @@ from exports.formats.writer import BuildState, ReleaseWriter
 RELEASE_FORMAT = "localqa"
 
 
-def release_writers() -> list[ReleaseWriter]:
+# Project kinds whose releases other writers make: kind → (module, function returning the writers).
+KIND_WRITERS = {
+    "validation": ("validation.release", "release_writers"),
+}
+
+
+def release_writers(project: Any = None) -> list[ReleaseWriter]:
+    kind = getattr(project, "kind", None)
+    if kind in KIND_WRITERS:
+        module, function = KIND_WRITERS[kind]
+        return getattr(importlib.import_module(module), function)()
     return [
         QAWriter("lead", "lead_qa"),
         QAWriter("document", "document_qa"),
@@ -51,6 +62,10 @@ class ProjectFormat:
             return None
         return getattr(module, self.function, None)
 
+    def applies(self, project: Any) -> bool:
+        """A write-back format applies to a project imported from files of that format."""
+        return bool(project.source_files.filter(format=self.name).exists())
+
 
 PROJECT_FORMATS = {
     "wilova": ProjectFormat(
@@ -65,8 +80,11 @@ def project_format(name: str) -> Callable[..., list[Path]] | None:
     return fmt.load() if fmt is not None else None
 
 
-def available_project_formats() -> list[ProjectFormat]:
-    return [fmt for fmt in PROJECT_FORMATS.values() if fmt.load() is not None]
+def available_project_formats(project: Any = None) -> list[ProjectFormat]:
+    """Formats whose writer is installed (and, given a project, that apply to it)."""
+    return [
+        fmt for fmt in PROJECT_FORMATS.values() if fmt.load() is not None and (project is None or fmt.applies(project))
+    ]
 
 
 def format_names() -> list[str]:

@@ -198,6 +198,7 @@ def test_a_project_format_writer_is_called_through_the_registry(released_project
         return [path]
 
     monkeypatch.setattr(formats.ProjectFormat, "load", lambda self: fake_writer)
+    monkeypatch.setattr(formats.ProjectFormat, "applies", lambda self, project: True)
 
     call_command("release_build", released_project.slug, "--format", "wilova", "--out", str(tmp_path))
     archive, cleanup = services.project_format_archive(project=released_project, format="wilova")
@@ -260,3 +261,17 @@ def test_a_coordinator_cancels_a_waiting_release_from_its_page_and_the_api(relea
     services.release_request(project=released_project, user=coordinator, enqueue=False)
     api = api_as(coordinator).post(f"/api/projects/{released_project.slug}/releases/1/cancel/")
     assert (api.status_code, api.json()["status"]) == (200, "failed")
+
+
+def test_writing_back_a_project_that_was_not_imported_in_that_format_is_refused(released_project, tmp_path, client):
+    out = tmp_path / "out"
+    with pytest.raises(CommandError, match="was not imported from wilova files"):
+        call_command("release_build", released_project.slug, "--format", "wilova", "--out", str(out))
+    client.force_login(released_project.memberships.get(is_coordinator=True).user)
+
+    listing = client.get(reverse("release_list", args=[released_project.slug])).content.decode()
+    download = client.get(reverse("project_format", args=[released_project.slug, "wilova"]))
+
+    assert "WiLoVa" not in listing
+    assert download.status_code == 404
+    assert not out.exists()
