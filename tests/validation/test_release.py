@@ -1,0 +1,117 @@
+"""A validation project's release: validated QA pairs as JSONL with judgments and aggregate, splits, seed queries."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.importers import ImportSource
+from annotation.models import QAItem
+from exports.services import release_build_now, release_file_path
+from tests.validation.conftest import COLLECTED_TSV, NATIVQA, tsv_source
+from validation import services
+
+JUDGMENT = {
+    "question": "good",
+    "location_relevant": "yes",
+    "domain_label": "partially_reliable",
+    "likert": {"clarity": 5, "faithfulness": 4, "informativeness": 3, "plausibility": 5},
+}
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def validated(vproject, coordinator, reviewer, second_reviewer):
+    """Two validators on every item: the first edits the answer of the oryx question, the second does not."""
+    imported = vproject
+    services.validation_settings_update(project=imported, validators_per_item=2)
+    services.validation_items_import(project=imported, source=tsv_source(COLLECTED_TSV), user=coordinator)
+    services.validation_settings_update(
+        project=imported, tasks=["question", "answer_edit", "location", "domain", "likert"]
+    )
+    services.source_domains_import(
+        project=imported, source=ImportSource.of(NATIVQA / "annotated_domains.csv"), user=None
+    )
+    services.seed_queries_import(
+        project=imported, source=ImportSource.of(NATIVQA / "test_query.csv"), locations=["New York"], user=coordinator
+    )
+    for user in (reviewer, second_reviewer):
+        while (slot := services.validation_claim_next(project=imported, user=user)) is not None:
+            data = dict(JUDGMENT)
+            if user == reviewer and slot.item.validation.data_id == "1":
+                data["answer"] = "The Arabian oryx (Oryx leucoryx)."
+            if user == second_reviewer and slot.item.validation.data_id == "4":
+                data["question"], data["question_reason"] = "bad", "ambiguous"
+            services.validation_submit(slot=slot, user=user, version=slot.version, data=data)
+    return imported
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_an_item_needs_every_validator_before_it_is_released(imported, reviewer):
+    slot = services.validation_claim_next(project=imported, user=reviewer)
+    services.validation_submit(slot=slot, user=reviewer, version=slot.version, data=JUDGMENT | {"better": "1"})
+
+    # reviewers_per_item is 1 in this project: one judgment validates an item.
+    assert QAItem.objects.get(pk=slot.item_id).status == QAItem.Status.ACCEPTED
+
+
+def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_queries(validated, coordinator):
+    release = release_build_now(project=validated, user=coordinator, seed=7)
+
+    assert release.status == "published", release.error
+    names = {entry["name"] for entry in release.files}
+    assert {"validation_qa.jsonl", "seed_queries.csv", "README.md", "manifest.json"} <= names
+    assert not {"lead_qa.jsonl", "page_pairs.jsonl"} & names
+    records = read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    assert len(records) == 4 and release.counts["validation_qa"] == 4
+    oryx = next(r for r in records if r["data_id"] == "1")
+    assert oryx["question"] == "What is the national animal of Qatar?"
+    assert oryx["answer"] == "The Arabian oryx (Oryx leucoryx)."
+    assert oryx["original_answer"] == "The Arabian oryx."
+    assert oryx["answer_edited"] is True
+    assert oryx["source_urls"] == ["https://www.qatarday.com/animals"]
+    assert (oryx["domain"], oryx["domain_label"]) == ("qatarday.com", "very_reliable")  # from the imported list
+    assert oryx["location_relevant"] is True
+    assert oryx["split"] in {"train", "dev", "test"}
+    assert [j["validator"] for j in oryx["judgments"]] == ["v1", "v2"]
+    assert oryx["judgments"][0]["edited_answer"] == "The Arabian oryx (Oryx leucoryx)."
+    assert oryx["aggregate"]["likert_mean"] == {
+        "clarity": 5,
+        "faithfulness": 4,
+        "informativeness": 3,
+        "plausibility": 5,
+    }
+    assert oryx["aggregate"]["question"] == "good"
+    blog = next(r for r in records if r["data_id"] == "3")
+    assert blog["domain_label"] == "partially_reliable"  # labelled by its first validator
+    stadium = next(r for r in records if r["data_id"] == "4")
+    assert stadium["aggregate"]["question"] is None  # one good, one bad: a tie
+    seeds = list(csv.reader(io.StringIO(release_file_path(release, "seed_queries.csv").read_text(encoding="utf-8"))))
+    assert seeds[0] == ["topic", "query"] and len(seeds) == 8
+
+
+def test_the_split_files_hold_every_line_once_with_the_default_70_10_20(validated, coordinator):
+    release = release_build_now(project=validated, user=coordinator, seed=7)
+
+    assert release.splits == {"train": 70, "dev": 10, "test": 20}
+    by_split = {
+        split: read_jsonl(release_file_path(release, f"validation_qa/{split}.jsonl"))
+        for split in ("train", "dev", "test")
+        if release.file_entry(f"validation_qa/{split}.jsonl")
+    }
+    assert sum(len(lines) for lines in by_split.values()) == 4
+    for split, lines in by_split.items():
+        assert all(line["split"] == split for line in lines)
+    manifest = json.loads(release_file_path(release, "manifest.json").read_text())
+    assert {entry["name"] for entry in manifest["files"]} >= {"validation_qa.jsonl", "seed_queries.csv"}

@@ -1,0 +1,174 @@
+"""What a validation project's release holds: `validation_qa.jsonl` (and one file per split),
+`seed_queries.csv`, a dataset card and the manifest. Registered in `exports.formats.KIND_WRITERS`.
+
+The builder (exports.services) streams the project's released items in chunks of
+its own QA records; this writer takes their ids and splits from those records and
+adds, per chunk, one query each for the validation data, the judgments and the
+domain labels.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from exports.formats.base import FileEntry, HashedFile, dumps, write_file
+from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
+from exports.formats.manifest import ManifestWriter
+from exports.formats.writer import BuildState, ReleaseWriter
+from validation import services
+from validation.models import SourceDomain, ValidationItem, ValidationJudgment
+
+NAME = "validation_qa"
+SEEDS = "seed_queries.csv"
+
+
+def _pk(record_id: str) -> int:
+    return int(record_id.rsplit("-q", 1)[1])
+
+
+class ValidationQAWriter(ReleaseWriter):
+    def open(self, root: Path, state: BuildState) -> None:
+        super().open(root, state)
+        self.all = HashedFile(root, f"{NAME}.jsonl")
+        self.by_split = {split: HashedFile(root, f"{NAME}/{split}.jsonl") for split in state.splits}
+        self.validators: dict[int, str] = {}  # validator → "v1", "v2" … in order of first judgment, one per release
+        self.criteria = services.validation_settings(state.project).likert_criteria
+
+    def _validator(self, user_id: int | None) -> str | None:
+        if user_id is None:
+            return None
+        return self.validators.setdefault(user_id, f"v{len(self.validators) + 1}")
+
+    def add_items(self, records: list[dict[str, Any]]) -> None:
+        pks = [_pk(record["id"]) for record in records]
+        vitems = {v.item_id: v for v in ValidationItem.objects.filter(item_id__in=pks)}
+        judgments: dict[int, list[ValidationJudgment]] = defaultdict(list)
+        for judgment in (
+            ValidationJudgment.objects.filter(item_id__in=pks).select_related("edit_revision").order_by("id")
+        ):
+            judgments[judgment.item_id].append(judgment)
+        labels = dict(
+            SourceDomain.objects.filter(
+                project=self.state.project, domain__in={v.domain for v in vitems.values()}
+            ).values_list("domain", "label")
+        )
+        lines: list[bytes] = []
+        split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
+        for record, pk in zip(records, pks, strict=True):
+            vitem = vitems.get(pk)
+            if vitem is None:
+                continue
+            own = judgments.get(pk, [])
+            aggregate = services.judgments_aggregate(own, self.criteria)
+            judged = []
+            for judgment in own:
+                row = services.judgment_record(judgment)
+                row["validator"] = self._validator(judgment.validator_id)
+                judged.append(row)
+            line = dumps(
+                {
+                    "id": record["id"],
+                    "split": record["split"],
+                    "data_id": vitem.data_id or None,
+                    "language": vitem.language,
+                    "location": vitem.location or None,
+                    "topic": vitem.topic or None,
+                    "input_query": vitem.input_query or None,
+                    "question_type": vitem.question_type or None,
+                    "question": record["question"],
+                    "answer": record["answer_standard"],
+                    "original_answer": vitem.original_answer,
+                    "answer_edited": record["answer_standard"] != vitem.original_answer,
+                    "alternative_answer": vitem.alternative_answer or None,
+                    "source_urls": vitem.source_urls,
+                    "domain": vitem.domain or None,
+                    "domain_label": labels.get(vitem.domain),
+                    "location_relevant": aggregate["location_relevant"],
+                    "aggregate": aggregate,
+                    "judgments": judged,
+                    "revisions": record["revisions"],
+                    "status": record["review_outcome"],
+                    "metadata": vitem.metadata,
+                }
+            )
+            lines.append(line)
+            if record["split"] is not None:
+                split_lines[record["split"]].append(line)
+        self.all.write_lines(lines)
+        for split, handle in self.by_split.items():
+            handle.write_lines(split_lines[split])
+
+    def finish(self) -> list[FileEntry]:
+        entries = [self.all.close()] + [handle.close() for handle in self.by_split.values()]
+        self.state.counts[NAME] = entries[0].lines
+        self.state.counts[f"{NAME}_by_split"] = {
+            split: entry.lines for split, entry in zip(self.by_split, entries[1:], strict=True)
+        }
+        return entries
+
+    def abort(self) -> None:
+        for handle in [self.all, *self.by_split.values()]:
+            handle.abort()
+
+
+class SeedQueriesWriter(ReleaseWriter):
+    def finish(self) -> list[FileEntry]:
+        data = services.seed_queries_csv(self.state.project)
+        self.state.counts["seed_queries"] = data.count(b"\n") - 1
+        return [write_file(self.root, SEEDS, data)]
+
+
+class ValidationCardWriter(DatasetCardWriter):
+    def _configs(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        lines = {entry.name: entry.lines for entry in self.state.entries}
+        if self.state.splits:
+            files = [(split, f"{NAME}/{split}.jsonl") for split in self.state.splits]
+        else:
+            files = [("train", f"{NAME}.jsonl")]
+        files = [(split, path) for split, path in files if lines.get(path)]
+        return [(NAME, files)] if files else []
+
+    def render(self) -> str:
+        state = self.state
+        release, project = state.release, state.project
+        header = [
+            "---",
+            "language:",
+            f"- {_q(project.standard_language)}",
+            f"license: {_q(release.license)}",
+            f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
+            "task_categories:",
+            "- question-answering",
+            "size_categories:",
+            f"- {_q(_size_category(state.counts.get(NAME) or 0))}",
+            "configs:",
+        ]
+        for index, (config, files) in enumerate(self._configs()):
+            header.append(f"- config_name: {config}")
+            if index == 0:
+                header.append("  default: true")
+            header.append("  data_files:")
+            for split, path in files:
+                header += [f"  - split: {split}", f"    path: {_q(path)}"]
+        header.append("---")
+        body = [
+            f"# {_md(project.name)} — release v{release.version}",
+            "",
+            "Question-answer pairs collected elsewhere and validated by native speakers: each line holds the "
+            "question, the final answer, the original answer, the source URLs with their domain's reliability "
+            "label, every validator's judgments (validators as v1, v2, …) and their aggregate.",
+            "",
+            "| file | lines | bytes | sha256 |",
+            "|---|---:|---:|---|",
+        ]
+        for entry in state.entries:
+            lines = "" if entry.lines is None else str(entry.lines)
+            body.append(f"| `{entry.name}` | {lines} | {entry.size} | `{entry.sha256}` |")
+        body += ["", f"`{SEEDS}` holds the seed queries in the collection tool's layout (`topic,query`)."]
+        return "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
+
+
+def release_writers() -> list[ReleaseWriter]:
+    return [ValidationQAWriter(), SeedQueriesWriter(), ValidationCardWriter(), ManifestWriter()]
