@@ -80,6 +80,7 @@ def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]: 
 
 AGREEMENT_SEED = 20110125
 AGREEMENT_BOOTSTRAP = 1000
+MAX_AGREEMENT_JUDGMENTS = 300_000  # per scope; beyond, the build would hold too much: the review app's report does it
 
 
 def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[str, Any] | None, str]:
@@ -104,23 +105,34 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
     except ImportError:
         return None, AGREEMENT_NOTE_MISSING
     statuses = list(statuses)
-    scopes: dict[str, Any] = {}
     released = release_items(project, statuses).values("id")
-    for criterion in project.review_criteria:
-        key = criterion["key"]
-        rows = Judgment.objects.filter(item_id__in=released, criterion=key).values_list(
-            "revision_id", "reviewer_id", "verdict"
+    scopes: list[tuple[str, Any, list[str]]] = [
+        (
+            f"review:{criterion['key']}",
+            Judgment.objects.filter(item_id__in=released, criterion=criterion["key"]).values_list(
+                "revision_id", "reviewer_id", "verdict"
+            ),
+            ["pass", "flag"],
         )
-        scopes[f"review:{key}"] = (list(rows), ["pass", "flag"])
-    for kind, categories in (("topic", project.topics), ("region", project.regions)):
-        rows = (
+        for criterion in project.review_criteria
+    ]
+    scopes += [
+        (
+            f"label:{kind}",
             ArticleLabel.objects.current()
             .filter(pair__project=project, kind=kind)
-            .values_list("pair_id", "labeller_id", "value")
+            .values_list("pair_id", "labeller_id", "value"),
+            list(categories),
         )
-        scopes[f"label:{kind}"] = (list(rows), list(categories))
+        for kind, categories in (("topic", project.topics), ("region", project.regions))
+    ]
     figures: dict[str, Any] = {}
-    for scope, (rows, categories) in scopes.items():
+    too_large: list[str] = []
+    for scope, query, categories in scopes:  # one scope in memory at a time
+        if query.count() > MAX_AGREEMENT_JUDGMENTS:
+            too_large.append(scope)
+            continue
+        rows = list(query)
         if not _has_a_unit_judged_twice(rows):
             continue
         summary = agreement_summary(
@@ -133,13 +145,22 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
         )
         data = summary.to_dict()
         figures[scope] = {"statistics": data["statistics"], "fingerprint": summary.fingerprint}
+    skipped = (
+        f" Left out, too large to compute while building (over {MAX_AGREEMENT_JUDGMENTS} judgments): "
+        f"{', '.join(too_large)}; compute an agreement report in the review app."
+        if too_large
+        else ""
+    )
     if not figures:
-        return None, "No agreement figures: no released item was reviewed, and no pair labelled, by two people."
+        return (
+            None,
+            "No agreement figures: no released item was reviewed, and no pair labelled, by two people." + skipped,
+        )
     note = (
         "Computed at build time with the review app's statistics: nominal level, "
         f"{AGREEMENT_BOOTSTRAP} bootstrap resamples (seed {AGREEMENT_SEED}) for alpha's 95% interval; "
         "review scopes are reviewers' verdicts per criterion on the released items' revisions, "
-        "label scopes the labellers' current labels of the project's pairs."
+        "label scopes the labellers' current labels of the project's pairs." + skipped
     )
     return {"scopes": figures}, note
 

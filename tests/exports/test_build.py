@@ -356,3 +356,24 @@ def test_cancelling_a_running_build_stops_it_and_frees_the_number(released_proje
     with pytest.raises(InvalidState):
         services.release_cancel(release=cancelled, user=coordinator)
     assert services.release_build_now(project=released_project, user=coordinator).version == 1
+
+
+def test_a_scope_too_large_to_compute_while_building_is_left_out_with_a_note(
+    released_project, coordinator, monkeypatch
+):
+    review = pytest.importorskip("review.models")
+    from exports import statistics
+    from tests import factories
+
+    second = factories.user("labeller2")
+    for pair in released_project.pairs.all():
+        for user in (coordinator, second):
+            review.ArticleLabel.objects.create(pair=pair, labeller=user, kind="topic", value="food")
+    monkeypatch.setattr(statistics, "MAX_AGREEMENT_JUDGMENTS", 3)
+
+    release = services.release_build_now(project=released_project, user=coordinator)
+
+    manifest = json.loads((published_dir(release) / "manifest.json").read_text())
+    assert manifest["agreement"] is None
+    assert "too large to compute while building" in manifest["agreement_note"]
+    assert "label:topic" in manifest["agreement_note"]
