@@ -7,7 +7,6 @@ for the chart); no script beyond htmx, which polls a running report's status.
 
 from __future__ import annotations
 
-import csv
 import json
 from typing import Any
 
@@ -21,6 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
 from annotation.models import Project, Role
+from exports.csv_safety import csv_writer
 from review import reports
 from review.models import AgreementReport
 
@@ -83,7 +83,7 @@ def agreement_download(request: HttpRequest, slug: str, report_id: int, fmt: str
         response = HttpResponse(json.dumps(body, indent=2, ensure_ascii=False), content_type="application/json")
     elif fmt == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
-        csv.writer(response).writerows(reports.report_csv_rows(result))
+        csv_writer(response).writerows(reports.report_csv_rows(result))
     else:
         raise Http404("Download as json or csv.")
     response["Content-Disposition"] = f'attachment; filename="agreement-{slug}-{report.pk}.{fmt}"'

@@ -6,7 +6,6 @@ result is kept in the session for the downloads.
 
 from __future__ import annotations
 
-import csv
 import json
 
 from django import forms
@@ -18,6 +17,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.errors import ServiceError
+from exports.csv_safety import csv_writer
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS, summary_csv_rows
 from review.calculator import MAX_PAGE_ROWS, calculator_compute
 
@@ -91,7 +91,7 @@ def agreement_calculator_download(request: HttpRequest, fmt: str) -> HttpRespons
         )
     elif fmt == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
-        csv.writer(response).writerows(summary_csv_rows(stored["result"]))
+        csv_writer(response).writerows(summary_csv_rows(stored["result"]))  # rater names come from the upload
     else:
         raise Http404("Download as json or csv.")
     response["Content-Disposition"] = f'attachment; filename="agreement.{fmt}"'
