@@ -405,7 +405,7 @@ def validation_items_import(
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}
-    report.counts = {"items": {"imported": len(pairs)}, "duplicates": {}}
+    report.counts = {"qa_pairs": {"imported": len(pairs)}, "duplicates": {}}
     exact = sum(1 for d in duplicates if d.index >= offset and d.exact)
     near = len(duplicate_of) - exact
     if exact:

@@ -1,0 +1,174 @@
+"""The validation pages through HTTP: the coordinator's set-up and the validator's loop."""
+
+from __future__ import annotations
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from annotation.models import Project, QAItem
+from review.models import ReviewSlot
+from tests.validation.conftest import COLLECTED_TSV, NATIVQA, TSV_HEADER
+from validation import services
+from validation.models import SeedQuery, SourceDomain, ValidationItem, ValidationJudgment
+
+
+def url(name: str, project: Project, **kwargs) -> str:
+    return reverse(name, kwargs={"slug": project.slug, **kwargs})
+
+
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data)
+
+
+def test_a_superuser_creates_a_validation_project_in_the_browser_form(client, superuser):
+    client.force_login(superuser)
+
+    response = client.post(
+        reverse("validation_project_create"),
+        {"name": "Doha QA", "slug": "doha-qa", "language": "arb", "location": "Doha", "validators_per_item": "3"},
+    )
+
+    project = Project.objects.get(slug="doha-qa")
+    assert response.status_code == 302 and response["Location"] == url("validation_home", project)
+    assert (project.kind, project.reviewers_per_item) == ("validation", 3)
+    assert services.validation_settings(project).location == "Doha"
+
+
+def test_the_coordinator_imports_a_tsv_and_sees_the_counts(client, vproject, coordinator):
+    client.force_login(coordinator)
+
+    response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", COLLECTED_TSV.encode())})
+
+    assert response.status_code == 200
+    assert ValidationItem.objects.filter(project=vproject).count() == 4
+    assert "4 created" in response.content.decode()
+
+
+def test_a_bad_import_shows_line_and_field_and_writes_nothing(client, vproject, coordinator):
+    client.force_login(coordinator)
+    bad = TSV_HEADER + "1\tfood\tq\tA question?\t\tfactoid\t\tx\n"
+
+    response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", bad.encode())})
+
+    page = response.content.decode()
+    assert "Import refused" in page and "<td>answer</td>" in page and '<td class="num">2</td>' in page
+    assert not ValidationItem.objects.exists()
+
+
+def test_seed_templates_upload_and_csv_download(client, vproject, coordinator):
+    client.force_login(coordinator)
+    data = (NATIVQA / "test_query.csv").read_bytes()
+
+    client.post(
+        url("validation_seeds", vproject), {"action": "import", "file": upload("t.csv", data), "locations": "New York"}
+    )
+    download = client.get(url("validation_seeds_csv", vproject))
+
+    assert SeedQuery.objects.filter(project=vproject).count() == 7
+    assert download["Content-Type"].startswith("text/csv")
+    assert download.content.decode().splitlines()[0] == "topic,query"
+
+
+def test_domain_list_upload_and_filtering_items_by_label(client, imported, coordinator):
+    client.force_login(coordinator)
+    data = (NATIVQA / "annotated_domains.csv").read_bytes()
+
+    client.post(url("validation_domains", imported), {"action": "import", "file": upload("d.csv", data)})
+    client.post(url("validation_domains", imported), {"domain": "blog.example.org", "label": "completely_unreliable"})
+    reliable = client.get(url("validation_items", imported) + "?label=very_reliable")
+    unreliable = client.get(url("validation_items", imported) + "?label=completely_unreliable")
+
+    assert SourceDomain.objects.get(domain="blog.example.org").origin == "coordinator"
+    assert len(reliable.context["page"].object_list) == 3
+    assert [v.data_id for v in unreliable.context["page"].object_list] == ["3"]
+
+
+def test_merging_from_the_duplicates_page(client, imported, coordinator):
+    client.force_login(coordinator)
+    group = services.duplicate_groups(imported)[0]
+
+    response = client.post(
+        url("validation_merge", imported), {"keep": group["keep"].item_id, "duplicate": group["duplicates"][0].item_id}
+    )
+
+    assert response.status_code == 302
+    assert QAItem.objects.alive().filter(project=imported).count() == 3
+    assert "No duplicates" in client.get(url("validation_duplicates", imported)).content.decode()
+
+
+def test_a_validator_claims_judges_and_gets_the_next_item(client, imported, reviewer):
+    client.force_login(reviewer)
+
+    first = client.post(url("validation_next", imported))
+    slot = ReviewSlot.objects.get(reviewer=reviewer, status="claimed")
+    assert first["Location"] == url("validation_task", imported, slot_id=slot.pk)
+    page = client.get(first["Location"]).content.decode()
+    assert slot.item.question in page
+
+    data = {
+        "version": slot.version,
+        "question": "good",
+        "answer": "An edited answer.",
+        "location_relevant": "yes",
+        "domain_label": "not_sure",
+        "better": "2",
+        **{f"likert_{key}": "4" for key in ("clarity", "faithfulness", "informativeness", "plausibility")},
+    }
+    saved = client.post(first["Location"], data)
+
+    assert saved.status_code == 302
+    judgment = ValidationJudgment.objects.get(slot=slot)
+    assert judgment.edit_revision.answer_standard == "An edited answer."
+    assert ReviewSlot.objects.filter(reviewer=reviewer, status="claimed").exclude(pk=slot.pk).count() == 1
+
+
+def test_a_judgment_with_a_missing_task_is_shown_again_with_the_problem(client, imported, reviewer):
+    client.force_login(reviewer)
+    client.post(url("validation_next", imported))
+    slot = ReviewSlot.objects.get(reviewer=reviewer, status="claimed")
+
+    response = client.post(url("validation_task", imported, slot_id=slot.pk), {"version": slot.version})
+
+    assert response.status_code == 400
+    assert "choose good or bad" in response.content.decode()
+    assert not ValidationJudgment.objects.exists()
+
+
+def test_the_item_page_shows_the_answer_diff_and_the_agreement_page_renders(client, imported, reviewer, coordinator):
+    slot = services.validation_claim_next(project=imported, user=reviewer)
+    services.validation_submit(
+        slot=slot,
+        user=reviewer,
+        version=slot.version,
+        data={
+            "question": "good",
+            "answer": slot.revision.answer_standard + " Extra words.",
+            "location_relevant": "no",
+            "domain_label": "not_sure",
+            "better": "1",
+            "likert": {"clarity": 3, "faithfulness": 3, "informativeness": 3, "plausibility": 3},
+        },
+    )
+    client.force_login(coordinator)
+
+    item_page = client.get(url("validation_item", imported, item_id=slot.item_id)).content.decode()
+    agreement = client.get(url("validation_agreement", imported))
+
+    assert "<ins> Extra words.</ins>" in item_page
+    assert agreement.status_code == 200 and "Gwet" in agreement.content.decode()
+
+
+def test_settings_page_turns_tasks_off_and_edits_a_rubric(client, vproject, coordinator):
+    client.force_login(coordinator)
+    settings = services.validation_settings(vproject)
+    data = {"version": settings.version, "tasks": ["question", "likert"], "location": "Doha", "duplicate_threshold": 85}
+    for index, criterion in enumerate(settings.likert_criteria):
+        data |= {f"criterion_{index}_key": criterion["key"], f"criterion_{index}_label": criterion["label"]}
+        data[f"criterion_{index}_rubric"] = "New rubric" if index == 0 else criterion["rubric"]
+
+    response = client.post(url("validation_settings", vproject), data)
+
+    settings.refresh_from_db()
+    assert response.status_code == 302
+    assert settings.tasks == ["question", "likert"] and settings.duplicate_threshold == 85
+    assert settings.likert_criteria[0]["rubric"] == "New rubric"
