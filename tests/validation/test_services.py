@@ -202,15 +202,36 @@ def test_two_validators_judge_blind_and_the_second_accepts_the_item(imported, re
     assert judgment.better_choice == "neither"
 
 
-def test_neither_needs_a_comment_and_bad_needs_a_reason(imported, reviewer):
-    slot = services.validation_claim_next(project=imported, user=reviewer)
+def test_neither_needs_a_comment_and_bad_needs_a_reason(vproject, reviewer):
+    jsonl = (
+        '{"question": "Q?", "answer": "Original.", "alternative_answer": "Other.", "source_url": "https://a.org/"}\n'
+    )
+    services.validation_items_import(project=vproject, source=ImportSource("x.jsonl", data=jsonl.encode()), user=None)
+    slot = services.validation_claim_next(project=vproject, user=reviewer)
     data = {**ALL_TASKS, "question": "bad", "better": "neither"}
 
     with pytest.raises(InvalidInput) as error:
         services.validation_submit(slot=slot, user=reviewer, version=slot.version, data=data)
 
-    assert set(error.value.details) >= {"question_reason"}
+    assert set(error.value.details) == {"question_reason", "better_comment"}
     assert not ValidationJudgment.objects.exists()
+
+
+def test_the_two_answers_are_shown_in_an_order_recorded_per_validator(vproject, reviewer):
+    jsonl = (
+        '{"question": "Q?", "answer": "Original.", "alternative_answer": "Other.", "source_url": "https://a.org/"}\n'
+    )
+    services.validation_items_import(project=vproject, source=ImportSource("x.jsonl", data=jsonl.encode()), user=None)
+    slot = services.validation_claim_next(project=vproject, user=reviewer)
+    shown = services.better_answer_options(slot)
+    assert shown == services.better_answer_options(slot)  # the same order on every reload
+
+    judgment = services.validation_submit(
+        slot=slot, user=reviewer, version=slot.version, data={**ALL_TASKS, "better": "2"}
+    )
+
+    assert judgment.better_order == [key for key, _ in shown]
+    assert (judgment.better_position, judgment.better_choice) == (2, shown[1][0])
 
 
 def test_settings_reject_an_unknown_task(vproject):

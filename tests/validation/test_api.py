@@ -1,0 +1,134 @@
+"""The validation API end to end: create, import, seed queries, domains, validate, agreement, release."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotation import services as annotation_services
+from annotation.models import Project
+from exports.services import release_build_now, release_file_path
+from tests.conftest import api_as
+from tests.validation.conftest import ARABIC_TSV, NATIVQA, TSV_HEADER
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def test_a_validation_project_runs_from_import_to_release_through_the_api(superuser, reviewer, coordinator):
+    root = api_as(superuser)
+    created = root.post(
+        "/api/validation/projects/",
+        {"name": "Doha", "slug": "doha", "language": "arb", "location": "الدوحة", "validators_per_item": 1},
+        format="json",
+    )
+    assert created.status_code == 201, created.data
+    assert (created.data["kind"], created.data["language"]) == ("validation", "arb")
+    project = Project.objects.get(slug="doha")
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    annotation_services.membership_set(project=project, user=coordinator, roles={"coordinator"})
+    client = api_as(coordinator)
+    base = "/api/projects/doha/validation/"
+
+    imported = client.post(
+        base + "import/", {"file": SimpleUploadedFile("a.tsv", ARABIC_TSV.encode())}, format="multipart"
+    )
+    assert imported.status_code == 200 and imported.data["created"] == 1
+    seeds = client.post(
+        base + "seeds/import/",
+        {"file": SimpleUploadedFile("t.csv", (NATIVQA / "arabic_template.csv").read_bytes()), "locations": ["الدوحة"]},
+        format="multipart",
+    )
+    # Every template row is either added or counted as a duplicate.
+    assert (
+        seeds.status_code == 200
+        and seeds.data["seeds"]["added"]
+        + seeds.data["seeds"]["exact_duplicates"]
+        + (seeds.data["seeds"]["near_duplicates"])
+        == 799
+    )
+    assert client.get(base + "seeds/csv/").content.decode().startswith("topic,query\n")
+    domains = client.post(
+        base + "domains/import/",
+        {"file": SimpleUploadedFile("d.csv", (NATIVQA / "annotated_domains.csv").read_bytes())},
+        format="multipart",
+    )
+    assert domains.status_code == 200 and domains.data["counts"]["items_labelled"] == {"very_reliable": 1}
+
+    validator = api_as(reviewer)
+    task = validator.post(base + "next/")
+    assert task.status_code == 200
+    assert (task.data["direction"], task.data["domain_label"]) == ("rtl", "very_reliable")
+    edited = "المجبوس، أرز متبل باللحم."
+    judged = validator.post(
+        base + f"tasks/{task.data['slot']}/",
+        {
+            "version": task.data["version"],
+            "question": "good",
+            "answer": edited,
+            "location_relevant": "yes",
+            "likert": {"clarity": 5, "faithfulness": 5, "informativeness": 4, "plausibility": 5},
+        },
+        format="json",
+    )
+    assert judged.status_code == 200, judged.data
+    assert judged.data["edit_revision"] == 2
+    assert validator.post(base + "next/").status_code == 204
+
+    item = client.get(base + f"items/{task.data['item']}/")
+    assert item.data["answer"] == edited and item.data["revisions"][1]["diff"][0][0] in {"equal", "delete"}
+    listed = client.get(base + "items/?label=very_reliable")
+    assert listed.data["count"] == 1
+    assert client.get(base + "agreement/").data["judgments"] == 1
+
+    release = release_build_now(project=project, user=coordinator)
+    line = json.loads(release_file_path(release, "validation_qa.jsonl").read_text(encoding="utf-8"))
+    assert (line["answer"], line["original_answer"]) == (edited, "المجبوس، أرز بالبهارات واللحم.")
+    assert line["domain_label"] == "very_reliable"
+
+
+def test_a_bad_api_import_answers_400_with_the_report(imported, coordinator):
+    bad = TSV_HEADER + "9\tfood\tq\t\t\tf\t\tx\n"
+
+    response = api_as(coordinator).post(
+        f"/api/projects/{imported.slug}/validation/import/",
+        {"file": SimpleUploadedFile("b.tsv", bad.encode())},
+        format="multipart",
+    )
+
+    assert response.status_code == 400
+    assert [(p["line"], p["field"]) for p in response.data["problems"]] == [(2, "question"), (2, "answer")]
+
+
+def test_an_incomplete_judgment_is_refused_by_the_api_naming_each_task(imported, reviewer):
+    client = api_as(reviewer)
+    base = f"/api/projects/{imported.slug}/validation/"
+    task = client.post(base + "next/").data
+
+    response = client.post(
+        base + f"tasks/{task['slot']}/",
+        {"version": task["version"], "question": "good", "better": "neither"},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert {"location_relevant", "domain_label", "likert.clarity"} <= set(response.data["details"])
+
+
+def test_duplicates_are_listed_and_merged_through_the_api(imported, coordinator):
+    client = api_as(coordinator)
+    base = f"/api/projects/{imported.slug}/validation/"
+    groups = client.get(base + "duplicates/").data
+
+    merged = client.post(
+        base + "duplicates/merge/",
+        {"keep": groups[0]["keep"]["item"], "duplicate": groups[0]["duplicates"][0]["item"]},
+        format="json",
+    )
+
+    assert merged.status_code == 200 and len(merged.data["source_urls"]) == 2
+    assert client.get(base + "duplicates/").data == []
