@@ -1,0 +1,147 @@
+"""Validation tasks in Chromium, one flow per task; the answer edit runs in Arabic (right to left)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from annotation import services as annotation_services
+from annotation.importers import ImportSource
+from annotation.models import QAItem
+from tests.browser.conftest import log_in
+from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV
+from validation import services
+from validation.models import SourceDomain, ValidationJudgment
+
+pytestmark = pytest.mark.browser
+
+
+def validation_project(coordinator, reviewer, *, tasks: list[str], tsv: str = COLLECTED_TSV, language: str = "eng"):
+    project = services.validation_project_create(
+        name="Validation", slug="val", language=language, location="Qatar", created_by=coordinator
+    )
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    services.validation_settings_update(project=project, tasks=tasks)
+    data = tsv.encode()
+    services.validation_items_import(project=project, source=ImportSource("c.tsv", data=data), user=coordinator)
+    return project
+
+
+def start(page: Page) -> None:
+    log_in(page, "reviewer")
+    page.goto("/projects/val/validation/")
+    page.locator("#validation-next").click()
+    expect(page.locator("#validation-form")).to_be_visible()
+
+
+def save(page: Page) -> None:
+    page.locator("#validation-save").click()
+
+
+def test_question_validation_needs_a_reason_for_bad(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["question"])
+    start(page)
+    expect(page.locator("#question")).to_have_text("What is the national animal of Qatar?")
+
+    page.locator('input[name=question][value="bad"]').check()
+    save(page)
+    expect(page.locator("#form-errors")).to_contain_text("say why the question is bad")
+    page.locator('input[name=question][value="bad"]').check()
+    page.locator("select[name=question_reason]").select_option("false_presupposition")
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    judgment = ValidationJudgment.objects.get()
+    assert (judgment.question_good, judgment.question_reason) == (False, "false_presupposition")
+
+
+def test_answer_editing_in_arabic_runs_right_to_left_and_keeps_a_revision(page: Page, coordinator, reviewer):
+    project = validation_project(coordinator, reviewer, tasks=["answer_edit"], tsv=ARABIC_TSV, language="arb")
+    start(page)
+
+    question, answer = page.locator("#question"), page.locator("#edited-answer")
+    expect(question).to_have_text("ما هو الطبق الوطني في قطر؟")
+    assert question.evaluate("e => getComputedStyle(e).direction") == "rtl"
+    assert answer.evaluate("e => getComputedStyle(e).direction") == "rtl"
+    expect(page.locator(".source-link")).to_have_attribute("href", "https://kaleijy.com/ar/food")
+    answer.fill("")
+    answer.press_sequentially("المجبوس، أرز متبل باللحم أو الدجاج.")
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    item = QAItem.objects.get(project=project)
+    assert item.answer_standard == "المجبوس، أرز متبل باللحم أو الدجاج."
+    assert list(item.revisions.values_list("number", "reason")) == [(1, "imported"), (2, "reviewer_rewrite")]
+    page.context.clear_cookies()
+    log_in(page, "coordinator")
+    page.goto(f"/projects/val/validation/items/{item.pk}/")
+    expect(page.locator(".diff ins").first).to_be_visible()
+    expect(page.locator("#final-answer")).to_have_text("المجبوس، أرز متبل باللحم أو الدجاج.")
+
+
+def test_location_relevance(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["location"])
+    start(page)
+    expect(page.locator("#task-location legend")).to_contain_text("relevant to Qatar")
+
+    page.locator('input[name=location_relevant][value="no"]').check()
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    assert ValidationJudgment.objects.get().location_relevant is False
+
+
+def test_domain_reliability_is_asked_once_per_domain(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["domain"])
+    start(page)
+    expect(page.locator("#task-domain legend")).to_contain_text("qatarday.com")
+
+    page.locator('input[name=domain_label][value="partially_reliable"]').check()
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    assert SourceDomain.objects.get(domain="qatarday.com").label == "partially_reliable"
+    # The next item comes from kaleijy.com, not labelled yet: asked again; a labelled domain is only shown.
+    expect(page.locator("#task-domain legend")).to_contain_text("kaleijy.com")
+
+
+def test_better_answer_neither_needs_a_comment(page: Page, coordinator, reviewer):
+    tsv = COLLECTED_TSV.replace("\tengine\n", "\talternative_answer\n").replace(
+        "\tgoogle\n", "\tThe oryx, a desert antelope.\n"
+    )
+    tsv = tsv.replace("\tbing\n", "\tMachboos rice.\n")
+    validation_project(coordinator, reviewer, tasks=["better_answer"], tsv=tsv)
+    start(page)
+    boxes = page.locator(".better-answers .lead-text")
+    expect(boxes).to_have_count(2)
+    shown = sorted(boxes.all_inner_texts())
+    assert shown == sorted(["The Arabian oryx.", "The oryx, a desert antelope."])
+
+    page.locator('input[name=better][value="neither"]').check()
+    save(page)
+    expect(page.locator("#form-errors")).to_contain_text("say why neither answer is better")
+    page.locator('input[name=better][value="neither"]').check()
+    page.locator("input[name=better_comment]").fill("Both miss the scientific name.")
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    judgment = ValidationJudgment.objects.get()
+    assert judgment.better_choice == "neither" and sorted(judgment.better_order) == ["alternative", "original"]
+
+
+def test_likert_scores_show_their_rubric(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["likert"])
+    start(page)
+    expect(page.locator('[data-criterion="faithfulness"] .rubric')).to_contain_text("source page")
+
+    for key, score in (("clarity", "5"), ("faithfulness", "4"), ("informativeness", "2"), ("plausibility", "5")):
+        page.locator(f'input[name="likert_{key}"][value="{score}"]').check()
+    save(page)
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    assert ValidationJudgment.objects.get().likert == {
+        "clarity": 5,
+        "faithfulness": 4,
+        "informativeness": 2,
+        "plausibility": 5,
+    }
