@@ -455,6 +455,9 @@ def _csv_record(cells: dict[str, str], problem: _Problems, project: Project) -> 
             except json.JSONDecodeError as error:
                 problem(name, f"is not JSON: {error.msg} at column {error.colno}")
                 return None
+            except RecursionError:  # a hostile file nests thousands of brackets
+                problem(name, "is nested too deeply to read")
+                return None
         elif name == "screening_decision":
             data["screening"] = {"decision": value, "note": cells.get("screening_note", "")}
         elif name != "screening_note":
@@ -499,6 +502,9 @@ def _parse_json_object(text: str, problem: _Problems) -> dict[str, Any] | None:
         data = json.loads(text, object_pairs_hook=keep_pairs)
     except json.JSONDecodeError as error:
         problem(None, f"invalid JSON: {error.msg} at column {error.colno}")
+        return None
+    except RecursionError:  # a hostile file nests thousands of brackets
+        problem(None, "invalid JSON: nested too deeply to read")
         return None
     if not isinstance(data, dict):
         problem(None, f"must be a JSON object, not {_json_type(data)}")
@@ -752,6 +758,9 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
             report.add_problem(
                 None, None, f"invalid JSON: {error.msg} at line {error.lineno}, column {error.colno}", file=label
             )
+            continue
+        except RecursionError:  # a hostile file nests thousands of brackets
+            report.add_problem(None, None, "invalid JSON: nested too deeply to read", file=label)
             continue
         if not isinstance(rows, dict) or not all(isinstance(row, dict) for row in rows.values()):
             report.add_problem(None, None, "must be one JSON object of rows keyed by the standard title", file=label)

@@ -229,6 +229,7 @@ SPECTACULAR_SETTINGS = {
 # Project behaviour
 PAIR_CLAIM_MINUTES = env.int("PAIR_CLAIM_MINUTES", default=30)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
+CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A release build whose worker has not reported for this long is presumed dead (failed, or taken over).
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)

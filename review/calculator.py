@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from django.conf import settings
+
 from annotation.errors import InvalidInput
 from review.agreement import (
     DEFAULT_BOOTSTRAP,
@@ -186,6 +188,13 @@ def calculator_compute(
     max_rows: int | None = None,
 ) -> AgreementSummary:
     """Read a ratings CSV and compute every agreement statistic; bad input raises `InvalidInput` naming line/column."""
+    size, limit = getattr(file, "size", None), settings.CALCULATOR_MAX_BYTES
+    if max_rows is not None and size is not None and size > limit:  # the page and the API, not the command
+        raise InvalidInput(
+            f"The file is {size:,} bytes, more than the calculator's limit of {limit:,} bytes (CALCULATOR_MAX_BYTES); "
+            "use `manage.py agreement_compute --ratings FILE` for larger files.",
+            field="file",
+        )
     scale = categories_parse(categories, level=level) if isinstance(categories, str | type(None)) else categories
     ratings = ratings_read_csv(
         file=file, level=level, categories=scale, strata_column=strata_column or None, max_rows=max_rows
