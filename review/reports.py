@@ -54,6 +54,7 @@ from review.agreement import (
     agreement_summary,
     judgments_fingerprint,
     rating_table,
+    strata_statistics,
     summary_csv_rows,
 )
 from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind
@@ -294,12 +295,11 @@ def scope_compute(scope: Scope, table: Any, *, bootstrap: int, seed: int) -> dic
     data = summary.to_dict()
     for unit in data["contested_units"]:
         unit.update(scope.links.get(unit["unit"], {}))
-    strata = {}
-    for name, mapping in scope.strata.items():
-        if not mapping:
-            continue
-        part = agreement_summary(table, scope.level, strata=mapping, bootstrap=bootstrap, seed=seed, pairwise=False)
-        strata[name] = [stratum.to_dict() for stratum in part.strata]
+    strata = {
+        name: [stratum.to_dict() for stratum in strata_statistics(table, mapping, bootstrap=bootstrap, seed=seed)]
+        for name, mapping in scope.strata.items()
+        if mapping
+    }
     return {
         "key": scope.key,
         "kind": scope.kind,
@@ -413,6 +413,7 @@ def agreement_report_compute(
                 "fingerprint": fingerprint,
                 "computed_at": timezone.now().isoformat(),
                 "bootstrap": {"replicates": bootstrap, "seed": seed},
+                "scope_order": list(result_scopes),
                 "scopes": result_scopes,
             }
             _finish(
@@ -573,7 +574,7 @@ def latest_agreement_report(project: Project) -> dict[str, Any] | None:
                 "n_units": scope["summary"]["n_units"],
                 "n_judgments": scope["summary"]["n_judgments"],
             }
-            for key, scope in report.result.get("scopes", {}).items()
+            for key, scope in ordered_scopes(report.result)
         },
     }
 
@@ -583,12 +584,60 @@ def project_agreement_report(*, project: Project) -> dict[str, Any] | None:
     return latest_agreement_report(project)
 
 
+# PostgreSQL's jsonb keeps object keys in an order of its own: these put scopes, stratifications
+# and statistics back in the order they were computed in, for pages, downloads and the API.
+STATISTICS_ORDER = (
+    "krippendorff_alpha",
+    "percent_agreement",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "cohen_kappa",
+    "cohen_kappa_mean",
+    "rwg_star_j",
+    "rwg_j",
+)
+
+
+def ordered_statistics(statistics: dict[str, Any]) -> dict[str, Any]:
+    rank = {name: position for position, name in enumerate(STATISTICS_ORDER)}
+    return dict(sorted(statistics.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
+
+
+def scope_rank(key: str) -> tuple[int, str]:
+    """Review criteria, then labels, then screening, then anything newer: for headlines, which keep no order."""
+    kind = key.split(":", 1)[0]
+    return ({"review": 0, "label": 1, "screening": 2}.get(kind, 3), "" if kind == "review" else key)
+
+
+def ordered_scopes(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(key, scope) in the order computed, each with its statistics and stratifications in their order."""
+    scopes = result.get("scopes", {})
+    order = [key for key in result.get("scope_order", []) if key in scopes]
+    order += [key for key in scopes if key not in order]
+    out = []
+    for key in order:
+        scope = scopes[key]
+        summary = {**scope["summary"], "statistics": ordered_statistics(scope["summary"]["statistics"])}
+        summary["pairs"] = [
+            {**pair, "statistics": ordered_statistics(pair["statistics"])} for pair in summary.get("pairs", [])
+        ]
+        strata = {
+            name: [{**s, "statistics": ordered_statistics(s["statistics"])} for s in scope["strata"][name]]
+            for name in [
+                *(n for n in STRATA if n in scope.get("strata", {})),
+                *(n for n in scope.get("strata", {}) if n not in STRATA),
+            ]
+        }
+        out.append((key, {**scope, "summary": summary, "strata": strata}))
+    return out
+
+
 def report_csv_rows(result: dict[str, Any]) -> list[list[Any]]:
     """One row per figure of every scope: overall, per rater pair and per stratum; header first."""
     rows: list[list[Any]] = [["report_scope", "stratification", *CSV_HEADER]]
-    for key, scope in result.get("scopes", {}).items():
+    for key, scope in ordered_scopes(result):
         rows += [[key, "", *row] for row in summary_csv_rows(scope["summary"])[1:]]
-        for name, strata in scope.get("strata", {}).items():
+        for name, strata in scope["strata"].items():
             only_strata = {"statistics": {}, "pairs": [], "strata": strata}
             rows += [[key, name, *row] for row in summary_csv_rows(only_strata)[1:]]
     return rows

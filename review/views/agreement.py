@@ -115,7 +115,7 @@ def _link(project: Project, scope: dict[str, Any], unit: dict[str, Any]) -> str 
 def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
     result = reports.result_for_viewer(report.result, project)
     scopes = []
-    for key, scope in result.get("scopes", {}).items():
+    for key, scope in reports.ordered_scopes(result):
         summary = scope["summary"]
         raters = summary.get("raters", [])
         matrix = summary.get("matrices", {}).get("cohen_kappa", [])
@@ -145,11 +145,12 @@ def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
 
 def history_chart(points: list[tuple[int, Any, dict[str, Any]]]) -> dict[str, Any] | None:
     """Alpha per scope over the reports, as SVG coordinates: one point per report, one line per scope."""
-    keys: dict[str, str] = {}
+    labels: dict[str, str] = {}
     for _, _, headline in points:
         for key, figures in headline.items():
             if figures.get("alpha") is not None:
-                keys.setdefault(key, figures.get("label", key))
+                labels.setdefault(key, figures.get("label", key))
+    keys = {key: labels[key] for key in sorted(labels, key=reports.scope_rank)}
     if not keys:
         return None
     values = [h[k]["alpha"] for _, _, h in points for k in keys if k in h and h[k].get("alpha") is not None]

@@ -56,6 +56,10 @@ def test_coordinator_sees_every_statistic_the_heat_map_the_chart_and_the_contest
     assert "<svg" in page and "<polyline" in page
     assert reverse("item_history", args=[project.slug, reviewed[1].pk]) in page
     assert "<script" not in page.split("</head>")[1]  # no inline script (CSP)
+    # In the order computed, whatever order PostgreSQL's jsonb keeps keys in.
+    assert page.index('id="review-fluency"') < page.index('id="label-topic"') < page.index('id="screening"')
+    table = page[page.index('id="review-fluency"') :]
+    assert table.index("Krippendorff") < table.index("Percent agreement") < table.index("Gwet")
 
 
 def test_a_reviewer_sees_the_figures_but_not_who_agrees_with_whom(client, project, reviewer, reviewed):

@@ -105,7 +105,8 @@ class Command(BaseCommand):
             raise CommandError(f"Report {done.pk} failed: {done.error}")
         if done.same_as_id:
             self.stdout.write(f"Data unchanged since report {done.same_as_id}: its figures were reused.")
-        for scope in done.headline.values():
+        for key in sorted(done.headline, key=reports.scope_rank):
+            scope = done.headline[key]
             alpha = "undefined" if scope["alpha"] is None else f"{scope['alpha']:.3f}"
             interval = f" [{scope['ci_low']:.3f}, {scope['ci_high']:.3f}]" if scope["ci_low"] is not None else ""
             self.stdout.write(
