@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "review",
     "exports",
     "validation",
+    "multichoice",
 ]
 
 MIDDLEWARE = [
@@ -235,6 +236,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 *
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
 # Items a release build reads and writes per step (one step = a few queries and a progress heartbeat).
 RELEASE_CHUNK_SIZE = env.int("RELEASE_CHUNK_SIZE", default=2000)
+# Agreement reports queue themselves after this many new judgments (0: never), waiting this many
+# seconds so the rest of a burst of reviews lands in the same report.
+AGREEMENT_AUTO_JUDGMENTS = env.int("AGREEMENT_AUTO_JUDGMENTS", default=50)
+AGREEMENT_AUTO_COUNTDOWN = env.int("AGREEMENT_AUTO_COUNTDOWN", default=60)
 
 LOGGING = {
     "version": 1,
