@@ -174,3 +174,17 @@ def test_the_review_screen_of_a_document_qa_highlights_its_evidence_in_the_full_
     page = client.get(reverse("review_slot", args=[project.slug, slot.pk])).content.decode()
 
     assert '<mark class="hl c1">五種茶葉</mark>' in page and "Local full text" in page
+
+
+def test_time_spent_rewriting_counts_for_the_item(client, project, annotator, reviewer, submitted):
+    _, items = submitted
+    slot = services.review_claim(item=items[0], user=reviewer)
+    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    client.force_login(annotator)
+    page = client.get(reverse("item_rewrite", args=[project.slug, items[0].pk])).content.decode()
+    activity = reverse("pair_activity", args=[project.slug, items[0].pair_id])
+    assert f'data-activity-url="{activity}"' in page
+
+    assert client.post(activity, {"seconds": "45", "item": items[0].pk}).status_code == 204
+    items[0].refresh_from_db()
+    assert items[0].active_seconds == 45
