@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from annotation.importers import ImportSource
 from annotation.models import Project, QAItem
 from review.models import ReviewSlot
 from tests.validation.conftest import COLLECTED_TSV, NATIVQA, TSV_HEADER
@@ -172,3 +173,19 @@ def test_settings_page_turns_tasks_off_and_edits_a_rubric(client, vproject, coor
     assert response.status_code == 302
     assert settings.tasks == ["question", "likert"] and settings.duplicate_threshold == 85
     assert settings.likert_criteria[0]["rubric"] == "New rubric"
+
+
+def test_the_items_list_takes_a_fixed_number_of_queries(client, imported, coordinator, django_assert_max_num_queries):
+    more = TSV_HEADER + "".join(
+        f"m{n}\tfood\tq\tQuestion number {n} about something else {n * 7919}?\tAnswer {n}.\tf\thttps://s{n}.org/\tx\n"
+        for n in range(30)
+    )
+    services.validation_items_import(
+        project=imported, source=ImportSource("m.tsv", data=more.encode()), user=coordinator
+    )
+    client.force_login(coordinator)
+
+    with django_assert_max_num_queries(12):
+        response = client.get(url("validation_items", imported))
+
+    assert len(response.context["page"].object_list) == 34
