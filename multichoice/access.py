@@ -1,0 +1,46 @@
+"""Who may open what in a trivia project; the same 404/403 rule as `annotation.access`.
+
+A project of another kind has no trivia pages (404). Authors and translators are
+members with the annotator role, reviewers have the reviewer role, coordinators
+resolve tagged translations and manage the project.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from annotation.access import AnyUser, get_project_for_user
+from annotation.models import Project, Role
+from multichoice.models import KIND_TRIVIA, TriviaItem
+
+
+def get_trivia_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
+    """The trivia project, with `project.membership` set (see `get_project_for_user`)."""
+    project = get_project_for_user(user, slug, role=role)
+    if project.kind != KIND_TRIVIA:
+        raise Http404("This project is not a trivia project.")
+    return project
+
+
+def get_trivia_item(user: AnyUser, slug: str, item_id: int, *, role: Role | None = None) -> TriviaItem:
+    """An item of the project. Coordinators and reviewers reach every item; annotators the items they wrote
+    or hold for translation."""
+    project = get_trivia_project(user, slug, role=role)
+    item = TriviaItem.objects.filter(project=project, pk=item_id).first()
+    if item is None:
+        raise Http404("No such item in this project.")
+    item.project = project
+    membership = project.membership  # type: ignore[attr-defined]
+    own = user.pk in (item.author_id, item.translator_id)
+    if not (membership.is_coordinator or membership.is_reviewer or own):
+        raise PermissionDenied("This item is someone else's.")
+    return item
+
+
+def get_translation_item(user: AnyUser, slug: str, item_id: int) -> TriviaItem:
+    """An item the user holds for translation (annotator role)."""
+    item = get_trivia_item(user, slug, item_id, role=Role.ANNOTATOR)
+    if item.translator_id != user.pk:
+        raise PermissionDenied("This translation is someone else's.")
+    return item

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MultichoiceConfig(AppConfig):
+    name = "multichoice"
+    verbose_name = "Multiple-choice projects"

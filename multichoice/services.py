@@ -1,0 +1,613 @@
+"""Business rules of trivia projects. Views, the API, the release writer and tests call these functions.
+
+Reused, not copied: projects, members and roles (`annotation.services`), the
+access rule (`annotation.access`), the project's review criteria
+(`Project.review_criteria`), the claim pattern of the annotator's queue
+(`annotation.services.pair_claim_next`: FOR UPDATE SKIP LOCKED, then a
+conditional update) and the error types (`annotation.errors`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+import orjson
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from annotation import services as annotation_services
+from annotation.errors import InvalidInput, InvalidState, StaleEdit
+from annotation.models import Project
+from exports.csv_safety import csv_writer
+from multichoice.models import (
+    DIFFICULTY_NUMBERS,
+    KIND_TRIVIA,
+    Difficulty,
+    ProblemTag,
+    Subset,
+    TriviaItem,
+    TriviaReview,
+    TriviaRevision,
+    TriviaSettings,
+    default_trivia_criteria,
+)
+from review import services as review_services
+
+MIN_CANDIDATES = 3
+MAX_CANDIDATES = 10
+MAX_TEXT = 5000
+MAX_PROBLEMS = 20
+RESOLUTIONS = ("fix", "accept", "drop")
+DIFFICULTY_BY_NUMBER = {str(number): difficulty.value for difficulty, number in DIFFICULTY_NUMBERS.items()}
+
+
+# Projects and settings
+
+
+def trivia_settings(project: Project) -> TriviaSettings:
+    settings, _ = TriviaSettings.objects.get_or_create(
+        project=project,
+        defaults={"source_language": project.local_language, "target_language": project.standard_language},
+    )
+    return settings
+
+
+def _check_categories(categories: Iterable[Any]) -> list[str]:
+    checked: list[str] = []
+    for index, raw in enumerate(categories):
+        name = str(raw).strip()
+        if not name or len(name) > 100:
+            raise InvalidInput(f"categories[{index}]: must be 1 to 100 characters.", field=f"categories[{index}]")
+        if name not in checked:
+            checked.append(name)
+    return checked
+
+
+def trivia_project_create(
+    *,
+    name: str,
+    slug: str | None = None,
+    source_language: str,
+    target_language: str,
+    categories: Sequence[str] = (),
+    created_by: AbstractBaseUser | None = None,
+) -> Project:
+    """A project of kind `trivia`: items written in the source language, translated into the target language."""
+    checked = _check_categories(categories)
+    with transaction.atomic():
+        project = annotation_services.project_create(
+            name=name,
+            slug=slug,
+            local_language=source_language,
+            standard_language=target_language,
+            created_by=created_by,
+        )
+        Project.objects.filter(pk=project.pk).update(kind=KIND_TRIVIA, review_criteria=default_trivia_criteria())
+        TriviaSettings.objects.create(
+            project=project, categories=checked, source_language=source_language, target_language=target_language
+        )
+    project.refresh_from_db()
+    return project
+
+
+def trivia_settings_update(
+    *,
+    project: Project,
+    version: int | None = None,
+    categories: Sequence[str] | None = None,
+    review_criteria: Any = None,
+) -> TriviaSettings:
+    """Change the category list or the review criteria (the project's, as in every review)."""
+    settings = trivia_settings(project)
+    with transaction.atomic():
+        if review_criteria is not None:
+            review_services.project_review_settings_update(project=project, review_criteria=review_criteria)
+        changes: dict[str, Any] = {}
+        if categories is not None:
+            changes["categories"] = _check_categories(categories)
+        query = TriviaSettings.objects.filter(pk=settings.pk)
+        if version is not None:
+            query = query.filter(version=version)
+        if not query.update(**changes, version=F("version") + 1):
+            settings.refresh_from_db()
+            raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
+    settings.refresh_from_db()
+    return settings
+
+
+# Items
+
+
+def _clean_item(
+    project: Project, values: Mapping[str, Any], *, where: str = "", add_categories: bool = False
+) -> dict[str, Any]:
+    """The checked content of an item; errors name `where` (a record) and the field."""
+    prefix = f"{where}: " if where else ""
+
+    def fail(field: str, message: str) -> InvalidInput:
+        return InvalidInput(f"{prefix}{field}: {message}", field=field)
+
+    question = str(values.get("question") or "").strip()
+    if not question:
+        raise fail("question", "must not be empty.")
+    if len(question) > MAX_TEXT:
+        raise fail("question", f"at most {MAX_TEXT} characters.")
+    raw_candidates = values.get("candidates")
+    if not isinstance(raw_candidates, list | tuple):
+        raise fail("candidates", "must be a list of texts.")
+    candidates = [str(text).strip() for text in raw_candidates]
+    if len(candidates) < MIN_CANDIDATES or len(candidates) > MAX_CANDIDATES:
+        raise fail("candidates", f"give {MIN_CANDIDATES} to {MAX_CANDIDATES} candidates (got {len(candidates)}).")
+    for index, text in enumerate(candidates):
+        if not text:
+            raise fail(f"candidates[{index}]", "must not be empty.")
+        if len(text) > MAX_TEXT:
+            raise fail(f"candidates[{index}]", f"at most {MAX_TEXT} characters.")
+    if len(set(candidates)) != len(candidates):
+        raise fail("candidates", "two candidates are the same.")
+    try:
+        answer = int(values.get("answer"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise fail("answer", "must be the index (0, 1, …) of the correct candidate.") from None
+    if not 0 <= answer < len(candidates):
+        raise fail("answer", f"must be between 0 and {len(candidates) - 1}.")
+    subset = str(values.get("subset") or "").strip()
+    if subset not in Subset.values:
+        raise fail("subset", f"must be one of {', '.join(Subset.values)}.")
+    difficulty = str(values.get("difficulty") or "").strip().lower()
+    difficulty = DIFFICULTY_BY_NUMBER.get(difficulty, difficulty)
+    if difficulty not in Difficulty.values:
+        raise fail("difficulty", "must be easy, medium or hard (or 1, 2, 3).")
+    category = str(values.get("category") or "").strip()
+    categories = trivia_settings(project).categories
+    if not category:
+        raise fail("category", "must not be empty.")
+    if category not in categories and not add_categories:
+        raise fail("category", f"{category!r} is not one of the project's categories.")
+    return {
+        "question": question,
+        "candidates": candidates,
+        "answer": answer,
+        "subset": subset,
+        "difficulty": difficulty,
+        "category": category[:100],
+    }
+
+
+def _revision(item: TriviaItem, *, number: int, reason: str, author: AbstractBaseUser | None) -> TriviaRevision:
+    return TriviaRevision(
+        item=item,
+        number=number,
+        question=item.question,
+        candidates=item.candidates,
+        answer=item.answer,
+        category=item.category,
+        subset=item.subset,
+        difficulty=item.difficulty,
+        reason=reason,
+        author=author,
+    )
+
+
+def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: Any) -> TriviaItem:
+    """An item written by an author; it goes to review as revision 1."""
+    content = _clean_item(project, values)
+    with transaction.atomic():
+        item = TriviaItem.objects.create(project=project, author=user, **content)
+        _revision(item, number=1, reason=TriviaRevision.Reason.AUTHORED, author=user).save()
+    return item
+
+
+def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: int, **values: Any) -> TriviaItem:
+    """The author's rewrite of an item sent back by review: a new revision, in review again."""
+    if item.status not in (TriviaItem.Status.SUBMITTED, TriviaItem.Status.NEEDS_REWRITE):
+        raise InvalidState("Only items in review or sent back can be rewritten.", field="status")
+    content = _clean_item(project=item.project, values=values)
+    now = timezone.now()
+    with transaction.atomic():
+        updated = TriviaItem.objects.filter(pk=item.pk, version=version, status=item.status).update(
+            **content,
+            status=TriviaItem.Status.SUBMITTED,
+            revision=F("revision") + 1,
+            version=F("version") + 1,
+            updated_at=now,
+        )
+        if not updated:
+            item.refresh_from_db()
+            raise StaleEdit("The item was changed by someone else; reload it.", current=item)
+        item.refresh_from_db()
+        _revision(item, number=item.revision, reason=TriviaRevision.Reason.REWRITE, author=user).save()
+    return item
+
+
+def trivia_review(
+    *, item: TriviaItem, user: AbstractBaseUser, criteria: Mapping[str, bool], comment: str = ""
+) -> TriviaReview:
+    """A reviewer's check against the project's criteria: all met accepts the item (and opens it to translators),
+    any unmet sends it back to the author."""
+    if item.status != TriviaItem.Status.SUBMITTED:
+        raise InvalidState("This item is not in review.", field="status")
+    if item.author_id == user.pk:
+        raise InvalidState("Authors do not review their own items.", field="item")
+    keys = [criterion["key"] for criterion in item.project.review_criteria]
+    unknown = sorted(set(criteria) - set(keys))
+    if unknown:
+        raise InvalidInput(f"criteria.{unknown[0]}: not a criterion of this project.", field=f"criteria.{unknown[0]}")
+    checked = {key: bool(criteria.get(key, False)) for key in keys}
+    accepted = all(checked.values())
+    if not accepted and not comment.strip():
+        raise InvalidInput("comment: say what the author should change.", field="comment")
+    with transaction.atomic():
+        changes: dict[str, Any] = {"status": TriviaItem.Status.NEEDS_REWRITE}
+        if accepted:
+            changes = {"status": TriviaItem.Status.ACCEPTED, "translation_status": TriviaItem.Translation.OPEN}
+        if not TriviaItem.objects.filter(pk=item.pk, status=TriviaItem.Status.SUBMITTED).update(
+            **changes, version=F("version") + 1, updated_at=timezone.now()
+        ):
+            raise InvalidState("Someone else reviewed this item first.", field="status")
+        review = TriviaReview.objects.create(
+            item=item, revision=item.revision, reviewer=user, criteria=checked, accepted=accepted, comment=comment
+        )
+    item.refresh_from_db()
+    return review
+
+
+def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
+    """The oldest item in review that the user did not write."""
+    return (
+        TriviaItem.objects.filter(project=project, status=TriviaItem.Status.SUBMITTED)
+        .exclude(author=user)
+        .order_by("updated_at", "id")
+        .first()
+    )
+
+
+# Balance
+
+
+def trivia_balance(project: Project) -> dict[str, Any]:
+    """Counts of live items by category × subset × difficulty, every cell of the project's lists present."""
+    categories = list(trivia_settings(project).categories)
+    counts: dict[tuple[str, str, str], int] = {}
+    rows = (
+        TriviaItem.objects.filter(project=project)
+        .exclude(status=TriviaItem.Status.DROPPED)
+        .values_list("category", "subset", "difficulty")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for category, subset, difficulty, n in rows:
+        counts[(category, subset, difficulty)] = n
+        if category not in categories:
+            categories.append(category)
+    table = []
+    for category in categories:
+        cells = {
+            subset: {difficulty: counts.get((category, subset, difficulty), 0) for difficulty in Difficulty.values}
+            for subset in Subset.values
+        }
+        table.append({"category": category, "cells": cells, "total": sum(sum(c.values()) for c in cells.values())})
+    minimum = min((n for row in table for c in row["cells"].values() for n in c.values()), default=0)
+    return {
+        "subsets": Subset.values,
+        "difficulties": Difficulty.values,
+        "rows": table,
+        "total": sum(row["total"] for row in table),
+        "minimum": minimum,
+    }
+
+
+# Import and export
+
+
+def _import(
+    project: Project, records: list[tuple[str, dict[str, Any]]], *, user: AbstractBaseUser | None, add: bool
+) -> dict[str, Any]:
+    cleaned: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    problems: dict[str, list[str]] = {}
+    for where, record in records:
+        try:
+            cleaned.append((_clean_item(project, record, where=where, add_categories=add), record))
+        except InvalidInput as error:
+            problems[f"{where}.{error.field}"] = [error.message]
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    if problems:
+        first = next(iter(problems))
+        raise InvalidInput(problems[first][0], field=first, details=problems)
+    settings = trivia_settings(project)
+    new_categories = [c["category"] for c, _ in cleaned if c["category"] not in settings.categories]
+    with transaction.atomic():
+        if new_categories:
+            TriviaSettings.objects.filter(pk=settings.pk).update(
+                categories=_check_categories([*settings.categories, *new_categories]), version=F("version") + 1
+            )
+        for content, record in cleaned:
+            target_question = str(record.get("target_question") or "").strip()
+            target_candidates = [str(t).strip() for t in record.get("target_candidates") or []]
+            translated = bool(target_question and len(target_candidates) == len(content["candidates"]))
+            item = TriviaItem.objects.create(
+                project=project,
+                external_id=str(record.get("id") or "")[:100],
+                status=TriviaItem.Status.ACCEPTED,
+                translation_status=TriviaItem.Translation.DONE if translated else TriviaItem.Translation.OPEN,
+                target_question=target_question if translated else "",
+                target_candidates=target_candidates if translated else [],
+                author=user,
+                **content,
+            )
+            _revision(item, number=1, reason=TriviaRevision.Reason.IMPORTED, author=user).save()
+    return {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{name}: the file is not UTF-8 text.", field="file") from None
+
+
+def trivia_import_csv(
+    *,
+    project: Project,
+    data: bytes,
+    name: str = "items.csv",
+    subset: str = "",
+    add_categories: bool = True,
+    user: AbstractBaseUser | None = None,
+) -> dict[str, Any]:
+    """Rows `id, category, difficulty, question, candidate0..n, answer` (and optionally `subset`); all or nothing.
+
+    The file's rows are all `subset` unless the file has its own `subset` column.
+    """
+    reader = csv.DictReader(io.StringIO(_decode(data, name)))
+    header = reader.fieldnames or []
+    missing = [
+        column for column in ("category", "difficulty", "question", "candidate0", "answer") if column not in header
+    ]
+    if missing:
+        raise InvalidInput(f"{name}: the header has no column {missing[0]!r}.", field=missing[0])
+    candidate_columns = sorted((c for c in header if c.startswith("candidate")), key=lambda c: int(c[9:] or 0))
+    records = []
+    for line, row in enumerate(reader, start=2):
+        record = dict(row)
+        record["candidates"] = [row[c] for c in candidate_columns if (row.get(c) or "").strip()]
+        record["subset"] = (row.get("subset") or subset).strip()
+        records.append((f"{name} line {line} (id {row.get('id') or '?'})", record))
+    if not records:
+        raise InvalidInput(f"{name}: the file has no rows.", field="file")
+    return _import(project, records, user=user, add=add_categories)
+
+
+def trivia_import_jsonl(
+    *, project: Project, data: bytes, name: str = "items.jsonl", add_categories: bool = True, user: Any = None
+) -> dict[str, Any]:
+    """One JSON object per line: id, category, subset, difficulty, question, candidates, answer
+    (and target_question, target_candidates for items translated already); all or nothing."""
+    records = []
+    for line, text in enumerate(_decode(data, name).splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            record = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            raise InvalidInput(f"{name} line {line}: not valid JSON.", field="file") from None
+        if not isinstance(record, dict):
+            raise InvalidInput(f"{name} line {line}: must be a JSON object.", field="file")
+        records.append((f"{name} line {line} (id {record.get('id') or '?'})", record))
+    if not records:
+        raise InvalidInput(f"{name}: the file has no records.", field="file")
+    return _import(project, records, user=user, add=add_categories)
+
+
+def _exported(project: Project) -> Any:
+    return TriviaItem.objects.filter(project=project).exclude(status=TriviaItem.Status.DROPPED).order_by("id")
+
+
+def trivia_export_csv(project: Project) -> bytes:
+    """The simple layout `id, category, difficulty (1-3), question, candidate0..n, answer`."""
+    items = list(_exported(project))
+    width = max((len(item.candidates) for item in items), default=MIN_CANDIDATES)
+    out = io.StringIO()
+    writer = csv_writer(out, lineterminator="\n")
+    writer.writerow(["id", "category", "difficulty", "question", *[f"candidate{i}" for i in range(width)], "answer"])
+    for item in items:
+        candidates = item.candidates + [""] * (width - len(item.candidates))
+        writer.writerow(
+            [
+                item.external_id or item.pk,
+                item.category,
+                item.difficulty_number,
+                item.question,
+                *candidates,
+                item.answer,
+            ]
+        )
+    return out.getvalue().encode()
+
+
+def trivia_record(item: TriviaItem) -> dict[str, Any]:
+    return {
+        "id": item.external_id or str(item.pk),
+        "category": item.category,
+        "subset": item.subset,
+        "difficulty": item.difficulty,
+        "question": item.question,
+        "candidates": item.candidates,
+        "answer": item.answer,
+        "target_question": item.target_question or None,
+        "target_candidates": item.target_candidates or None,
+    }
+
+
+def trivia_export_jsonl(project: Project) -> bytes:
+    return b"".join(orjson.dumps(trivia_record(item)) + b"\n" for item in _exported(project))
+
+
+# The translator's queue
+
+
+def _available(now: Any) -> Q:
+    return Q(translation_status=TriviaItem.Translation.OPEN) | Q(
+        translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now
+    )
+
+
+def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
+    """Hand the translator an item nobody else holds (or the one they hold), as `pair_claim_next` does:
+    FOR UPDATE SKIP LOCKED on PostgreSQL, then a conditional update, so two translators never get the same item."""
+    now = timezone.now()
+    expires = now + timedelta(minutes=project.claim_minutes)
+    held = TriviaItem.objects.filter(
+        project=project, translator=user, translation_status=TriviaItem.Translation.CLAIMED
+    ).first()
+    if held is not None:
+        TriviaItem.objects.filter(pk=held.pk).update(claim_expires_at=expires)
+        return held
+    for _attempt in range(5):
+        with transaction.atomic():
+            candidate = (
+                TriviaItem.objects.select_for_update(skip_locked=True)
+                .filter(_available(now), project=project)
+                .exclude(author=user)
+                .order_by("id")
+                .only("id")
+                .first()
+            )
+            if candidate is None:
+                return None
+            claimed = TriviaItem.objects.filter(_available(now), pk=candidate.pk).update(
+                translation_status=TriviaItem.Translation.CLAIMED,
+                translator=user,
+                claimed_at=now,
+                claim_expires_at=expires,
+                version=F("version") + 1,
+                updated_at=now,
+            )
+        if claimed:
+            return TriviaItem.objects.get(pk=candidate.pk)
+    return None
+
+
+def _check_tags(tags: Iterable[str]) -> list[str]:
+    tags = list(tags)
+    unknown = sorted(set(tags) - set(ProblemTag.values))
+    if unknown:
+        raise InvalidInput(f"problem_tags: unknown tag {unknown[0]!r}.", field="problem_tags")
+    return [tag for tag in ProblemTag.values if tag in tags]
+
+
+def _check_target(item: TriviaItem, question: str, candidates: Sequence[str]) -> tuple[str, list[str]]:
+    question = question.strip()
+    candidates = [str(text).strip() for text in candidates]
+    if not question:
+        raise InvalidInput("target_question: must not be empty.", field="target_question")
+    if len(candidates) != len(item.candidates):
+        raise InvalidInput(
+            f"target_candidates: translate every candidate, in order ({len(item.candidates)}).",
+            field="target_candidates",
+        )
+    for index, text in enumerate(candidates):
+        if not text:
+            raise InvalidInput(f"target_candidates[{index}]: must not be empty.", field=f"target_candidates[{index}]")
+    return question, candidates
+
+
+def translation_submit(
+    *,
+    item: TriviaItem,
+    user: AbstractBaseUser,
+    target_question: str,
+    target_candidates: Sequence[str],
+    problem_tags: Iterable[str] = (),
+    problem_note: str = "",
+) -> TriviaItem:
+    """The target-language version (same order, so the same correct index); any problem tag sends the item
+    to the coordinator instead of finishing it."""
+    tags = _check_tags(problem_tags)
+    if tags:
+        question, candidates = target_question.strip(), [str(t).strip() for t in target_candidates]
+    else:
+        question, candidates = _check_target(item, target_question, target_candidates)
+    status = TriviaItem.Translation.FLAGGED if tags else TriviaItem.Translation.DONE
+    updated = TriviaItem.objects.filter(
+        pk=item.pk, translator=user, translation_status=TriviaItem.Translation.CLAIMED
+    ).update(
+        target_question=question,
+        target_candidates=candidates,
+        problem_tags=tags,
+        problem_note=problem_note.strip()[:MAX_TEXT],
+        translation_status=status,
+        claim_expires_at=None,
+        version=F("version") + 1,
+        updated_at=timezone.now(),
+    )
+    if not updated:
+        raise InvalidState("This item is no longer yours to translate (the claim expired or it was done).")
+    item.refresh_from_db()
+    return item
+
+
+def translation_resolve(
+    *,
+    item: TriviaItem,
+    user: AbstractBaseUser,
+    resolution: str,
+    source: Mapping[str, Any] | None = None,
+    target_question: str | None = None,
+    target_candidates: Sequence[str] | None = None,
+) -> TriviaItem:
+    """A coordinator's answer to a tagged item: `fix` (correct the source, which makes a new revision, and/or
+    the translation), `accept` (keep as translated) or `drop` (leave it out of exports and releases)."""
+    if resolution not in RESOLUTIONS:
+        raise InvalidInput(f"resolution: must be one of {', '.join(RESOLUTIONS)}.", field="resolution")
+    if item.translation_status != TriviaItem.Translation.FLAGGED:
+        raise InvalidState("Only items with a problem tag wait for a resolution.", field="translation_status")
+    changes: dict[str, Any] = {"resolution": resolution, "resolved_by": user, "updated_at": timezone.now()}
+    new_source: dict[str, Any] | None = None
+    if resolution == "drop":
+        changes |= {"translation_status": TriviaItem.Translation.DROPPED, "status": TriviaItem.Status.DROPPED}
+    else:
+        changes["translation_status"] = TriviaItem.Translation.DONE
+        if resolution == "fix" and source:
+            current = {
+                "question": item.question,
+                "candidates": item.candidates,
+                "answer": item.answer,
+                "subset": item.subset,
+                "difficulty": item.difficulty,
+                "category": item.category,
+            }
+            new_source = _clean_item(item.project, current | dict(source))
+            if new_source == current:
+                new_source = None
+        question = item.target_question if target_question is None else target_question
+        candidates = item.target_candidates if target_candidates is None else target_candidates
+        probe = TriviaItem(candidates=(new_source or {}).get("candidates", item.candidates))
+        question, candidates = _check_target(probe, question, candidates)
+        changes |= {"target_question": question, "target_candidates": candidates}
+    with transaction.atomic():
+        if new_source is not None:
+            changes |= new_source | {"revision": F("revision") + 1}
+        if not TriviaItem.objects.filter(pk=item.pk, translation_status=TriviaItem.Translation.FLAGGED).update(
+            **changes, version=F("version") + 1
+        ):
+            raise InvalidState("Someone else resolved this item first.", field="translation_status")
+        item.refresh_from_db()
+        if new_source is not None:
+            _revision(item, number=item.revision, reason=TriviaRevision.Reason.COORDINATOR_FIX, author=user).save()
+    return item
+
+
+def trivia_counts(project: Project) -> dict[str, dict[str, int]]:
+    items = TriviaItem.objects.filter(project=project)
+    return {
+        "status": dict(items.values_list("status").annotate(n=Count("id")).order_by()),
+        "translation": dict(items.values_list("translation_status").annotate(n=Count("id")).order_by()),
+    }
