@@ -567,6 +567,8 @@ def latest_agreement_report(project: Project) -> dict[str, Any] | None:
         "computed_at": report.finished_at.isoformat() if report.finished_at else None,
         "fingerprint": report.fingerprint,
         "same_as": report.same_as_id,
+        "covers": "every judgment of the project when the report was computed, not only the released items",
+        "judgments_since": Judgment.objects.filter(item__project=project, id__gt=report.judgment_watermark).count(),
         "scopes": {
             key: {
                 "statistics": scope["summary"]["statistics"],

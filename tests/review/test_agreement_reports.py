@@ -263,6 +263,15 @@ def test_the_release_gets_the_latest_done_report_without_per_rater_figures(proje
         == report.result["scopes"]["review:fluency"]["summary"]["statistics"]
     )
     assert "pairs" not in str(cited.keys())
+    assert cited["judgments_since"] == 0
+
+
+def test_the_release_is_told_how_many_judgments_came_after_the_report(project, two_reviewers, annotator, reviewer):
+    computed(project)
+    _, items = submitted_pair(project, annotator)
+    review(project, reviewer, items[0], all_pass(project))
+
+    assert reports.latest_agreement_report(project)["judgments_since"] == 3
 
 
 def test_the_csv_has_a_row_per_figure_of_every_scope(project, two_reviewers):
