@@ -491,26 +491,26 @@ def agreement_report_request(
     if trigger not in AgreementReport.Trigger.values:
         raise ValueError(f"Unknown trigger {trigger!r}")
     agreement_reports_expire_stale(project=project)
-    try:
-        with transaction.atomic():
-            report = AgreementReport.objects.create(
-                project=project,
-                trigger=trigger,
-                requested_by=user,
-                judgment_watermark=_project_watermark(project),
-            )
-    except IntegrityError:
-        report = AgreementReport.objects.active().filter(project=project).first()
-        if report is None:  # it finished between our insert and this look: queue a fresh one
-            return agreement_report_request(
-                project=project, user=user, trigger=trigger, enqueue=enqueue, countdown=countdown
-            )
-        if enqueue and report.status == AgreementReport.Status.QUEUED:
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                report = AgreementReport.objects.create(
+                    project=project,
+                    trigger=trigger,
+                    requested_by=user,
+                    judgment_watermark=_project_watermark(project),
+                )
+        except IntegrityError:
+            waiting = AgreementReport.objects.active().filter(project=project).first()
+            if waiting is None:  # it finished between our insert and this look: try again
+                continue
+            if enqueue and waiting.status == AgreementReport.Status.QUEUED:
+                _enqueue(waiting.pk, countdown)
+            return waiting, False
+        if enqueue:
             _enqueue(report.pk, countdown)
-        return report, False
-    if enqueue:
-        _enqueue(report.pk, countdown)
-    return report, True
+        return report, True
+    raise IntegrityError(f"Could not queue an agreement report for {project.slug}: reports kept finishing meanwhile.")
 
 
 def agreement_report_after_judgments(*, project: Project) -> AgreementReport | None:
@@ -527,7 +527,9 @@ def agreement_report_after_judgments(*, project: Project) -> AgreementReport | N
         return None
     try:
         reports = AgreementReport.objects.filter(project=project)
-        if reports.active().exists():
+        waiting = reports.active().first()
+        if waiting is not None:
+            _resend_if_lost(waiting)
             return None
         last = reports.order_by("-id").values_list("judgment_watermark", flat=True).first() or 0
         new = Judgment.objects.filter(item__project=project, id__gt=last).count()
@@ -540,6 +542,25 @@ def agreement_report_after_judgments(*, project: Project) -> AgreementReport | N
     except Exception:  # an agreement report is never worth failing a review over
         log.exception("Could not queue an automatic agreement report for %s", project.slug)
         return None
+
+
+def _resend_if_lost(report: AgreementReport) -> None:
+    """A report queued long ago and never claimed lost its message (a broker restart): send it once more.
+
+    `heartbeat_at` of a queued report is when it was last sent; the conditional
+    update lets only one of several reviews at once send it.
+    """
+    if report.status != AgreementReport.Status.QUEUED:
+        return
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=STALE_SECONDS + auto_countdown())
+    sent = report.heartbeat_at or report.created_at
+    if sent >= cutoff:
+        return
+    if AgreementReport.objects.filter(
+        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff), pk=report.pk, status=AgreementReport.Status.QUEUED
+    ).update(heartbeat_at=now):
+        _enqueue(report.pk, 0)
 
 
 # Reading

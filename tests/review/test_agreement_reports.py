@@ -284,3 +284,25 @@ def test_the_csv_has_a_row_per_figure_of_every_scope(project, two_reviewers):
     assert {"review:fluency", "label:topic", "screening"} <= scopes
     assert any(row[0] == "review:fluency" and row[1] == "annotator" for row in rows)
     assert any(row[0] == "review:fluency" and row[2] == "pair" for row in rows)
+
+
+def test_a_report_queued_long_ago_and_never_claimed_is_sent_again_once(
+    project, reviewer, annotator, auto_after_six, monkeypatch, django_capture_on_commit_callbacks
+):
+    sent = []
+    monkeypatch.setattr("review.tasks.agreement_report_task.apply_async", lambda args, countdown: sent.append(args))
+    waiting, _ = reports.agreement_report_request(project=project, enqueue=False)
+    _, items = four_items(project, annotator)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        review(project, reviewer, items[0], all_pass(project))
+    assert sent == []  # queued a moment ago: its message is still on its way
+
+    long_ago = timezone.now() - timedelta(seconds=reports.STALE_SECONDS + 3600)
+    AgreementReport.objects.filter(pk=waiting.pk).update(created_at=long_ago)
+    with django_capture_on_commit_callbacks(execute=True):
+        review(project, reviewer, items[1], all_pass(project))
+        review(project, reviewer, items[2], all_pass(project))
+
+    assert sent == [(waiting.pk,)]
+    assert AgreementReport.objects.count() == 1
