@@ -104,9 +104,13 @@ def _enqueue_collection(collection: Collection) -> None:
 
 
 def collection_cancel(*, collection: Collection) -> Collection:
-    """Stop a collection: at once if no worker has it, else before the worker's next title."""
-    stopped = Collection.objects.filter(pk=collection.pk, status=Collection.Status.PENDING).update(
-        status=Collection.Status.CANCELLED, finished_at=timezone.now()
+    """Stop a collection: at once if no worker has it (or its worker is gone), else before the worker's next title."""
+    now = timezone.now()
+    no_worker = Q(status=Collection.Status.PENDING) | Q(
+        status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+    )
+    stopped = Collection.objects.filter(no_worker, pk=collection.pk).update(
+        status=Collection.Status.CANCELLED, cancel_requested=False, finished_at=now
     ) or Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(cancel_requested=True)
     if not stopped:
         raise InvalidState(f"This collection is {collection.get_status_display().lower()}; nothing to cancel.")

@@ -245,3 +245,17 @@ def test_a_category_that_cannot_be_listed_fails_the_collection_with_the_reason(b
     assert "network error" in finished.error
     resumed = ingest.collection_resume(collection=finished)
     assert resumed.status == "pending" and resumed.error == ""
+
+
+def test_cancelling_a_collection_whose_worker_is_gone_stops_it_at_once(bar_project):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    collection = ingest.collection_create(project=bar_project, user=None, titles=["Weißwurscht"])
+    Collection.objects.filter(pk=collection.pk).update(
+        status="running", heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
+    collection.refresh_from_db()
+
+    assert ingest.collection_cancel(collection=collection).status == "cancelled"
