@@ -202,13 +202,46 @@ def _review_scopes(project: Project) -> list[Scope]:
     return list(scopes.values())
 
 
-def _label_scopes(project: Project) -> list[Scope]:
-    rows = list(
-        ArticleLabel.objects.current()
-        .filter(pair__project=project)
-        .order_by()
-        .values_list("kind", "pair_id", "labeller_id", "value")
+def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
+    """(kind, pair, labeller, value): each labeller's label as it stood when the pair's labelling was complete.
+
+    Until `labellers_per_pair` labellers are done a labeller sees only their own
+    labels; once the pair is complete everyone's are shown, so a relabel after
+    that moment is no longer independent and is not what agreement measures.
+    Pairs not complete yet count with their current labels; a labeller who came
+    after completion counts with their first label.
+    """
+    needed = project.labellers_per_pair
+    history: dict[int, dict[int, dict[str, list[tuple[Any, str]]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
     )
+    for kind, pair_id, labeller_id, value, created_at in (
+        ArticleLabel.objects.filter(pair__project=project)
+        .order_by("created_at", "id")
+        .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
+    ):
+        history[pair_id][labeller_id][kind].append((created_at, value))
+    out = []
+    for pair_id, labellers in history.items():
+        done = sorted(
+            max(kinds[kind][0][0] for kind in LabelKind.values)
+            for kinds in labellers.values()
+            if all(kinds.get(kind) for kind in LabelKind.values)
+        )
+        complete = done[needed - 1] if len(done) >= needed else None
+        for labeller_id, kinds in labellers.items():
+            for kind, rows in kinds.items():
+                if complete is None:
+                    value = rows[-1][1]
+                else:
+                    before = [v for created_at, v in rows if created_at <= complete]
+                    value = before[-1] if before else rows[0][1]
+                out.append((kind, pair_id, labeller_id, value))
+    return out
+
+
+def _label_scopes(project: Project) -> list[Scope]:
+    rows = _independent_labels(project)
     names = _usernames(labeller for _, _, labeller, _ in rows)
     declared = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
     scopes = []
@@ -224,7 +257,10 @@ def _label_scopes(project: Project) -> list[Scope]:
             unit="pair",
             judgments=judgments,
             links={pair_id: {"pair_id": pair_id} for pair_id, _, _ in judgments},
-            notes=["Each labeller's current label, before adjudication."],
+            notes=[
+                "Each labeller's label as it stood when the pair's labelling was complete, before anyone saw "
+                "the others' labels and before adjudication; later relabels are not counted."
+            ],
         )
         scopes.append(scope)
     return scopes

@@ -120,6 +120,23 @@ def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coo
     assert screening["statistics"]["percent_agreement"]["value"] == pytest.approx(0.5)
 
 
+def test_labels_count_as_they_were_before_the_labellers_saw_each_other(project, coordinator, annotator):
+    second = factories.user("coordinator2")
+    authoring.membership_set(project=project, user=second, roles={"coordinator"})
+    pair = submitted_pair(project, annotator)[0]
+    services.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
+    services.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
+    services.label_set(pair=pair, user=coordinator, kind="region", value="local")
+    services.label_set(pair=pair, user=second, kind="topic", value="sport")
+    services.label_set(pair=pair, user=second, kind="region", value="local")  # complete: both see both
+    services.label_set(pair=pair, user=second, kind="topic", value="food", version=1)  # swayed: does not count
+
+    topic = computed(project).result["scopes"]["label:topic"]["summary"]
+
+    assert topic["statistics"]["percent_agreement"]["value"] == 0.0
+    assert topic["contested_units"][0]["values"] == {"food": 1, "sport": 1}
+
+
 def test_a_project_without_reviews_gets_a_report_that_says_so(project):
     report = computed(project)
 
