@@ -17,10 +17,12 @@ urlpatterns = [
     path("api/", include("review.agreement_api_urls")),
     path("api/", include("exports.api_urls")),
     path("api/", include("validation.api_urls")),
+    path("api/", include("multichoice.api_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
     path("", include("review.calculator_urls")),
     path("", include("review.agreement_urls")),
     path("", include("exports.urls")),
     path("", include("validation.urls")),
+    path("", include("multichoice.urls")),
 ]

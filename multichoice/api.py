@@ -1,0 +1,302 @@
+"""The trivia REST API: the same services as the pages, through `multichoice.access`."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.api import _paginated, _responses, _validated
+from annotation.models import Role
+from multichoice import services
+from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
+from multichoice.models import TriviaItem
+from multichoice.serializers import (
+    TriviaBalanceOutput,
+    TriviaImportInput,
+    TriviaImportOutput,
+    TriviaItemDetailOutput,
+    TriviaItemInput,
+    TriviaItemOutput,
+    TriviaProjectCreateInput,
+    TriviaResolutionInput,
+    TriviaReviewInput,
+    TriviaReviewOutput,
+    TriviaRewriteInput,
+    TriviaSettingsOutput,
+    TriviaSettingsUpdateInput,
+    TriviaTranslationInput,
+)
+
+TAG = ["trivia"]
+NOTHING = OpenApiResponse(description="Nothing waiting.")
+
+
+def _detail(item: TriviaItem) -> dict:
+    return TriviaItemDetailOutput(TriviaItem.objects.prefetch_related("revisions", "reviews").get(pk=item.pk)).data
+
+
+class ProjectCreateApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Create a trivia project (needs the permission to add projects)",
+        request=TriviaProjectCreateInput,
+        responses=_responses({201: TriviaSettingsOutput}, not_found=False),
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.has_perm("annotation.add_project"):
+            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        data = _validated(TriviaProjectCreateInput, request.data)
+        project = services.trivia_project_create(created_by=request.user, **data)
+        return Response(TriviaSettingsOutput(services.trivia_settings(project)).data, status=status.HTTP_201_CREATED)
+
+
+class SettingsApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Trivia settings: languages, categories, review criteria (any member)",
+        responses=_responses({200: TriviaSettingsOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug)
+        return Response(TriviaSettingsOutput(services.trivia_settings(project)).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Change categories or review criteria (coordinator); `version` guards against a concurrent change",
+        request=TriviaSettingsUpdateInput,
+        responses=_responses({200: TriviaSettingsOutput}),
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(TriviaSettingsUpdateInput, request.data)
+        settings = services.trivia_settings_update(project=project, **data)
+        settings.project.refresh_from_db()
+        return Response(TriviaSettingsOutput(settings).data)
+
+
+class ItemListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="All items (coordinator)",
+        responses=_responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        return _paginated(self, request, TriviaItem.objects.filter(project=project).order_by("id"), TriviaItemOutput)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Write an item (annotator role); it goes to review",
+        request=TriviaItemInput,
+        responses=_responses({201: TriviaItemDetailOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
+        data = _validated(TriviaItemInput, request.data)
+        item = services.trivia_item_create(project=project, user=request.user, **data)
+        return Response(_detail(item), status=status.HTTP_201_CREATED)
+
+
+class ItemDetailApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="An item with its revisions and reviews (its author, translator, reviewers, coordinators)",
+        responses=_responses({200: TriviaItemDetailOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
+        return Response(_detail(get_trivia_item(request.user, slug, item_id)))
+
+    @extend_schema(
+        tags=TAG,
+        summary="The author's rewrite of an item in review or sent back: a new revision, in review again",
+        request=TriviaRewriteInput,
+        responses=_responses({200: TriviaItemDetailOutput}),
+    )
+    def patch(self, request: Request, slug: str, item_id: int) -> Response:
+        item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR)
+        if item.author_id != request.user.pk:
+            raise PermissionDenied("Only the author rewrites an item.")
+        data = _validated(TriviaRewriteInput, request.data)
+        item = services.trivia_item_rewrite(item=item, user=request.user, **data)
+        return Response(_detail(item))
+
+
+class ReviewApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Review an item against the project's criteria (reviewer role); all met accepts it",
+        request=TriviaReviewInput,
+        responses=_responses({201: TriviaReviewOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
+        data = _validated(TriviaReviewInput, request.data)
+        review = services.trivia_review(item=item, user=request.user, **data)
+        return Response(TriviaReviewOutput(review).data, status=status.HTTP_201_CREATED)
+
+
+class ReviewNextApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The next item waiting for review that you did not write (reviewer role); 204 when none",
+        request=None,
+        responses=_responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
+        item = services.trivia_review_next(project=project, user=request.user)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(_detail(item))
+
+
+class TranslateNextApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Claim the next item to translate (annotator role); 204 when none is waiting",
+        request=None,
+        responses=_responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
+        item = services.translation_claim_next(project=project, user=request.user)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(_detail(item))
+
+
+class TranslationApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Submit the translation of an item you hold; any problem tag sends it to the coordinator",
+        request=TriviaTranslationInput,
+        responses=_responses({200: TriviaItemDetailOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = get_translation_item(request.user, slug, item_id)
+        data = _validated(TriviaTranslationInput, request.data)
+        return Response(_detail(services.translation_submit(item=item, user=request.user, **data)))
+
+
+class ResolutionApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Resolve a tagged item (coordinator): fix (a source correction is a new revision), accept or drop",
+        request=TriviaResolutionInput,
+        responses=_responses({200: TriviaItemDetailOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
+        data = _validated(TriviaResolutionInput, request.data)
+        return Response(_detail(services.translation_resolve(item=item, user=request.user, **data)))
+
+
+class ProblemListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Items with a problem tag waiting for a coordinator",
+        responses=_responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        items = TriviaItem.objects.filter(project=project, translation_status=TriviaItem.Translation.FLAGGED)
+        return _paginated(self, request, items.order_by("id"), TriviaItemOutput)
+
+
+class BalanceApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Item counts by category × subset × difficulty (coordinator)",
+        responses=_responses({200: TriviaBalanceOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        return Response(services.trivia_balance(project))
+
+
+class ImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Import items from the CSV layout or JSONL (coordinator); all or nothing",
+        request={"multipart/form-data": TriviaImportInput},
+        responses=_responses({200: TriviaImportOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(TriviaImportInput, request.data)
+        upload = data["file"]
+        name = upload.name or "upload"
+        fmt = data["format"]
+        if fmt == "auto":
+            fmt = "jsonl" if name.endswith(".jsonl") else "csv"
+        if fmt == "jsonl":
+            report = services.trivia_import_jsonl(
+                project=project, data=upload.read(), name=name, add_categories=data["add_categories"], user=request.user
+            )
+        else:
+            report = services.trivia_import_csv(
+                project=project,
+                data=upload.read(),
+                name=name,
+                subset=data["subset"],
+                add_categories=data["add_categories"],
+                user=request.user,
+            )
+        return Response(report)
+
+
+def _download(data: bytes, name: str, content_type: str) -> HttpResponse:
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+class ExportCsvApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="All items (not dropped) in the CSV layout `id, category, difficulty, question, candidate0..n, answer`",
+        responses=_responses(
+            {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
+        ),
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        return _download(services.trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
+
+
+class ExportJsonlApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="All items (not dropped) as JSONL, with their translations",
+        responses=_responses(
+            {200: OpenApiResponse(OpenApiTypes.STR, description="application/x-ndjson")},
+            bad_input=False,
+            conflict=False,
+        ),
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        return _download(services.trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")

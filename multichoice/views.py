@@ -1,0 +1,373 @@
+"""The trivia pages: thin views over `multichoice.access` and `multichoice.services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.errors import InvalidInput, ServiceError
+from annotation.languages import language_choices
+from annotation.models import Role
+from annotation.views.common import report_error
+from multichoice import services
+from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
+from multichoice.models import Difficulty, ProblemTag, Subset, TriviaItem
+
+MAX_UPLOAD = 20 * 1024 * 1024
+FORM_CANDIDATES = 6
+
+
+def _candidates(post: Any, prefix: str = "candidate") -> list[str]:
+    """Candidate fields in order, trailing empty ones dropped (an empty one in between is an error)."""
+    values = [post.get(f"{prefix}{index}", "") for index in range(FORM_CANDIDATES)]
+    while values and not values[-1].strip():
+        values.pop()
+    return values
+
+
+def _item_values(post: Any) -> dict[str, Any]:
+    return {
+        "question": post.get("question", ""),
+        "candidates": _candidates(post),
+        "answer": post.get("answer"),
+        "subset": post.get("subset", ""),
+        "category": post.get("category", ""),
+        "difficulty": post.get("difficulty", ""),
+    }
+
+
+def _form_context(project: Any, values: dict[str, Any]) -> dict[str, Any]:
+    candidates = list(values.get("candidates") or [])
+    candidates += [""] * (FORM_CANDIDATES - len(candidates))
+    return {
+        "project": project,
+        "values": values,
+        "candidate_rows": list(enumerate(candidates)),
+        "answer": str(values.get("answer", "")),
+        "categories": services.trivia_settings(project).categories,
+        "subsets": Subset.choices,
+        "difficulties": Difficulty.choices,
+    }
+
+
+@login_required
+def trivia_project_create(request: HttpRequest) -> HttpResponse:
+    if not request.user.has_perm("annotation.add_project"):
+        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    values: dict[str, str] = {}
+    if request.method == "POST":
+        values = request.POST.dict()
+        try:
+            project = services.trivia_project_create(
+                name=values.get("name", ""),
+                slug=values.get("slug") or None,
+                source_language=values.get("source_language", ""),
+                target_language=values.get("target_language", ""),
+                categories=values.get("categories", "").splitlines(),
+                created_by=request.user,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, f"Trivia project “{project.name}” created. Add authors, translators, reviewers.")
+            return redirect("trivia_home", project.slug)
+    return render(request, "multichoice/project_form.html", {"values": values, "languages": language_choices()})
+
+
+@login_required
+def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug)
+    membership = project.membership  # type: ignore[attr-defined]
+    context: dict[str, Any] = {"project": project, "settings": services.trivia_settings(project)}
+    if membership.is_annotator:
+        context["mine"] = TriviaItem.objects.filter(project=project, author=request.user).order_by("-id")[:50]
+        context["translating"] = TriviaItem.objects.filter(
+            project=project, translator=request.user, translation_status=TriviaItem.Translation.CLAIMED
+        )
+    if membership.is_coordinator:
+        context["counts"] = services.trivia_counts(project)
+    return render(request, "multichoice/home.html", context)
+
+
+@login_required
+def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    settings = services.trivia_settings(project)
+    if request.method == "POST":
+        criteria = []
+        for line in request.POST.get("criteria", "").splitlines():
+            if line.strip():
+                key, _, rest = line.partition("|")
+                label, _, help_text = rest.partition("|")
+                criteria.append({"key": key.strip(), "label": label.strip(), "help": help_text.strip()})
+        try:
+            services.trivia_settings_update(
+                project=project,
+                version=int(request.POST.get("version") or 0) or None,
+                categories=request.POST.get("categories", "").splitlines(),
+                review_criteria=criteria,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        except ValueError:
+            messages.error(request, "The version must be a whole number.")
+        else:
+            messages.success(request, "Trivia settings saved.")
+            return redirect("trivia_settings", project.slug)
+    criteria_text = "\n".join(f"{c['key']} | {c['label']} | {c.get('help', '')}" for c in project.review_criteria)
+    context = {
+        "project": project,
+        "settings": settings,
+        "criteria_text": criteria_text,
+        "categories_text": "\n".join(settings.categories),
+    }
+    return render(request, "multichoice/settings.html", context)
+
+
+@login_required
+def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
+    values: dict[str, Any] = {"answer": 0}
+    if request.method == "POST":
+        values = _item_values(request.POST)
+        try:
+            item = services.trivia_item_create(project=project, user=request.user, **values)
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, "Item sent to review.")
+            return redirect("trivia_item", project.slug, item.pk)
+    return render(request, "multichoice/item_form.html", _form_context(project, values))
+
+
+@login_required
+def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    items = TriviaItem.objects.filter(project=project).order_by("id")
+    status = request.GET.get("translation", "")
+    if status in TriviaItem.Translation.values:
+        items = items.filter(translation_status=status)
+    context = {"project": project, "items": items[:500], "statuses": TriviaItem.Translation.choices, "chosen": status}
+    return render(request, "multichoice/items.html", context)
+
+
+@login_required
+def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """An item with its revisions and reviews; its author rewrites it here when review sent it back."""
+    item = get_trivia_item(request.user, slug, item_id)
+    project = item.project
+    values: dict[str, Any] = services.trivia_record(item)
+    if request.method == "POST":
+        if item.author_id != request.user.pk:
+            raise PermissionDenied("Only the author rewrites an item.")
+        values = _item_values(request.POST)
+        try:
+            services.trivia_item_rewrite(
+                item=item, user=request.user, version=int(request.POST.get("version") or 0), **values
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        except ValueError:
+            messages.error(request, "The version must be a whole number.")
+        else:
+            messages.success(request, "Rewrite sent to review.")
+            return redirect("trivia_item", project.slug, item.pk)
+    context = _form_context(project, values) | {
+        "item": item,
+        "revisions": item.revisions.all(),
+        "reviews": item.reviews.all(),
+        "may_rewrite": item.author_id == request.user.pk and item.status == TriviaItem.Status.NEEDS_REWRITE,
+        "may_review": project.membership.is_reviewer  # type: ignore[attr-defined]
+        and item.status == TriviaItem.Status.SUBMITTED
+        and item.author_id != request.user.pk,
+    }
+    return render(request, "multichoice/item.html", context)
+
+
+@login_required
+@require_POST
+def trivia_review(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
+    criteria = {key: True for key in request.POST.getlist("criteria")}
+    try:
+        review = services.trivia_review(
+            item=item, user=request.user, criteria=criteria, comment=request.POST.get("comment", "")
+        )
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("trivia_item", item.project.slug, item.pk)
+    messages.success(request, "Accepted." if review.accepted else "Sent back to the author.")
+    return redirect("trivia_home", item.project.slug)
+
+
+@login_required
+@require_POST
+def trivia_review_next(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
+    item = services.trivia_review_next(project=project, user=request.user)
+    if item is None:
+        messages.info(request, "Nothing is waiting for review.")
+        return redirect("trivia_home", project.slug)
+    return redirect("trivia_item", project.slug, item.pk)
+
+
+@login_required
+@require_POST
+def trivia_translate_next(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
+    item = services.translation_claim_next(project=project, user=request.user)
+    if item is None:
+        messages.info(request, "Nothing is waiting for translation.")
+        return redirect("trivia_home", project.slug)
+    return redirect("trivia_translate", project.slug, item.pk)
+
+
+@login_required
+def trivia_translate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_translation_item(request.user, slug, item_id)
+    targets = item.target_candidates or [""] * len(item.candidates)
+    values = {"target_question": item.target_question, "tags": item.problem_tags, "note": item.problem_note}
+    if request.method == "POST":
+        targets = [request.POST.get(f"target{index}", "") for index in range(len(item.candidates))]
+        values = {
+            "target_question": request.POST.get("target_question", ""),
+            "tags": request.POST.getlist("problem_tags"),
+            "note": request.POST.get("problem_note", ""),
+        }
+        try:
+            item = services.translation_submit(
+                item=item,
+                user=request.user,
+                target_question=values["target_question"],
+                target_candidates=targets,
+                problem_tags=values["tags"],
+                problem_note=values["note"],
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            flagged = item.translation_status == TriviaItem.Translation.FLAGGED
+            messages.success(request, "Sent to the coordinator with your tags." if flagged else "Translation saved.")
+            return redirect("trivia_home", item.project.slug)
+    context = {
+        "project": item.project,
+        "item": item,
+        "rows": [
+            (index, source, target, index == item.answer)
+            for index, (source, target) in enumerate(zip(item.candidates, targets, strict=True))
+        ],
+        "values": values,
+        "tags": ProblemTag.choices,
+        "editable": item.translation_status == TriviaItem.Translation.CLAIMED,
+    }
+    return render(request, "multichoice/translate.html", context)
+
+
+@login_required
+def trivia_problems(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    items = TriviaItem.objects.filter(project=project, translation_status=TriviaItem.Translation.FLAGGED)
+    return render(
+        request, "multichoice/problems.html", {"project": project, "items": items, "labels": dict(ProblemTag.choices)}
+    )
+
+
+@login_required
+def trivia_resolve(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
+    if request.method == "POST":
+        resolution = request.POST.get("resolution", "")
+        source = None
+        if resolution == "fix":
+            source = {"question": request.POST.get("question", item.question), "candidates": _candidates(request.POST)}
+            if request.POST.get("answer") is not None:
+                source["answer"] = request.POST["answer"]
+        try:
+            services.translation_resolve(
+                item=item,
+                user=request.user,
+                resolution=resolution,
+                source=source,
+                target_question=request.POST.get("target_question") if resolution == "fix" else None,
+                target_candidates=_candidates(request.POST, "target") if resolution == "fix" else None,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, f"Resolved: {resolution}.")
+            return redirect("trivia_problems", item.project.slug)
+    context = {
+        "project": item.project,
+        "item": item,
+        "rows": [
+            (index, source, (item.target_candidates + [""] * len(item.candidates))[index], index == item.answer)
+            for index, source in enumerate(item.candidates)
+        ],
+        "labels": dict(ProblemTag.choices),
+    }
+    return render(request, "multichoice/resolve.html", context)
+
+
+@login_required
+def trivia_balance(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    return render(
+        request, "multichoice/balance.html", {"project": project, "balance": services.trivia_balance(project)}
+    )
+
+
+@login_required
+def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        try:
+            if upload is None:
+                raise InvalidInput("Choose a file to upload.", field="file")
+            if upload.size > MAX_UPLOAD:
+                raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
+            name = upload.name or "upload"
+            add = request.POST.get("add_categories") == "on"
+            if name.endswith(".jsonl"):
+                report = services.trivia_import_jsonl(
+                    project=project, data=upload.read(), name=name, add_categories=add, user=request.user
+                )
+            else:
+                report = services.trivia_import_csv(
+                    project=project,
+                    data=upload.read(),
+                    name=name,
+                    subset=request.POST.get("subset", ""),
+                    add_categories=add,
+                    user=request.user,
+                )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, f"{report['created']} items imported.")
+            return redirect("trivia_balance", project.slug)
+    return render(request, "multichoice/import.html", {"project": project, "subsets": Subset.choices})
+
+
+def _download(data: bytes, name: str, content_type: str) -> HttpResponse:
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+def trivia_export_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    return _download(services.trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
+
+
+@login_required
+def trivia_export_jsonl(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    return _download(services.trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")

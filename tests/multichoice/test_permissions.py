@@ -1,0 +1,180 @@
+"""Every trivia page and API route × every kind of visitor.
+
+Authors and translators are members with the annotator role, reviewers the reviewer role; coordinators manage
+the project and resolve tagged translations. Non-members get 404, members without the role 403, and a project of
+another kind has no trivia pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation import services as annotation_services
+from multichoice import services
+from tests import factories
+from tests.annotation.test_page_permissions import LOGIN, ROLES
+from tests.conftest import api_as
+from tests.multichoice.conftest import item_values
+
+COORDINATOR_ONLY = (LOGIN, 404, 403, 403, 200, 200)
+
+# name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "trivia_project_create": ("get", (LOGIN, 403, 403, 403, 403, 200)),
+    "trivia_home": ("get", (LOGIN, 404, 200, 200, 200, 200)),
+    "trivia_settings": ("get", COORDINATOR_ONLY),
+    "trivia_items": ("get", COORDINATOR_ONLY),
+    "trivia_item_new": ("get", (LOGIN, 404, 200, 403, 403, 200)),
+    "trivia_item": ("get", (LOGIN, 404, 403, 200, 200, 200)),
+    "trivia_review": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "trivia_resolve": ("get", COORDINATOR_ONLY),
+    "trivia_review_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
+    "trivia_translate_next": ("post", (LOGIN, 404, 302, 403, 403, 302)),
+    "trivia_translate": ("get", (LOGIN, 404, 200, 403, 403, 403)),
+    "trivia_problems": ("get", COORDINATOR_ONLY),
+    "trivia_balance": ("get", COORDINATOR_ONLY),
+    "trivia_import": ("get", COORDINATOR_ONLY),
+    "trivia_export_csv": ("get", COORDINATOR_ONLY),
+    "trivia_export_jsonl": ("get", COORDINATOR_ONLY),
+}
+
+
+def _accept(project, item, reviewer):
+    services.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+
+
+@pytest.fixture
+def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, superuser):
+    author = factories.user("author")
+    annotation_services.membership_set(project=trivia, user=author, roles={"annotator"})
+    translated = services.trivia_item_create(project=trivia, user=author, **item_values(question="T?"))
+    _accept(trivia, translated, reviewer)
+    held = services.translation_claim_next(project=trivia, user=annotator)
+    flagged = services.trivia_item_create(project=trivia, user=author, **item_values(question="F?"))
+    _accept(trivia, flagged, reviewer)
+    claimed = services.translation_claim_next(project=trivia, user=second_annotator)
+    services.translation_submit(
+        item=claimed,
+        user=second_annotator,
+        target_question="F",
+        target_candidates=["a", "b", "c"],
+        problem_tags=["outdated"],
+    )
+    in_review = services.trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
+    return {
+        "slug": trivia.slug,
+        "in_review": in_review.pk,
+        "held": held.pk,
+        "flagged": flagged.pk,
+        "users": {
+            "annotator": annotator,
+            "reviewer": reviewer,
+            "coordinator": coordinator,
+            "outsider": outsider,
+            "superuser": superuser,
+        },
+    }
+
+
+ITEM_OF_PAGE = {
+    "trivia_item": "in_review",
+    "trivia_review": "in_review",
+    "trivia_resolve": "flagged",
+    "trivia_translate": "held",
+}
+
+
+def page_url(name: str, world: dict) -> str:
+    if name == "trivia_project_create":
+        return reverse(name)
+    kwargs = {"slug": world["slug"]}
+    if name in ITEM_OF_PAGE:
+        kwargs["item_id"] = world[ITEM_OF_PAGE[name]]
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_trivia_page_permission(client, world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+
+    response = getattr(client, method)(page_url(name, world))
+
+    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+
+
+def test_a_wikipedia_project_has_no_trivia_pages(client, project, coordinator):
+    client.force_login(coordinator)
+
+    assert client.get(reverse("trivia_home", args=[project.slug])).status_code == 404
+    assert api_as(coordinator).get(f"/api/projects/{project.slug}/trivia/settings/").status_code == 404
+
+
+def test_a_translator_cannot_open_another_translators_item(client, world, second_annotator):
+    client.force_login(second_annotator)
+
+    assert client.get(page_url("trivia_translate", world)).status_code == 403
+
+
+P = "projects/{slug}/trivia/"
+NEW_PROJECT = {"name": "N", "slug": "n-trivia", "source_language": "eus", "target_language": "eng"}
+API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+    # method, path under /api/, body, statuses in the order of ROLES
+    ("post", "trivia/projects/", NEW_PROJECT, (403, 403, 403, 403, 403, 201)),
+    ("get", P + "settings/", None, (403, 404, 200, 200, 200, 200)),
+    ("patch", P + "settings/", {"categories": ["Geografia eta Historia"]}, (403, 404, 403, 403, 200, 200)),
+    ("get", P + "items/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", P + "items/", item_values(question="New?"), (403, 404, 201, 403, 403, 201)),
+    ("get", P + "items/{in_review}/", None, (403, 404, 403, 200, 200, 200)),
+    ("patch", P + "items/{in_review}/", {}, (403, 404, 403, 403, 403, 403)),
+    ("post", P + "items/{in_review}/review/", {"criteria": {}}, (403, 404, 403, 400, 403, 400)),
+    ("post", P + "items/{held}/translation/", {}, (403, 404, 400, 403, 403, 403)),
+    ("post", P + "items/{flagged}/resolution/", {}, (403, 404, 403, 403, 400, 400)),
+    ("post", P + "review/next/", None, (403, 404, 403, 200, 403, 200)),
+    ("post", P + "translate/next/", None, (403, 404, 200, 403, 403, 204)),
+    ("get", P + "problems/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", P + "balance/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", P + "import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", P + "export/csv/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", P + "export/jsonl/", None, (403, 404, 403, 403, 200, 200)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED, ids=lambda v: str(v)[:50])
+def test_trivia_api_permission(world, role, method, path, body, statuses):
+    expected = dict(zip(ROLES, statuses, strict=True))[role]
+    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
+    fmt = "multipart" if path.endswith("import/") else "json"
+
+    response = getattr(client, method)("/api/" + path.format(**world), body, format=fmt)
+
+    assert response.status_code == expected, getattr(response, "content", b"")[:300]
+
+
+def test_the_api_permission_table_covers_every_trivia_route():
+    from multichoice.api_urls import urlpatterns
+
+    routes = {str(pattern.pattern) for pattern in urlpatterns}
+    covered = set()
+    for _, path, _, _ in API_EXPECTED:
+        for name in ("in_review", "held", "flagged"):
+            path = path.replace("{" + name + "}", "<int:item_id>")
+        covered.add(path.replace("projects/{slug}/", "projects/<slug:slug>/"))
+    assert routes == covered
+
+
+def test_a_member_of_another_trivia_project_gets_404(client, world):
+    stranger = factories.user("stranger")
+    other = services.trivia_project_create(
+        name="Other", slug="other-t", source_language="eus", target_language="eng", created_by=stranger
+    )
+    client.force_login(world["users"]["coordinator"])
+
+    assert client.get(reverse("trivia_home", args=[other.slug])).status_code == 404
+    assert api_as(world["users"]["coordinator"]).get(f"/api/projects/{other.slug}/trivia/balance/").status_code == 404
