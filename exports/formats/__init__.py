@@ -28,6 +28,7 @@ RELEASE_FORMAT = "localqa"
 # Project kinds whose releases other writers make: kind → (module, function returning the writers).
 KIND_WRITERS = {
     "validation": ("validation.release", "release_writers"),
+    "trivia": ("multichoice.release", "release_writers"),
 }
 
 

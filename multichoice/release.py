@@ -1,0 +1,186 @@
+"""What a trivia project's release holds: `trivia.jsonl` (and one file per split) with both languages side by
+side and the local/global label, one CSV per language in the simple layout
+(`id, category, difficulty, question, candidate0..n, answer, subset`), a dataset card and the manifest.
+Registered in `exports.formats.KIND_WRITERS` under the kind `trivia`.
+
+The builder streams a project's QA items, which a trivia project does not have; the items are read here,
+in `finish`, in id order and in chunks. An item is released when it was accepted in review and its
+translation is done (translated without a problem tag, or resolved with fix or accept).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from exports.csv_safety import csv_writer
+from exports.formats.base import FileEntry, HashedFile, dumps
+from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
+from exports.formats.manifest import ManifestWriter
+from exports.formats.writer import BuildState, ReleaseWriter
+from exports.records import Splitter
+from multichoice import services
+from multichoice.models import TriviaItem
+
+NAME = "trivia"
+CHUNK = 2000
+
+
+def released_items(project: Any) -> Any:
+    return TriviaItem.objects.filter(
+        project=project, status=TriviaItem.Status.ACCEPTED, translation_status=TriviaItem.Translation.DONE
+    ).order_by("id")
+
+
+def trivia_release_record(item: TriviaItem, *, split: str | None, source: str, target: str) -> dict[str, Any]:
+    return {
+        "id": item.external_id or str(item.pk),
+        "split": split,
+        "category": item.category,
+        "subset": item.subset,
+        "difficulty": item.difficulty,
+        "answer": item.answer,
+        source: {"question": item.question, "candidates": item.candidates},
+        target: {"question": item.target_question, "candidates": item.target_candidates},
+        "languages": [source, target],
+        "revision": item.revision,
+        "problem_tags": item.problem_tags,
+        "resolution": item.resolution or None,
+    }
+
+
+class TriviaWriter(ReleaseWriter):
+    def open(self, root: Path, state: BuildState) -> None:
+        super().open(root, state)
+        settings = services.trivia_settings(state.project)
+        self.source, self.target = settings.source_language, settings.target_language
+        self.splitter = Splitter(state.splits, state.release.seed or 0)
+        self.all = HashedFile(root, f"{NAME}.jsonl")
+        self.by_split = {split: HashedFile(root, f"{NAME}/{split}.jsonl") for split in state.splits}
+        self.csv = {lang: HashedFile(root, f"{NAME}_{lang}.csv") for lang in (self.source, self.target)}
+        self.width = 0
+
+    def _csv_rows(self, items: list[TriviaItem], *, target: bool, header: bool) -> bytes:
+        out = io.StringIO()
+        writer = csv_writer(out, lineterminator="\n")
+        if header:
+            writer.writerow(
+                [
+                    "id",
+                    "category",
+                    "difficulty",
+                    "question",
+                    *[f"candidate{i}" for i in range(self.width)],
+                    "answer",
+                    "subset",
+                ]
+            )
+        for item in items:
+            question = item.target_question if target else item.question
+            candidates = item.target_candidates if target else item.candidates
+            candidates = candidates + [""] * (self.width - len(candidates))
+            writer.writerow(
+                [
+                    item.external_id or item.pk,
+                    item.category,
+                    item.difficulty_number,
+                    question,
+                    *candidates,
+                    item.answer,
+                    item.subset,
+                ]
+            )
+        return out.getvalue().encode()
+
+    def finish(self) -> list[FileEntry]:
+        items = released_items(self.state.project)
+        self.width = max((len(c) for c in items.values_list("candidates", flat=True)), default=3)
+        first, last_id = True, 0
+        while True:
+            chunk = list(items.filter(pk__gt=last_id)[:CHUNK])
+            if not chunk:
+                break
+            last_id = chunk[-1].pk
+            lines, split_lines = [], {split: [] for split in self.by_split}
+            for item in chunk:
+                split = self.splitter(item.pk)
+                line = dumps(trivia_release_record(item, split=split, source=self.source, target=self.target))
+                lines.append(line)
+                if split is not None:
+                    split_lines[split].append(line)
+            self.all.write_lines(lines)
+            for split, handle in self.by_split.items():
+                handle.write_lines(split_lines[split])
+            self.csv[self.source].write(self._csv_rows(chunk, target=False, header=first))
+            self.csv[self.target].write(self._csv_rows(chunk, target=True, header=first))
+            first = False
+        if first:  # no item: the CSVs still get their header
+            for lang, handle in self.csv.items():
+                handle.write(self._csv_rows([], target=lang == self.target, header=True))
+        entries = [self.all.close()] + [handle.close() for handle in self.by_split.values()]
+        entries += [handle.close(count_lines=False) for handle in self.csv.values()]
+        self.state.counts[NAME] = entries[0].lines
+        self.state.counts[f"{NAME}_by_split"] = {
+            split: entry.lines for split, entry in zip(self.by_split, entries[1 : 1 + len(self.by_split)], strict=True)
+        }
+        self.state.counts["trivia_by_subset"] = {
+            subset: items.filter(subset=subset).count() for subset in ("local", "global")
+        }
+        self.state.counts["trivia_not_released"] = (
+            TriviaItem.objects.filter(project=self.state.project).count() - entries[0].lines
+        )
+        return entries
+
+    def abort(self) -> None:
+        for handle in [self.all, *self.by_split.values(), *self.csv.values()]:
+            handle.abort()
+
+
+class TriviaCardWriter(DatasetCardWriter):
+    def render(self) -> str:
+        state = self.state
+        release, project = state.release, state.project
+        settings = services.trivia_settings(project)
+        lines = {entry.name: entry.lines for entry in state.entries}
+        if state.splits:
+            files = [(split, f"{NAME}/{split}.jsonl") for split in state.splits]
+        else:
+            files = [("train", f"{NAME}.jsonl")]
+        files = [(split, path) for split, path in files if lines.get(path)]
+        header = [
+            "---",
+            "language:",
+            f"- {_q(settings.source_language)}",
+            f"- {_q(settings.target_language)}",
+            f"license: {_q(release.license)}",
+            f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
+            "task_categories:",
+            "- multiple-choice",
+            "size_categories:",
+            f"- {_q(_size_category(state.counts.get(NAME) or 0))}",
+        ]
+        if files:
+            header += ["configs:", f"- config_name: {NAME}", "  default: true", "  data_files:"]
+            for split, path in files:
+                header += [f"  - split: {split}", f"    path: {_q(path)}"]
+        header.append("---")
+        body = [
+            f"# {_md(project.name)} — release v{release.version}",
+            "",
+            f"Multiple-choice trivia written in `{_md(settings.source_language)}` and translated into "
+            f"`{_md(settings.target_language)}`: each line holds both versions side by side (same candidate order, "
+            "so one `answer` index), the category, the difficulty and whether the item is about local or global "
+            "knowledge (`subset`).",
+            "",
+            "| file | lines | bytes | sha256 |",
+            "|---|---:|---:|---|",
+        ]
+        for entry in state.entries:
+            count = "" if entry.lines is None else str(entry.lines)
+            body.append(f"| `{entry.name}` | {count} | {entry.size} | `{entry.sha256}` |")
+        return "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
+
+
+def release_writers() -> list[ReleaseWriter]:
+    return [TriviaWriter(), TriviaCardWriter(), ManifestWriter()]

@@ -1,0 +1,90 @@
+"""A trivia project's release: both languages side by side with local/global labels, per-language CSVs, card."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from exports.services import release_build_now, release_file_path
+from multichoice import services
+from tests.multichoice.conftest import item_values
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def translated(trivia, coordinator, flagged_item):
+    """Two items translated (one imported with its translation, one resolved by the coordinator), one open."""
+    records = [
+        item_values(
+            id="g1",
+            subset="global",
+            question="Who wrote Hamlet?",
+            candidates=["Marlowe", "Shakespeare", "Kyd"],
+            answer=1,
+        )
+        | {"target_question": "Nork idatzi zuen Hamlet?", "target_candidates": ["Marlowe", "Shakespeare", "Kyd"]},
+        item_values(id="o1", question="Open?"),
+    ]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)
+    services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
+    return trivia
+
+
+def test_the_release_holds_translated_items_in_both_languages_with_subsets(translated, coordinator):
+    release = release_build_now(project=translated, user=coordinator, seed=3)
+
+    assert release.status == "published", release.error
+    names = {entry["name"] for entry in release.files}
+    assert {"trivia.jsonl", "trivia_eus.csv", "trivia_eng.csv", "README.md", "manifest.json"} <= names
+    records = {r["id"]: r for r in read_jsonl(release_file_path(release, "trivia.jsonl"))}
+    assert set(records) == {"g1", str(services.TriviaItem.objects.get(question="Where's Atxondo?").pk)}
+    hamlet = records["g1"]
+    assert hamlet["subset"] == "global" and hamlet["answer"] == 1
+    assert hamlet["eus"]["question"] == "Who wrote Hamlet?"
+    assert hamlet["eng"]["question"] == "Nork idatzi zuen Hamlet?"
+    assert hamlet["eng"]["candidates"][hamlet["answer"]] == "Shakespeare"
+    assert release.counts["trivia"] == 2 and release.counts["trivia_not_released"] == 1
+    assert release.counts["trivia_by_subset"] == {"local": 1, "global": 1}
+
+
+def test_the_per_language_csvs_use_the_simple_layout_with_the_subset(translated, coordinator):
+    release = release_build_now(project=translated, user=coordinator, seed=3)
+
+    rows = list(csv.DictReader(io.StringIO(release_file_path(release, "trivia_eng.csv").read_text(encoding="utf-8"))))
+
+    assert list(rows[0]) == [
+        "id",
+        "category",
+        "difficulty",
+        "question",
+        "candidate0",
+        "candidate1",
+        "candidate2",
+        "answer",
+        "subset",
+    ]
+    assert [(r["question"], r["subset"], r["difficulty"]) for r in rows] == [
+        ("Where is Atxondo?", "local", "1"),
+        ("Nork idatzi zuen Hamlet?", "global", "1"),
+    ]
+
+
+def test_splits_come_from_the_seed(translated, coordinator):
+    release = release_build_now(project=translated, user=coordinator, seed=3, splits={"train": 50, "test": 50})
+
+    records = read_jsonl(release_file_path(release, "trivia.jsonl"))
+    assert {r["split"] for r in records} <= {"train", "test"}
+    again = release_build_now(project=translated, user=coordinator, seed=3, splits={"train": 50, "test": 50})
+    assert read_jsonl(release_file_path(again, "trivia.jsonl")) == records
