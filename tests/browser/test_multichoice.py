@@ -1,0 +1,89 @@
+"""A trivia item in Chromium: written by an author, accepted in review, translated with a problem tag,
+and resolved by the coordinator with a correction to the source (a new revision)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from annotation import services as annotation_services
+from multichoice import services
+from multichoice.models import TriviaItem
+from tests.browser.conftest import log_in
+from tests.multichoice.conftest import CATEGORIES
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def trivia(coordinator, annotator, second_annotator, reviewer):
+    project = services.trivia_project_create(
+        name="Basque trivia",
+        slug="basque-trivia",
+        source_language="eus",
+        target_language="eng",
+        categories=CATEGORIES,
+        created_by=coordinator,
+    )
+    annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
+    annotation_services.membership_set(project=project, user=second_annotator, roles={"annotator"})
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    return project
+
+
+def switch_user(page: Page, username: str) -> None:
+    page.context.clear_cookies()
+    log_in(page, username)
+
+
+def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(page: Page, trivia):
+    log_in(page, "annotator")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-write").click()
+    page.get_by_label("Question").fill("Non dago Atxondo?")
+    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
+        page.get_by_label(f"Candidate {index}", exact=True).fill(text)
+    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Subset").select_option("local")
+    page.get_by_label("Difficulty").select_option("easy")
+    page.get_by_role("button", name="Send to review").click()
+    expect(page.locator(".message.success")).to_contain_text("Item sent to review")
+    expect(page.locator("#item-question")).to_have_text("Non dago Atxondo?")
+
+    switch_user(page, "reviewer")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-review-next").click()
+    for criterion in trivia.review_criteria:
+        page.get_by_label(criterion["label"]).check()
+    page.get_by_role("button", name="Save the review").click()
+    expect(page.locator(".message.success")).to_contain_text("Accepted")
+
+    switch_user(page, "annotator2")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-translate-next").click()
+    page.get_by_label("Translated question").fill("Where is Atxondo?")
+    for index, text in enumerate(["In Biscay", "In Gipuzkoa", "In Navarre"]):
+        page.get_by_label(f"Translated candidate {index}").fill(text)
+    page.get_by_label("Outdated information").check()
+    page.get_by_label("Note").fill("Is the answer still true?")
+    page.get_by_role("button", name="Save the translation").click()
+    expect(page.locator(".message.success")).to_contain_text("Sent to the coordinator")
+
+    switch_user(page, "coordinator")
+    page.goto("/projects/basque-trivia/trivia/problems/")
+    expect(page.locator("table")).to_contain_text("outdated")
+    page.get_by_role("link", name="Non dago Atxondo?").click()
+    page.get_by_label("Source question").fill("Non dago Atxondo gaur?")
+    page.get_by_label("Translated question").fill("Where is Atxondo today?")
+    page.get_by_role("button", name="Fix").click()
+    expect(page.locator(".message.success")).to_contain_text("Resolved: fix")
+
+    item = TriviaItem.objects.get()
+    assert (item.status, item.translation_status, item.problem_tags) == ("accepted", "done", ["outdated"])
+    assert list(item.revisions.values_list("number", "reason", "question")) == [
+        (1, "authored", "Non dago Atxondo?"),
+        (2, "coordinator_fix", "Non dago Atxondo gaur?"),
+    ]
+    assert item.target_question == "Where is Atxondo today?"
+    page.goto("/projects/basque-trivia/trivia/balance/")
+    expect(page.locator("#balance")).to_contain_text("Geografia eta Historia")
