@@ -180,3 +180,85 @@ class TriviaReview(models.Model):
 
     def __str__(self) -> str:
         return f"Review of trivia item {self.item_id}"
+
+
+# Entity questions with controlled context
+
+KIND_ENTITY = "entity_qa"
+
+
+class AttributeKind(models.TextChoices):
+    YEAR = "year", "Year (four digits)"
+    CITY = "city", "City (City, Country)"
+    LIST = "list", "List (sorted, joined by '; ')"
+    TEXT = "text", "Text"
+
+
+class EntitySettings(models.Model):
+    """The attributes asked about, each with its kind and two templates (`{entity}`, `{value}`), and the
+    grouping fields kept for stratified results."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="entity_settings")
+    entity_label = models.CharField(max_length=60, default="company")
+    attributes = models.JSONField(default=list, blank=True)  # [{key, label, kind, inductive, deductive}]
+    grouping_fields = models.JSONField(default=list, blank=True)
+    seed = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=1)
+
+    def __str__(self) -> str:
+        return f"Entity settings of {self.project}"
+
+
+class Entity(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="entities")
+    name = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    raw = models.JSONField(default=dict, blank=True, help_text="Attribute values as imported.")
+    values = models.JSONField(default=dict, blank=True, help_text="Normalised attribute values.")
+    corrected = models.JSONField(default=list, blank=True, help_text="Attributes a coordinator corrected by hand.")
+    groupings = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="entity_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EntityQuestion(models.Model):
+    class Direction(models.TextChoices):
+        INDUCTIVE = "inductive", "Entity → attribute"
+        DEDUCTIVE = "deductive", "Attribute → entity"
+
+    class Status(models.TextChoices):
+        GENERATED = "generated", "Waiting for verification"
+        ACCEPTED = "accepted", "Verified"
+        REJECTED = "rejected", "Rejected"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="entity_questions")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="questions")
+    attribute = models.CharField(max_length=60)
+    direction = models.CharField(max_length=10, choices=Direction.choices)
+    question = models.TextField()
+    options = models.JSONField(default=list)
+    answer = models.PositiveSmallIntegerField()
+    correct_value = models.TextField()
+    distractors = models.JSONField(default=list, help_text="Entity ids of the distractors, most similar first.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.GENERATED)
+    verifier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited = models.BooleanField(default=False)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "attribute", "direction"], name="entity_question_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80]

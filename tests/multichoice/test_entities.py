@@ -1,0 +1,201 @@
+"""Entity questions on a small hand-made set: normalisation, generated pairs, distractors, verification, contexts."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation import services as annotation_services
+from annotation.errors import InvalidInput
+from multichoice import entities as services
+from multichoice.models import Entity, EntityQuestion
+
+ATTRIBUTES = [
+    {
+        "key": "headquarters",
+        "label": "Headquarters",
+        "kind": "city",
+        "inductive": "Where is {entity} headquartered?",
+        "deductive": "Which company is headquartered in {value}?",
+    },
+    {
+        "key": "founded",
+        "label": "Founding year",
+        "kind": "year",
+        "inductive": "In which year was {entity} founded?",
+        "deductive": "Which company was founded in {value}?",
+    },
+    {
+        "key": "key_people",
+        "label": "Key people",
+        "kind": "list",
+        "inductive": "Who are the key people of {entity}?",
+        "deductive": "Which company has {value} as key people?",
+    },
+]
+CSV = """name,description,headquarters,founded,key_people,market,country,region
+Iberdrola,"Iberdrola is an energy company in Bilbao, Spain.",Bilbao,c. 1992,Ignacio Galán,Energy,Spain,Europe
+Iberia,"Iberia is an airline based in Madrid, Spain.","Madrid, Spain",1927,Marco Sansavini,Airlines,Spain,Europe
+Eroski,"Eroski is a retailer in Elorrio, Spain.",Elorrio,1969,Rosa Carabel; Agustín Markaide,Retail,Spain,Europe
+Repsol,"Repsol is an oil company in Madrid.","Madrid, Spain",1987,Josu Jon Imaz | Antonio Brufau,Energy,Spain,Europe
+Kutxabank,"Kutxabank is a bank in Bilbao, Spain.",Bilbao,2011,Gregorio Villalabeitia,Banking,Spain,Europe
+Petronor,"Petronor is a refinery in Muskiz, Spain.",Muskiz,1968,Emiliano López Atxurra,Energy,Spain,Europe
+Euskaltel,"Euskaltel is a telecom company in Derio, Spain.",Derio,1995,Xabier Iturbe,Telecom,Spain,Europe
+Mondragon,"Mondragon is a cooperative group in Arrasate, Spain.",Arrasate,1956,Iñigo Ucín,Industry,Spain,Europe
+"""
+
+
+@pytest.fixture
+def entity_project(coordinator, reviewer):
+    project = services.entity_project_create(
+        name="Companies",
+        slug="companies",
+        language="eng",
+        attributes=ATTRIBUTES,
+        grouping_fields=["market", "country", "region"],
+        seed=11,
+        created_by=coordinator,
+    )
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    services.entities_import(project=project, data=CSV.encode(), name="companies.csv")
+    return project
+
+
+@pytest.mark.parametrize(
+    ("kind", "raw", "normalised"),
+    [
+        ("year", "c. 1992", "1992"),
+        ("year", 1927, "1927"),
+        ("city", "Bilbao", "Bilbao, Spain"),
+        ("city", "Madrid,  Community of Madrid, Spain", "Madrid, Spain"),
+        ("list", "Rosa Carabel; Agustín Markaide", "Agustín Markaide; Rosa Carabel"),
+        ("list", ["b", "a", "b"], "a; b"),
+        ("text", "  two   spaces ", "two spaces"),
+    ],
+)
+def test_values_are_normalised(kind, raw, normalised):
+    assert services.normalise(kind, raw, country="Spain") == normalised
+
+
+def test_the_import_reports_what_normalisation_changed_and_keeps_the_raw_values(entity_project):
+    iberdrola = Entity.objects.get(name="Iberdrola")
+
+    assert iberdrola.values == {"headquarters": "Bilbao, Spain", "founded": "1992", "key_people": "Ignacio Galán"}
+    assert iberdrola.raw["founded"] == "c. 1992"
+    assert iberdrola.groupings == {"market": "Energy", "country": "Spain", "region": "Europe"}
+
+
+def test_a_bad_year_names_the_line_entity_and_field_and_imports_nothing(coordinator):
+    project = services.entity_project_create(name="X", slug="x", language="eng", attributes=ATTRIBUTES)
+    data = b"name,founded\nA,1990\nB,long ago\n"
+
+    with pytest.raises(InvalidInput) as error:
+        services.entities_import(project=project, data=data, name="e.csv")
+
+    assert "e.csv line 3 (B): founded" in error.value.message
+    assert not Entity.objects.filter(project=project).exists()
+
+
+def test_a_coordinator_correction_is_kept_and_marked(entity_project):
+    entity = Entity.objects.get(name="Petronor")
+
+    services.entity_correct(entity=entity, attribute="headquarters", value="Muskiz, Biscay")
+
+    entity.refresh_from_db()
+    assert entity.values["headquarters"] == "Muskiz, Biscay" and entity.corrected == ["headquarters"]
+
+
+def test_every_entity_and_attribute_gets_an_inductive_and_a_deductive_question(entity_project):
+    report = services.questions_generate(project=entity_project)
+
+    assert report == {"created": 8 * 3 * 2, "skipped_without_distractors": 0}
+    iberdrola = EntityQuestion.objects.filter(entity__name="Iberdrola", attribute="headquarters")
+    by_direction = {q.direction: q for q in iberdrola}
+    inductive, deductive = by_direction["inductive"], by_direction["deductive"]
+    assert inductive.question == "Where is Iberdrola headquartered?"
+    assert inductive.options[inductive.answer] == "Bilbao, Spain"
+    assert deductive.question == "Which company is headquartered in Bilbao, Spain?"
+    assert deductive.options[deductive.answer] == "Iberdrola"
+    assert len(inductive.options) == len(deductive.options) == 4
+
+
+def test_no_distractor_ever_shares_the_correct_value(entity_project):
+    services.questions_generate(project=entity_project)
+    values = {e.pk: e.values for e in Entity.objects.all()}
+
+    for question in EntityQuestion.objects.all():
+        assert len(question.distractors) == 3
+        for pk in question.distractors:
+            assert values[pk][question.attribute] != question.correct_value
+        assert len(set(question.options)) == 4
+    # Kutxabank shares Bilbao with Iberdrola: never a distractor for Iberdrola's headquarters
+    kutxabank = Entity.objects.get(name="Kutxabank").pk
+    assert all(
+        kutxabank not in q.distractors
+        for q in EntityQuestion.objects.filter(entity__name="Iberdrola", attribute="headquarters")
+    )
+
+
+def test_distractors_are_the_most_similar_entities(entity_project):
+    entities = list(Entity.objects.all())
+    iberdrola = next(e for e in entities if e.name == "Iberdrola")
+
+    chosen = services.pick_distractors(iberdrola, entities, "founded", seed=11)
+
+    assert chosen[0].name == "Iberia"  # the closest name
+
+
+def test_generation_is_deterministic_given_the_seed_and_keeps_existing_questions(entity_project):
+    services.questions_generate(project=entity_project)
+    first = list(EntityQuestion.objects.values_list("question", "options", "answer"))
+
+    assert services.questions_generate(project=entity_project)["created"] == 0
+    EntityQuestion.objects.all().delete()
+    services.questions_generate(project=entity_project)
+
+    assert list(EntityQuestion.objects.values_list("question", "options", "answer")) == first
+
+
+def test_verification_fixes_wording_swaps_a_distractor_and_accepts(entity_project, reviewer):
+    services.questions_generate(project=entity_project)
+    question = services.verification_next(project=entity_project)
+    distractor_index = next(i for i in range(4) if i != question.answer)
+    old = question.options[distractor_index]
+
+    question = services.question_verify(
+        question=question, user=reviewer, version=question.version, decision="swap", swap=distractor_index
+    )
+    assert question.options[distractor_index] != old and question.status == "generated"
+    values = {e.pk: e.values for e in Entity.objects.all()}
+    assert all(values[pk][question.attribute] != question.correct_value for pk in question.distractors)
+
+    question = services.question_verify(
+        question=question, user=reviewer, version=question.version, decision="accept", text="Where is it based?"
+    )
+    assert (question.status, question.question, question.edited) == ("accepted", "Where is it based?", True)
+
+
+def test_swapping_the_correct_option_is_refused(entity_project, reviewer):
+    services.questions_generate(project=entity_project)
+    question = services.verification_next(project=entity_project)
+
+    with pytest.raises(InvalidInput):
+        services.question_verify(
+            question=question, user=reviewer, version=question.version, decision="swap", swap=question.answer
+        )
+
+
+def test_a_released_question_carries_the_four_contexts_and_the_groupings(entity_project):
+    services.questions_generate(project=entity_project)
+    question = EntityQuestion.objects.get(entity__name="Iberdrola", attribute="headquarters", direction="inductive")
+    entities = {e.pk: e for e in Entity.objects.all()}
+
+    record = services.question_record(question, entities, {"headquarters": "Headquarters"})
+
+    first = entities[question.distractors[0]]
+    assert set(record["contexts"]) == {"none", "perfect", "misleading", "distraction"}
+    assert record["contexts"]["none"] == ""
+    assert record["contexts"]["perfect"] == entities[question.entity_id].description
+    assert "Bilbao" not in record["contexts"]["misleading"].split(",")[0]
+    assert first.values["headquarters"].split(",")[0] in record["contexts"]["misleading"]
+    assert record["contexts"]["distraction"] == first.description
+    assert record["groupings"] == {"market": "Energy", "country": "Spain", "region": "Europe"}
