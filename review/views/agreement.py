@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
-from annotation.models import Project, Role
+from annotation.models import Project, QAItem, Role
 from exports.csv_safety import csv_writer
 from review import reports
 from review.models import AgreementReport
@@ -114,6 +114,13 @@ def _link(project: Project, scope: dict[str, Any], unit: dict[str, Any]) -> str 
 
 def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
     result = reports.result_for_viewer(report.result, project)
+    item_ids = {
+        unit["item_id"]
+        for scope in result.get("scopes", {}).values()
+        for unit in scope["summary"].get("contested_units", [])
+        if "item_id" in unit
+    }
+    questions = dict(QAItem.objects.filter(project=project, pk__in=item_ids).values_list("pk", "question"))
     scopes = []
     for key, scope in reports.ordered_scopes(result):
         summary = scope["summary"]
@@ -123,7 +130,10 @@ def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
             {"rater": rater, "cells": [{"value": value, "css": heat_class(value)} for value in row]}
             for rater, row in zip(raters, matrix, strict=False)
         ]
-        contested = [{**unit, "link": _link(project, scope, unit)} for unit in summary.get("contested_units", [])]
+        contested = [
+            {**unit, "link": _link(project, scope, unit), "question": questions.get(unit.get("item_id"), "")}
+            for unit in summary.get("contested_units", [])
+        ]
         scopes.append(
             {
                 "key": key,

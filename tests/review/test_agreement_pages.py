@@ -55,6 +55,7 @@ def test_coordinator_sees_every_statistic_the_heat_map_the_chart_and_the_contest
     assert 'class="heatmap"' in page and "reviewer2" in page
     assert "<svg" in page and "<polyline" in page
     assert reverse("item_history", args=[project.slug, reviewed[1].pk]) in page
+    assert reviewed[1].question in page
     assert "<script" not in page.split("</head>")[1]  # no inline script (CSP)
     # In the order computed, whatever order PostgreSQL's jsonb keeps keys in.
     assert page.index('id="review-fluency"') < page.index('id="label-topic"') < page.index('id="screening"')
