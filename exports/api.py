@@ -21,7 +21,7 @@ from annotation import access
 from annotation.api import _paginated, _responses, _validated
 from annotation.errors import InvalidInput, InvalidState
 from annotation.models import QAItem, Role
-from exports import services
+from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
 from exports.downloads import archive_response, file_response
 from exports.formats.prompts import SCENARIOS
@@ -256,15 +256,18 @@ class ExportSettingsApi(APIView):
 class ProjectFormatApi(APIView):
     @extend_schema(
         summary="The project written in another format, e.g. `wilova`, as a zip (coordinator)",
-        description="404 when the format is not available on this server.",
-        responses=_responses({200: FILE}, bad_input=False, conflict=False),
+        description=(
+            "404 when the format is not available on this server; 400 when the project was not imported from "
+            "files of that format (there is nothing to write back)."
+        ),
+        responses=_responses({200: FILE}, conflict=False),
     )
     def get(self, request: Request, slug: str, format_name: str) -> FileResponse:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        try:
-            archive, cleanup = services.project_format_archive(project=project, format=format_name)
-        except InvalidInput as error:
-            raise Http404(error.message) from None
+        if formats.project_format(format_name) is None:
+            raise Http404(f"No format {format_name!r} on this server.")
+        # A format that does not apply to this project (not imported from its files) is a 400 naming `format`.
+        archive, cleanup = services.project_format_archive(project=project, format=format_name)
         handle = archive.open("rb")
         cleanup()  # the open handle keeps the data readable; nothing is left on disk once it is sent
         return FileResponse(handle, as_attachment=True, filename=archive.name)

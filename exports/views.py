@@ -174,7 +174,9 @@ def project_format_download(request: HttpRequest, slug: str, format_name: str) -
     try:
         archive, cleanup = services.project_format_archive(project=project, format=format_name)
     except ServiceError as error:
-        return render(request, "exports/not_available.html", {"project": project, "error": error}, status=404)
+        # No such format here: 404; a format that does not apply to this project: 400.
+        status = 404 if formats.project_format(format_name) is None else 400
+        return render(request, "exports/not_available.html", {"project": project, "error": error}, status=status)
     handle = archive.open("rb")
     cleanup()  # the open handle keeps the data readable; nothing is left on disk once it is sent
     return FileResponse(handle, as_attachment=True, filename=archive.name)

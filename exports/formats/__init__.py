@@ -29,6 +29,7 @@ RELEASE_FORMAT = "localqa"
 KIND_WRITERS = {
     "validation": ("validation.release", "release_writers"),
     "trivia": ("multichoice.release", "release_writers"),
+    "entity_qa": ("multichoice.release", "entity_release_writers"),
 }
 
 

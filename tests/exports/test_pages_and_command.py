@@ -272,6 +272,11 @@ def test_writing_back_a_project_that_was_not_imported_in_that_format_is_refused(
     listing = client.get(reverse("release_list", args=[released_project.slug])).content.decode()
     download = client.get(reverse("project_format", args=[released_project.slug, "wilova"]))
 
+    api = api_as(released_project.memberships.get(is_coordinator=True).user).get(
+        f"/api/projects/{released_project.slug}/formats/wilova/"
+    )
+
     assert "WiLoVa" not in listing
-    assert download.status_code == 404
+    assert download.status_code == 400
+    assert (api.status_code, api.json()["field"]) == (400, "format")
     assert not out.exists()
