@@ -12,7 +12,7 @@ from django.http import Http404
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Project, Role
-from multichoice.models import KIND_TRIVIA, TriviaItem
+from multichoice.models import KIND_ENTITY, KIND_TRIVIA, Entity, EntityQuestion, TriviaItem
 
 
 def get_trivia_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
@@ -44,3 +44,31 @@ def get_translation_item(user: AnyUser, slug: str, item_id: int) -> TriviaItem:
     if item.translator_id != user.pk:
         raise PermissionDenied("This translation is someone else's.")
     return item
+
+
+def get_entity_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
+    """The entity-question project, with `project.membership` set."""
+    project = get_project_for_user(user, slug, role=role)
+    if project.kind != KIND_ENTITY:
+        raise Http404("This project is not an entity-question project.")
+    return project
+
+
+def get_entity(user: AnyUser, slug: str, entity_id: int) -> Entity:
+    """An entity of the project (coordinators)."""
+    project = get_entity_project(user, slug, role=Role.COORDINATOR)
+    entity = Entity.objects.filter(project=project, pk=entity_id).first()
+    if entity is None:
+        raise Http404("No such entity in this project.")
+    entity.project = project
+    return entity
+
+
+def get_entity_question(user: AnyUser, slug: str, question_id: int) -> EntityQuestion:
+    """A generated question of the project (verifiers: the reviewer role)."""
+    project = get_entity_project(user, slug, role=Role.REVIEWER)
+    question = EntityQuestion.objects.select_related("entity").filter(project=project, pk=question_id).first()
+    if question is None:
+        raise Http404("No such question in this project.")
+    question.project = project
+    return question

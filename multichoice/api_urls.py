@@ -1,6 +1,6 @@
 from django.urls import path
 
-from multichoice import api
+from multichoice import api, api_entities
 
 P = "projects/<slug:slug>/trivia/"
 
@@ -19,4 +19,17 @@ urlpatterns = [
     path(P + "import/", api.ImportApi.as_view(), name="api_trivia_import"),
     path(P + "export/csv/", api.ExportCsvApi.as_view(), name="api_trivia_export_csv"),
     path(P + "export/jsonl/", api.ExportJsonlApi.as_view(), name="api_trivia_export_jsonl"),
+]
+
+E = "projects/<slug:slug>/entities/"
+
+urlpatterns += [
+    path("entities/projects/", api_entities.ProjectCreateApi.as_view(), name="api_entity_project_create"),
+    path(E, api_entities.EntityListApi.as_view(), name="api_entities"),
+    path(E + "import/", api_entities.EntityImportApi.as_view(), name="api_entity_import"),
+    path(E + "correct/", api_entities.EntityCorrectApi.as_view(), name="api_entity_correct"),
+    path(E + "generate/", api_entities.GenerateApi.as_view(), name="api_entity_generate"),
+    path(E + "questions/", api_entities.QuestionListApi.as_view(), name="api_entity_questions"),
+    path(E + "verify/next/", api_entities.VerifyNextApi.as_view(), name="api_entity_verify_next"),
+    path(E + "questions/<int:item_id>/", api_entities.VerifyApi.as_view(), name="api_entity_verify"),
 ]

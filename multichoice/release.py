@@ -184,3 +184,73 @@ class TriviaCardWriter(DatasetCardWriter):
 
 def release_writers() -> list[ReleaseWriter]:
     return [TriviaWriter(), TriviaCardWriter(), ManifestWriter()]
+
+
+# Entity-question projects
+
+ENTITY_NAME = "entity_questions"
+
+
+class EntityQuestionsWriter(ReleaseWriter):
+    """Every verified question with its four context conditions and the entity's grouping fields."""
+
+    def finish(self) -> list[FileEntry]:
+        from multichoice import entities
+        from multichoice.models import Entity, EntityQuestion
+
+        project = self.state.project
+        settings = entities.entity_settings(project)
+        labels = {a["key"]: a["label"] for a in settings.attributes}
+        known = {e.pk: e for e in Entity.objects.filter(project=project)}
+        handle = HashedFile(self.root, f"{ENTITY_NAME}.jsonl")
+        questions = EntityQuestion.objects.filter(project=project, status=EntityQuestion.Status.ACCEPTED)
+        try:
+            handle.write_lines(
+                [dumps(entities.question_record(q, known, labels)) for q in questions.order_by("id").iterator()]
+            )
+        except BaseException:
+            handle.abort()
+            raise
+        entry = handle.close()
+        self.state.counts[ENTITY_NAME] = entry.lines
+        self.state.counts["entity_contexts"] = list(entities.CONTEXTS)
+        return [entry]
+
+
+class EntityCardWriter(DatasetCardWriter):
+    def render(self) -> str:
+        state = self.state
+        release, project = state.release, state.project
+        header = [
+            "---",
+            "language:",
+            f"- {_q(project.standard_language)}",
+            f"license: {_q(release.license)}",
+            f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
+            "task_categories:",
+            "- multiple-choice",
+            "size_categories:",
+            f"- {_q(_size_category(state.counts.get(ENTITY_NAME) or 0))}",
+            "---",
+        ]
+        body = [
+            f"# {_md(project.name)} — release v{release.version}",
+            "",
+            "Questions generated from entities and verified by people: for every (entity, attribute) an inductive "
+            "question (entity → attribute) and a deductive one (attribute → entity), one correct option and three "
+            "distractors from similar entities with a different value. Every question carries four context "
+            "conditions — `none`, `perfect` (the entity's description), `misleading` (the description with the "
+            "value replaced by a distractor's) and `distraction` (another entity's description) — and the "
+            "entity's grouping fields for stratified results.",
+            "",
+            "| file | lines | bytes | sha256 |",
+            "|---|---:|---:|---|",
+        ]
+        for entry in state.entries:
+            count = "" if entry.lines is None else str(entry.lines)
+            body.append(f"| `{entry.name}` | {count} | {entry.size} | `{entry.sha256}` |")
+        return "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
+
+
+def entity_release_writers() -> list[ReleaseWriter]:
+    return [EntityQuestionsWriter(), EntityCardWriter(), ManifestWriter()]

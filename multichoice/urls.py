@@ -1,6 +1,6 @@
 from django.urls import path
 
-from multichoice import views
+from multichoice import views, views_entities
 
 P = "projects/<slug:slug>/trivia/"
 
@@ -21,4 +21,16 @@ urlpatterns = [
     path(P + "import/", views.trivia_import, name="trivia_import"),
     path(P + "export.csv", views.trivia_export_csv, name="trivia_export_csv"),
     path(P + "export.jsonl", views.trivia_export_jsonl, name="trivia_export_jsonl"),
+]
+
+E = "projects/<slug:slug>/entities/"
+
+urlpatterns += [
+    path("entities/new/", views_entities.entity_project_create, name="entity_project_create"),
+    path(E, views_entities.entity_home, name="entity_home"),
+    path(E + "import/", views_entities.entity_import, name="entity_import"),
+    path(E + "correct/", views_entities.entity_correct, name="entity_correct"),
+    path(E + "generate/", views_entities.entity_generate, name="entity_generate"),
+    path(E + "verify/next/", views_entities.entity_verify_next, name="entity_verify_next"),
+    path(E + "questions/<int:item_id>/", views_entities.entity_verify, name="entity_verify"),
 ]

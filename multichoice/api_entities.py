@@ -1,0 +1,247 @@
+"""The entity-question REST API: the same services as the pages, through `multichoice.access`."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from annotation.api import _paginated, _responses, _validated
+from annotation.errors import InvalidInput
+from annotation.models import Role
+from multichoice import entities as services
+from multichoice.access import get_entity, get_entity_project, get_entity_question
+from multichoice.models import Entity, EntityQuestion, EntitySettings
+
+TAG = ["entity questions"]
+
+
+class AttributeSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField(required=False)
+    kind = serializers.CharField(help_text="year, city, list or text")
+    inductive = serializers.CharField(help_text="Template with {entity}")
+    deductive = serializers.CharField(help_text="Template with {value}")
+
+
+class EntityProjectCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=60, required=False)
+    language = serializers.CharField(max_length=8)
+    attributes = AttributeSerializer(many=True)
+    grouping_fields = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    entity_label = serializers.CharField(required=False, default="company")
+    seed = serializers.IntegerField(required=False, default=0, min_value=0)
+
+
+class EntitySettingsOutput(serializers.ModelSerializer):
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    attributes = AttributeSerializer(many=True)
+
+    class Meta:
+        model = EntitySettings
+        fields = ["project", "entity_label", "attributes", "grouping_fields", "seed", "version"]
+
+
+class EntityOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Entity
+        fields = ["id", "name", "description", "raw", "values", "corrected", "groupings"]
+
+
+class EntityCorrectInput(serializers.Serializer):
+    entity = serializers.IntegerField()
+    attribute = serializers.CharField()
+    value = serializers.CharField()
+
+
+class EntityImportInput(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class NormalisedOutput(serializers.Serializer):
+    entity = serializers.CharField()
+    attribute = serializers.CharField()
+    raw = serializers.JSONField()
+    normalised = serializers.CharField()
+
+
+class EntityImportOutput(serializers.Serializer):
+    created = serializers.IntegerField()
+    normalised = NormalisedOutput(many=True)
+
+
+class GenerateInput(serializers.Serializer):
+    seed = serializers.IntegerField(required=False, min_value=0)
+
+
+class GenerateOutput(serializers.Serializer):
+    created = serializers.IntegerField()
+    skipped_without_distractors = serializers.IntegerField()
+
+
+class EntityQuestionOutput(serializers.ModelSerializer):
+    entity = serializers.CharField(source="entity.name", read_only=True)
+    status = serializers.CharField(read_only=True, help_text=", ".join(EntityQuestion.Status.values))
+
+    class Meta:
+        model = EntityQuestion
+        fields = [
+            "id",
+            "entity",
+            "attribute",
+            "direction",
+            "question",
+            "options",
+            "answer",
+            "correct_value",
+            "distractors",
+            "status",
+            "edited",
+            "version",
+        ]
+
+
+class VerifyInput(serializers.Serializer):
+    version = serializers.IntegerField()
+    decision = serializers.ChoiceField(choices=["accept", "reject", "swap"])
+    question = serializers.CharField(required=False)
+    swap = serializers.IntegerField(required=False, help_text="Option index of the distractor to replace.")
+
+
+class ProjectCreateApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Create an entity-question project (needs the permission to add projects)",
+        request=EntityProjectCreateInput,
+        responses=_responses({201: EntitySettingsOutput}, not_found=False),
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.has_perm("annotation.add_project"):
+            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        data = _validated(EntityProjectCreateInput, request.data)
+        data["attributes"] = [dict(a) for a in data["attributes"]]
+        project = services.entity_project_create(created_by=request.user, **data)
+        return Response(EntitySettingsOutput(services.entity_settings(project)).data, status=status.HTTP_201_CREATED)
+
+
+class EntityListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Entities with raw and normalised values (coordinator)",
+        responses=_responses({200: EntityOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+        return _paginated(self, request, Entity.objects.filter(project=project).order_by("name", "id"), EntityOutput)
+
+
+class EntityImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Import entities from CSV or JSONL (coordinator); all or nothing; reports what was normalised",
+        request={"multipart/form-data": EntityImportInput},
+        responses=_responses({200: EntityImportOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+        upload = _validated(EntityImportInput, request.data)["file"]
+        return Response(services.entities_import(project=project, data=upload.read(), name=upload.name or "upload.csv"))
+
+
+class EntityCorrectApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Correct a normalised value (coordinator)",
+        request=EntityCorrectInput,
+        responses=_responses({200: EntityOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        get_entity_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(EntityCorrectInput, request.data)
+        entity = get_entity(request.user, slug, data.pop("entity"))
+        return Response(EntityOutput(services.entity_correct(entity=entity, **data)).data)
+
+
+class GenerateApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Generate the inductive/deductive question pairs not generated yet (coordinator); seeded",
+        request=GenerateInput,
+        responses=_responses({200: GenerateOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(GenerateInput, request.data or {})
+        return Response(services.questions_generate(project=project, seed=data.get("seed")))
+
+
+class QuestionListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Generated questions (coordinator)",
+        responses=_responses({200: EntityQuestionOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+        questions = EntityQuestion.objects.filter(project=project).select_related("entity").order_by("id")
+        return _paginated(self, request, questions, EntityQuestionOutput)
+
+
+class VerifyNextApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The next question waiting for verification (reviewer role); 204 when none",
+        request=None,
+        responses=_responses(
+            {200: EntityQuestionOutput, 204: OpenApiResponse(description="Nothing waiting.")},
+            bad_input=False,
+            conflict=False,
+        ),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_entity_project(request.user, slug, role=Role.REVIEWER)
+        question = services.verification_next(project=project)
+        if question is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(EntityQuestionOutput(question).data)
+
+
+class VerifyApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Verify a question (reviewer role): accept (with fixed wording), reject, or swap a distractor",
+        request=VerifyInput,
+        responses=_responses({200: EntityQuestionOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        question = get_entity_question(request.user, slug, item_id)
+        data = _validated(VerifyInput, request.data)
+        if data["decision"] == "swap" and "swap" not in data:
+            raise InvalidInput("swap: the index of a distractor option.", field="swap")
+        question = services.question_verify(
+            question=question,
+            user=request.user,
+            version=data["version"],
+            decision=data["decision"],
+            text=data.get("question"),
+            swap=data.get("swap"),
+        )
+        return Response(EntityQuestionOutput(question).data)

@@ -1,0 +1,105 @@
+"""Entity questions end to end over HTTP and the API: import, correct, generate, verify, release."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from annotation import services as annotation_services
+from exports.services import release_build_now, release_file_path
+from multichoice import entities as services
+from multichoice.models import Entity, EntityQuestion
+from tests.conftest import api_as
+from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def companies(coordinator, reviewer):
+    project = services.entity_project_create(
+        name="Companies",
+        slug="companies",
+        language="eng",
+        attributes=ATTRIBUTES,
+        grouping_fields=["market", "country", "region"],
+        seed=5,
+        created_by=coordinator,
+    )
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    return project
+
+
+def test_the_pages_import_show_normalisation_correct_and_generate(client, companies, coordinator):
+    client.force_login(coordinator)
+    upload = SimpleUploadedFile("companies.csv", CSV.encode())
+
+    page = client.post(reverse("entity_import", args=["companies"]), {"file": upload}, follow=True).content.decode()
+    assert "8 entities imported" in page
+    assert "Bilbao, Spain" in page and "(was Bilbao)" in page
+    iberdrola = Entity.objects.get(name="Iberdrola")
+    data = {"entity": iberdrola.pk, "attribute": "founded", "value": "1901"}
+    page = client.post(reverse("entity_correct", args=["companies"]), data, follow=True).content.decode()
+    assert "Iberdrola: corrected." in page and "corrected</span>" in page
+    page = client.post(reverse("entity_generate", args=["companies"]), follow=True).content.decode()
+    assert "48 questions generated" in page
+
+
+def test_a_verifier_swaps_and_accepts_on_the_page(client, companies, reviewer):
+    services.entities_import(project=companies, data=CSV.encode(), name="c.csv")
+    services.questions_generate(project=companies)
+    client.force_login(reviewer)
+
+    response = client.post(reverse("entity_verify_next", args=["companies"]))
+    question = EntityQuestion.objects.get(pk=int(response.url.rstrip("/").rsplit("/", 1)[1]))
+    distractor = next(i for i in range(4) if i != question.answer)
+    url = reverse("entity_verify", args=["companies", question.pk])
+    client.post(url, {"version": question.version, "decision": "swap", "swap": distractor})
+    question.refresh_from_db()
+    client.post(url, {"version": question.version, "decision": "accept", "question": question.question})
+
+    question.refresh_from_db()
+    assert question.status == "accepted" and question.edited
+
+
+def test_the_api_release_carries_the_four_context_conditions_and_groupings(companies, coordinator, reviewer):
+    upload = SimpleUploadedFile("companies.jsonl", b"".join(
+        json.dumps(row).encode() + b"\n"
+        for row in [
+            {"name": n, "description": f"{n} is based in {c}.", "headquarters": c, "founded": y, "key_people": "X",
+             "market": "M", "country": "Spain", "region": "Europe"}
+            for n, c, y in [("Alpha", "Bilbao", 1900), ("Beta", "Madrid", 1910), ("Gamma", "Vigo", 1920),
+                            ("Delta", "Leon", 1930), ("Epsilon", "Soria", 1940)]
+        ]
+    ))  # fmt: skip
+    imported = api_as(coordinator).post(
+        "/api/projects/companies/entities/import/", {"file": upload}, format="multipart"
+    )
+    assert imported.status_code == 200, imported.content
+    assert (
+        api_as(coordinator).post("/api/projects/companies/entities/generate/", {}, format="json").json()["created"]
+        == 20
+    )
+    question = api_as(reviewer).post("/api/projects/companies/entities/verify/next/").json()
+    verified = api_as(reviewer).post(
+        f"/api/projects/companies/entities/questions/{question['id']}/",
+        {"version": question["version"], "decision": "accept"},
+        format="json",
+    )
+    assert verified.json()["status"] == "accepted"
+
+    release = release_build_now(project=companies, user=coordinator, seed=1)
+
+    assert release.status == "published", release.error
+    lines = release_file_path(release, "entity_questions.jsonl").read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    assert len(lines) == 1 and release.counts["entity_questions"] == 1
+    assert set(record["contexts"]) == {"none", "perfect", "misleading", "distraction"}
+    assert record["groupings"] == {"market": "M", "country": "Spain", "region": "Europe"}
+    assert record["options"][record["answer"]] in (record["entity"], record["correct_value"])
