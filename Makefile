@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/localqa)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
 
-.PHONY: run install migrate demo worker test test-fast lint format check bench clean
+.PHONY: run install migrate demo worker test test-fast lint format check bench bench-server bench-all clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON) not found)"; exit 1; }
@@ -44,9 +44,16 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+## The load benchmark (bench/load.py): its own database localqa_bench, Redis db 11, gunicorn on :8100.
 bench: $(STAMP)
-	@ls bench/*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }
-	for script in bench/*.py; do DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python $$script || exit 1; done
+	$(BIN)/python bench/load.py
+
+bench-server: $(STAMP)
+	$(BIN)/python bench/load.py --serve
+
+## Every other benchmark script, one after the other, on the test database.
+bench-all: $(STAMP)
+	for script in $$(ls bench/*.py | grep -v -e load.py -e explain.py -e page_weight.py); do DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) staticfiles localqa.sqlite3
