@@ -87,3 +87,35 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     assert item.target_question == "Where is Atxondo today?"
     page.goto("/projects/basque-trivia/trivia/balance/")
     expect(page.locator("#balance")).to_contain_text("Geografia eta Historia")
+
+
+def test_entities_are_imported_with_visible_normalisation_generated_and_verified(page: Page, coordinator, reviewer):
+    from multichoice import entities
+    from multichoice.models import EntityQuestion
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+    project = entities.entity_project_create(
+        name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, created_by=coordinator
+    )
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    log_in(page, "coordinator")
+    page.goto("/projects/companies/entities/")
+    page.get_by_label("File").set_input_files({"name": "companies.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator(".message.success")).to_contain_text("8 entities imported")
+    expect(page.locator("#entities")).to_contain_text("1992 (was c. 1992)")
+    page.locator("#entity-generate").click()
+    expect(page.locator(".message.success")).to_contain_text("48 questions generated")
+
+    switch_user(page, "reviewer")
+    page.goto("/projects/companies/entities/")
+    page.locator("#entity-verify-next").click()
+    page.locator("input[name=swap]").first.check()
+    page.get_by_role("button", name="Swap the chosen distractor").click()
+    expect(page.locator(".message.success")).to_contain_text("Distractor swapped")
+    page.get_by_label("Question (fix the wording if needed)").fill("Where is this company based?")
+    page.get_by_role("button", name="Accept").click()
+    expect(page.locator(".message.success")).to_contain_text("Question verified")
+
+    question = EntityQuestion.objects.get(status="accepted")
+    assert question.question == "Where is this company based?" and question.edited
