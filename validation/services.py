@@ -27,6 +27,7 @@ from django.utils import timezone
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.importers import ImportReport, ImportSource
+from annotation.languages import UnknownLanguage, get_language
 from annotation.models import PagePair, Project, QAItem, QAItemRevision
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
 from review import services as review_services
@@ -350,25 +351,30 @@ def domain_labels(project: Project) -> dict[str, SourceDomain]:
 # Importing collected QA pairs
 
 
-def _source_pair(project: Project, url: str, cache: dict[str, PagePair], now: Any) -> PagePair:
-    """The item's source page, as the project's page pair for that URL (one per URL; never in the annotator queue)."""
-    title = url[:500] if url else NO_SOURCE_TITLE
-    if title not in cache:
-        pair, _ = PagePair.objects.get_or_create(
-            project=project,
-            local_title=title,
-            defaults={
-                "standard_title": domain_of(url) if url else "",
-                "local_url": url[:1000],
-                "local_lead": "",
-                "standard_lead": "",
-                "source": PagePair.Source.API,
-                "status": PagePair.Status.SUBMITTED,
-                "submitted_at": now,
-            },
-        )
-        cache[title] = pair
-    return cache[title]
+def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, PagePair]:
+    """Each source URL's page pair in the project (one per URL; never in the annotator queue), made if missing."""
+    titles = {url: url[:500] if url else NO_SOURCE_TITLE for url in urls}
+    found = {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=set(titles.values()))}
+    missing = {title: url for url, title in titles.items() if title not in found}
+    PagePair.objects.bulk_create(
+        [
+            PagePair(
+                project=project,
+                local_title=title,
+                standard_title=domain_of(url) if url else "",
+                local_url=url[:1000],
+                local_lead="",
+                standard_lead="",
+                source=PagePair.Source.API,
+                status=PagePair.Status.SUBMITTED,
+                submitted_at=now,
+            )
+            for title, url in missing.items()
+        ]
+    )
+    if missing:
+        found |= {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=list(missing))}
+    return {url: found[title] for url, title in titles.items()}
 
 
 def validation_items_import(
@@ -417,14 +423,11 @@ def validation_items_import(
         return report
     now = timezone.now()
     with transaction.atomic():
-        cache: dict[str, PagePair] = {}
-        created: list[ValidationItem] = []
-        items: list[QAItem] = []
-        for index, pair in enumerate(pairs):
-            page = _source_pair(project, pair.source_urls[0] if pair.source_urls else "", cache, now)
-            item = QAItem.objects.create(
+        pages = _source_pairs(project, [pair.source_urls[0] if pair.source_urls else "" for pair in pairs], now)
+        items = QAItem.objects.bulk_create(
+            QAItem(
                 project=project,
-                pair=page,
+                pair=pages[pair.source_urls[0] if pair.source_urls else ""],
                 author=None,
                 question=pair.question,
                 answer_standard=pair.answer,
@@ -432,7 +435,10 @@ def validation_items_import(
                 submitted_at=now,
                 created_at=now,
             )
-            QAItemRevision.objects.create(
+            for pair in pairs
+        )
+        QAItemRevision.objects.bulk_create(
+            QAItemRevision(
                 item=item,
                 number=1,
                 question=pair.question,
@@ -441,34 +447,35 @@ def validation_items_import(
                 reason=QAItemRevision.Reason.IMPORTED,
                 created_at=now,
             )
-            of = duplicate_of.get(index)
-            if of is None:
-                first = None
-            elif of < offset:
-                first = existing[of][0] if of >= 0 else None
-            else:
-                first = created[of - offset].pk
-            created.append(
-                ValidationItem.objects.create(
-                    item=item,
-                    project=project,
-                    data_id=pair.data_id,
-                    topic=pair.topic,
-                    input_query=pair.input_query,
-                    question_type=pair.question_type,
-                    location=pair.location,
-                    language=pair.language,
-                    source_urls=pair.source_urls,
-                    domain=pair.domain,
-                    original_answer=pair.answer,
-                    alternative_answer=pair.alternative_answer,
-                    normalised_question=normalise(pair.question),
-                    duplicate_of_id=first,
-                    metadata=pair.metadata,
-                    created_at=now,
-                )
+            for item, pair in zip(items, pairs, strict=True)
+        )
+        created = ValidationItem.objects.bulk_create(
+            ValidationItem(
+                item=item,
+                project=project,
+                data_id=pair.data_id,
+                topic=pair.topic,
+                input_query=pair.input_query,
+                question_type=pair.question_type,
+                location=pair.location,
+                language=pair.language,
+                source_urls=pair.source_urls,
+                domain=pair.domain,
+                original_answer=pair.answer,
+                alternative_answer=pair.alternative_answer,
+                normalised_question=normalise(pair.question),
+                metadata=pair.metadata,
+                created_at=now,
             )
-            items.append(item)
+            for item, pair in zip(items, pairs, strict=True)
+        )
+        marked = []
+        for index, of in duplicate_of.items():
+            if of < 0:
+                continue  # repeats nothing this function can point at
+            created[index].duplicate_of_id = existing[of][0] if of < offset else created[of - offset].pk
+            marked.append(created[index])
+        ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
         review_services.items_route(items=items, actor=user)
     return report
 
@@ -892,8 +899,6 @@ def task_context(slot: ReviewSlot, settings: ValidationSettings) -> dict[str, An
 
 
 def _direction(code: str) -> str:
-    from annotation.languages import UnknownLanguage, get_language
-
     try:
         return get_language(code).direction
     except UnknownLanguage:

@@ -115,3 +115,17 @@ def test_the_split_files_hold_every_line_once_with_the_default_70_10_20(validate
         assert all(line["split"] == split for line in lines)
     manifest = json.loads(release_file_path(release, "manifest.json").read_text())
     assert {entry["name"] for entry in manifest["files"]} >= {"validation_qa.jsonl", "seed_queries.csv"}
+
+
+def test_the_validation_lines_load_in_datasets_and_pandas(validated, coordinator, tmp_path):
+    import datasets
+    import pandas as pd
+
+    release = release_build_now(project=validated, user=coordinator, seed=7)
+    path = release_file_path(release, "validation_qa.jsonl")
+
+    dataset = datasets.load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path / "hf"))
+    frame = pd.read_json(path, lines=True, dtype=False)
+
+    assert dataset.num_rows == len(frame) == 4
+    assert list(frame.columns) == dataset.column_names
