@@ -16,6 +16,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                 context.get("view").stale_serializer if hasattr(context.get("view"), "stale_serializer") else None
             )  # type: ignore[union-attr]
             if serializer is not None:
-                data["current"] = serializer(exc.current).data
+                data["current"] = None if exc.current is None else serializer(exc.current).data  # not {}
         return Response(data, status=exc.status_code)
     return drf_exception_handler(exc, context)

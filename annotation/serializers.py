@@ -289,7 +289,9 @@ class TokenOutput(serializers.Serializer):
 
 
 class StaleItemOutput(ErrorOutput):
-    current = ItemOutput(read_only=True, help_text="The newer item, as saved elsewhere.")
+    current = ItemOutput(
+        required=False, help_text="The newer item, when the 409 is a stale edit (not a state refusal)."
+    )
 
 
 class StaleProjectOutput(ErrorOutput):

@@ -85,7 +85,9 @@ class ReleaseRequestInput(serializers.Serializer):
     seed = serializers.IntegerField(required=False, help_text="Kept from the previous release when left out.")
     changelog = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     license = serializers.CharField(required=False, help_text="Defaults to the project's export settings.")
-    version = serializers.IntegerField(required=False, help_text="Defaults to the next number.")
+    version = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1, help_text="Defaults to the next number."
+    )
 
 
 class DiffChangeOutput(serializers.Serializer):
