@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -172,14 +172,22 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
     expires = now + timedelta(minutes=project.claim_minutes)
     for _attempt in range(5):
         with transaction.atomic():
-            candidate = (
+            # The lowest id among new pairs and claims left past their time, as two conditions the
+            # (project, status, id) index serves with LIMIT 1: their OR walked the primary key past
+            # every pair already done (35 ms at 18,000 done pairs, growing with the project; bench/explain.py).
+            candidates = [
                 PagePair.objects.select_for_update(skip_locked=True, of=("self",))
                 .filter(project=project)
-                .available(now)
+                .filter(condition)
                 .order_by("id")
                 .only("id", "status", "claim_expires_at")
                 .first()
-            )
+                for condition in (
+                    Q(status=PagePair.Status.NEW),
+                    Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now),
+                )
+            ]
+            candidate = min((c for c in candidates if c is not None), key=lambda c: c.pk, default=None)
             if candidate is None:
                 return None
             claimed = (
