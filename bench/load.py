@@ -516,9 +516,11 @@ def main() -> None:
         finally:
             stop_stack(processes)
         return
-    from annotation.models import Project
+    from annotation.models import Membership
 
-    if not args.reuse or not Project.objects.filter(slug=SLUG).exists():
+    people = [*(f"bench-annotator-{i}" for i in range(annotators)), *(f"bench-reviewer-{i}" for i in range(reviewers))]
+    members = Membership.objects.filter(project__slug=SLUG, user__username__in=people).count()
+    if not args.reuse or members < len(people) or len(tokens(people)) < len(people):
         create_data(max(annotators, 50), max(reviewers, 20))
     release_slug = prepare_release_project() if args.with_release_build else None
     base = f"http://127.0.0.1:{args.port}"
@@ -531,8 +533,7 @@ def main() -> None:
               f"({args.workers} gunicorn workers x 4 threads, 1 Celery worker); nproc {os.cpu_count()}, "
               f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
               + (f"; release build of {RELEASE_ITEMS} items running" if release_pk else ""))  # fmt: skip
-        keys = tokens([*(f"bench-annotator-{i}" for i in range(annotators)),
-                       *(f"bench-reviewer-{i}" for i in range(reviewers))])  # fmt: skip
+        keys = tokens(people)
         run, seconds = asyncio.run(drive(base, keys, annotators, reviewers, args.seconds, args.max_requests))
         load = os.getloadavg()
         print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
