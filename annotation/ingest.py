@@ -31,6 +31,7 @@ from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
+from config.enqueue import enqueue, enqueue_on_commit
 
 MAX_TITLES = 50_000
 VARIANT = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})+")  # zh-hk, zh-hans, sr-el: what MediaWiki's `variant` takes
@@ -100,7 +101,7 @@ def collection_create(
 def _enqueue_collection(collection: Collection) -> None:
     from annotation import tasks
 
-    transaction.on_commit(lambda: tasks.collection_run.delay(collection.pk))
+    enqueue_on_commit(tasks.collection_run, collection.pk)
 
 
 def collection_cancel(*, collection: Collection) -> Collection:
@@ -411,7 +412,7 @@ def import_job_create(
 def _enqueue_import(job_id: int) -> None:
     from annotation import tasks
 
-    tasks.import_job_run.delay(job_id)
+    enqueue(tasks.import_job_run, job_id)
 
 
 def import_job_run(*, job_id: int) -> ImportJob | None:

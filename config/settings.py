@@ -179,6 +179,8 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="localqa")
 CELERY_TASK_IGNORE_RESULT = True  # status and progress live in our own tables
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Sending a task gives up within about a second when Redis is down; the job's row stays pending (config/enqueue.py).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
 CACHE_URL = env.str("CACHE_URL", default=REDIS_URL)

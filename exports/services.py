@@ -34,6 +34,7 @@ from django.utils import timezone
 
 from annotation.errors import InvalidInput, InvalidState
 from annotation.models import Project, QAItem
+from config.enqueue import enqueue_on_commit
 from exports import formats
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
@@ -209,7 +210,7 @@ def release_request(
     if enqueue:
         from exports.tasks import release_build_task
 
-        transaction.on_commit(lambda: release_build_task.delay(release.pk))
+        enqueue_on_commit(release_build_task, release.pk)
     return release
 
 

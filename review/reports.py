@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
+from config.enqueue import enqueue_on_commit
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -503,7 +504,7 @@ def agreement_reports_expire_stale(*, project: Project) -> int:
 def _enqueue(report_id: int, countdown: int) -> None:
     from review.tasks import agreement_report_task
 
-    transaction.on_commit(lambda: agreement_report_task.apply_async((report_id,), countdown=countdown or None))
+    enqueue_on_commit(agreement_report_task, report_id, countdown=countdown or None)
 
 
 def _project_watermark(project: Project) -> int:

@@ -1,0 +1,142 @@
+"""Redis down: annotators and reviewers keep working, jobs wait in their rows and start when Redis is back.
+
+A Redis of the test's own (tests/faults/conftest.py) is the broker; the shared one is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotation.models import ImportJob, PagePair, QAItem
+from config.celery import app as celery_app
+from config.enqueue import enqueue
+from tests.conftest import api_as
+from tests.review.conftest import all_pass, complete_item
+
+pytestmark = pytest.mark.faults
+
+PAIRS = json.dumps(
+    {
+        "local_title": "唐樓 Minga",
+        "standard_title": "唐楼 Minga",
+        "local_url": "https://zh-yue.wikipedia.org/wiki/Minga",
+        "standard_url": "https://zh.wikipedia.org/wiki/Minga",
+        "local_lead": "唐樓係舊式樓宇。",
+        "standard_lead": "唐楼。",
+    },
+    ensure_ascii=False,
+).encode()
+
+
+def _fresh_connections() -> None:
+    """Forget pooled broker connections, so the next send connects to the broker now configured."""
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def broker(throwaway_redis, monkeypatch):
+    """This process sends tasks to the throwaway Redis (not eagerly); the shared Redis stays the cache."""
+    saved = {key: celery_app.conf[key] for key in ("broker_url", "task_always_eager")}
+    celery_app.conf.broker_url = throwaway_redis.url
+    celery_app.conf.task_always_eager = False
+    _fresh_connections()
+    yield throwaway_redis
+    celery_app.conf.update(saved)
+    _fresh_connections()
+
+
+@pytest.fixture
+def live_worker_env(throwaway_redis, tmp_path) -> dict[str, str]:
+    return {"CELERY_BROKER_URL": throwaway_redis.url, "MEDIA_ROOT": str(tmp_path / "media")}
+
+
+def test_sending_a_task_to_a_broker_that_is_down_fails_fast_and_says_so(broker, caplog):
+    from annotation import tasks
+
+    broker.stop()
+    started = time.monotonic()
+
+    assert enqueue(tasks.import_job_run, 123) is False
+
+    assert time.monotonic() - started < 5
+    assert "stays pending" in caplog.text
+
+
+@pytest.mark.worker
+def test_with_redis_down_work_is_saved_jobs_wait_and_start_when_redis_returns(
+    request, transactional_db, broker, project, annotating_pair, annotator, reviewer, coordinator, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    slug = project.slug
+    draft = complete_item(annotating_pair, annotator, "深水埗")
+    broker.stop()
+
+    # The annotator saves and submits, the reviewer judges: none of it needs the broker.
+    as_annotator = api_as(annotator)
+    saved = as_annotator.patch(
+        f"/api/projects/{slug}/items/{draft.pk}/",
+        {"version": draft.version, "question": "离线也能保存吗？"},
+        format="json",
+    )
+    assert saved.status_code == 200, saved.content
+    second = as_annotator.post(
+        f"/api/projects/{slug}/pairs/{annotating_pair.pk}/items/",
+        {"question": "老板姓什么？", "answer_standard": "陈", "answer_local": "陳",
+         "spans": [{"start": 30, "end": 34, "text": annotating_pair.local_lead[30:34]}]},
+        format="json",
+    )  # fmt: skip
+    assert second.status_code == 201, second.content
+    assert as_annotator.post(f"/api/projects/{slug}/pairs/{annotating_pair.pk}/submit/").status_code == 200
+    as_reviewer = api_as(reviewer)
+    slot = as_reviewer.post(f"/api/projects/{slug}/review/next/").data
+    judged = as_reviewer.post(
+        f"/api/projects/{slug}/review/slots/{slot['id']}/",
+        {"version": slot["version"], "judgments": all_pass(project)},
+        format="json",
+    )
+    assert judged.status_code == 200, judged.content
+
+    # A coordinator's import is accepted and waits in its row instead of failing the request.
+    queued = api_as(coordinator).post(
+        f"/api/projects/{slug}/imports/", {"files": [SimpleUploadedFile("pairs.jsonl", PAIRS)]}, format="multipart"
+    )
+    assert queued.status_code == 202, queued.content
+    job = ImportJob.objects.get(pk=queued.data["id"])
+    assert job.status == ImportJob.Status.PENDING
+    assert QAItem.objects.get(pk=draft.pk).question == "离线也能保存吗？"
+
+    # Redis returns, a worker starts: the pending job is sent again and runs once.
+    broker.start()
+    worker = request.getfixturevalue("live_worker")
+    finished = (ImportJob.Status.DONE, ImportJob.Status.REFUSED, ImportJob.Status.FAILED)
+    worker.wait_for(lambda: ImportJob.objects.get(pk=job.pk).status in finished, timeout=60)
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, (job.error, job.report)
+    assert PagePair.objects.filter(project=project, local_title="唐樓 Minga").count() == 1
+    assert "Requeued 1 pending job" in worker.log()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Known gap: API throttles and login lockouts read the cache, which is the same Redis in production; "
+    "while it is down those requests fail with 500. Fix: a cache that fails open for throttles, or its own Redis.",
+)
+def test_with_the_cache_redis_down_too_an_annotator_still_saves(throwaway_redis, settings, annotating_pair, annotator):
+    settings.CACHES = {
+        "default": {**settings.CACHES["default"], "LOCATION": throwaway_redis.url, "KEY_PREFIX": "faults"}
+    }
+    item = complete_item(annotating_pair, annotator, "深水埗")
+    throwaway_redis.stop()
+
+    response = api_as(annotator).patch(
+        f"/api/projects/{annotating_pair.project.slug}/items/{item.pk}/",
+        {"version": item.version, "question": "缓存断了也能保存吗？"},
+        format="json",
+    )
+
+    assert response.status_code == 200
