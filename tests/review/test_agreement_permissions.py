@@ -6,6 +6,8 @@ agrees with whom: per-rater figures are for coordinators.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -22,11 +24,12 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "agreement_download": ("get", (LOGIN, 404, 403, 200, 200, 200)),
 }
 
-# API: method, path under /api/projects/<slug>/, statuses in the order of ROLES
+# API: method, path under /api/ ({placeholders} filled per test), statuses in the order of ROLES;
+# collected by tests/security/test_permission_matrix.py too.
 API_EXPECTED: list[tuple[str, str, tuple[int, ...]]] = [
-    ("get", "agreement/reports/", (403, 404, 403, 200, 200, 200)),
-    ("post", "agreement/reports/", (403, 404, 403, 403, 202, 202)),
-    ("get", "agreement/reports/<int:report_id>/", (403, 404, 403, 200, 200, 200)),
+    ("get", "projects/{slug}/agreement/reports/", (403, 404, 403, 200, 200, 200)),
+    ("post", "projects/{slug}/agreement/reports/", (403, 404, 403, 403, 202, 202)),
+    ("get", "projects/{slug}/agreement/reports/{report_id}/", (403, 404, 403, 200, 200, 200)),
 ]
 
 
@@ -73,7 +76,7 @@ def test_agreement_page_permission(client, world, name, role):
 @pytest.mark.parametrize(("method", "path", "statuses"), API_EXPECTED)
 def test_agreement_api_permission(world, method, path, statuses, role):
     client = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    url = f"/api/projects/{world['project'].slug}/" + path.replace("<int:report_id>", str(world["report"].pk))
+    url = "/api/" + path.format(slug=world["project"].slug, report_id=world["report"].pk)
 
     response = getattr(client, method)(url)
 
@@ -83,8 +86,7 @@ def test_agreement_api_permission(world, method, path, statuses, role):
 def test_the_api_table_covers_every_agreement_route():
     from review.agreement_api_urls import urlpatterns
 
-    prefix = "projects/<slug:slug>/"
-    routes = {str(pattern.pattern).removeprefix(prefix) for pattern in urlpatterns}
+    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern)) for pattern in urlpatterns}
     assert routes == {path for _, path, _ in API_EXPECTED}
 
 

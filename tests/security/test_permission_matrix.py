@@ -27,6 +27,7 @@ from rest_framework.test import APIClient
 from annotation import ingest
 from annotation import services as authoring
 from annotation.models import Membership
+from review import reports as agreement_reports
 from review import services as review
 from tests import factories
 from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
@@ -53,7 +54,7 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 # URL parameters that name one object by a database id (global across projects) ...
-OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id"}
+OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id"}
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
 
@@ -208,6 +209,8 @@ def project_b(other_project, settings, tmp_path, monkeypatch):
         project=other_project, user=owner, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
     )
     collection = ingest.collection_create(project=other_project, user=owner, titles=["Minga"])
+    report, _ = agreement_reports.agreement_report_request(project=other_project, enqueue=False)
+    agreement_reports.agreement_report_compute(report_id=report.pk, bootstrap=0)
     return {
         "owner": owner,
         "values": {
@@ -222,6 +225,7 @@ def project_b(other_project, settings, tmp_path, monkeypatch):
             "format_name": "wilova",
             "username": b_reviewer.username,
             "fmt": "json",
+            "report_id": report.pk,
         },
     }
 
