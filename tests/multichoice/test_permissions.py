@@ -160,7 +160,7 @@ def test_trivia_api_permission(world, role, method, path, body, statuses):
 def test_the_api_permission_table_covers_every_trivia_route():
     from multichoice.api_urls import urlpatterns
 
-    routes = {str(pattern.pattern) for pattern in urlpatterns}
+    routes = {str(pattern.pattern) for pattern in urlpatterns if "trivia" in str(pattern.pattern)}
     covered = set()
     for _, path, _, _ in API_EXPECTED:
         for name in ("in_review", "held", "flagged"):
