@@ -265,7 +265,7 @@ def test_next_pair_query_count_is_small(client, project, annotator, django_asser
         factories.pair(project)
     client.force_login(annotator)
 
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(11):  # the claim looks up new pairs and expired claims separately (indexed)
         response = client.post(reverse("queue_next", args=[project.slug]))
     assert response.status_code == 302
 
