@@ -85,8 +85,9 @@ def table_operations() -> set[tuple[str, str]]:
     for path in TESTS_DIR.glob("*/test_*permissions*.py"):
         module_name = ".".join(path.relative_to(TESTS_DIR.parent).with_suffix("").parts)
         if module_name not in modules:
-            table = getattr(importlib.import_module(module_name), "API_EXPECTED", [])
-            rows += [(method, "/api/" + path) for method, path, *_ in table]
+            module = importlib.import_module(module_name)
+            for table in (getattr(module, "API_EXPECTED", []), getattr(module, "API_ENDPOINTS", [])):
+                rows += [(method, "/api/" + path) for method, path, *_ in table]
     return {(method, schema_path(path.format_map(_Sample()))) for method, path in rows}
 
 
@@ -322,4 +323,7 @@ def test_project_b_objects_exist_for_its_own_coordinator(project_b, method, path
 
     response = api_as(project_b["owner"]).get(url)
 
-    assert response.status_code in (200, 400), f"GET {url}: {response.content[:200]}"  # diff: 400 without ?old=&new=
+    if response.status_code == 404 and "This project is not a" in response.json().get("detail", ""):
+        pytest.skip("A route of another kind of project (project B is a Wikipedia QA project).")
+    # Anything but 404: 400 for the diff without ?old=&new=, 403 where a role is checked before the object.
+    assert response.status_code in (200, 400, 403), f"GET {url}: {response.content[:200]}"
