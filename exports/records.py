@@ -14,11 +14,14 @@ from the `review` app when it is installed.
 from __future__ import annotations
 
 import hashlib
+import queue
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, F, Lookup
 
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
@@ -378,6 +381,56 @@ def iter_pair_records(
                 }
             )
         yield records
+
+
+_DONE = object()
+
+
+def read_ahead(chunks: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+    """The chunks of `chunks`, read by a thread of their own while the caller writes the previous ones.
+
+    PostgreSQL prepares the next chunk (its queries run on the other core) while
+    this thread encodes; the queue is bounded, so memory holds `depth` chunks more.
+    The reading thread has a database connection of its own, which sees only
+    committed rows: inside a transaction (tests, a caller's atomic block) the
+    chunks are read here instead.
+    """
+    if connection.in_atomic_block:
+        yield from chunks
+        return
+    handoff: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for chunk in chunks:
+                while not stop.is_set():
+                    try:
+                        handoff.put(chunk, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            handoff.put(_DONE)
+        except BaseException as error:  # handed to the caller, who raises it
+            handoff.put(error)
+        finally:
+            connection.close()  # this thread's own connection
+
+    reader = threading.Thread(target=read, name="release-reader", daemon=True)
+    reader.start()
+    try:
+        while True:
+            chunk = handoff.get()
+            if chunk is _DONE:
+                return
+            if isinstance(chunk, BaseException):
+                raise chunk
+            yield chunk
+    finally:
+        stop.set()
+        reader.join()
 
 
 def is_local_heavy(local_lead: int, standard_lead: int, local_text: int | None, standard_text: int | None) -> bool:

@@ -38,7 +38,7 @@ from config.enqueue import enqueue_on_commit
 from exports import formats
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
-from exports.records import SPLIT_NAMES, Splitter, iter_item_records, iter_pair_records, release_items
+from exports.records import SPLIT_NAMES, Splitter, iter_item_records, iter_pair_records, read_ahead, release_items
 from exports.statistics import release_agreement, release_statistics
 
 log = logging.getLogger(__name__)
@@ -354,7 +354,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     try:
         splitter = Splitter(release.splits, release.seed)
         chunk = settings.RELEASE_CHUNK_SIZE
-        for records in iter_item_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk):
+        for records in read_ahead(iter_item_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk)):
             for writer in writers:
                 writer.add_items(records)
             progress.advance(len(records))

@@ -35,6 +35,28 @@ def dumps(record: Any) -> bytes:
     return orjson.dumps(record)
 
 
+class EscapedText:
+    """JSON-escaped strings (no quotes), remembered until `clear`: a release repeats each lead in many lines.
+
+    JSON escapes character by character, so the escaping of a concatenation is the
+    concatenation of the escapings: prompts are put together from escaped pieces, bytes
+    identical to encoding the whole string. Writers clear it after each chunk, so it
+    holds one chunk's texts at most.
+    """
+
+    def __init__(self) -> None:
+        self._escaped: dict[str, bytes] = {}
+
+    def __call__(self, text: str) -> bytes:
+        escaped = self._escaped.get(text)
+        if escaped is None:
+            escaped = self._escaped[text] = orjson.dumps(text)[1:-1]
+        return escaped
+
+    def clear(self) -> None:
+        self._escaped.clear()
+
+
 class _WriteBehind:
     """One background thread that writes and hashes blocks, in order, while the build encodes the next chunk.
 
@@ -88,7 +110,8 @@ class HashedFile:
         if not lines:
             return
         self.lines += len(lines)
-        self.write(b"\n".join(lines) + b"\n")
+        self.write(b"\n".join(lines))  # two writes rather than a second copy of the block
+        self.write(b"\n")
 
     def write(self, data: bytes) -> None:
         if self._error is not None:

@@ -10,7 +10,9 @@ import string
 from pathlib import Path
 from typing import Any
 
-from exports.formats.base import FileEntry, HashedFile, dumps
+import orjson
+
+from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps
 from exports.formats.writer import BuildState, ReleaseWriter
 
 SCENARIOS = {
@@ -47,31 +49,87 @@ def template_problems(templates: dict[str, Any]) -> dict[str, list[str]]:
     return problems
 
 
+# Every field of a prompt line is a string but `split` (a string or null).
+_STRING_FIELDS = tuple(
+    (field, field.encode()) for field in ("id", "kind", "question", "answer_standard", "answer_local", *FIELDS[1:])
+)
+
+
+def compile_line(scenario: str, template: str) -> bytes | None:
+    """One prompt line as a bytes %-format over JSON-escaped field texts; None when the template needs `str.format`.
+
+    Filling it writes the bytes `dumps({...})` would write for the line (JSON escapes
+    character by character), but each lead is escaped once per chunk, not once per
+    prompt. `{{`/`}}` come out of the parser as the single braces `str.format` writes.
+    """
+    prompt: list[bytes] = []
+    for literal, field, format_spec, conversion in string.Formatter().parse(template):
+        if literal:
+            prompt.append(_escape(literal))
+        if field is not None:
+            if format_spec or conversion or field not in FIELDS:
+                return None
+            prompt.append(b"%%(%s)s" % field.encode())
+    return (
+        b'{"id":"%(id)s","kind":"%(kind)s","split":%(split)s,"scenario":"'
+        + _escape(scenario)
+        + b'","prompt":"'
+        + b"".join(prompt)
+        + b'","question":"%(question)s","answer_standard":"%(answer_standard)s","answer_local":"%(answer_local)s"}'
+    )
+
+
+def _escape(text: str) -> bytes:
+    return orjson.dumps(text)[1:-1].replace(b"%", b"%%")
+
+
 class PromptsWriter(ReleaseWriter):
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
         self.templates = {scenario: state.prompt_templates[scenario] for scenario in SCENARIOS}
+        self.lines = {scenario: compile_line(scenario, template) for scenario, template in self.templates.items()}
+        self.escaped = EscapedText()
         self.files = {scenario: HashedFile(root, f"prompts/{scenario}.jsonl") for scenario in SCENARIOS}
+
+    def line(self, scenario: str, record: dict[str, Any], texts: dict[bytes, bytes] | None) -> bytes:
+        compiled = self.lines[scenario]
+        if compiled is not None and texts is not None:
+            return compiled % texts
+        return dumps(
+            {
+                "id": record["id"],
+                "kind": record["kind"],
+                "split": record["split"],
+                "scenario": scenario,
+                "prompt": self.templates[scenario].format_map({field: record[field] for field in FIELDS}),
+                "question": record["question"],
+                "answer_standard": record["answer_standard"],
+                "answer_local": record["answer_local"],
+            }
+        )
+
+    def _texts(self, record: dict[str, Any]) -> dict[bytes, bytes] | None:
+        """The fields JSON-escaped, keyed by bytes (as %-formatting of bytes wants); None if one is not text."""
+        escaped = self.escaped
+        texts: dict[bytes, bytes] = {}
+        for field, key in _STRING_FIELDS:
+            value = record[field]
+            if not isinstance(value, str):
+                return None
+            texts[key] = escaped(value)
+        split = record["split"]
+        if split is not None and not isinstance(split, str):
+            return None
+        texts[b"split"] = b"null" if split is None else b'"' + escaped(split) + b'"'
+        return texts
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
         lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
         for record in records:
-            values = {field: record[field] for field in FIELDS}
-            for scenario, template in self.templates.items():
-                lines[scenario].append(
-                    dumps(
-                        {
-                            "id": record["id"],
-                            "kind": record["kind"],
-                            "split": record["split"],
-                            "scenario": scenario,
-                            "prompt": template.format_map(values),
-                            "question": record["question"],
-                            "answer_standard": record["answer_standard"],
-                            "answer_local": record["answer_local"],
-                        }
-                    )
-                )
+            texts = self._texts(record)
+            for scenario in SCENARIOS:
+                lines[scenario].append(self.line(scenario, record, texts))
+        self.escaped.clear()
         for scenario, handle in self.files.items():
             handle.write_lines(lines[scenario])
 

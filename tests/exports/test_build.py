@@ -377,3 +377,70 @@ def test_a_scope_too_large_to_compute_while_building_is_left_out_with_a_note(
     assert manifest["agreement"] is None
     assert "too large to compute while building" in manifest["agreement_note"]
     assert "label:topic" in manifest["agreement_note"]
+
+
+@pytest.fixture
+def committed_project(transactional_db, project, annotator):
+    """`released_project`'s shape with committed rows, so the read-ahead thread's own connection sees them."""
+    from tests.exports.conftest import excluded_pair
+
+    QAItem.objects.filter(project=project).delete()
+    authored_pair(project, annotator)
+    authored_pair(project, annotator, evidence=("深水埗", "六十幾年"))
+    excluded_pair(project, annotator)
+    return project
+
+
+def test_chunks_read_ahead_by_a_thread_give_the_files_a_build_in_one_thread_gives(
+    committed_project, coordinator, settings, monkeypatch
+):
+    import threading
+
+    from django.db import transaction
+
+    settings.RELEASE_CHUNK_SIZE = 1  # several chunks, so the reader runs ahead of the writers
+    readers = []
+    start = threading.Thread.start
+
+    def spy(thread):
+        readers.append(thread.name)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", spy)
+    ahead = services.release_build_now(project=committed_project, user=coordinator, seed=3)
+    assert "release-reader" in readers
+    readers.clear()
+    with transaction.atomic():  # inside a transaction the chunks are read in the building thread
+        inline = services.release_build_now(project=committed_project, user=coordinator, seed=3)
+    assert "release-reader" not in readers
+
+    assert (ahead.status, inline.status) == (Release.Status.PUBLISHED, Release.Status.PUBLISHED)
+    hashes = [{e["name"]: e["sha256"] for e in r.files if e["name"].endswith(".jsonl")} for r in (ahead, inline)]
+    assert hashes[0] == hashes[1]
+    assert len(read_jsonl(published_dir(ahead) / "lead_qa.jsonl")) == 4
+
+
+def test_an_error_while_reading_ahead_fails_the_build_and_stops_the_reader(
+    committed_project, coordinator, settings, monkeypatch
+):
+    import threading
+
+    from exports import records
+
+    settings.RELEASE_CHUNK_SIZE = 1
+    calls = []
+
+    def broken(item, context):
+        calls.append(item[0])
+        if len(calls) == 2:
+            raise ValueError("row 2 could not be read")
+        return original(item, context)
+
+    original = records.item_record
+    monkeypatch.setattr(records, "item_record", broken)
+    failed = services.release_build_now(project=committed_project, user=coordinator)
+
+    assert failed.status == Release.Status.FAILED
+    assert "row 2 could not be read" in failed.error
+    assert not any(thread.name == "release-reader" for thread in threading.enumerate())
+    assert not (Path(settings.MEDIA_ROOT) / "releases" / committed_project.slug / "v1").exists()
