@@ -33,11 +33,19 @@ def _require(membership: Membership | None, role: Role | None) -> Membership:
 
 
 def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
-    """The project, with `project.membership` set to the user's membership (roles)."""
-    project = Project.objects.filter(slug=slug).first()
+    """The project, with `project.membership` set to the user's membership (roles).
+
+    A member's project and membership come in one query: this runs on every request.
+    """
+    if user.is_authenticated and not user.is_superuser:
+        membership = Membership.objects.select_related("project").filter(project__slug=slug, user=user).first()
+        project = membership.project if membership is not None else None
+    else:
+        project = Project.objects.filter(slug=slug).first()
+        membership = _membership(user, project) if project is not None else None
     if project is None:
         raise Http404("No such project.")
-    project.membership = _require(_membership(user, project), role)  # type: ignore[attr-defined]
+    project.membership = _require(membership, role)  # type: ignore[attr-defined]
     return project
 
 

@@ -65,11 +65,12 @@ def _reviewing(user: Any, slug: str) -> Project:
     return project
 
 
-def _slot_data(slot: ReviewSlot) -> dict[str, Any]:
+def _slot_data(slot: ReviewSlot, project: Project) -> dict[str, Any]:
     slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
         pk=slot.pk
     )
-    slot.item.project = Project.objects.get(pk=slot.item.project_id)
+    slot.item.project = project
+    slot.item.pair.project = project
     return SlotOutput(slot).data
 
 
@@ -104,7 +105,7 @@ class ReviewNextApi(APIView):
         slot = services.review_claim_next(project=project, user=request.user)
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_slot_data(slot))
+        return Response(_slot_data(slot, project))
 
 
 class ReviewClaimApi(APIView):
@@ -117,7 +118,7 @@ class ReviewClaimApi(APIView):
         item = access.get_item_for_reviewer(request.user, slug, item_id)
         access.require_role(item, Role.REVIEWER)
         slot = services.review_claim(item=item, user=request.user)
-        return Response(_slot_data(slot))
+        return Response(_slot_data(slot, item.project))
 
 
 class ReviewSlotApi(APIView):
@@ -129,7 +130,7 @@ class ReviewSlotApi(APIView):
     )
     def get(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
-        return Response(_slot_data(slot))
+        return Response(_slot_data(slot, slot.item.project))
 
     @extend_schema(
         summary="Record your judgments: every criterion pass or flag, with an optional comment",
@@ -143,10 +144,11 @@ class ReviewSlotApi(APIView):
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
         data = _validated(ReviewSubmitInput, request.data)
+        project = slot.item.project
         slot = services.review_submit(
             slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
         )
-        return Response(_slot_data(slot))
+        return Response(_slot_data(slot, project))
 
 
 class ReviewReleaseApi(APIView):

@@ -99,7 +99,9 @@ def reviewers_eligible(project: Project):  # type: ignore[no-untyped-def]
 def _require_reviewer(project: Project, user: AbstractBaseUser) -> None:
     if user.is_superuser:
         return
-    membership = Membership.objects.filter(project=project, user=user).select_related("reader_languages").first()
+    membership = getattr(project, "membership", None)  # loaded by the access check of this request
+    if membership is None or membership.user_id != user.pk or membership.pk is None:
+        membership = Membership.objects.filter(project=project, user=user).select_related("reader_languages").first()
     if membership is None or not membership.is_reviewer:
         raise InvalidState("Only reviewers of the project review items.", field="reviewer")
     membership.project = project
@@ -199,7 +201,7 @@ def _claimable(project: Project, user: AbstractBaseUser, now):  # type: ignore[n
     )
 
 
-def _claim(slot_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
+def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
     expires = now + timedelta(minutes=project.claim_minutes)
     try:
         with transaction.atomic():
@@ -214,9 +216,8 @@ def _claim(slot_id: int, project: Project, user: AbstractBaseUser, now) -> bool:
                     version=F("version") + 1,
                 )
             )
-            if claimed:
-                item = QAItem.objects.get(pk=ReviewSlot.objects.values_list("item_id", flat=True).get(pk=slot_id))
-                _event(item, user, ItemEvent.Action.CLAIMED, before=item.status, after=item.status)
+            if claimed:  # only slots of items in review are claimable
+                _event(QAItem(pk=item_id), user, ItemEvent.Action.CLAIMED, before=REVIEWABLE, after=REVIEWABLE)
     except IntegrityError:  # the same reviewer took another slot of this round at the same moment
         return False
     return bool(claimed)
@@ -251,14 +252,14 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot
                     .filter(status=status, **extra)
                     .select_for_update(skip_locked=True, of=("self",))
                     .order_by("id")
-                    .only("id")
+                    .only("id", "item_id")
                     .first()
                 )
             if candidate is not None:
                 break
         if candidate is None:
             return None
-        if _claim(candidate.pk, project, user, now):
+        if _claim(candidate.pk, candidate.item_id, project, user, now):
             return ReviewSlot.objects.select_related("item", "revision").get(pk=candidate.pk)
     return None
 
@@ -278,7 +279,7 @@ def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
         return held
     now = timezone.now()
     for _attempt in range(5):
-        candidate = _claimable(project, user, now).filter(item=item).order_by("number").only("id").first()
+        candidate = _claimable(project, user, now).filter(item=item).order_by("number").only("id", "item_id").first()
         if candidate is None:
             latest = item.revisions.order_by("-number").first()
             own = ReviewSlot.objects.filter(item=item, reviewer=user, revision=latest).first()
@@ -287,7 +288,7 @@ def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
             if own is not None:
                 raise InvalidState("You have already reviewed this revision of the item.", field="item")
             raise InvalidState("Every review slot of this item is taken.", field="item")
-        if _claim(candidate.pk, project, user, now):
+        if _claim(candidate.pk, item.pk, project, user, now):
             return ReviewSlot.objects.select_related("item", "revision").get(pk=candidate.pk)
     raise InvalidState("Every review slot of this item is taken.", field="item")
 
