@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, QuerySet
+from django.db.models import OuterRef, QuerySet
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from annotation import access, services
 from annotation.errors import InvalidInput
 from annotation.models import Membership, PagePair, Project, QAItem, Role
+from annotation.queries import count_of
 from annotation.serializers import (
     ActivityInput,
     ErrorOutput,
@@ -240,7 +241,7 @@ class PairListApi(APIView):
         pairs = (
             pairs.select_related("assignee")
             .defer("local_lead", "standard_lead", "local_text", "standard_text", "metadata")
-            .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
+            .annotate(item_count=count_of(QAItem.objects.alive().filter(pair=OuterRef("pk"))))
             .order_by("id")
         )
         return _paginated(self, request, pairs, PairListOutput)

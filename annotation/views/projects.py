@@ -3,7 +3,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -13,6 +13,7 @@ from annotation.access import get_project_for_user, user_projects
 from annotation.errors import ServiceError
 from annotation.forms import MemberForm, ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import Membership, PagePair, QAItem, Role
+from annotation.queries import count_of
 from annotation.views.common import report_error
 
 PAIRS_PER_PAGE = 50
@@ -46,7 +47,7 @@ def _my_pairs(project, user):  # type: ignore[no-untyped-def]
     return (
         PagePair.objects.filter(project=project, assignee=user)
         .exclude(status=PagePair.Status.NEW)
-        .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
+        .annotate(item_count=count_of(QAItem.objects.alive().filter(pair=OuterRef("pk"))))
         .only("id", "local_title", "standard_title", "status", "screening_decision", "updated_at", "project_id")
         .order_by("-updated_at")[:50]
     )
@@ -139,7 +140,7 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
     pairs = (
         PagePair.objects.filter(project=project)
         .select_related("assignee")
-        .annotate(item_count=Count("items", filter=Q(items__deleted_at__isnull=True)))
+        .annotate(item_count=count_of(QAItem.objects.alive().filter(pair=OuterRef("pk"))))
         .only(
             "id",
             "local_title",

@@ -6,14 +6,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import OuterRef
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.access import get_project_for_user
 from annotation.errors import ServiceError, StaleEdit
-from annotation.models import Membership, Project, QAItem, Role
+from annotation.models import Membership, Project, QAItem, QAItemRevision, Role
+from annotation.queries import count_of
 from annotation.views.common import report_error
 from review import services
 from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
@@ -43,8 +44,8 @@ def review_items(project: Project, status: str = "", kind: str = ""):  # type: i
             "pair__id", "pair__local_title", "author__username",
         )
         .annotate(
-            open_slots=Count("review_slots", filter=Q(review_slots__status=ReviewSlot.Status.OPEN), distinct=True),
-            rounds=Count("revisions", distinct=True),
+            open_slots=count_of(ReviewSlot.objects.filter(item=OuterRef("pk"), status=ReviewSlot.Status.OPEN)),
+            rounds=count_of(QAItemRevision.objects.filter(item=OuterRef("pk"))),
         )
         .order_by("submitted_at", "id")
     )  # fmt: skip
