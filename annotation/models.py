@@ -80,6 +80,8 @@ class Project(models.Model):
     class Kind(models.TextChoices):
         WIKIPEDIA_QA = "wikipedia_qa", "Local-variety Wikipedia QA"
         VALIDATION = "validation", "Validation of collected QA pairs"
+        TRIVIA = "trivia", "Multiple-choice trivia, local vs global, in two languages"
+        ENTITY_QA = "entity_qa", "Entity questions with controlled context"
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)
@@ -379,6 +381,7 @@ class QAItemRevision(models.Model):
         REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
         COORDINATOR_FIX = "coordinator_fix", "Corrected by a coordinator"
         IMPORTED = "imported", "Imported"
+        GENERATED = "generated", "Generated (entity questions)"
 
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
@@ -386,6 +389,9 @@ class QAItemRevision(models.Model):
     answer_standard = models.TextField(blank=True)
     answer_local = models.TextField(blank=True)
     spans = models.JSONField(default=list, blank=True)  # [{document, start, end, text, match}]
+    # What other project kinds add to question and answer, e.g. the candidates and the correct index of a
+    # multiple-choice item; empty for Wikipedia QA.
+    content = models.JSONField(default=dict, blank=True)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.CharField(max_length=24, choices=Reason.choices, default=Reason.SUBMITTED)
     created_at = models.DateTimeField(default=timezone.now)

@@ -514,8 +514,13 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     return pair
 
 
-def qa_item_revision_create(*, item: QAItem, author: AbstractBaseUser | None, reason: str) -> QAItemRevision:
-    """Snapshot the item's current content (and spans) as its next revision."""
+def qa_item_revision_create(
+    *, item: QAItem, author: AbstractBaseUser | None, reason: str, content: dict[str, Any] | None = None
+) -> QAItemRevision:
+    """Snapshot the item's current content (and spans) as its next revision.
+
+    `content`: what another project kind keeps beside question and answer (a multiple-choice item's candidates).
+    """
     last = item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
     spans = [
         {"document": s.document, "start": s.start, "end": s.end, "text": s.text, "match": s.match}
@@ -528,6 +533,7 @@ def qa_item_revision_create(*, item: QAItem, author: AbstractBaseUser | None, re
         answer_standard=item.answer_standard,
         answer_local=item.answer_local,
         spans=spans,
+        content=content or {},
         author=author,
         reason=reason,
     )
