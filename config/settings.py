@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "exports",
     "validation",
     "multichoice",
+    "audit",
 ]
 
 MIDDLEWARE = [
