@@ -184,14 +184,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
+# It fails open (config/cache.py): while Redis is down requests go on without throttles and lockouts, and
+# give up on Redis within CACHE_TIMEOUT seconds instead of hanging.
 CACHE_URL = env.str("CACHE_URL", default=REDIS_URL)
+CACHE_TIMEOUT = env.float("CACHE_TIMEOUT", default=0.5)
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache"
-        if CACHE_URL
-        else "django.core.cache.backends.locmem.LocMemCache",
+        "BACKEND": "config.cache.FailOpenRedisCache" if CACHE_URL else "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": CACHE_URL or "localqa",
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="localqa"),
+        "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT} if CACHE_URL else {},
     }
 }
 
