@@ -83,7 +83,17 @@ def test_sending_a_task_to_a_broker_that_is_down_fails_fast_and_says_so(broker, 
 
 @pytest.mark.worker
 def test_with_redis_down_work_is_saved_jobs_wait_and_start_when_redis_returns(
-    request, transactional_db, broker, cache_on, project, annotating_pair, annotator, reviewer, coordinator, settings, tmp_path
+    request,
+    transactional_db,
+    broker,
+    cache_on,
+    project,
+    annotating_pair,
+    annotator,
+    reviewer,
+    coordinator,
+    settings,
+    tmp_path,
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
     slug = project.slug
