@@ -36,6 +36,8 @@ from annotation.models import (
     Screening,
 )
 from annotation.services import MAX_TEXT_FIELD, _check_item_text, check_document_evidence, qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from review.models import (
     ArticleLabel,
     FinalLabel,
@@ -112,7 +114,12 @@ def _require_reviewer(project: Project, user: AbstractBaseUser) -> None:
 
 
 def reviewer_languages_set(
-    *, project: Project, user: AbstractBaseUser, languages: Iterable[str], version: int | None = None
+    *,
+    project: Project,
+    user: AbstractBaseUser,
+    languages: Iterable[str],
+    version: int | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> ReviewerLanguages:
     """Say which languages a member reads (ISO 639-3 codes); `version` guards against a concurrent change."""
     membership = Membership.objects.filter(project=project, user=user).first()
@@ -132,18 +139,27 @@ def reviewer_languages_set(
             raise StaleEdit("These languages were never saved; reload the page.", current=None)
         try:
             with transaction.atomic():
-                return ReviewerLanguages.objects.create(membership=membership, languages=codes, updated_at=now)
+                created = ReviewerLanguages.objects.create(membership=membership, languages=codes, updated_at=now)
+                audit.record(
+                    actor, Action.MEMBER_LANGUAGES, membership, label=user.get_username(), before=[], after=codes
+                )
+                return created
         except IntegrityError:
             row = ReviewerLanguages.objects.get(membership=membership)
             raise StaleEdit("Someone else saved these languages just now; reload them.", current=row) from None
     query = ReviewerLanguages.objects.filter(pk=row.pk)
     if version is not None:
         query = query.filter(version=version)
-    if not query.update(languages=codes, version=F("version") + 1, updated_at=now):
-        row.refresh_from_db()
-        raise StaleEdit(
-            f"These languages were changed by someone else (now version {row.version}); reload them.", current=row
-        )
+    with transaction.atomic():
+        if not query.update(languages=codes, version=F("version") + 1, updated_at=now):
+            row.refresh_from_db()
+            raise StaleEdit(
+                f"These languages were changed by someone else (now version {row.version}); reload them.", current=row
+            )
+        if row.languages != codes:
+            audit.record(
+                actor, Action.MEMBER_LANGUAGES, membership, label=user.get_username(), before=row.languages, after=codes
+            )
     row.refresh_from_db()
     return row
 
@@ -158,17 +174,26 @@ def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> l
     fill a slot is decided at claim time: a reviewer reading the standard language
     who is neither the item's author nor the author of the revision.
     """
+    items = list(items)
+    # One query for the revisions and one for the projects, however many items: an import routes thousands.
+    latest = {
+        revision.item_id: revision
+        for revision in QAItemRevision.objects.filter(item_id__in=[item.pk for item in items])
+        .only("id", "item_id", "number")
+        .order_by("item_id", "-number")
+        .distinct("item_id")
+    }
+    wanted_by_project = dict(
+        Project.objects.filter(pk__in={item.project_id for item in items}).values_list("pk", "reviewers_per_item")
+    )
     slots: list[ReviewSlot] = []
     events: list[ItemEvent] = []
-    projects: dict[int, Project] = {}
     now = timezone.now()
     for item in items:
-        revision = item.revisions.order_by("-number").first()
+        revision = latest.get(item.pk)
         if revision is None:
             raise InvalidState(f"Item {item.pk} has no revision to review.", field="item")
-        if item.project_id not in projects:
-            projects[item.project_id] = Project.objects.get(pk=item.project_id)
-        wanted = projects[item.project_id].reviewers_per_item
+        wanted = wanted_by_project[item.project_id]
         slots += [
             ReviewSlot(item=item, revision=revision, number=number, created_at=now) for number in range(1, wanted + 1)
         ]
@@ -232,7 +257,9 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot
     _require_reviewer(project, user)
     now = timezone.now()
     held = (
-        ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED)
+        ReviewSlot.objects.filter(
+            item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+        )
         .order_by("claimed_at")
         .first()
     )
@@ -918,11 +945,23 @@ def label_set(
             version=(current.version + 1) if current else 1,
             created_at=now,
         )
-        _finalise_agreement(pair)
+        audit.record(
+            user,
+            Action.LABEL_SET,
+            label,
+            project=project,
+            label=str(pair),
+            pair=pair.pk,
+            kind=kind,
+            before=current.value if current else None,
+            after=value,
+            detail=detail,
+        )
+        _finalise_agreement(pair, actor=user)
     return label
 
 
-def _finalise_agreement(pair: PagePair) -> None:
+def _finalise_agreement(pair: PagePair, *, actor: AbstractBaseUser | None = None) -> None:
     """When every labeller is done and agrees on a kind, that is the final label (unless adjudicated)."""
     state = pair_label_state(pair)
     if not state["complete"]:
@@ -936,12 +975,35 @@ def _finalise_agreement(pair: PagePair) -> None:
             details = {state["by_labeller"][uid][kind].detail for uid in state["done"]} - {""}
             value = values.pop()
             detail = details.pop() if len(details) == 1 else ""
-            FinalLabel.objects.update_or_create(
+            row, _ = FinalLabel.objects.update_or_create(
                 pair=pair,
                 kind=kind,
                 defaults={"value": value, "detail": detail, "method": FinalLabel.Method.AGREEMENT, "adjudicator": None},
             )
+            if final is None or (final.value, final.detail) != (value, detail):
+                audit.record(
+                    actor,
+                    Action.LABEL_AGREED,
+                    row,
+                    project=pair.project,
+                    label=str(pair),
+                    pair=pair.pk,
+                    kind=kind,
+                    before=final.value if final else None,
+                    after=value,
+                )
         elif final is not None:  # a relabel broke an earlier agreement: back to adjudication
+            audit.record(
+                actor,
+                Action.LABEL_AGREED,
+                final,
+                project=pair.project,
+                label=str(pair),
+                pair=pair.pk,
+                kind=kind,
+                before=final.value,
+                after=None,
+            )
             final.delete()
 
 
@@ -957,7 +1019,7 @@ def adjudication_list(project: Project) -> list[dict[str, Any]]:
     needed = project.labellers_per_pair
     rows = (
         ArticleLabel.objects.current()
-        .filter(pair__project=project)
+        .filter(pair__project=project, pair__deleted_at__isnull=True)
         .select_related("labeller")
         .order_by("pair_id", "kind", "labeller__username")
     )
@@ -1016,10 +1078,36 @@ def label_adjudicate(
         values = {"value": value, "detail": detail, "method": FinalLabel.Method.ADJUDICATED, "adjudicator": user}
         if current is None:
             try:
-                return FinalLabel.objects.create(pair=pair, kind=kind, updated_at=now, **values)
+                with transaction.atomic():
+                    created = FinalLabel.objects.create(pair=pair, kind=kind, updated_at=now, **values)
             except IntegrityError:
                 raise StaleEdit("The final label was set at the same moment; reload it.", current=None) from None
+            audit.record(
+                user,
+                Action.LABEL_ADJUDICATED,
+                created,
+                project=project,
+                label=str(pair),
+                pair=pair.pk,
+                kind=kind,
+                before=None,
+                after=value,
+                detail=detail,
+            )
+            return created
         FinalLabel.objects.filter(pk=current.pk).update(**values, version=F("version") + 1, updated_at=now)
+        audit.record(
+            user,
+            Action.LABEL_ADJUDICATED,
+            current,
+            project=project,
+            label=str(pair),
+            pair=pair.pk,
+            kind=kind,
+            before=current.value,
+            after=value,
+            detail=detail,
+        )
         current.refresh_from_db()
     return current
 
@@ -1087,7 +1175,7 @@ def project_statistics(project: Project) -> dict[str, Any]:
         }
         for username, row in sorted(per_author.items())
     ]
-    slots = ReviewSlot.objects.filter(item__project=project)
+    slots = ReviewSlot.objects.filter(item__project=project, item__deleted_at__isnull=True)
     workload: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"claimed": 0, "done": 0, "week": 0, "durations": [], "active": []}
     )
@@ -1116,7 +1204,11 @@ def project_statistics(project: Project) -> dict[str, Any]:
         for username, row in sorted(workload.items())
     ]
     waiting = slots.filter(status=ReviewSlot.Status.OPEN, item__status=REVIEWABLE).count()
-    finals = FinalLabel.objects.filter(pair__project=project).values_list("kind", "value").annotate(n=Count("id"))
+    finals = (
+        FinalLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
+        .values_list("kind", "value")
+        .annotate(n=Count("id"))
+    )
     charts: dict[str, dict[str, int]] = {LabelKind.TOPIC: {}, LabelKind.REGION: {}}
     for kind, value, n in finals.order_by():
         charts[kind][value] = n
@@ -1228,17 +1320,24 @@ def _check_review_settings(changes: Mapping[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def project_review_settings_update(*, project: Project, version: int | None = None, **changes: Any) -> Project:
+def project_review_settings_update(
+    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+) -> Project:
     """Change the review, label and document-QA settings. With `version`, refuse if someone saved in between."""
     clean = _check_review_settings(changes)
     query = Project.objects.filter(pk=project.pk)
     if version is not None:
         query = query.filter(version=version)
-    if not query.update(**clean, version=F("version") + 1, updated_at=timezone.now()):
+    before = {name: getattr(project, name) for name in clean}
+    with transaction.atomic():
+        if not query.update(**clean, version=F("version") + 1, updated_at=timezone.now()):
+            project.refresh_from_db()
+            raise StaleEdit(
+                f"The project settings were changed by someone else (now version {project.version}); reload them.",
+                current=project,
+            )
         project.refresh_from_db()
-        raise StaleEdit(
-            f"The project settings were changed by someone else (now version {project.version}); reload them.",
-            current=project,
-        )
-    project.refresh_from_db()
+        diff = audit.changes(before, {name: getattr(project, name) for name in clean})
+        if diff["after"]:
+            audit.record(actor, Action.PROJECT_REVIEW_SETTINGS, project, **diff)
     return project
