@@ -156,7 +156,7 @@ class ProjectDetailApi(APIView):
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ProjectUpdateInput, request.data)
         membership = project.membership  # type: ignore[attr-defined]
-        project = services.project_update(project=project, **data)
+        project = services.project_update(project=project, actor=request.user, **data)
         project.membership = membership  # type: ignore[attr-defined]
         return Response(ProjectDetailOutput(project).data)
 
@@ -192,7 +192,7 @@ class MemberListApi(APIView):
         user = get_user_model().objects.filter(username=data["username"]).first()
         if user is None:
             raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
-        membership = services.membership_set(project=project, user=user, roles=data["roles"])
+        membership = services.membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
         return Response(MembershipOutput(membership).data)
 
 
@@ -206,7 +206,9 @@ class MemberDetailApi(APIView):
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
         data = _validated(MembershipRolesInput, request.data)
-        membership = services.membership_set(project=project, user=membership.user, roles=data["roles"])
+        membership = services.membership_set(
+            project=project, user=membership.user, roles=data["roles"], actor=request.user
+        )
         return Response(MembershipOutput(membership).data)
 
     @extend_schema(
@@ -216,7 +218,7 @@ class MemberDetailApi(APIView):
     def delete(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
-        services.membership_remove(project=project, user=membership.user)
+        services.membership_remove(project=project, user=membership.user, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

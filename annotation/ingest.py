@@ -31,6 +31,8 @@ from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
+from audit import services as audit
+from audit.models import Action
 from config.enqueue import enqueue, enqueue_on_commit
 
 MAX_TITLES = 50_000
@@ -93,6 +95,9 @@ def collection_create(
             CollectionTitle(collection=collection, position=position, title=title)
             for position, title in enumerate(titles)
         )
+        audit.record(
+            user, Action.COLLECTION_STARTED, collection, project=project, titles=len(titles), category=category
+        )
         if enqueue:
             _enqueue_collection(collection)
     return collection
@@ -104,7 +109,7 @@ def _enqueue_collection(collection: Collection) -> None:
     enqueue_on_commit(tasks.collection_run, collection.pk)
 
 
-def collection_cancel(*, collection: Collection) -> Collection:
+def collection_cancel(*, collection: Collection, actor: AbstractBaseUser | None = None) -> Collection:
     """Stop a collection: at once if no worker has it (or its worker is gone), else before the worker's next title."""
     now = timezone.now()
     no_worker = Q(status=Collection.Status.PENDING) | Q(
@@ -115,11 +120,14 @@ def collection_cancel(*, collection: Collection) -> Collection:
     ) or Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(cancel_requested=True)
     if not stopped:
         raise InvalidState(f"This collection is {collection.get_status_display().lower()}; nothing to cancel.")
+    audit.record(actor, Action.COLLECTION_CANCELLED, collection, project=collection.project)
     collection.refresh_from_db()
     return collection
 
 
-def collection_resume(*, collection: Collection, enqueue: bool = True) -> Collection:
+def collection_resume(
+    *, collection: Collection, enqueue: bool = True, actor: AbstractBaseUser | None = None
+) -> Collection:
     """Continue a cancelled, failed or stalled collection from its first title without an outcome.
 
     With `enqueue` (the default) a worker picks it up; the command runs it in its own process instead.
@@ -137,6 +145,7 @@ def collection_resume(*, collection: Collection, enqueue: bool = True) -> Collec
                 f"This collection is {collection.get_status_display().lower()}; only a cancelled, failed or "
                 "stalled collection can be resumed."
             )
+        audit.record(actor, Action.COLLECTION_RESUMED, collection, project=collection.project)
         if enqueue:
             _enqueue_collection(collection)
     collection.refresh_from_db()
@@ -331,11 +340,12 @@ def _pair_for(
     }
     try:
         with transaction.atomic():
-            return PagePair.objects.get_or_create(
+            # all_objects: a deleted pair keeps its title, and collecting the title again leaves it deleted.
+            return PagePair.all_objects.get_or_create(
                 project=collection.project, local_title=local.title, defaults=defaults
             )
     except IntegrityError:  # the same title was kept by another collection at the same moment
-        return PagePair.objects.get(project=collection.project, local_title=local.title), False
+        return PagePair.all_objects.get(project=collection.project, local_title=local.title), False
 
 
 def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Result) -> None:
@@ -405,6 +415,8 @@ def import_job_create(
             files=stored,
             bytes_total=sum(f["size"] or 0 for f in stored),
         )
+        if not dry_run:  # a dry run changes nothing, so there is nothing to audit
+            audit.record(user, Action.IMPORT_STARTED, job, project=project, files=[f["name"] for f in stored])
         transaction.on_commit(lambda: _enqueue_import(job.pk))
     return job
 
@@ -449,13 +461,26 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
 
 
 def _finish_job(job: ImportJob, report: ImportReport) -> None:
-    ImportJob.objects.filter(pk=job.pk).update(
-        status=ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED,
-        report=report.as_dict() | {"summary": report.summary()},
-        bytes_done=job.bytes_total,
-        records_done=report.lines,
-        finished_at=timezone.now(),
-    )
+    status = ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED
+    with transaction.atomic():
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=status,
+            report=report.as_dict() | {"summary": report.summary()},
+            bytes_done=job.bytes_total,
+            records_done=report.lines,
+            finished_at=timezone.now(),
+        )
+        if not job.dry_run:
+            audit.record(
+                job.created_by,
+                Action.IMPORT_FINISHED,
+                job,
+                project=job.project,
+                status=status,
+                created=report.created,
+                already_present=report.already_present,
+                summary=report.summary(),
+            )
 
 
 def _remove_uploads(job: ImportJob) -> None:

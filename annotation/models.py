@@ -127,7 +127,7 @@ class Project(models.Model):
     )
 
     objects = LiveManager()
-    all_objects = models.Manager()
+    all_objects = models.Manager()  # noqa: DJ012 (a manager, declared after the default one on purpose)
 
     class Meta:
         ordering = ["name"]

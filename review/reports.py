@@ -156,16 +156,16 @@ def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
 
 def _final_labels(project: Project) -> dict[str, dict[int, str]]:
     finals: dict[str, dict[int, str]] = {kind: {} for kind in LabelKind.values}
-    for pair_id, kind, value in FinalLabel.objects.filter(pair__project=project).values_list(
-        "pair_id", "kind", "value"
-    ):
+    for pair_id, kind, value in FinalLabel.objects.filter(
+        pair__project=project, pair__deleted_at__isnull=True
+    ).values_list("pair_id", "kind", "value"):
         finals[kind][pair_id] = value
     return finals
 
 
 def _review_scopes(project: Project) -> list[Scope]:
     rows = list(
-        Judgment.objects.filter(item__project=project, reviewer__isnull=False)
+        Judgment.objects.filter(item__project=project, item__deleted_at__isnull=True, reviewer__isnull=False)
         .order_by()
         .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
     )
@@ -217,7 +217,7 @@ def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
         lambda: defaultdict(lambda: defaultdict(list))
     )
     for kind, pair_id, labeller_id, value, created_at in (
-        ArticleLabel.objects.filter(pair__project=project)
+        ArticleLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
         .order_by("created_at", "id")
         .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
     ):
@@ -270,7 +270,7 @@ def _label_scopes(project: Project) -> list[Scope]:
 def _screening_scope(project: Project) -> list[Scope]:
     latest: dict[tuple[int, int], str] = {}
     for pair_id, annotator_id, decision in (
-        Screening.objects.filter(pair__project=project, annotator__isnull=False)
+        Screening.objects.filter(pair__project=project, pair__deleted_at__isnull=True, annotator__isnull=False)
         .order_by("created_at", "id")
         .values_list("pair_id", "annotator_id", "decision")
     ):
