@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.api_imports import ImportJobOutput
 from annotation.languages import language_choices
+from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
 
@@ -53,6 +56,18 @@ class ValidationItemImportInput(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=ITEM_FORMATS, default="auto")
     dry_run = serializers.BooleanField(default=False)
+
+
+class ValidationImportJobOutput(ImportJobOutput):
+    """An import job (annotation.ImportJob) with the address to poll for its progress and report."""
+
+    url = serializers.SerializerMethodField()
+
+    class Meta(ImportJobOutput.Meta):
+        fields = [*ImportJobOutput.Meta.fields, "url"]
+
+    def get_url(self, job: ImportJob) -> str:
+        return reverse("api_import", args=[job.project.slug, job.pk])
 
 
 class ValidationReportOutput(serializers.Serializer):

@@ -26,14 +26,22 @@ from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
-from annotation.importers import ImportReport, ImportSource
+from annotation.importers import ImportReport, ImportSource, ProgressCallback
+from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import PagePair, Project, QAItem, QAItemRevision
+from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot
-from validation.importers import read_collected_pairs, read_domain_rows, read_seed_rows
+from validation.importers import (
+    ITEM_FORMATS,
+    CollectedPair,
+    detect_item_format,
+    read_collected_pairs,
+    read_domain_rows,
+    read_seed_rows,
+)
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
@@ -351,12 +359,14 @@ def domain_labels(project: Project) -> dict[str, SourceDomain]:
 # Importing collected QA pairs
 
 
-def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, PagePair]:
-    """Each source URL's page pair in the project (one per URL; never in the annotator queue), made if missing."""
+def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, int]:
+    """Each source URL's page pair id in the project (one per URL; never in the annotator queue), made if missing."""
     titles = {url: url[:500] if url else NO_SOURCE_TITLE for url in urls}
-    found = {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=set(titles.values()))}
+    found = dict(
+        PagePair.objects.filter(project=project, local_title__in=set(titles.values())).values_list("local_title", "pk")
+    )
     missing = {title: url for url, title in titles.items() if title not in found}
-    PagePair.objects.bulk_create(
+    created = PagePair.objects.bulk_create(
         [
             PagePair(
                 project=project,
@@ -372,30 +382,44 @@ def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, 
             for title, url in missing.items()
         ]
     )
-    if missing:
-        found |= {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=list(missing))}
+    found |= {pair.local_title: pair.pk for pair in created}  # PostgreSQL returns the new ids
     return {url: found[title] for url, title in titles.items()}
 
 
 def validation_items_import(
     *,
     project: Project,
-    source: ImportSource,
+    source: ImportSource | None = None,
+    sources: Sequence[ImportSource] = (),
     fmt: str = "auto",
     user: AbstractBaseUser | None,
     dry_run: bool = False,
+    progress: ProgressCallback | None = None,
 ) -> ImportReport:
-    """Import collected QA pairs, all or nothing; each opens N validation slots in the review queue.
+    """Import collected QA pairs from one or more files, all or nothing; each opens N validation slots.
 
-    Duplicates (exact or near, among the file and the project's pairs) are
+    Duplicates (exact or near, among the files and the project's pairs) are
     imported and marked `duplicate_of` the first one, to be merged by a
-    coordinator — never dropped.
+    coordinator — never dropped. Pages and the API queue this as an import job
+    (`annotation.ingest.import_job_create`); a worker runs it through `UPLOAD_IMPORTER`.
+    `progress(bytes_done, records)` is told how far it got: reading is the first
+    40% of the bytes, the duplicate search the next 40%, writing the rest.
     """
     if project.kind != Project.Kind.VALIDATION:
         raise InvalidState("Only a validation project imports collected QA pairs.", field="project")
+    files = [*([source] if source is not None else []), *sources]
     report = ImportReport(dry_run=dry_run)
-    report.files.append({"name": source.name, "format": fmt, "size": source.size()})
-    pairs = read_collected_pairs(source, fmt=fmt, default_language=project.standard_language, report=report)
+    total = sum(file.size() for file in files) or 1
+    tell = progress or (lambda done, records: None)
+    pairs: list[CollectedPair] = []
+    read = 0
+    for file in files:
+        report.files.append({"name": file.name, "format": fmt, "size": file.size()})
+        pairs += read_collected_pairs(file, fmt=fmt, default_language=project.standard_language, report=report)
+        read += file.size()
+        tell(int(0.4 * read), len(pairs))
+    if not files:
+        report.add_problem(None, None, "choose a file to import")
     if not report.ok:
         report.reset_counts()
         return report
@@ -405,9 +429,11 @@ def validation_items_import(
         .order_by("id")
         .values_list("id", "item__question")
     )
+    searched = len(existing) + len(pairs)
     duplicates = find_duplicates(
         [question for _, question in existing] + [pair.question for pair in pairs],
         threshold=settings.duplicate_threshold,
+        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / searched)), len(pairs)),
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}
@@ -427,7 +453,7 @@ def validation_items_import(
         items = QAItem.objects.bulk_create(
             QAItem(
                 project=project,
-                pair=pages[pair.source_urls[0] if pair.source_urls else ""],
+                pair_id=pages[pair.source_urls[0] if pair.source_urls else ""],
                 author=None,
                 question=pair.question,
                 answer_standard=pair.answer,
@@ -477,7 +503,28 @@ def validation_items_import(
             marked.append(created[index])
         ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
         review_services.items_route(items=items, actor=user)
+    tell(total, len(pairs))
     return report
+
+
+def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: ProgressCallback) -> ImportReport:
+    return validation_items_import(
+        project=job.project,
+        sources=sources,
+        fmt=job.format,
+        user=job.created_by,
+        dry_run=job.dry_run,
+        progress=progress,
+    )
+
+
+# How an import job of a validation project reads its files (annotation.ingest.KIND_IMPORTERS).
+UPLOAD_IMPORTER = UploadImporter(ITEM_FORMATS, ".tsv, .csv or .jsonl", detect_item_format, _import_job_run)
+
+
+def validation_import_jobs(project: Project):  # type: ignore[no-untyped-def]
+    """The project's import jobs, newest first (the page lists the latest)."""
+    return ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
 
 
 # Duplicates

@@ -9,6 +9,7 @@ urlpatterns = [
     path(P, views.validation_home, name="validation_home"),
     path(P + "settings/", views.validation_settings, name="validation_settings"),
     path(P + "import/", views.validation_import, name="validation_import"),
+    path(P + "import/<int:job_id>/", views.validation_import_job, name="validation_import_job"),
     path(P + "seeds/", views.validation_seeds, name="validation_seeds"),
     path(P + "seeds.csv", views.validation_seeds_csv, name="validation_seeds_csv"),
     path(P + "domains/", views.validation_domains, name="validation_domains"),

@@ -9,10 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
+from annotation import ingest
 from annotation.errors import InvalidInput, ServiceError
 from annotation.importers import ImportSource
 from annotation.languages import language_choices
@@ -126,19 +128,37 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
+    """Upload a file: it is stored and queued; the job's page shows progress and then the report."""
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-    report = None
     if request.method == "POST":
         try:
-            report = services.validation_items_import(
-                project=project, source=_upload(request), fmt=request.POST.get("format", "auto"), user=request.user
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise InvalidInput("Choose a file to upload.", field="file")
+            job = ingest.import_job_create(
+                project=project,
+                user=request.user,
+                files=[upload],
+                format=request.POST.get("format", "auto"),
+                dry_run="dry_run" in request.POST,
             )
         except ServiceError as error:
             report_error(request, error)
         else:
-            if report.ok:
-                messages.success(request, f"{report.created} QA pairs imported.")
-    return render(request, "validation/import.html", {"project": project, "report": report})
+            return redirect("validation_import_job", project.slug, job.pk)
+    jobs = services.validation_import_jobs(project)[:20]
+    return render(request, "validation/import.html", {"project": project, "jobs": jobs})
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def validation_import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    job = services.validation_import_jobs(project).filter(pk=job_id).first()
+    if job is None:
+        raise Http404("No such import in this project.")
+    template = "validation/import_job.html#job-status" if request.htmx else "validation/import_job.html"
+    return render(request, template, {"project": project, "job": job, "report": job.report})
 
 
 @login_required

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotation.models import ImportJob
 from tests import factories
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
@@ -23,6 +24,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_home": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "validation_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_import": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_import_job": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_seeds": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_seeds_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_domains": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -40,6 +42,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
 def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     slot = services.validation_claim_next(project=imported, user=reviewer)
     group = services.duplicate_groups(imported)[0]
+    job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
     users = {
         "annotator": annotator,
         "reviewer": reviewer,
@@ -54,6 +57,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "item": slot.item_id,
         "keep": group["keep"].item_id,
         "duplicate": group["duplicates"][0].item_id,
+        "job": job.pk,
         "users": users,
     }
 
@@ -66,6 +70,8 @@ def page_url(name: str, world: dict) -> str:
         kwargs["slot_id"] = world["slot"]
     if name == "validation_item":
         kwargs["item_id"] = world["item"]
+    if name == "validation_import_job":
+        kwargs["job_id"] = world["job"]
     return reverse(name, kwargs=kwargs)
 
 
