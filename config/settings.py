@@ -109,7 +109,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (server, in-process tasks) write the one file: wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A database that does not answer fails a request within seconds, as a 503 (config/errors.py), not a hang.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

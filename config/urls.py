@@ -26,3 +26,5 @@ urlpatterns = [
     path("", include("validation.urls")),
     path("", include("multichoice.urls")),
 ]
+
+handler500 = "config.errors.server_error"
