@@ -78,7 +78,7 @@ class SettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(TriviaSettingsUpdateInput, request.data)
-        settings = services.trivia_settings_update(project=project, **data)
+        settings = services.trivia_settings_update(project=project, actor=request.user, **data)
         settings.project.refresh_from_db()
         return Response(TriviaSettingsOutput(settings).data)
 

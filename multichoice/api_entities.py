@@ -158,7 +158,10 @@ class EntityImportApi(APIView):
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         upload = _validated(EntityImportInput, request.data)["file"]
-        return Response(services.entities_import(project=project, data=upload.read(), name=upload.name or "upload.csv"))
+        report = services.entities_import(
+            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
+        )
+        return Response(report)
 
 
 class EntityCorrectApi(APIView):

@@ -30,6 +30,8 @@ from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.models import Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
 from review import services as review_services
@@ -160,7 +162,9 @@ def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
     return [(f"{name} line {line}", dict(row)) for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)]
 
 
-def entities_import(*, project: Project, data: bytes, name: str = "entities.csv") -> dict[str, Any]:
+def entities_import(
+    *, project: Project, data: bytes, name: str = "entities.csv", user: AbstractBaseUser | None = None
+) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
     Values are normalised; what changed is reported so the coordinator can check it."""
     settings = entity_settings(project)
@@ -198,7 +202,9 @@ def entities_import(*, project: Project, data: bytes, name: str = "entities.csv"
                 groupings=groupings,
             )
         )
-    Entity.objects.bulk_create(rows)
+    with transaction.atomic():
+        Entity.objects.bulk_create(rows)
+        audit.record(user, Action.IMPORT_FINISHED, project, kind="entities", created=len(rows), normalised=len(changed))
     return {"created": len(rows), "normalised": changed}
 
 

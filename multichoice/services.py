@@ -29,6 +29,8 @@ from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.models import PagePair, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from exports.csv_safety import csv_writer
 from multichoice.models import (
     DIFFICULTY_NUMBERS,
@@ -112,6 +114,7 @@ def trivia_settings_update(
     version: int | None = None,
     categories: Sequence[str] | None = None,
     review_criteria: Any = None,
+    actor: AbstractBaseUser | None = None,
 ) -> TriviaSettings:
     """Change the category list or the review criteria (the project's, as in every review)."""
     settings = trivia_settings(project)
@@ -127,6 +130,9 @@ def trivia_settings_update(
         if not query.update(**changes, version=F("version") + 1):
             settings.refresh_from_db()
             raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
+        diff = audit.changes({"categories": settings.categories}, {"categories": changes.get("categories")})
+        if "categories" in changes and diff["after"]:
+            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
     settings.refresh_from_db()
     return settings
 
@@ -481,7 +487,9 @@ def _import(
             )
             for item, row in zip(items, rows, strict=True)
         )
-    return {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
+        report = {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
+        audit.record(user, Action.IMPORT_FINISHED, project, kind="trivia items", **report)
+    return report
 
 
 def _decode(data: bytes, name: str) -> str:

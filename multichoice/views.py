@@ -109,6 +109,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             services.trivia_settings_update(
                 project=project,
+                actor=request.user,
                 version=int(request.POST.get("version") or 0) or None,
                 categories=request.POST.get("categories", "").splitlines(),
                 review_criteria=criteria,

@@ -88,7 +88,9 @@ def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
             raise InvalidInput("Choose a file to upload.", field="file")
         if upload.size > MAX_UPLOAD:
             raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
-        report = services.entities_import(project=project, data=upload.read(), name=upload.name or "upload.csv")
+        report = services.entities_import(
+            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
+        )
     except ServiceError as error:
         report_error(request, error)
     else:

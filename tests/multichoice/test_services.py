@@ -170,6 +170,8 @@ def test_the_review_criteria_are_project_settings(trivia):
 
 @pytest.mark.parametrize("name", ["both_correct_examples.csv", "both_incorrect_examples.csv"])
 def test_the_fixture_csv_round_trips(trivia, coordinator, name):
+    from audit.models import AuditEvent
+
     data = (FIXTURES / name).read_bytes()
 
     report = services.trivia_import_csv(project=trivia, data=data, name=name, subset="local", user=coordinator)
@@ -177,6 +179,8 @@ def test_the_fixture_csv_round_trips(trivia, coordinator, name):
 
     assert report["created"] == 50
     assert _rows(exported) == _rows(data)
+    assert exported.replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n")  # byte for byte, line ends aside
+    assert AuditEvent.objects.filter(project=trivia, action="import.finished", actor=coordinator).count() == 1
 
 
 def test_difficulty_1_to_3_maps_to_easy_medium_hard_on_import(trivia, coordinator):
