@@ -52,6 +52,8 @@ def requeue_pending() -> int:
     """
     from annotation import tasks as annotation_tasks
     from annotation.models import Collection, ImportJob
+    from archive.models import ProjectArchive
+    from archive.tasks import archive_export_task, archive_import_task
     from exports.models import Release
     from exports.tasks import release_build_task
     from review.models_reports import AgreementReport
@@ -62,6 +64,8 @@ def requeue_pending() -> int:
         (ImportJob.objects.filter(status=ImportJob.Status.PENDING), annotation_tasks.import_job_run),
         (Release.objects.filter(status=Release.Status.PENDING), release_build_task),
         (AgreementReport.objects.filter(status=AgreementReport.Status.QUEUED), agreement_report_task),
+        (ProjectArchive.objects.filter(status="pending", kind="export"), archive_export_task),
+        (ProjectArchive.objects.filter(status="pending", kind="import"), archive_import_task),
     ]
     sent = 0
     for rows, task in waiting:
@@ -87,6 +91,8 @@ def requeue_pending() -> int:
             agreement_report_task,
             "AGREEMENT_STALE_SECONDS",
         ),
+        (ProjectArchive.objects.filter(status="running", kind="export"), archive_export_task, "ARCHIVE_STALE_SECONDS"),
+        (ProjectArchive.objects.filter(status="running", kind="import"), archive_import_task, "ARCHIVE_STALE_SECONDS"),
     ]
     now = timezone.now()
     resent = 0
