@@ -247,13 +247,27 @@ def _claim(slot_id: int, project: Project, user: AbstractBaseUser, now) -> bool:
     return bool(claimed)
 
 
-def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
+def require_flow(project: Project, *, validation: bool = False) -> None:
+    """Items of a validation project are judged on the validation screens only (validation.services), every
+    other item on the review screens only: a pass/flag verdict would accept a collected pair without its
+    validation tasks, and a validation judgment says nothing about the review criteria."""
+    if project.kind == Project.Kind.VALIDATION and not validation:
+        raise InvalidState(
+            "This is a validation project: its items are judged on the validation screens.", field="item"
+        )
+    if project.kind != Project.Kind.VALIDATION and validation:
+        raise InvalidState("Only items of a validation project are validated.", field="item")
+
+
+def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: bool = False) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
     at once get different slots; the conditional update (and the unique
-    (revision, reviewer) constraint) make a second delivery harmless.
+    (revision, reviewer) constraint) make a second delivery harmless. `validation`
+    says the caller is the validation flow (see `require_flow`).
     """
+    require_flow(project, validation=validation)
     _require_reviewer(project, user)
     now = timezone.now()
     held = (
@@ -293,6 +307,7 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot
 def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
     """Claim a slot of a chosen item (from the filtered list), or return the one the reviewer holds on it."""
     project = item.project
+    require_flow(project)
     _require_reviewer(project, user)
     if item.author_id == user.pk:
         raise InvalidState("You wrote this item: someone else reviews it.", field="item")
@@ -387,6 +402,7 @@ def review_submit(
     """
     item = slot.item
     project = item.project
+    require_flow(project)
     checked = _check_judgments(project, judgments)
     if item.author_id == user.pk:
         raise InvalidState("You wrote this item: you cannot review it.", field="item")
@@ -534,6 +550,7 @@ def qa_item_reviewer_rewrite(
 ) -> QAItem:
     """Where the project allows it, a reviewer rewrites a flagged item directly; it is reviewed again by others."""
     project = item.project
+    require_flow(project)
     if not project.reviewer_may_rewrite:
         raise InvalidState("This project sends flagged items back to their authors; reviewers do not rewrite.")
     _require_reviewer(project, user)

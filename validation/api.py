@@ -30,6 +30,7 @@ from validation.serializers import (
     ValidationDomainLabelInput,
     ValidationDomainOutput,
     ValidationDuplicateGroupOutput,
+    ValidationFinalAnswerInput,
     ValidationImportJobOutput,
     ValidationItemDetailOutput,
     ValidationItemImportInput,
@@ -92,7 +93,7 @@ class SettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ValidationSettingsUpdateInput, request.data)
-        settings = services.validation_settings_update(project=project, **data)
+        settings = services.validation_settings_update(project=project, user=request.user, **data)
         settings.project.refresh_from_db()
         return Response(ValidationSettingsOutput(settings).data)
 
@@ -288,6 +289,24 @@ class ItemDetailApi(APIView):
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
+        return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
+
+
+class FinalAnswerApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Choose which revision's answer is the item's final answer (coordinator); recorded, used by releases",
+        request=ValidationFinalAnswerInput,
+        responses=_responses({200: ValidationItemDetailOutput}, conflict=True),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        vitem = get_validation_item(request.user, slug, item_id)
+        data = _validated(ValidationFinalAnswerInput, request.data)
+        services.validation_final_answer_choose(
+            vitem=vitem, revision_number=data["revision"], user=request.user, note=data["note"]
+        )
         return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
 
 

@@ -31,6 +31,8 @@ from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot
@@ -45,6 +47,7 @@ from validation.importers import (
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
+    FinalAnswerChoice,
     SeedQuery,
     SourceDomain,
     Task,
@@ -126,6 +129,7 @@ def validation_settings_update(
     likert_criteria: Any = None,
     duplicate_threshold: int | None = None,
     validators_per_item: int | None = None,
+    user: AbstractBaseUser | None = None,
 ) -> ValidationSettings:
     """Change what validators are asked; `version` refuses the save if someone saved in between."""
     settings = validation_settings(project)
@@ -156,6 +160,8 @@ def validation_settings_update(
         if not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
             settings.refresh_from_db()
             raise StaleEdit("The validation settings were changed by someone else; reload them.", current=settings)
+        if changes:
+            audit.record(user, Action.PROJECT_SETTINGS, project, validation=changes)
     settings.refresh_from_db()
     return settings
 
@@ -574,6 +580,7 @@ def validation_item_merge(
         ValidationItem.objects.filter(pk=keep.pk).update(source_urls=urls)
         ValidationItem.objects.filter(pk=duplicate.pk).update(merged_into=keep)
         item = QAItem.objects.get(pk=duplicate.item_id)
+        audit.record(user, Action.ITEM_DELETED, item, project=project, merged_into=keep.item_id)
         ItemEvent.objects.create(
             item=item,
             actor=user,
@@ -587,12 +594,50 @@ def validation_item_merge(
     return keep
 
 
+# The final answer
+
+
+def validation_final_answer_choose(
+    *, vitem: ValidationItem, revision_number: int, user: AbstractBaseUser, note: str = ""
+) -> FinalAnswerChoice:
+    """Choose which revision's answer is the item's final answer (the imported one or a validator's edit).
+
+    Recorded as a new choice (earlier choices stay); releases use the latest.
+    Without any choice the final answer is the item's current answer (the latest edit).
+    """
+    note = note.strip()
+    if len(note) > MAX_TEXT_FIELD:
+        raise InvalidInput(f"note: at most {MAX_TEXT_FIELD} characters.", field="note")
+    revision = QAItemRevision.objects.filter(item_id=vitem.item_id, number=revision_number).first()
+    if revision is None:
+        numbers = list(vitem.item.revisions.order_by("number").values_list("number", flat=True))
+        raise InvalidInput(
+            f"revision: item {vitem.item_id} has no revision {revision_number}; it has {numbers}.", field="revision"
+        )
+    with transaction.atomic():
+        if not QAItem.objects.select_for_update().filter(pk=vitem.item_id, deleted_at__isnull=True).exists():
+            raise InvalidState("This item was merged or removed; choose on the item kept.", field="item")
+        choice = FinalAnswerChoice.objects.create(item_id=vitem.item_id, revision=revision, chosen_by=user, note=note)
+    return choice
+
+
+def final_answers(item_ids: Iterable[int]) -> dict[int, FinalAnswerChoice]:
+    """The latest final-answer choice of each item that has one (with its revision), in one query."""
+    return {
+        choice.item_id: choice
+        for choice in FinalAnswerChoice.objects.filter(item_id__in=list(item_ids))
+        .select_related("revision", "chosen_by")
+        .order_by("item_id", "-id")
+        .distinct("item_id")
+    }
+
+
 # Validating
 
 
 def validation_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
     """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not seen."""
-    return review_services.review_claim_next(project=project, user=user)
+    return review_services.review_claim_next(project=project, user=user, validation=True)
 
 
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
@@ -703,6 +748,7 @@ def validation_submit(
     """Record one validator's judgment; an edited answer becomes a new revision; the last slot accepts the item."""
     item = slot.item
     project = item.project
+    review_services.require_flow(project, validation=True)
     settings = validation_settings(project)
     fields, edited, domain_label = _check_judgment(settings, slot, data)
     now = timezone.now()
@@ -957,7 +1003,9 @@ def item_detail_context(vitem: ValidationItem) -> dict[str, Any]:
     revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
     judgments = list(vitem.item.validation_judgments.select_related("validator", "edit_revision").order_by("id"))
     criteria = validation_settings(vitem.project).likert_criteria
+    final = final_answers([vitem.item_id]).get(vitem.item_id)
     return {
+        "final_answer": final_answer_record(final, revisions[-1] if revisions else None),
         "revisions": [
             {
                 "number": r.number,
@@ -987,4 +1035,25 @@ def judgment_record(judgment: ValidationJudgment) -> dict[str, Any]:
         "better_position": judgment.better_position,
         "better_comment": judgment.better_comment or None,
         "likert": judgment.likert,
+    }
+
+
+def final_answer_record(choice: FinalAnswerChoice | None, latest: QAItemRevision | None) -> dict[str, Any]:
+    """Which revision's answer is final and whether a coordinator chose it (else: the latest revision)."""
+    if choice is not None:
+        return {
+            "revision": choice.revision.number,
+            "answer": choice.revision.answer_standard,
+            "chosen": True,
+            "chosen_by": choice.chosen_by.username if choice.chosen_by else None,
+            "chosen_at": choice.created_at.isoformat(),
+            "note": choice.note,
+        }
+    return {
+        "revision": latest.number if latest else None,
+        "answer": latest.answer_standard if latest else None,
+        "chosen": False,
+        "chosen_by": None,
+        "chosen_at": None,
+        "note": "",
     }

@@ -17,6 +17,7 @@ urlpatterns = [
     path(P + "duplicates/merge/", views.validation_merge, name="validation_merge"),
     path(P + "items/", views.validation_items, name="validation_items"),
     path(P + "items/<int:item_id>/", views.validation_item, name="validation_item"),
+    path(P + "items/<int:item_id>/final-answer/", views.validation_final_answer, name="validation_final_answer"),
     path(P + "next/", views.validation_next, name="validation_next"),
     path(P + "tasks/<int:slot_id>/", views.validation_task, name="validation_task"),
     path(P + "agreement/", views.validation_agreement, name="validation_agreement"),

@@ -108,6 +108,7 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             services.validation_settings_update(
                 project=project,
+                user=request.user,
                 version=int(request.POST.get("version") or 0) or None,
                 tasks=request.POST.getlist("tasks"),
                 location=request.POST.get("location", ""),
@@ -298,8 +299,11 @@ def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
     revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
     diffs = [
         {"revision": revision, "ops": text_diff(revisions[0].answer_standard, revision.answer_standard)}
-        for revision in revisions[1:]
+        for revision in revisions
     ]
+    final = services.final_answer_record(
+        services.final_answers([vitem.item_id]).get(vitem.item_id), revisions[-1] if revisions else None
+    )
     judgments = list(vitem.item.validation_judgments.select_related("validator").order_by("id"))
     settings = services.validation_settings(project)
     context = {
@@ -307,12 +311,32 @@ def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "vitem": vitem,
         "item": vitem.item,
         "diffs": diffs,
+        "final": final,
         "judgments": judgments,
         "aggregate": services.judgments_aggregate(judgments, settings.likert_criteria),
         "domain": SourceDomain.objects.filter(project=project, domain=vitem.domain).first(),
         "settings": settings,
     }
     return render(request, "validation/item.html", context)
+
+
+@login_required
+@require_POST
+def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """The coordinator chooses which revision's answer the release gives as the final answer."""
+    vitem = get_validation_item(request.user, slug, item_id)
+    try:
+        number = int(request.POST.get("revision") or 0)
+        services.validation_final_answer_choose(
+            vitem=vitem, revision_number=number, user=request.user, note=request.POST.get("note", "")
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    except ValueError:
+        messages.error(request, "revision: a revision number.")
+    else:
+        messages.success(request, f"The answer of revision {number} is now the final answer.")
+    return redirect("validation_item", slug, item_id)
 
 
 @login_required

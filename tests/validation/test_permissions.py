@@ -32,6 +32,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_merge": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "validation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_item": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_final_answer": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "validation_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
     "validation_task": ("get", (LOGIN, 404, 403, 200, 403, 403)),
     "validation_agreement": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -68,7 +69,7 @@ def page_url(name: str, world: dict) -> str:
     kwargs = {"slug": world["slug"]}
     if name == "validation_task":
         kwargs["slot_id"] = world["slot"]
-    if name == "validation_item":
+    if name in ("validation_item", "validation_final_answer"):
         kwargs["item_id"] = world["item"]
     if name == "validation_import_job":
         kwargs["job_id"] = world["job"]
@@ -83,6 +84,8 @@ def test_validation_page_permission(client, world, name, role):
     if role != "anonymous":
         client.force_login(world["users"][role])
     data = {"keep": world["keep"], "duplicate": world["duplicate"]} if name == "validation_merge" else {}
+    if name == "validation_final_answer":
+        data = {"revision": 1}
 
     response = getattr(client, method)(page_url(name, world), data)
 
@@ -120,6 +123,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
     ("get", "projects/{slug}/validation/items/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/validation/items/{item}/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/items/{item}/final-answer/", {"revision": 1}, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/next/", None, (403, 404, 403, 200, 403, 200)),
     ("get", "projects/{slug}/validation/tasks/{slot}/", None, (403, 404, 403, 200, 403, 403)),
     ("post", "projects/{slug}/validation/tasks/{slot}/", {"version": 0}, (403, 404, 403, 400, 403, 403)),
