@@ -37,6 +37,7 @@ from annotation.models import Project, QAItem
 from audit import services as audit
 from audit.models import Action
 from config.enqueue import enqueue_on_commit
+from config.jobs import pause_between_steps
 from exports import formats
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
@@ -321,6 +322,7 @@ class _Progress:
             pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
         ).update(progress_done=self.done, heartbeat_at=timezone.now()):
             raise BuildLost
+        pause_between_steps()
 
 
 def release_build(*, release_id: int) -> Release | None:
