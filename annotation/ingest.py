@@ -9,6 +9,7 @@ leaves a row that can be resumed (titles without an outcome are still pending).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import threading
@@ -390,6 +391,36 @@ def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Res
 # Import jobs
 
 
+@dataclass(frozen=True)
+class UploadImporter:
+    """What an import job of a project kind accepts and how it imports: page pairs unless the kind says otherwise.
+
+    `run(job=, sources=, progress=)` imports the job's stored files inside the job's transaction and returns the
+    report; `progress(bytes_done, records)` feeds the job's heartbeat.
+    """
+
+    formats: tuple[str, ...]
+    names: str  # the file name endings `detect` knows, for the message when it knows none
+    detect: Callable[[str], str | None]
+    run: Callable[..., ImportReport]
+
+
+def _pairs_run(*, job: ImportJob, sources: list[ImportSource], progress: Callable[[int, int], None]) -> ImportReport:
+    return pairs_import(project=job.project, paths=sources, format=job.format, dry_run=job.dry_run, progress=progress)
+
+
+PAIRS_IMPORTER = UploadImporter(FORMATS, ".jsonl, .csv or .json", detect_format, _pairs_run)
+# Project kinds whose uploads another app imports: kind → (module, name of its UploadImporter), loaded when used.
+KIND_IMPORTERS = {"validation": ("validation.services", "UPLOAD_IMPORTER")}
+
+
+def upload_importer(project: Project) -> UploadImporter:
+    if project.kind in KIND_IMPORTERS:
+        module, name = KIND_IMPORTERS[project.kind]
+        return getattr(importlib.import_module(module), name)
+    return PAIRS_IMPORTER
+
+
 def import_job_create(
     *,
     project: Project,
@@ -401,8 +432,9 @@ def import_job_create(
     """Store uploaded files and queue their import; the report is on the job when the worker is done."""
     if not files:
         raise InvalidInput("Choose at least one file to import.", field="files")
-    if format not in FORMATS:
-        raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.", field="format")
+    importer = upload_importer(project)
+    if format not in importer.formats:
+        raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(importer.formats)}.", field="format")
     limit = settings.IMPORT_MAX_BYTES
     for upload in files:
         if upload.size is not None and upload.size > limit:
@@ -411,9 +443,9 @@ def import_job_create(
                 "(IMPORT_MAX_BYTES); split it into smaller files.",
                 field="files",
             )
-        if format == "auto" and detect_format(upload.name or "") is None:
+        if format == "auto" and importer.detect(upload.name or "") is None:
             raise InvalidInput(
-                f"{upload.name}: cannot tell the format from the name (.jsonl, .csv or .json); choose the format.",
+                f"{upload.name}: cannot tell the format from the name ({importer.names}); choose the format.",
                 field="format",
             )
     folder = f"imports/{project.pk}/{uuid.uuid4().hex}"
@@ -461,9 +493,7 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
     sources = [ImportSource(name=f["name"], path=Path(default_storage.path(f["path"]))) for f in job.files]
     try:
         with _Heartbeat(job) as heartbeat, transaction.atomic():
-            report = pairs_import(
-                project=job.project, paths=sources, format=job.format, dry_run=job.dry_run, progress=heartbeat.progress
-            )
+            report = upload_importer(job.project).run(job=job, sources=sources, progress=heartbeat.progress)
             _finish_job(job, report)
     except _JobLost:
         return None  # presumed dead and taken over by another worker, whose import counts; ours rolled back
