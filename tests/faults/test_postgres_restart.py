@@ -21,7 +21,7 @@ import pytest
 
 from tests.faults.conftest import free_port
 
-pytestmark = pytest.mark.faults
+pytestmark = [pytest.mark.faults, pytest.mark.timeout(120)]
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 REQUEST_TIMEOUT = 10

@@ -20,7 +20,7 @@ from config.enqueue import enqueue
 from tests.conftest import PASSWORD, api_as
 from tests.review.conftest import all_pass, complete_item
 
-pytestmark = pytest.mark.faults
+pytestmark = [pytest.mark.faults, pytest.mark.timeout(120)]
 
 PAIRS = json.dumps(
     {

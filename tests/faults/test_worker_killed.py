@@ -25,7 +25,7 @@ from tests.exports.conftest import bulk_accepted_items
 from tests.imports.wiki_replay import Replay, ReplayServer
 from tests.review.conftest import all_pass, flag, submitted_pair
 
-pytestmark = [pytest.mark.faults, pytest.mark.worker]
+pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.timeout(120)]
 
 STALE = "2"
 
