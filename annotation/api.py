@@ -160,6 +160,15 @@ class ProjectDetailApi(APIView):
         project.membership = membership  # type: ignore[attr-defined]
         return Response(ProjectDetailOutput(project).data)
 
+    @extend_schema(
+        summary="Delete a project (coordinator); soft: restore it through /api/deleted-projects/",
+        responses=_responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def delete(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        services.project_delete(project=project, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 # Members
 
@@ -256,6 +265,15 @@ class PairDetailApi(APIView):
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
         return Response(_pair_detail(pair))
+
+    @extend_schema(
+        summary="Delete a pair with its items (coordinator); soft: restore it from the project's deleted list",
+        responses=_responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def delete(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
+        services.pair_delete(pair=pair, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class QueueNextApi(APIView):
@@ -371,11 +389,11 @@ class ItemDetailApi(APIView):
         return Response(ItemOutput(item).data)
 
     @extend_schema(
-        summary="Delete a draft item (author)",
+        summary="Delete an item: a draft of yours, or any item as a coordinator (soft: it can be restored)",
         responses=_responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str, item_id: int) -> Response:
-        item = access.get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
+        item = access.get_item_for_user(request.user, slug, item_id)
         services.qa_item_delete(item=item, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
