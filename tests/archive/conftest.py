@@ -105,3 +105,8 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
 def _sentence(text: str) -> dict:
     start = STANDARD_TEXT.index(text)
     return {"start": start, "end": start + len(text), "text": text}
+
+
+@pytest.fixture
+def second_reviewer(db):
+    return factories.user("reviewer2")

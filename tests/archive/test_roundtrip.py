@@ -96,3 +96,62 @@ def test_people_are_matched_by_username_and_no_password_or_privilege_travels(ric
     services.archive_import_file(path=out, slug="yue-copy")
 
     assert get_user_model().objects.count() == users_before  # everyone matched on this server
+
+
+def _round_trip(project: Project, tmp_path: Path) -> Project:
+    out = tmp_path / f"{project.slug}.zip"
+    services.archive_write_to(project=project, out=out)
+    copy, _ = services.archive_import_file(path=out, slug=f"{project.slug}-copy")
+    return copy
+
+
+def _assert_identical(project: Project, copy: Project, *, needs: list[str]) -> None:
+    before, after = canonical_dump(project), canonical_dump(copy)
+    for label in needs:
+        assert before[label], f"no {label} rows in the test world"
+    for entry in archived_models():
+        assert after[entry.label] == before[entry.label], entry.label
+
+
+def test_a_validation_project_with_judgments_and_duplicates_round_trips(
+    coordinator, reviewer, second_reviewer, tmp_path
+):
+    from annotation import services as authoring
+    from tests.validation.conftest import COLLECTED_TSV, tsv_source
+    from tests.validation.test_services import ALL_TASKS
+    from validation import services as validation
+
+    project = validation.validation_project_create(
+        name="Qatar validation", slug="qa-eng", language="eng", location="Qatar", created_by=coordinator
+    )
+    for person in (reviewer, second_reviewer):
+        authoring.membership_set(project=project, user=person, roles={"reviewer"})
+    report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=coordinator)
+    assert report.ok, report.problems
+    for person, answer in ((reviewer, "Machboos."), (second_reviewer, None)):
+        slot = validation.validation_claim_next(project=project, user=person)
+        data = {**ALL_TASKS, "answer": answer} if answer else ALL_TASKS
+        validation.validation_submit(slot=slot, user=person, version=slot.version, data=data)
+
+    copy = _round_trip(project, tmp_path)
+
+    _assert_identical(
+        project,
+        copy,
+        needs=["validation.ValidationItem", "validation.ValidationJudgment", "validation.ValidationSettings"],
+    )
+
+
+def test_an_entity_question_project_round_trips_with_its_distractors_translated(coordinator, reviewer, tmp_path):
+    from multichoice import entities
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+    project = entities.entity_project_create(
+        name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, seed=11, created_by=coordinator
+    )
+    entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
+    entities.questions_generate(project=project)
+
+    copy = _round_trip(project, tmp_path)
+
+    _assert_identical(project, copy, needs=["multichoice.Entity", "multichoice.EntityQuestion"])
