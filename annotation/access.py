@@ -49,6 +49,42 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) 
     return project
 
 
+def is_coordinator(user: AnyUser, project: Project) -> bool:
+    """Whether the user coordinates the project (superusers coordinate every project)."""
+    membership = getattr(project, "membership", None)
+    if membership is None or membership.user_id != getattr(user, "pk", None):
+        membership = _membership(user, project)
+    return membership is not None and membership.is_coordinator
+
+
+def get_deleted_project_for_user(user: AnyUser, slug: str) -> Project:
+    """A deleted project, for its coordinators and superusers to restore; 404 for everyone else."""
+    project = Project.all_objects.filter(slug=slug, deleted_at__isnull=False).first()
+    if project is None or not is_coordinator(user, project):
+        raise Http404("No such deleted project.")
+    return project
+
+
+def get_deleted_pair_for_user(user: AnyUser, slug: str, pair_id: int) -> PagePair:
+    """A deleted pair of a live project (coordinator)."""
+    project = get_project_for_user(user, slug, role=Role.COORDINATOR)
+    pair = PagePair.all_objects.filter(project=project, pk=pair_id, deleted_at__isnull=False).first()
+    if pair is None:
+        raise Http404("No such deleted page pair in this project.")
+    pair.project = project
+    return pair
+
+
+def get_deleted_item_for_user(user: AnyUser, slug: str, item_id: int) -> QAItem:
+    """A deleted QA item of a live project (coordinator)."""
+    project = get_project_for_user(user, slug, role=Role.COORDINATOR)
+    item = QAItem.objects.filter(project=project, pk=item_id, deleted_at__isnull=False).first()
+    if item is None:
+        raise Http404("No such deleted QA item in this project.")
+    item.project = project
+    return item
+
+
 def can_see_pair(membership: Membership, pair: PagePair) -> bool:
     if membership.is_coordinator:
         return True

@@ -157,9 +157,18 @@ class ProjectDetailApi(APIView):
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ProjectUpdateInput, request.data)
         membership = project.membership  # type: ignore[attr-defined]
-        project = services.project_update(project=project, **data)
+        project = services.project_update(project=project, actor=request.user, **data)
         project.membership = membership  # type: ignore[attr-defined]
         return Response(ProjectDetailOutput(project).data)
+
+    @extend_schema(
+        summary="Delete a project (coordinator); soft: restore it through /api/deleted-projects/",
+        responses=_responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def delete(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        services.project_delete(project=project, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # Members
@@ -193,7 +202,7 @@ class MemberListApi(APIView):
         user = get_user_model().objects.filter(username=data["username"]).first()
         if user is None:
             raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
-        membership = services.membership_set(project=project, user=user, roles=data["roles"])
+        membership = services.membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
         return Response(MembershipOutput(membership).data)
 
 
@@ -207,7 +216,9 @@ class MemberDetailApi(APIView):
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
         data = _validated(MembershipRolesInput, request.data)
-        membership = services.membership_set(project=project, user=membership.user, roles=data["roles"])
+        membership = services.membership_set(
+            project=project, user=membership.user, roles=data["roles"], actor=request.user
+        )
         return Response(MembershipOutput(membership).data)
 
     @extend_schema(
@@ -217,7 +228,7 @@ class MemberDetailApi(APIView):
     def delete(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
-        services.membership_remove(project=project, user=membership.user)
+        services.membership_remove(project=project, user=membership.user, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -255,6 +266,15 @@ class PairDetailApi(APIView):
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
         return Response(_pair_detail(pair))
+
+    @extend_schema(
+        summary="Delete a pair with its items (coordinator); soft: restore it from the project's deleted list",
+        responses=_responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def delete(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
+        services.pair_delete(pair=pair, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class QueueNextApi(APIView):
@@ -370,11 +390,11 @@ class ItemDetailApi(APIView):
         return Response(ItemOutput(item).data)
 
     @extend_schema(
-        summary="Delete a draft item (author)",
+        summary="Delete an item: a draft of yours, or any item as a coordinator (soft: it can be restored)",
         responses=_responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str, item_id: int) -> Response:
-        item = access.get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
+        item = access.get_item_for_user(request.user, slug, item_id)
         services.qa_item_delete(item=item, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -297,7 +297,7 @@ class CollectionCancelApi(APIView):
     )
     def post(self, request: Request, slug: str, collection_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        collection = ingest.collection_cancel(collection=_collection(project, collection_id))
+        collection = ingest.collection_cancel(collection=_collection(project, collection_id), actor=request.user)
         return Response(_collection_data(collection))
 
 
@@ -312,5 +312,5 @@ class CollectionResumeApi(APIView):
     )
     def post(self, request: Request, slug: str, collection_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        collection = ingest.collection_resume(collection=_collection(project, collection_id))
+        collection = ingest.collection_resume(collection=_collection(project, collection_id), actor=request.user)
         return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)

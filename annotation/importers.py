@@ -892,8 +892,8 @@ class _Writer:
         if not batch or not self.report.ok:
             return
         titles = [record.values["local_title"] for record in batch]
-        present = dict(
-            PagePair.objects.filter(project=self.project, local_title__in=titles).values_list("local_title", "id")
+        present = dict(  # a deleted pair keeps its title: importing it again leaves it deleted (restore it instead)
+            PagePair.all_objects.filter(project=self.project, local_title__in=titles).values_list("local_title", "id")
         )
         new = [record for record in batch if record.values["local_title"] not in present]
         self.report.already_present += len(batch) - len(new)

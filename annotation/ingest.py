@@ -9,7 +9,10 @@ leaves a row that can be resumed (titles without an outcome are still pending).
 
 from __future__ import annotations
 
+import importlib
+import logging
 import re
+import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +24,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -31,12 +34,21 @@ from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
+from audit import services as audit
+from audit.models import Action
 from config.enqueue import enqueue, enqueue_on_commit
+from config.jobs import pause_between_steps
+
+logger = logging.getLogger(__name__)
 
 MAX_TITLES = 50_000
 VARIANT = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})+")  # zh-hk, zh-hans, sr-el: what MediaWiki's `variant` takes
-STALE_AFTER = timedelta(minutes=5)  # a running collection without a heartbeat this long has lost its worker
 Outcome = CollectionTitle.Outcome
+
+
+def _stale_after() -> timedelta:
+    """A running collection or import without a heartbeat this long has lost its worker (JOB_STALE_SECONDS)."""
+    return timedelta(seconds=settings.JOB_STALE_SECONDS)
 
 
 # Collections
@@ -93,6 +105,9 @@ def collection_create(
             CollectionTitle(collection=collection, position=position, title=title)
             for position, title in enumerate(titles)
         )
+        audit.record(
+            user, Action.COLLECTION_STARTED, collection, project=project, titles=len(titles), category=category
+        )
         if enqueue:
             _enqueue_collection(collection)
     return collection
@@ -104,22 +119,25 @@ def _enqueue_collection(collection: Collection) -> None:
     enqueue_on_commit(tasks.collection_run, collection.pk)
 
 
-def collection_cancel(*, collection: Collection) -> Collection:
+def collection_cancel(*, collection: Collection, actor: AbstractBaseUser | None = None) -> Collection:
     """Stop a collection: at once if no worker has it (or its worker is gone), else before the worker's next title."""
     now = timezone.now()
     no_worker = Q(status=Collection.Status.PENDING) | Q(
-        status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+        status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after()
     )
     stopped = Collection.objects.filter(no_worker, pk=collection.pk).update(
         status=Collection.Status.CANCELLED, cancel_requested=False, finished_at=now
     ) or Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(cancel_requested=True)
     if not stopped:
         raise InvalidState(f"This collection is {collection.get_status_display().lower()}; nothing to cancel.")
+    audit.record(actor, Action.COLLECTION_CANCELLED, collection, project=collection.project)
     collection.refresh_from_db()
     return collection
 
 
-def collection_resume(*, collection: Collection, enqueue: bool = True) -> Collection:
+def collection_resume(
+    *, collection: Collection, enqueue: bool = True, actor: AbstractBaseUser | None = None
+) -> Collection:
     """Continue a cancelled, failed or stalled collection from its first title without an outcome.
 
     With `enqueue` (the default) a worker picks it up; the command runs it in its own process instead.
@@ -130,13 +148,14 @@ def collection_resume(*, collection: Collection, enqueue: bool = True) -> Collec
         updated = Collection.objects.filter(pk=collection.pk, status__in=resumable).update(
             status=Collection.Status.PENDING, cancel_requested=False, error="", finished_at=None
         ) or Collection.objects.filter(
-            pk=collection.pk, status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+            pk=collection.pk, status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after()
         ).update(status=Collection.Status.PENDING, cancel_requested=False)
         if not updated:
             raise InvalidState(
                 f"This collection is {collection.get_status_display().lower()}; only a cancelled, failed or "
                 "stalled collection can be resumed."
             )
+        audit.record(actor, Action.COLLECTION_RESUMED, collection, project=collection.project)
         if enqueue:
             _enqueue_collection(collection)
     collection.refresh_from_db()
@@ -165,7 +184,7 @@ def collection_run(
     half-written.
     """
     now = timezone.now()
-    stalled = Q(status=Collection.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+    stalled = Q(status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after())
     claimable = Collection.objects.filter(Q(status=Collection.Status.PENDING) | stalled, pk=collection_id)
     if not claimable.update(
         status=Collection.Status.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now
@@ -191,6 +210,7 @@ def collection_run(
                 )
                 break
             _record_outcome(collection, entry, _process_title(collection, entry, session))
+            pause_between_steps()
             if on_progress is not None:
                 collection.refresh_from_db()
                 on_progress(collection)
@@ -331,11 +351,18 @@ def _pair_for(
     }
     try:
         with transaction.atomic():
-            return PagePair.objects.get_or_create(
+            # all_objects: a deleted pair keeps its title, and collecting the title again leaves it deleted.
+            pair, created = PagePair.all_objects.get_or_create(
                 project=collection.project, local_title=local.title, defaults=defaults
             )
     except IntegrityError:  # the same title was kept by another collection at the same moment
-        return PagePair.objects.get(project=collection.project, local_title=local.title), False
+        pair, created = PagePair.all_objects.get(project=collection.project, local_title=local.title), False
+    if not created:
+        # Created for this very title by a run of this collection that died before recording the outcome:
+        # it is still this collection's new pair.
+        origin = (pair.metadata or {}).get("wikipedia") or {}
+        created = origin.get("collection") == collection.pk and origin.get("requested_title") == entry.title
+    return pair, created
 
 
 def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Result) -> None:
@@ -364,6 +391,36 @@ def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Res
 # Import jobs
 
 
+@dataclass(frozen=True)
+class UploadImporter:
+    """What an import job of a project kind accepts and how it imports: page pairs unless the kind says otherwise.
+
+    `run(job=, sources=, progress=)` imports the job's stored files inside the job's transaction and returns the
+    report; `progress(bytes_done, records)` feeds the job's heartbeat.
+    """
+
+    formats: tuple[str, ...]
+    names: str  # the file name endings `detect` knows, for the message when it knows none
+    detect: Callable[[str], str | None]
+    run: Callable[..., ImportReport]
+
+
+def _pairs_run(*, job: ImportJob, sources: list[ImportSource], progress: Callable[[int, int], None]) -> ImportReport:
+    return pairs_import(project=job.project, paths=sources, format=job.format, dry_run=job.dry_run, progress=progress)
+
+
+PAIRS_IMPORTER = UploadImporter(FORMATS, ".jsonl, .csv or .json", detect_format, _pairs_run)
+# Project kinds whose uploads another app imports: kind → (module, name of its UploadImporter), loaded when used.
+KIND_IMPORTERS = {"validation": ("validation.services", "UPLOAD_IMPORTER")}
+
+
+def upload_importer(project: Project) -> UploadImporter:
+    if project.kind in KIND_IMPORTERS:
+        module, name = KIND_IMPORTERS[project.kind]
+        return getattr(importlib.import_module(module), name)
+    return PAIRS_IMPORTER
+
+
 def import_job_create(
     *,
     project: Project,
@@ -375,8 +432,9 @@ def import_job_create(
     """Store uploaded files and queue their import; the report is on the job when the worker is done."""
     if not files:
         raise InvalidInput("Choose at least one file to import.", field="files")
-    if format not in FORMATS:
-        raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.", field="format")
+    importer = upload_importer(project)
+    if format not in importer.formats:
+        raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(importer.formats)}.", field="format")
     limit = settings.IMPORT_MAX_BYTES
     for upload in files:
         if upload.size is not None and upload.size > limit:
@@ -385,9 +443,9 @@ def import_job_create(
                 "(IMPORT_MAX_BYTES); split it into smaller files.",
                 field="files",
             )
-        if format == "auto" and detect_format(upload.name or "") is None:
+        if format == "auto" and importer.detect(upload.name or "") is None:
             raise InvalidInput(
-                f"{upload.name}: cannot tell the format from the name (.jsonl, .csv or .json); choose the format.",
+                f"{upload.name}: cannot tell the format from the name ({importer.names}); choose the format.",
                 field="format",
             )
     folder = f"imports/{project.pk}/{uuid.uuid4().hex}"
@@ -405,6 +463,8 @@ def import_job_create(
             files=stored,
             bytes_total=sum(f["size"] or 0 for f in stored),
         )
+        if not dry_run:  # a dry run changes nothing, so there is nothing to audit
+            audit.record(user, Action.IMPORT_STARTED, job, project=project, files=[f["name"] for f in stored])
         transaction.on_commit(lambda: _enqueue_import(job.pk))
     return job
 
@@ -416,46 +476,107 @@ def _enqueue_import(job_id: int) -> None:
 
 
 def import_job_run(*, job_id: int) -> ImportJob | None:
-    """Run a queued import job (claimed with a conditional update); store its report; remove the uploads."""
+    """Run a queued import job; store its report; remove the uploads. None if there is nothing to claim.
+
+    The claim is a conditional update: a pending job, or a running one whose heartbeat went stale (its worker
+    died; the import's transaction died with its connection, so nothing of it is in the database). The pairs
+    and the job's outcome commit in one transaction, so a job is imported exactly once; the uploads are
+    removed only once it has ended.
+    """
     now = timezone.now()
-    if not ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.PENDING).update(
-        status=ImportJob.Status.RUNNING, started_at=now
+    stalled = Q(status=ImportJob.Status.RUNNING, heartbeat_at__lt=now - _stale_after())
+    if not ImportJob.objects.filter(Q(status=ImportJob.Status.PENDING) | stalled, pk=job_id).update(
+        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now, bytes_done=0, records_done=0
     ):
         return None
     job = ImportJob.objects.select_related("project").get(pk=job_id)
-    last = [0.0]
-
-    def progress(bytes_done: int, records: int) -> None:
-        moment = timezone.now().timestamp()
-        if moment - last[0] >= 0.5:  # a write every half second is plenty for a progress bar
-            last[0] = moment
-            ImportJob.objects.filter(pk=job.pk).update(bytes_done=bytes_done, records_done=records)
-
     sources = [ImportSource(name=f["name"], path=Path(default_storage.path(f["path"]))) for f in job.files]
     try:
-        report = pairs_import(
-            project=job.project, paths=sources, format=job.format, dry_run=job.dry_run, progress=progress
-        )
+        with _Heartbeat(job) as heartbeat, transaction.atomic():
+            report = upload_importer(job.project).run(job=job, sources=sources, progress=heartbeat.progress)
+            _finish_job(job, report)
+    except _JobLost:
+        return None  # presumed dead and taken over by another worker, whose import counts; ours rolled back
     except Exception as error:
-        ImportJob.objects.filter(pk=job.pk).update(
+        ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING, started_at=job.started_at).update(
             status=ImportJob.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
         )
-        raise
-    finally:
         _remove_uploads(job)
-    _finish_job(job, report)
+        raise
+    _remove_uploads(job)
     job.refresh_from_db()
     return job
 
 
+class _JobLost(Exception):
+    """The job was claimed by another run meanwhile (this one was presumed dead): roll this run back."""
+
+
+class _Heartbeat:
+    """Writes a running import's progress and sign of life every half second, from a thread of its own.
+
+    The import itself is one transaction, whose writes nobody sees before it commits: progress written in it
+    would show only at the end. The thread's own connection commits each write at once. (SQLite, the
+    embedded default with in-process tasks, allows one writer at a time: no heartbeat there.)
+    """
+
+    EVERY = 0.5
+
+    def __init__(self, job: ImportJob) -> None:
+        self.job_pk, self.claimed_at = job.pk, job.started_at
+        self.bytes_done = self.records_done = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"import-{job.pk}-heartbeat", daemon=True)
+
+    def progress(self, bytes_done: int, records: int) -> None:
+        """Called by the importer after each batch."""
+        self.bytes_done, self.records_done = bytes_done, records
+        pause_between_steps()
+
+    def __enter__(self) -> _Heartbeat:
+        if connection.vendor != "sqlite":
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.EVERY):
+                ImportJob.objects.filter(
+                    pk=self.job_pk, status=ImportJob.Status.RUNNING, started_at=self.claimed_at
+                ).update(heartbeat_at=timezone.now(), bytes_done=self.bytes_done, records_done=self.records_done)
+        except DatabaseError:
+            logger.exception("Import job %s: could not write its heartbeat", self.job_pk)
+        finally:
+            connection.close()  # this thread's own connection
+
+
 def _finish_job(job: ImportJob, report: ImportReport) -> None:
-    ImportJob.objects.filter(pk=job.pk).update(
-        status=ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED,
-        report=report.as_dict() | {"summary": report.summary()},
-        bytes_done=job.bytes_total,
-        records_done=report.lines,
-        finished_at=timezone.now(),
-    )
+    status = ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED
+    with transaction.atomic():
+        if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING, started_at=job.started_at).update(
+            status=status,
+            report=report.as_dict() | {"summary": report.summary()},
+            bytes_done=job.bytes_total,
+            records_done=report.lines,
+            finished_at=timezone.now(),
+        ):
+            raise _JobLost
+        if not job.dry_run:
+            audit.record(
+                job.created_by,
+                Action.IMPORT_FINISHED,
+                job,
+                project=job.project,
+                status=status,
+                created=report.created,
+                already_present=report.already_present,
+                summary=report.summary(),
+            )
 
 
 def _remove_uploads(job: ImportJob) -> None:

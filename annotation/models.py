@@ -58,6 +58,18 @@ def default_regions() -> list[str]:
     return list(DEFAULT_REGIONS)
 
 
+class LiveManager(models.Manager):
+    """The default manager of a model with soft delete: deleted rows are out of every list, queue and release.
+
+    `all_objects` (a plain manager) still sees them: the admin, the deleted lists, restore, imports
+    (a deleted title is still taken) and whole-project archives. Foreign keys load through Django's
+    base manager, so an item or audit event of a deleted pair still reaches its pair.
+    """
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(deleted_at__isnull=True)
+
+
 class Role(models.TextChoices):
     COORDINATOR = "coordinator", "Coordinator"
     ANNOTATOR = "annotator", "Annotator"
@@ -68,6 +80,8 @@ class Project(models.Model):
     class Kind(models.TextChoices):
         WIKIPEDIA_QA = "wikipedia_qa", "Local-variety Wikipedia QA"
         VALIDATION = "validation", "Validation of collected QA pairs"
+        TRIVIA = "trivia", "Multiple-choice trivia, local vs global, in two languages"
+        ENTITY_QA = "entity_qa", "Entity questions with controlled context"
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)
@@ -106,6 +120,14 @@ class Project(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
+    # Soft delete (annotation.services.project_delete / project_restore).
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = LiveManager()
+    all_objects = models.Manager()  # noqa: DJ012 (a manager, declared after the default one on purpose)
 
     class Meta:
         ordering = ["name"]
@@ -204,8 +226,14 @@ class PagePair(models.Model):
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
+    # Soft delete (annotation.services.pair_delete / pair_restore); the pair's live items are deleted with it.
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
-    objects = PairQuerySet.as_manager()
+    objects = LiveManager.from_queryset(PairQuerySet)()
+    all_objects = PairQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
@@ -282,7 +310,12 @@ class QAItem(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # Soft delete: items keep the plain default manager and are filtered with `.alive()` (older than the
+    # pair and project managers; every query of items already says which rows it wants).
     deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     objects = ItemQuerySet.as_manager()
 
@@ -348,6 +381,7 @@ class QAItemRevision(models.Model):
         REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
         COORDINATOR_FIX = "coordinator_fix", "Corrected by a coordinator"
         IMPORTED = "imported", "Imported"
+        GENERATED = "generated", "Generated (entity questions)"
 
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
@@ -355,6 +389,9 @@ class QAItemRevision(models.Model):
     answer_standard = models.TextField(blank=True)
     answer_local = models.TextField(blank=True)
     spans = models.JSONField(default=list, blank=True)  # [{document, start, end, text, match}]
+    # What other project kinds add to question and answer, e.g. the candidates and the correct index of a
+    # multiple-choice item; empty for Wikipedia QA.
+    content = models.JSONField(default=dict, blank=True)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.CharField(max_length=24, choices=Reason.choices, default=Reason.SUBMITTED)
     created_at = models.DateTimeField(default=timezone.now)

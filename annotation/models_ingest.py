@@ -159,6 +159,9 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Written while the import runs; a running job silent for JOB_STALE_SECONDS has lost its worker and is
+    # taken over (its transaction was rolled back with the dead worker's connection: nothing to undo).
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

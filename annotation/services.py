@@ -17,9 +17,12 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from annotation.access import is_coordinator
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, QAItemRevision, Role, Screening
+from audit import services as audit
+from audit.models import Action
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
@@ -103,12 +106,15 @@ def project_create(
             )
             if created_by is not None:
                 Membership.objects.create(project=project, user=created_by, is_coordinator=True)
+            audit.record(created_by, Action.PROJECT_CREATED, project, kind=project.kind)
     except IntegrityError:
         raise InvalidInput(f"A project with the slug {slug!r} already exists.", field="slug") from None
     return project
 
 
-def project_update(*, project: Project, version: int | None = None, **changes: Any) -> Project:
+def project_update(
+    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+) -> Project:
     """Change project settings. With `version`, refuse if someone saved in between."""
     unknown = set(changes) - set(PROJECT_SETTINGS)
     if unknown:
@@ -120,34 +126,53 @@ def project_update(*, project: Project, version: int | None = None, **changes: A
     query = Project.objects.filter(pk=project.pk)
     if version is not None:
         query = query.filter(version=version)
-    if not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
-        raise StaleEdit("The project settings were changed by someone else; reload them.", current=project)
-    project.refresh_from_db()
+    before = {field: getattr(project, field) for field in PROJECT_SETTINGS}
+    with transaction.atomic():
+        if not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
+            raise StaleEdit("The project settings were changed by someone else; reload them.", current=project)
+        project.refresh_from_db()
+        diff = audit.changes(before, {field: getattr(project, field) for field in PROJECT_SETTINGS})
+        if diff["after"]:
+            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
     return project
 
 
-def membership_set(*, project: Project, user: AbstractBaseUser, roles: Iterable[str]) -> Membership:
+def membership_set(
+    *, project: Project, user: AbstractBaseUser, roles: Iterable[str], actor: AbstractBaseUser | None = None
+) -> Membership:
     roles = set(roles)
     unknown = roles - set(Role.values)
     if unknown:
         raise InvalidInput(f"Unknown role(s): {', '.join(sorted(unknown))}", field="roles")
     if not roles:
         raise InvalidInput("A member needs at least one role; remove the member instead.", field="roles")
-    membership, _ = Membership.objects.update_or_create(
-        project=project,
-        user=user,
-        defaults={f"is_{role}": role in roles for role in Role.values},
-    )
+    with transaction.atomic():
+        existing = Membership.objects.select_for_update().filter(project=project, user=user).first()
+        before = existing.roles if existing is not None else []
+        membership, created = Membership.objects.update_or_create(
+            project=project,
+            user=user,
+            defaults={f"is_{role}": role in roles for role in Role.values},
+        )
+        if created or set(before) != roles:
+            action = Action.MEMBER_ADDED if created else Action.MEMBER_ROLES
+            after = membership.roles
+            audit.record(actor, action, membership, label=user.get_username(), before=before, after=after)
     return membership
 
 
-def membership_remove(*, project: Project, user: AbstractBaseUser) -> None:
+def membership_remove(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None = None) -> None:
     if (
         Membership.objects.filter(project=project, is_coordinator=True).exclude(user=user).count() == 0
         and Membership.objects.filter(project=project, user=user, is_coordinator=True).exists()
     ):
         raise InvalidState("A project keeps at least one coordinator.", field="user")
-    Membership.objects.filter(project=project, user=user).delete()
+    with transaction.atomic():
+        membership = Membership.objects.filter(project=project, user=user).first()
+        if membership is None:
+            return
+        audit.record(actor, Action.MEMBER_REMOVED, membership, label=user.get_username(), before=membership.roles)
+        membership.delete()
 
 
 # The annotator's queue
@@ -246,6 +271,9 @@ def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: 
         if not updated:
             raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
         Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
+        audit.record(
+            user, Action.PAIR_SCREENED, pair, project=pair.project, before=pair.status, decision=decision, note=note
+        )
     pair.refresh_from_db(fields=["status", "screening_decision", "claim_expires_at", "version", "updated_at"])
     return pair
 
@@ -455,14 +483,157 @@ def qa_item_update(
 
 
 def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
-    """Delete a draft (softly: the row stays, out of every list)."""
-    if item.author_id != user.pk:
-        raise InvalidState("Only the item's author can delete it.", field="item")
-    _require_authoring(item.pair, user)
+    """Delete an item softly: the row and its revisions stay, out of every list, queue, release and figure.
+
+    An author deletes their own draft while the pair is being annotated; a coordinator deletes any item.
+    A coordinator restores it from the project's Deleted list (`qa_item_restore`).
+    """
+    coordinator = is_coordinator(user, item.project)
+    if not coordinator:
+        if item.author_id != user.pk:
+            raise InvalidState("Only the item's author or a coordinator can delete it.", field="item")
+        _require_authoring(item.pair, user)
+        if item.status != QAItem.Status.DRAFT:
+            raise InvalidState("Only a draft can be deleted by its author; ask a coordinator.", field="item")
     now = timezone.now()
-    QAItem.objects.filter(pk=item.pk, status=QAItem.Status.DRAFT).update(
-        deleted_at=now, version=F("version") + 1, updated_at=now
+    with transaction.atomic():
+        if (
+            not QAItem.objects.alive()
+            .filter(pk=item.pk, version=item.version)
+            .update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
+        ):
+            raise InvalidState("This item changed in the meantime; reload it.", field="item")
+        audit.record(user, Action.ITEM_DELETED, item, project=item.project, status=item.status)
+
+
+def qa_item_restore(*, item: QAItem, user: AbstractBaseUser) -> QAItem:
+    """Bring a deleted item back as it was (coordinator): same status, revisions, judgments and history."""
+    if item.deleted_at is None:
+        raise InvalidState("This item is not deleted.", field="item")
+    pair = PagePair.all_objects.get(pk=item.pair_id)
+    if pair.deleted_at is not None:
+        raise InvalidState("The item's pair is deleted: restore the pair, which brings its items back.", field="item")
+    if item.status == QAItem.Status.DRAFT:
+        if pair.status != PagePair.Status.ANNOTATING:
+            raise InvalidState(
+                f"A draft comes back only while its pair is being annotated; the pair is "
+                f"{pair.get_status_display().lower()}.",
+                field="item",
+            )
+        limit = item.project.lead_qa_max if item.kind == QAItem.Kind.LEAD else 1
+        if pair.items.alive().filter(kind=item.kind).count() >= limit:
+            raise InvalidState(f"The pair already has {limit} {item.get_kind_display()} item(s).", field="item")
+    now = timezone.now()
+    with transaction.atomic():
+        if not QAItem.objects.filter(pk=item.pk, deleted_at=item.deleted_at).update(
+            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
+        ):
+            raise InvalidState("This item changed in the meantime; reload the list.", field="item")
+        audit.record(user, Action.ITEM_RESTORED, item, project=item.project, deleted_at=item.deleted_at)
+    item.refresh_from_db()
+    return item
+
+
+# Deleting and restoring pairs and projects (soft: nothing is removed; see docs/operations.md)
+
+
+def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+    """Delete a pair softly (coordinator), with its live items: out of the queue, lists, releases and figures.
+
+    The items deleted with the pair carry the pair's deletion time, which is how `pair_restore` brings back
+    exactly those (and not items deleted on their own before).
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        if not PagePair.objects.filter(pk=pair.pk).update(
+            deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now
+        ):
+            raise InvalidState("This pair is deleted already.", field="pair")
+        items = (
+            QAItem.objects.alive()
+            .filter(pair=pair)
+            .update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
+        )
+        audit.record(user, Action.PAIR_DELETED, pair, project=pair.project, status=pair.status, items=items)
+    pair.refresh_from_db()
+    return pair
+
+
+def pair_restore(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+    """Bring a deleted pair back (coordinator) with the items deleted with it, as they were."""
+    if pair.deleted_at is None:
+        raise InvalidState("This pair is not deleted.", field="pair")
+    now = timezone.now()
+    with transaction.atomic():
+        if not PagePair.all_objects.filter(pk=pair.pk, deleted_at=pair.deleted_at).update(
+            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
+        ):
+            raise InvalidState("This pair changed in the meantime; reload the list.", field="pair")
+        items = QAItem.objects.filter(pair=pair, deleted_at=pair.deleted_at).update(
+            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
+        )
+        audit.record(user, Action.PAIR_RESTORED, pair, project=pair.project, deleted_at=pair.deleted_at, items=items)
+    pair.refresh_from_db()
+    return pair
+
+
+def project_delete(*, project: Project, user: AbstractBaseUser) -> Project:
+    """Delete a project softly (coordinator): every page and endpoint of it answers 404 until it is restored.
+
+    Its pairs, items and releases are left as they are (hidden with the project), so a restore brings all back.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        if not Project.objects.filter(pk=project.pk).update(
+            deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now
+        ):
+            raise InvalidState("This project is deleted already.", field="project")
+        audit.record(user, Action.PROJECT_DELETED, project)
+    project.refresh_from_db()
+    return project
+
+
+def project_restore(*, project: Project, user: AbstractBaseUser) -> Project:
+    """Bring a deleted project back (its coordinators or a superuser)."""
+    if project.deleted_at is None:
+        raise InvalidState("This project is not deleted.", field="project")
+    with transaction.atomic():
+        if not Project.all_objects.filter(pk=project.pk, deleted_at=project.deleted_at).update(
+            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=timezone.now()
+        ):
+            raise InvalidState("This project changed in the meantime; reload the list.", field="project")
+        audit.record(user, Action.PROJECT_RESTORED, project, deleted_at=project.deleted_at)
+    project.refresh_from_db()
+    return project
+
+
+def deleted_in_project(project: Project) -> dict[str, Any]:
+    """What a coordinator can restore in a project: deleted pairs, and items deleted on their own.
+
+    Items deleted with their pair come back with the pair and are not listed apart; duplicates merged away by
+    validation are not deletions (the merge keeps them) and are left out.
+    """
+    pairs = (
+        PagePair.all_objects.filter(project=project, deleted_at__isnull=False)
+        .select_related("deleted_by")
+        .defer("local_lead", "standard_lead", "local_text", "standard_text", "metadata")
+        .order_by("-deleted_at", "-id")
     )
+    items = (
+        QAItem.objects.filter(project=project, deleted_at__isnull=False, pair__deleted_at__isnull=True)
+        .exclude(validation__merged_into__isnull=False)
+        .select_related("pair", "author", "deleted_by")
+        .order_by("-deleted_at", "-id")
+    )
+    return {"pairs": pairs, "items": items}
+
+
+def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def]
+    """Deleted projects the user may restore: those they coordinate (every one for a superuser)."""
+    projects = Project.all_objects.filter(deleted_at__isnull=False).select_related("deleted_by")
+    if not user.is_superuser:
+        projects = projects.filter(memberships__user=user, memberships__is_coordinator=True)
+    return projects.order_by("-deleted_at", "slug")
 
 
 def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
@@ -510,12 +681,18 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         from review.services import items_route  # review builds on annotation, not the other way round
 
         items_route(items=items, actor=user)
+        audit.record(user, Action.PAIR_SUBMITTED, pair, project=project, items=len(items))
     pair.refresh_from_db()
     return pair
 
 
-def qa_item_revision_create(*, item: QAItem, author: AbstractBaseUser | None, reason: str) -> QAItemRevision:
-    """Snapshot the item's current content (and spans) as its next revision."""
+def qa_item_revision_create(
+    *, item: QAItem, author: AbstractBaseUser | None, reason: str, content: dict[str, Any] | None = None
+) -> QAItemRevision:
+    """Snapshot the item's current content (and spans) as its next revision.
+
+    `content`: what another project kind keeps beside question and answer (a multiple-choice item's candidates).
+    """
     last = item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
     spans = [
         {"document": s.document, "start": s.start, "end": s.end, "text": s.text, "match": s.match}
@@ -528,6 +705,7 @@ def qa_item_revision_create(*, item: QAItem, author: AbstractBaseUser | None, re
         answer_standard=item.answer_standard,
         answer_local=item.answer_local,
         spans=spans,
+        content=content or {},
         author=author,
         reason=reason,
     )

@@ -5,7 +5,8 @@ agreement report); the message only says "run row N". `enqueue_on_commit` sends 
 and, when the broker cannot be reached, logs it and leaves the row pending instead of raising: the annotator's
 or coordinator's request succeeds and nothing is lost. `requeue_pending` sends every pending row again; the
 worker runs it when it starts (`worker_ready`, config/celery.py), so work queued while Redis was down starts
-once Redis and the worker are back. A duplicate message is harmless: each service claims its row with a
+once Redis and the worker are back; it also sends running rows again, for a takeover once their heartbeat
+has gone stale (config/jobs.py). A duplicate message is harmless: each service claims its row with a
 conditional update, so only one delivery does the work.
 """
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
@@ -39,9 +42,18 @@ def enqueue_on_commit(task: Any, *args: Any, **options: Any) -> None:
 
 
 def requeue_pending() -> int:
-    """Send a message for every job row still waiting for a worker; the number sent."""
+    """Send a message for every job row still waiting for a worker, and for every running one whose worker
+    may be dead; the number sent.
+
+    A running job is sent with a countdown that ends when its heartbeat would go stale: a worker killed a
+    moment ago (and restarted by its supervisor) is taken over as soon as it counts as lost, and a job whose
+    worker is alive and well refuses the message (its heartbeat is fresh). Without this, a killed worker's
+    message would come back only after the broker's visibility timeout (an hour).
+    """
     from annotation import tasks as annotation_tasks
     from annotation.models import Collection, ImportJob
+    from archive.models import ProjectArchive
+    from archive.tasks import archive_export_task, archive_import_task
     from exports.models import Release
     from exports.tasks import release_build_task
     from review.models_reports import AgreementReport
@@ -52,6 +64,8 @@ def requeue_pending() -> int:
         (ImportJob.objects.filter(status=ImportJob.Status.PENDING), annotation_tasks.import_job_run),
         (Release.objects.filter(status=Release.Status.PENDING), release_build_task),
         (AgreementReport.objects.filter(status=AgreementReport.Status.QUEUED), agreement_report_task),
+        (ProjectArchive.objects.filter(status="pending", kind="export"), archive_export_task),
+        (ProjectArchive.objects.filter(status="pending", kind="import"), archive_import_task),
     ]
     sent = 0
     for rows, task in waiting:
@@ -59,4 +73,34 @@ def requeue_pending() -> int:
             sent += enqueue(task, pk)
     if sent:
         logger.info("Requeued %d pending job(s)", sent)
-    return sent
+
+    running = [  # (rows, task, the setting saying when their worker counts as lost)
+        (
+            Collection.objects.filter(status=Collection.Status.RUNNING),
+            annotation_tasks.collection_run,
+            "JOB_STALE_SECONDS",
+        ),
+        (
+            ImportJob.objects.filter(status=ImportJob.Status.RUNNING),
+            annotation_tasks.import_job_run,
+            "JOB_STALE_SECONDS",
+        ),
+        (Release.objects.filter(status=Release.Status.BUILDING), release_build_task, "RELEASE_STALE_SECONDS"),
+        (
+            AgreementReport.objects.filter(status=AgreementReport.Status.RUNNING),
+            agreement_report_task,
+            "AGREEMENT_STALE_SECONDS",
+        ),
+        (ProjectArchive.objects.filter(status="running", kind="export"), archive_export_task, "ARCHIVE_STALE_SECONDS"),
+        (ProjectArchive.objects.filter(status="running", kind="import"), archive_import_task, "ARCHIVE_STALE_SECONDS"),
+    ]
+    now = timezone.now()
+    resent = 0
+    for rows, task, stale_setting in running:
+        stale = float(getattr(settings, stale_setting))
+        for pk, heartbeat in rows.values_list("pk", "heartbeat_at"):
+            silent = (now - heartbeat).total_seconds() if heartbeat else stale
+            resent += enqueue(task, pk, countdown=max(0.0, stale - silent) + 1.0)
+    if resent:
+        logger.info("Sent %d running job(s) again, to be taken over if their worker is lost", resent)
+    return sent + resent

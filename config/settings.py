@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "exports",
     "validation",
     "multichoice",
+    "audit",
+    "archive",
 ]
 
 MIDDLEWARE = [
@@ -107,7 +109,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (server, in-process tasks) write the one file: wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A database that does not answer fails a request within seconds, as a 503 (config/errors.py), not a hang.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -183,14 +190,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
+# It fails open (config/cache.py): while Redis is down requests go on without throttles and lockouts, and
+# give up on Redis within CACHE_TIMEOUT seconds instead of hanging.
 CACHE_URL = env.str("CACHE_URL", default=REDIS_URL)
+CACHE_TIMEOUT = env.float("CACHE_TIMEOUT", default=0.5)
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache"
-        if CACHE_URL
-        else "django.core.cache.backends.locmem.LocMemCache",
+        "BACKEND": "config.cache.FailOpenRedisCache" if CACHE_URL else "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": CACHE_URL or "localqa",
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="localqa"),
+        "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT} if CACHE_URL else {},
     }
 }
 
@@ -234,10 +243,23 @@ PAIR_CLAIM_MINUTES = env.int("PAIR_CLAIM_MINUTES", default=30)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
-# A release build whose worker has not reported for this long is presumed dead (failed, or taken over).
+# A running job whose worker has not reported for this long is presumed dead and taken over by the next
+# delivery of its task, or sent again when a worker starts (config/jobs.py, config/enqueue.py): collections
+# and imports, release builds (or marked failed by the release pages), agreement reports.
+JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
+AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
+# Tests only: seconds a job pauses between its steps, so a fault test can kill its worker mid-way. Keep 0.
+JOB_STEP_DELAY = env.float("JOB_STEP_DELAY", default=0.0)
 # Items a release build reads and writes per step (one step = a few queries and a progress heartbeat).
 RELEASE_CHUNK_SIZE = env.int("RELEASE_CHUNK_SIZE", default=2000)
+# Project archives (export/import of a whole project): upload size, unpacked size, compression ratio and
+# member count allowed before anything is unpacked; a job whose worker has not reported for this long is taken over.
+ARCHIVE_MAX_BYTES = env.int("ARCHIVE_MAX_BYTES", default=2 * 1024**3)
+ARCHIVE_MAX_UNPACKED_BYTES = env.int("ARCHIVE_MAX_UNPACKED_BYTES", default=20 * 1024**3)
+ARCHIVE_MAX_RATIO = env.int("ARCHIVE_MAX_RATIO", default=200)
+ARCHIVE_MAX_MEMBERS = env.int("ARCHIVE_MAX_MEMBERS", default=100_000)
+ARCHIVE_STALE_SECONDS = env.int("ARCHIVE_STALE_SECONDS", default=600)
 # Agreement reports queue themselves after this many new judgments (0: never), waiting this many
 # seconds so the rest of a burst of reviews lands in the same report.
 AGREEMENT_AUTO_JUDGMENTS = env.int("AGREEMENT_AUTO_JUDGMENTS", default=50)

@@ -18,6 +18,9 @@ urlpatterns = [
     path("api/", include("exports.api_urls")),
     path("api/", include("validation.api_urls")),
     path("api/", include("multichoice.api_urls")),
+    path("api/", include("annotation.api_deleted_urls")),
+    path("api/", include("audit.api_urls")),
+    path("api/", include("archive.api_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
     path("", include("review.calculator_urls")),
@@ -25,4 +28,8 @@ urlpatterns = [
     path("", include("exports.urls")),
     path("", include("validation.urls")),
     path("", include("multichoice.urls")),
+    path("", include("audit.urls")),
+    path("", include("archive.urls")),
 ]
+
+handler500 = "config.errors.server_error"

@@ -251,7 +251,7 @@ class ExportSettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data: dict[str, Any] = _validated(ExportSettingsInput, request.data)
-        updated = services.export_settings_update(project=project, **data)
+        updated = services.export_settings_update(project=project, actor=request.user, **data)
         return Response(ExportSettingsOutput(updated).data)
 
 

@@ -34,7 +34,10 @@ from django.utils import timezone
 
 from annotation.errors import InvalidInput, InvalidState
 from annotation.models import Project, QAItem
+from audit import services as audit
+from audit.models import Action
 from config.enqueue import enqueue_on_commit
+from config.jobs import pause_between_steps
 from exports import formats
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
@@ -81,6 +84,7 @@ def export_settings_update(
     prompt_templates: dict[str, str] | None = None,
     license: str | None = None,
     version: int | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> ExportSettings:
     """Change the prompt templates or the default license; with `version`, refuse if someone saved in between."""
     current = export_settings_get(project=project)
@@ -97,8 +101,13 @@ def export_settings_update(
     query = ExportSettings.objects.filter(pk=current.pk)
     if version is not None:
         query = query.filter(version=version)
-    if changes and not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
-        raise InvalidState("The export settings were changed by someone else; reload them.", field="version")
+    before = {"prompt_templates": current.prompt_templates, "license": current.license}
+    with transaction.atomic():
+        if changes and not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
+            raise InvalidState("The export settings were changed by someone else; reload them.", field="version")
+        diff = audit.changes(before, {**before, **changes})
+        if diff["after"]:
+            audit.record(actor, Action.PROJECT_EXPORT_SETTINGS, current, project=project, label=str(project), **diff)
     current.refresh_from_db()
     return current
 
@@ -196,6 +205,18 @@ def release_request(
                 license=license,
                 created_by=user,
             )
+            audit.record(
+                user,
+                Action.RELEASE_REQUESTED,
+                release,
+                project=project,
+                label=f"{project.slug} v{version}",
+                version=version,
+                item_statuses=statuses,
+                splits=splits,
+                seed=seed,
+                license=license,
+            )
     except IntegrityError as error:
         message = str(error)  # PostgreSQL names the constraint; SQLite names the table
         if not any(name in message for name in ("release_one_build", "release_unique_version", "exports_release.")):
@@ -220,6 +241,7 @@ def release_rebuild(*, release: Release, user: AbstractBaseUser | None, enqueue:
     release.refresh_from_db(fields=["status"])
     if release.status != Release.Status.FAILED:
         raise InvalidState("Only a failed release can be built again.", field="status")
+    audit.record(user, Action.RELEASE_REBUILT, release, project=release.project, version=release.version)
     return release_request(
         project=release.project,
         user=user,
@@ -240,10 +262,12 @@ def release_cancel(*, release: Release, user: AbstractBaseUser) -> Release:
     published, and the number is free for the next request.
     """
     who = getattr(user, "username", "") or "a coordinator"
-    if not Release.objects.filter(pk=release.pk, status__in=Release.ACTIVE).update(
-        status=Release.Status.FAILED, error=f"Cancelled by {who}.", finished_at=timezone.now()
-    ):
-        raise InvalidState("Only a release that is waiting or being built can be cancelled.", field="status")
+    with transaction.atomic():
+        if not Release.objects.filter(pk=release.pk, status__in=Release.ACTIVE).update(
+            status=Release.Status.FAILED, error=f"Cancelled by {who}.", finished_at=timezone.now()
+        ):
+            raise InvalidState("Only a release that is waiting or being built can be cancelled.", field="status")
+        audit.record(user, Action.RELEASE_CANCELLED, release, project=release.project, version=release.version)
     _remove_temporary(release)
     release.refresh_from_db()
     return release
@@ -257,11 +281,21 @@ def release_expire_stale(*, project: Project | None = None) -> int:
         stale = stale.filter(project=project)
     expired = 0
     for release in stale.select_related("project"):
-        if Release.objects.filter(
-            pk=release.pk, status=Release.Status.BUILDING, heartbeat_at=release.heartbeat_at
-        ).update(status=Release.Status.FAILED, error=STALE_ERROR, finished_at=timezone.now()):
-            expired += 1
-            _remove_temporary(release)
+        with transaction.atomic():
+            if not Release.objects.filter(
+                pk=release.pk, status=Release.Status.BUILDING, heartbeat_at=release.heartbeat_at
+            ).update(status=Release.Status.FAILED, error=STALE_ERROR, finished_at=timezone.now()):
+                continue
+            audit.record(
+                None,
+                Action.RELEASE_FAILED,
+                release,
+                project=release.project,
+                version=release.version,
+                error=STALE_ERROR,
+            )
+        expired += 1
+        _remove_temporary(release)
     return expired
 
 
@@ -288,6 +322,7 @@ class _Progress:
             pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
         ).update(progress_done=self.done, heartbeat_at=timezone.now()):
             raise BuildLost
+        pause_between_steps()
 
 
 def release_build(*, release_id: int) -> Release | None:
@@ -325,9 +360,19 @@ def release_build(*, release_id: int) -> Release | None:
     except Exception as error:
         log.exception("Release %s failed", release)
         shutil.rmtree(temporary, ignore_errors=True)
-        Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
-            status=Release.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
-        )
+        message = f"{type(error).__name__}: {error}"
+        with transaction.atomic():
+            if Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
+                status=Release.Status.FAILED, error=message, finished_at=timezone.now()
+            ):
+                audit.record(
+                    None,
+                    Action.RELEASE_FAILED,
+                    release,
+                    project=release.project,
+                    version=release.version,
+                    error=message,
+                )
     release.refresh_from_db()
     return release
 
@@ -392,6 +437,15 @@ def _publish(release: Release, temporary: Path, token: str, state: formats.Build
             heartbeat_at=timezone.now(),
         ):
             raise BuildLost
+        audit.record(
+            None,  # the worker publishes; who asked for it is on the release.requested event
+            Action.RELEASE_PUBLISHED,
+            release,
+            project=release.project,
+            version=release.version,
+            files=len(files),
+            counts=state.counts,
+        )
         os.rename(temporary, final)  # atomic on one filesystem; a failure rolls the row back
 
 
@@ -489,7 +543,8 @@ class ReleaseDiff:
         }
 
 
-DIFF_FILES = ("lead_qa.jsonl", "document_qa.jsonl")
+# The item files of a release, by stable item id: localqa QA releases and validation releases.
+DIFF_FILES = ("lead_qa.jsonl", "document_qa.jsonl", "validation_qa.jsonl")
 
 
 def _records(release: Release) -> Iterator[dict[str, Any]]:

@@ -64,7 +64,9 @@ def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]: 
         pass
     else:  # the review app's final labels win over imported ones
         labels.update(
-            FinalLabel.objects.filter(pair__project=project, kind=kind).values_list("pair_id", "value").iterator()
+            FinalLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True, kind=kind)
+            .values_list("pair_id", "value")
+            .iterator()
         )
     rows: dict[str, dict[str, Any]] = {}
     for pair_pk, item_kind, n in items.values_list("pair_id", "kind").annotate(n=Count("id")).order_by().iterator():
@@ -120,7 +122,7 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
         (
             f"label:{kind}",
             ArticleLabel.objects.current()
-            .filter(pair__project=project, kind=kind)
+            .filter(pair__project=project, pair__deleted_at__isnull=True, kind=kind)
             .values_list("pair_id", "labeller_id", "value"),
             list(categories),
         )

@@ -157,6 +157,7 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 prompt_templates=form.templates(),
                 license=form.cleaned_data["license"],
                 version=form.cleaned_data["version"],
+                actor=request.user,
             )
         except ServiceError as error:
             field = (error.field or "").replace("prompt_templates.", "template_")

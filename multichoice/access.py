@@ -2,7 +2,8 @@
 
 A project of another kind has no trivia pages (404). Authors and translators are
 members with the annotator role, reviewers have the reviewer role, coordinators
-resolve tagged translations and manage the project.
+resolve tagged translations and manage the project. Item ids in URLs are the
+shared `annotation.QAItem` ids (the same as the review app's history page).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from django.http import Http404
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Project, Role
-from multichoice.models import KIND_ENTITY, KIND_TRIVIA, Entity, EntityQuestion, TriviaItem
+from multichoice.models import Entity, EntityQuestion, TriviaItem
 
 
 def get_trivia_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
     """The trivia project, with `project.membership` set (see `get_project_for_user`)."""
     project = get_project_for_user(user, slug, role=role)
-    if project.kind != KIND_TRIVIA:
+    if project.kind != Project.Kind.TRIVIA:
         raise Http404("This project is not a trivia project.")
     return project
 
@@ -27,12 +28,17 @@ def get_trivia_item(user: AnyUser, slug: str, item_id: int, *, role: Role | None
     """An item of the project. Coordinators and reviewers reach every item; annotators the items they wrote
     or hold for translation."""
     project = get_trivia_project(user, slug, role=role)
-    item = TriviaItem.objects.filter(project=project, pk=item_id).first()
+    item = (
+        TriviaItem.objects.select_related("item", "item__author")
+        .filter(project=project, item_id=item_id, item__deleted_at__isnull=True)
+        .first()
+    )
     if item is None:
         raise Http404("No such item in this project.")
     item.project = project
+    item.item.project = project
     membership = project.membership  # type: ignore[attr-defined]
-    own = user.pk in (item.author_id, item.translator_id)
+    own = user.pk in (item.item.author_id, item.translator_id)
     if not (membership.is_coordinator or membership.is_reviewer or own):
         raise PermissionDenied("This item is someone else's.")
     return item
@@ -49,7 +55,7 @@ def get_translation_item(user: AnyUser, slug: str, item_id: int) -> TriviaItem:
 def get_entity_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
     """The entity-question project, with `project.membership` set."""
     project = get_project_for_user(user, slug, role=role)
-    if project.kind != KIND_ENTITY:
+    if project.kind != Project.Kind.ENTITY_QA:
         raise Http404("This project is not an entity-question project.")
     return project
 
@@ -67,8 +73,13 @@ def get_entity(user: AnyUser, slug: str, entity_id: int) -> Entity:
 def get_entity_question(user: AnyUser, slug: str, question_id: int) -> EntityQuestion:
     """A generated question of the project (verifiers: the reviewer role)."""
     project = get_entity_project(user, slug, role=Role.REVIEWER)
-    question = EntityQuestion.objects.select_related("entity").filter(project=project, pk=question_id).first()
+    question = (
+        EntityQuestion.objects.select_related("item", "entity")
+        .filter(project=project, item_id=question_id, item__deleted_at__isnull=True)
+        .first()
+    )
     if question is None:
         raise Http404("No such question in this project.")
     question.project = project
+    question.item.project = project
     return question

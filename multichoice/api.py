@@ -40,7 +40,8 @@ NOTHING = OpenApiResponse(description="Nothing waiting.")
 
 
 def _detail(item: TriviaItem) -> dict:
-    return TriviaItemDetailOutput(TriviaItem.objects.prefetch_related("revisions", "reviews").get(pk=item.pk)).data
+    fresh = TriviaItem.objects.select_related("item").prefetch_related("item__revisions").get(pk=item.pk)
+    return TriviaItemDetailOutput(fresh).data
 
 
 class ProjectCreateApi(APIView):
@@ -77,7 +78,7 @@ class SettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(TriviaSettingsUpdateInput, request.data)
-        settings = services.trivia_settings_update(project=project, **data)
+        settings = services.trivia_settings_update(project=project, actor=request.user, **data)
         settings.project.refresh_from_db()
         return Response(TriviaSettingsOutput(settings).data)
 
@@ -93,7 +94,7 @@ class ItemListApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(self, request, TriviaItem.objects.filter(project=project).order_by("id"), TriviaItemOutput)
+        return _paginated(self, request, services.trivia_items(project), TriviaItemOutput)
 
     @extend_schema(
         tags=TAG,
@@ -127,7 +128,7 @@ class ItemDetailApi(APIView):
     )
     def patch(self, request: Request, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR)
-        if item.author_id != request.user.pk:
+        if item.item.author_id != request.user.pk:
             raise PermissionDenied("Only the author rewrites an item.")
         data = _validated(TriviaRewriteInput, request.data)
         item = services.trivia_item_rewrite(item=item, user=request.user, **data)
@@ -153,7 +154,8 @@ class ReviewApi(APIView):
 class ReviewNextApi(APIView):
     @extend_schema(
         tags=TAG,
-        summary="The next item waiting for review that you did not write (reviewer role); 204 when none",
+        summary="Claim the next review slot of an item you did not write (reviewer role; the review app's queue); "
+        "204 when none",
         request=None,
         responses=_responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
     )
@@ -220,8 +222,8 @@ class ProblemListApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        items = TriviaItem.objects.filter(project=project, translation_status=TriviaItem.Translation.FLAGGED)
-        return _paginated(self, request, items.order_by("id"), TriviaItemOutput)
+        items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
+        return _paginated(self, request, items, TriviaItemOutput)
 
 
 class BalanceApi(APIView):

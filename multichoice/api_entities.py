@@ -86,8 +86,11 @@ class GenerateOutput(serializers.Serializer):
 
 
 class EntityQuestionOutput(serializers.ModelSerializer):
+    id = serializers.IntegerField(source="item_id", read_only=True, help_text="The shared QA item's id.")
     entity = serializers.CharField(source="entity.name", read_only=True)
+    question = serializers.CharField(source="item.question", read_only=True)
     status = serializers.CharField(read_only=True, help_text=", ".join(EntityQuestion.Status.values))
+    version = serializers.IntegerField(source="item.version", read_only=True, help_text="The QA item's version.")
 
     class Meta:
         model = EntityQuestion
@@ -155,7 +158,10 @@ class EntityImportApi(APIView):
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         upload = _validated(EntityImportInput, request.data)["file"]
-        return Response(services.entities_import(project=project, data=upload.read(), name=upload.name or "upload.csv"))
+        report = services.entities_import(
+            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
+        )
+        return Response(report)
 
 
 class EntityCorrectApi(APIView):
@@ -199,14 +205,14 @@ class QuestionListApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        questions = EntityQuestion.objects.filter(project=project).select_related("entity").order_by("id")
-        return _paginated(self, request, questions, EntityQuestionOutput)
+        return _paginated(self, request, services.entity_questions(project), EntityQuestionOutput)
 
 
 class VerifyNextApi(APIView):
     @extend_schema(
         tags=TAG,
-        summary="The next question waiting for verification (reviewer role); 204 when none",
+        summary="Claim the next question waiting for verification (reviewer role; the review app's queue with "
+        "expiring claims, never one another verifier holds); 204 when none",
         request=None,
         responses=_responses(
             {200: EntityQuestionOutput, 204: OpenApiResponse(description="Nothing waiting.")},
@@ -216,7 +222,7 @@ class VerifyNextApi(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.REVIEWER)
-        question = services.verification_next(project=project)
+        question = services.verification_next(project=project, user=request.user)
         if question is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(EntityQuestionOutput(question).data)

@@ -2,7 +2,12 @@
 coordinator can see and correct, generated inductive/deductive question pairs with similar distractors,
 a verification queue, and the four context conditions of a release.
 
-Projects, members, roles and the access rule are annotation's; verifiers are members with the reviewer role.
+Projects, members, roles and the access rule are annotation's. A generated question is an
+`annotation.QAItem` (revision 1 `generated`, every fixed wording or swapped distractor a later
+revision with the options in its `content`) in review: verifiers are members with the reviewer
+role who take questions through the review app's slots (`review_claim_next`: FOR UPDATE SKIP
+LOCKED and expiring claims, so no question is handed to two verifiers), and accept or reject with
+the review app's judgments (`review_submit`) on the project's review criterion.
 """
 
 from __future__ import annotations
@@ -17,18 +22,33 @@ from typing import Any
 import orjson
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, QuerySet
+from django.utils import timezone
 from rapidfuzz import fuzz
 
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
-from annotation.models import Project
-from multichoice.models import KIND_ENTITY, AttributeKind, Entity, EntityQuestion, EntitySettings
+from annotation.models import Project, QAItem, QAItemRevision
+from annotation.services import qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
+from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
+from multichoice.services import items_pair
+from review import services as review_services
+from review.models import ItemEvent, Judgment, ReviewSlot
 
 DISTRACTORS = 3
 CONTEXTS = ("none", "perfect", "misleading", "distraction")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# What a verifier judges; a project's review criteria (changeable in the review settings like any project's).
+ENTITY_CRITERIA = [
+    {
+        "key": "correct",
+        "label": "Question and options are right",
+        "help": "Fluent wording, exactly one correct option, three wrong but plausible distractors.",
+    }
+]
 
 
 # Projects and settings
@@ -84,7 +104,9 @@ def entity_project_create(
         project = annotation_services.project_create(
             name=name, slug=slug, local_language=language, standard_language=language, created_by=created_by
         )
-        Project.objects.filter(pk=project.pk).update(kind=KIND_ENTITY, review_criteria=[])
+        Project.objects.filter(pk=project.pk).update(
+            kind=Project.Kind.ENTITY_QA, review_criteria=[dict(c) for c in ENTITY_CRITERIA]
+        )
         EntitySettings.objects.create(
             project=project, attributes=checked, grouping_fields=groupings, entity_label=entity_label[:60], seed=seed
         )
@@ -140,7 +162,9 @@ def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
     return [(f"{name} line {line}", dict(row)) for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)]
 
 
-def entities_import(*, project: Project, data: bytes, name: str = "entities.csv") -> dict[str, Any]:
+def entities_import(
+    *, project: Project, data: bytes, name: str = "entities.csv", user: AbstractBaseUser | None = None
+) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
     Values are normalised; what changed is reported so the coordinator can check it."""
     settings = entity_settings(project)
@@ -178,7 +202,9 @@ def entities_import(*, project: Project, data: bytes, name: str = "entities.csv"
                 groupings=groupings,
             )
         )
-    Entity.objects.bulk_create(rows)
+    with transaction.atomic():
+        Entity.objects.bulk_create(rows)
+        audit.record(user, Action.IMPORT_FINISHED, project, kind="entities", created=len(rows), normalised=len(changed))
     return {"created": len(rows), "normalised": changed}
 
 
@@ -231,14 +257,27 @@ def _question(entity: Entity, attribute: Mapping[str, str], direction: str, dist
     return text, [options[i] for i in order], order.index(0), value
 
 
+def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
+    """The project's live questions with their QA items and entities loaded."""
+    return (
+        EntityQuestion.objects.filter(project=project, item__deleted_at__isnull=True)
+        .select_related("item", "entity")
+        .order_by("item_id")
+    )
+
+
 def questions_generate(*, project: Project, seed: int | None = None) -> dict[str, int]:
     """For every (entity, attribute) with a value, an inductive and a deductive question with three distractors;
-    pairs already generated are kept. Deterministic given the seed (the project's, unless given)."""
+    pairs already generated are kept. Deterministic given the seed (the project's, unless given).
+
+    Each question is a QA item in review (revision 1, reason `generated`) with the project's review slots open.
+    """
     settings = entity_settings(project)
     seed = settings.seed if seed is None else seed
     entities = list(Entity.objects.filter(project=project).order_by("name"))
     done = set(EntityQuestion.objects.filter(project=project).values_list("entity_id", "attribute", "direction"))
-    new, skipped = [], 0
+    new: list[tuple[str, EntityQuestion]] = []
+    skipped = 0
     for attribute in settings.attributes:
         key = attribute["key"]
         for entity in entities:
@@ -252,28 +291,85 @@ def questions_generate(*, project: Project, seed: int | None = None) -> dict[str
                 if (entity.pk, key, direction) in done:
                     continue
                 text, options, answer, value = _question(entity, attribute, direction, distractors, seed)
-                new.append(
-                    EntityQuestion(
-                        project=project,
-                        entity=entity,
-                        attribute=key,
-                        direction=direction,
-                        question=text,
-                        options=options,
-                        answer=answer,
-                        correct_value=value,
-                        distractors=[d.pk for d in distractors],
-                    )
+                question = EntityQuestion(
+                    project=project,
+                    entity=entity,
+                    attribute=key,
+                    direction=direction,
+                    options=options,
+                    answer=answer,
+                    correct_value=value,
+                    distractors=[d.pk for d in distractors],
                 )
-    EntityQuestion.objects.bulk_create(new)
+                new.append((text, question))
+    if not new:
+        return {"created": 0, "skipped_without_distractors": skipped}
+    now = timezone.now()
+    with transaction.atomic():
+        pair = items_pair(project)
+        items = QAItem.objects.bulk_create(
+            QAItem(
+                project=project,
+                pair=pair,
+                author=None,
+                question=text,
+                answer_standard=question.options[question.answer],
+                status=QAItem.Status.SUBMITTED,
+                submitted_at=now,
+                created_at=now,
+            )
+            for text, question in new
+        )
+        for item, (_, question) in zip(items, new, strict=True):
+            question.item = item
+        EntityQuestion.objects.bulk_create([question for _, question in new])
+        QAItemRevision.objects.bulk_create(
+            QAItemRevision(
+                item=item,
+                number=1,
+                question=item.question,
+                answer_standard=item.answer_standard,
+                content=question.content(),
+                reason=QAItemRevision.Reason.GENERATED,
+                created_at=now,
+            )
+            for item, (_, question) in zip(items, new, strict=True)
+        )
+        review_services.items_route(items=items, actor=None)
     return {"created": len(new), "skipped_without_distractors": skipped}
+
+
+def question_counts(project: Project) -> dict[str, int]:
+    """Questions waiting for verification, verified and rejected (the shared items' statuses)."""
+    counts = dict(
+        QAItem.objects.alive()
+        .filter(project=project, entity_question__isnull=False)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {
+        "generated": counts.get(QAItem.Status.SUBMITTED, 0),
+        "accepted": counts.get(QAItem.Status.ACCEPTED, 0),
+        "rejected": counts.get(QAItem.Status.REJECTED, 0) + counts.get(QAItem.Status.NEEDS_REWRITE, 0),
+    }
 
 
 # Verification
 
 
-def verification_next(*, project: Project) -> EntityQuestion | None:
-    return EntityQuestion.objects.filter(project=project, status=EntityQuestion.Status.GENERATED).order_by("id").first()
+def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQuestion | None:
+    """Claim the next question for a verifier: the review app's queue (the one they hold, else the oldest open
+    slot, FOR UPDATE SKIP LOCKED with an expiring claim), so two verifiers never get the same question."""
+    slot = review_services.review_claim_next(project=project, user=user)
+    if slot is None:
+        return None
+    return entity_questions(project).get(item_id=slot.item_id)
+
+
+def held_slot(question: EntityQuestion, user: AbstractBaseUser) -> ReviewSlot | None:
+    """The verifier's claimed slot on this question, if any."""
+    return ReviewSlot.objects.filter(item_id=question.item_id, reviewer=user, status=ReviewSlot.Status.CLAIMED).first()
 
 
 def question_verify(
@@ -285,46 +381,92 @@ def question_verify(
     text: str | None = None,
     swap: int | None = None,
 ) -> EntityQuestion:
-    """Accept (optionally with fixed wording) or reject a generated question. `swap` replaces the distractor at that
-    option index by the next most similar entity that qualifies; the question stays waiting."""
+    """Accept (optionally with fixed wording) or reject a generated question, or swap one distractor (the option at
+    index `swap` is replaced by the next most similar entity that qualifies; the question stays waiting).
+
+    The verifier works on the review slot they hold (claimed here if a slot is free: one that another
+    verifier holds is refused). A fixed wording or a swap is a new revision of the QA item; accept and
+    reject are judgments on the project's criteria, and a flag rejects the question when the round is done.
+    `version` is the QA item's.
+    """
     if decision not in ("accept", "reject", "swap"):
         raise InvalidInput("decision: accept, reject or swap.", field="decision")
-    if question.status != EntityQuestion.Status.GENERATED:
+    item = question.item
+    if item.status != QAItem.Status.SUBMITTED:
         raise InvalidState("This question was verified already.", field="status")
     changes: dict[str, Any] = {}
-    if text is not None and text.strip() and text.strip() != question.question:
-        changes |= {"question": text.strip(), "edited": True}
+    wording = text.strip() if text is not None and text.strip() and text.strip() != item.question else None
     if decision == "swap":
-        if swap is None or not 0 <= swap < len(question.options) or swap == question.answer:
-            raise InvalidInput("swap: the index of a distractor option.", field="swap")
-        entity = question.entity
-        others = list(Entity.objects.filter(project=question.project).exclude(pk__in=question.distractors))
-        seed = entity_settings(question.project).seed
-        used = set(question.options)
-        pool = pick_distractors_all(entity, others, question.attribute, seed=seed)
-        key = question.attribute
-        replacement = next(
-            (o for o in pool if (o.values[key] if question.direction == "inductive" else o.name) not in used), None
-        )
-        if replacement is None:
-            raise InvalidState("No other entity qualifies as a distractor.", field="swap")
-        options = list(question.options)
-        old = options[swap]
-        options[swap] = replacement.values[key] if question.direction == "inductive" else replacement.name
-        distractors = [pk for pk in question.distractors if _option_of(pk, key, question.direction) != old]
-        changes |= {"options": options, "distractors": [*distractors, replacement.pk], "edited": True}
-    else:
-        accepted = decision == "accept"
-        changes["status"] = EntityQuestion.Status.ACCEPTED if accepted else EntityQuestion.Status.REJECTED
-        changes["verifier"] = user
+        changes = _swapped(question, swap)
+    slot = held_slot(question, user) or review_services.review_claim(item=item, user=user)
+    now = timezone.now()
     with transaction.atomic():
-        if not EntityQuestion.objects.filter(
-            pk=question.pk, version=version, status=EntityQuestion.Status.GENERATED
-        ).update(**changes, version=F("version") + 1):
-            question.refresh_from_db()
+        if wording is not None or changes:
+            qa_changes: dict[str, Any] = {"question": wording} if wording is not None else {}
+            if "options" in changes:
+                qa_changes["answer_standard"] = changes["options"][question.answer]
+            if (
+                not QAItem.objects.alive()
+                .filter(pk=item.pk, version=version, status=QAItem.Status.SUBMITTED)
+                .update(**qa_changes, version=F("version") + 1, updated_at=now)
+            ):
+                item.refresh_from_db()
+                raise StaleEdit("Someone else changed this question; reload it.", current=question)
+            EntityQuestion.objects.filter(pk=question.pk).update(**changes, edited=True)
+            question = entity_questions(question.project).get(pk=question.pk)
+            revision = qa_item_revision_create(
+                item=question.item,
+                author=user,
+                reason=QAItemRevision.Reason.REVIEWER_REWRITE,
+                content=question.content(),
+            )
+            ItemEvent.objects.create(
+                item=question.item,
+                actor=user,
+                action=ItemEvent.Action.REVIEWER_REWRITE,
+                from_status=QAItem.Status.SUBMITTED,
+                to_status=QAItem.Status.SUBMITTED,
+                revision_number=revision.number,
+                note="distractor swapped" if decision == "swap" else "wording fixed",
+                created_at=now,
+            )
+        elif item.version != version:
             raise StaleEdit("Someone else changed this question; reload it.", current=question)
-    question.refresh_from_db()
-    return question
+        if decision != "swap":
+            verdict = Judgment.Verdict.PASS if decision == "accept" else Judgment.Verdict.FLAG
+            judgments = {
+                criterion["key"]: {"verdict": verdict, "comment": ""} for criterion in question.project.review_criteria
+            }
+            slot.refresh_from_db()
+            review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+            qa = QAItem.objects.get(pk=question.item_id)
+            if qa.status == QAItem.Status.NEEDS_REWRITE:  # generated questions have no author to rewrite them
+                review_services.qa_item_reject(
+                    item=qa, user=user, reason="Rejected in verification.", version=qa.version
+                )
+    return entity_questions(question.project).get(pk=question.pk)
+
+
+def _swapped(question: EntityQuestion, swap: int | None) -> dict[str, Any]:
+    """The options and distractors after replacing the distractor at option index `swap`."""
+    if swap is None or not 0 <= swap < len(question.options) or swap == question.answer:
+        raise InvalidInput("swap: the index of a distractor option.", field="swap")
+    entity = question.entity
+    key = question.attribute
+    others = list(Entity.objects.filter(project=question.project).exclude(pk__in=question.distractors))
+    seed = entity_settings(question.project).seed
+    used = set(question.options)
+    pool = pick_distractors_all(entity, others, key, seed=seed)
+    replacement = next(
+        (o for o in pool if (o.values[key] if question.direction == "inductive" else o.name) not in used), None
+    )
+    if replacement is None:
+        raise InvalidState("No other entity qualifies as a distractor.", field="swap")
+    options = list(question.options)
+    old = options[swap]
+    options[swap] = replacement.values[key] if question.direction == "inductive" else replacement.name
+    distractors = [pk for pk in question.distractors if _option_of(pk, key, question.direction) != old]
+    return {"options": options, "distractors": [*distractors, replacement.pk]}
 
 
 def _option_of(entity_pk: int, key: str, direction: str) -> str:
@@ -362,7 +504,7 @@ def question_record(
     first = distractors[0] if distractors else None
     key = question.attribute
     return {
-        "id": f"{question.project_id}-e{question.pk}",
+        "id": f"{question.project_id}-e{question.item_id}",
         "entity": entity.name,
         "attribute": key,
         "direction": question.direction,

@@ -1,11 +1,11 @@
-"""Multiple-choice projects: local-vs-global trivia written in one language and translated into another.
+"""Multiple-choice projects: local-vs-global trivia translated into a second language, and entity questions.
 
-A trivia project is an `annotation.Project` of kind `trivia` (members, roles and
-the access rule are annotation's; the review criteria are the project's
-`review_criteria`). Every item keeps its source-language content in numbered
-`TriviaRevision`s (authoring, rewrite and a coordinator's correction each add
-one), and one target-language version written by a translator taken from a
-queue claimed the same way as the annotator's pair queue.
+Both are project kinds on the shared machinery, as validation projects are: an
+item is an `annotation.QAItem` (question, author, status, revisions, events),
+reviewed through `review.ReviewSlot`s (queue, claims, judgments per criterion,
+agreement), released through `exports`; the tables here are one-to-one side
+tables for what only multiple-choice items have. Projects are `annotation.Project`s
+of kind `Project.Kind.TRIVIA` or `Project.Kind.ENTITY_QA`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import Project
-
-KIND_TRIVIA = "trivia"
+from annotation.models import Project, QAItem
 
 DEFAULT_TRIVIA_CRITERIA = [
     {"key": "one_correct", "label": "One correct answer only", "help": "Exactly one candidate is right."},
@@ -68,33 +66,34 @@ class TriviaSettings(models.Model):
 
 
 class TriviaItem(models.Model):
-    class Status(models.TextChoices):
-        SUBMITTED = "submitted", "In review"
-        NEEDS_REWRITE = "needs_rewrite", "Needs rewrite"
-        ACCEPTED = "accepted", "Accepted"
-        DROPPED = "dropped", "Dropped"
+    """What a multiple-choice item adds to its `annotation.QAItem`; one-to-one with it.
+
+    The shared item holds the question (source language), the author, the review
+    status and the revisions (each revision's `content` keeps the candidates, the
+    correct index, category, subset and difficulty as they were). This row holds the
+    current multiple-choice specifics and the translation: a queue claimed the same
+    way as the annotator's pair queue, the target-language version, the problem tags
+    and the coordinator's resolution.
+    """
 
     class Translation(models.TextChoices):
-        WAITING = "waiting", "Not yet accepted"
         OPEN = "open", "Waiting for a translator"
         CLAIMED = "claimed", "Being translated"
         FLAGGED = "flagged", "Problem tagged, waiting for a coordinator"
         DONE = "done", "Translated"
         DROPPED = "dropped", "Dropped"
 
+    item = models.OneToOneField(QAItem, on_delete=models.CASCADE, related_name="trivia")
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="trivia_items")
     external_id = models.CharField(max_length=100, blank=True)
     category = models.CharField(max_length=100)
     subset = models.CharField(max_length=8, choices=Subset.choices)
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices)
-    question = models.TextField()
     candidates = models.JSONField(default=list)
     answer = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SUBMITTED)
-    revision = models.PositiveIntegerField(default=1)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
 
-    translation_status = models.CharField(max_length=16, choices=Translation.choices, default=Translation.WAITING)
+    # Translators take items only once the item is accepted in review (`QAItem.status`).
+    translation_status = models.CharField(max_length=16, choices=Translation.choices, default=Translation.OPEN)
     translator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -120,7 +119,26 @@ class TriviaItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.question[:80]
+        return f"Trivia item {self.item_id}"
+
+    # The shared item's fields, for templates and serializers (load with select_related("item")).
+    @property
+    def question(self) -> str:
+        return self.item.question
+
+    @property
+    def status(self) -> str:
+        return self.item.status
+
+    def get_status_display(self) -> str:
+        return self.item.get_status_display()
+
+    @property
+    def translation_label(self) -> str:
+        """The translation status, or that the item is not yet accepted (translators only see accepted ones)."""
+        if self.item.status != QAItem.Status.ACCEPTED and self.translation_status == self.Translation.OPEN:
+            return "Not yet accepted"
+        return self.get_translation_status_display()
 
     @property
     def difficulty_number(self) -> int:
@@ -134,57 +152,18 @@ class TriviaItem(models.Model):
     def target_choices(self) -> list[tuple[int, str, bool]]:
         return [(index, text, index == self.answer) for index, text in enumerate(self.target_candidates)]
 
-
-class TriviaRevision(models.Model):
-    """The source-language content as it was at one point; none is ever changed."""
-
-    class Reason(models.TextChoices):
-        AUTHORED = "authored", "Written by the author"
-        IMPORTED = "imported", "Imported"
-        REWRITE = "rewrite", "Rewritten by the author after review"
-        COORDINATOR_FIX = "coordinator_fix", "Corrected by a coordinator"
-
-    item = models.ForeignKey(TriviaItem, on_delete=models.CASCADE, related_name="revisions")
-    number = models.PositiveIntegerField()
-    question = models.TextField()
-    candidates = models.JSONField(default=list)
-    answer = models.PositiveSmallIntegerField()
-    category = models.CharField(max_length=100)
-    subset = models.CharField(max_length=8)
-    difficulty = models.CharField(max_length=8)
-    reason = models.CharField(max_length=16, choices=Reason.choices)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["item_id", "number"]
-        constraints = [models.UniqueConstraint(fields=["item", "number"], name="trivia_revision_unique_number")]
-
-    def __str__(self) -> str:
-        return f"Trivia item {self.item_id} revision {self.number}"
-
-
-class TriviaReview(models.Model):
-    """A reviewer's verdict on one revision, with the project's criteria checked one by one."""
-
-    item = models.ForeignKey(TriviaItem, on_delete=models.CASCADE, related_name="reviews")
-    revision = models.PositiveIntegerField()
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    criteria = models.JSONField(default=dict)
-    accepted = models.BooleanField()
-    comment = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["item_id", "id"]
-
-    def __str__(self) -> str:
-        return f"Review of trivia item {self.item_id}"
+    def content(self) -> dict[str, object]:
+        """The multiple-choice part of a revision (`QAItemRevision.content`)."""
+        return {
+            "candidates": list(self.candidates),
+            "answer": self.answer,
+            "category": self.category,
+            "subset": self.subset,
+            "difficulty": self.difficulty,
+        }
 
 
 # Entity questions with controlled context
-
-KIND_ENTITY = "entity_qa"
 
 
 class AttributeKind(models.TextChoices):
@@ -228,30 +207,28 @@ class Entity(models.Model):
 
 
 class EntityQuestion(models.Model):
+    """What a generated question adds to its `annotation.QAItem`; one-to-one with it.
+
+    The shared item holds the question text, the status (in review = waiting for
+    verification, accepted, rejected) and the revisions (a fixed wording or a swapped
+    distractor is a new revision; its `content` keeps the options). Verifiers take
+    questions through the review app's slots and claims.
+    """
+
     class Direction(models.TextChoices):
         INDUCTIVE = "inductive", "Entity → attribute"
         DEDUCTIVE = "deductive", "Attribute → entity"
 
-    class Status(models.TextChoices):
-        GENERATED = "generated", "Waiting for verification"
-        ACCEPTED = "accepted", "Verified"
-        REJECTED = "rejected", "Rejected"
-
+    item = models.OneToOneField(QAItem, on_delete=models.CASCADE, related_name="entity_question")
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="entity_questions")
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="questions")
     attribute = models.CharField(max_length=60)
     direction = models.CharField(max_length=10, choices=Direction.choices)
-    question = models.TextField()
     options = models.JSONField(default=list)
     answer = models.PositiveSmallIntegerField()
     correct_value = models.TextField()
     distractors = models.JSONField(default=list, help_text="Entity ids of the distractors, most similar first.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.GENERATED)
-    verifier = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     edited = models.BooleanField(default=False)
-    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -261,4 +238,33 @@ class EntityQuestion(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.question[:80]
+        return f"{self.direction} question on {self.attribute} of entity {self.entity_id}"
+
+    class Status(models.TextChoices):
+        """How verification reads the shared item's status."""
+
+        GENERATED = "generated", "Waiting for verification"
+        ACCEPTED = "accepted", "Verified"
+        REJECTED = "rejected", "Rejected"
+
+    # The shared item's fields, for templates and serializers (load with select_related("item")).
+    @property
+    def question(self) -> str:
+        return self.item.question
+
+    @property
+    def status(self) -> str:
+        return {QAItem.Status.ACCEPTED: "accepted", QAItem.Status.SUBMITTED: "generated"}.get(
+            self.item.status, "rejected"
+        )
+
+    def get_status_display(self) -> str:
+        return self.Status(self.status).label
+
+    @property
+    def version(self) -> int:
+        return self.item.version
+
+    def content(self) -> dict[str, object]:
+        """The multiple-choice part of a revision (`QAItemRevision.content`)."""
+        return {"options": list(self.options), "answer": self.answer, "distractors": list(self.distractors)}

@@ -3,9 +3,10 @@ side and the local/global label, one CSV per language in the simple layout
 (`id, category, difficulty, question, candidate0..n, answer, subset`), a dataset card and the manifest.
 Registered in `exports.formats.KIND_WRITERS` under the kind `trivia`.
 
-The builder streams a project's QA items, which a trivia project does not have; the items are read here,
-in `finish`, in id order and in chunks. An item is released when it was accepted in review and its
-translation is done (translated without a problem tag, or resolved with fix or accept).
+The builder streams the project's released QA items for the generic writers; this writer reads the
+multiple-choice side rows itself, in `finish`, in QA item id order and in chunks (one query per chunk for
+the revision numbers). An item is released when its QA item was accepted in review and its translation is
+done (translated without a problem tag, or resolved with fix or accept); a dropped item's QA item is rejected.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import io
 from pathlib import Path
 from typing import Any
 
+from django.db.models import Max
+
+from annotation.models import QAItem, QAItemRevision
 from exports.csv_safety import csv_writer
 from exports.formats.base import FileEntry, HashedFile, dumps
 from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
@@ -28,14 +32,16 @@ CHUNK = 2000
 
 
 def released_items(project: Any) -> Any:
-    return TriviaItem.objects.filter(
-        project=project, status=TriviaItem.Status.ACCEPTED, translation_status=TriviaItem.Translation.DONE
-    ).order_by("id")
+    return services.trivia_items(project).filter(
+        item__status=QAItem.Status.ACCEPTED, translation_status=TriviaItem.Translation.DONE
+    )
 
 
-def trivia_release_record(item: TriviaItem, *, split: str | None, source: str, target: str) -> dict[str, Any]:
+def trivia_release_record(
+    item: TriviaItem, *, split: str | None, source: str, target: str, revision: int
+) -> dict[str, Any]:
     return {
-        "id": item.external_id or str(item.pk),
+        "id": item.external_id or str(item.item_id),
         "split": split,
         "category": item.category,
         "subset": item.subset,
@@ -44,7 +50,7 @@ def trivia_release_record(item: TriviaItem, *, split: str | None, source: str, t
         source: {"question": item.question, "candidates": item.candidates},
         target: {"question": item.target_question, "candidates": item.target_candidates},
         "languages": [source, target],
-        "revision": item.revision,
+        "revision": revision,
         "problem_tags": item.problem_tags,
         "resolution": item.resolution or None,
     }
@@ -82,7 +88,7 @@ class TriviaWriter(ReleaseWriter):
             candidates = candidates + [""] * (self.width - len(candidates))
             writer.writerow(
                 [
-                    item.external_id or item.pk,
+                    item.external_id or item.item_id,
                     item.category,
                     item.difficulty_number,
                     question,
@@ -98,14 +104,23 @@ class TriviaWriter(ReleaseWriter):
         self.width = max((len(c) for c in items.values_list("candidates", flat=True)), default=3)
         first, last_id = True, 0
         while True:
-            chunk = list(items.filter(pk__gt=last_id)[:CHUNK])
+            chunk = list(items.filter(item_id__gt=last_id)[:CHUNK])
             if not chunk:
                 break
-            last_id = chunk[-1].pk
+            last_id = chunk[-1].item_id
+            revisions = dict(
+                QAItemRevision.objects.filter(item_id__in=[item.item_id for item in chunk])
+                .values_list("item_id")
+                .annotate(last=Max("number"))
+                .order_by()
+            )
             lines, split_lines = [], {split: [] for split in self.by_split}
             for item in chunk:
-                split = self.splitter(item.pk)
-                line = dumps(trivia_release_record(item, split=split, source=self.source, target=self.target))
+                split = self.splitter(item.item_id)
+                record = trivia_release_record(
+                    item, split=split, source=self.source, target=self.target, revision=revisions.get(item.item_id, 0)
+                )
+                line = dumps(record)
                 lines.append(line)
                 if split is not None:
                     split_lines[split].append(line)
@@ -127,9 +142,7 @@ class TriviaWriter(ReleaseWriter):
         self.state.counts["trivia_by_subset"] = {
             subset: items.filter(subset=subset).count() for subset in ("local", "global")
         }
-        self.state.counts["trivia_not_released"] = (
-            TriviaItem.objects.filter(project=self.state.project).count() - entries[0].lines
-        )
+        self.state.counts["trivia_not_released"] = services.trivia_items(self.state.project).count() - entries[0].lines
         return entries
 
     def abort(self) -> None:
@@ -196,17 +209,17 @@ class EntityQuestionsWriter(ReleaseWriter):
 
     def finish(self) -> list[FileEntry]:
         from multichoice import entities
-        from multichoice.models import Entity, EntityQuestion
+        from multichoice.models import Entity
 
         project = self.state.project
         settings = entities.entity_settings(project)
         labels = {a["key"]: a["label"] for a in settings.attributes}
         known = {e.pk: e for e in Entity.objects.filter(project=project)}
         handle = HashedFile(self.root, f"{ENTITY_NAME}.jsonl")
-        questions = EntityQuestion.objects.filter(project=project, status=EntityQuestion.Status.ACCEPTED)
+        questions = entities.entity_questions(project).filter(item__status=QAItem.Status.ACCEPTED)
         try:
             handle.write_lines(
-                [dumps(entities.question_record(q, known, labels)) for q in questions.order_by("id").iterator()]
+                [dumps(entities.question_record(q, known, labels)) for q in questions.iterator(chunk_size=2000)]
             )
         except BaseException:
             handle.abort()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from multichoice.models import ProblemTag, TriviaItem, TriviaReview, TriviaRevision, TriviaSettings
+from annotation.models import QAItem, QAItemRevision
+from multichoice.models import ProblemTag, TriviaItem, TriviaSettings
 
 
 class TriviaProjectCreateInput(serializers.Serializer):
@@ -55,8 +56,16 @@ class TriviaRewriteInput(TriviaItemInput):
 
 
 class TriviaRevisionOutput(serializers.ModelSerializer):
+    """A revision of the shared QA item; the multiple-choice part is in its `content`."""
+
+    candidates = serializers.SerializerMethodField()
+    answer = serializers.SerializerMethodField()
+    category = serializers.SerializerMethodField()
+    subset = serializers.SerializerMethodField()
+    difficulty = serializers.SerializerMethodField()
+
     class Meta:
-        model = TriviaRevision
+        model = QAItemRevision
         fields = [
             "number",
             "question",
@@ -69,16 +78,44 @@ class TriviaRevisionOutput(serializers.ModelSerializer):
             "created_at",
         ]
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_candidates(self, revision: QAItemRevision) -> list[str]:
+        return list(revision.content.get("candidates", []))
 
-class TriviaReviewOutput(serializers.ModelSerializer):
-    class Meta:
-        model = TriviaReview
-        fields = ["id", "revision", "criteria", "accepted", "comment", "created_at"]
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_answer(self, revision: QAItemRevision) -> int | None:
+        return revision.content.get("answer")
+
+    @extend_schema_field(serializers.CharField())
+    def get_category(self, revision: QAItemRevision) -> str:
+        return str(revision.content.get("category", ""))
+
+    @extend_schema_field(serializers.CharField())
+    def get_subset(self, revision: QAItemRevision) -> str:
+        return str(revision.content.get("subset", ""))
+
+    @extend_schema_field(serializers.CharField())
+    def get_difficulty(self, revision: QAItemRevision) -> str:
+        return str(revision.content.get("difficulty", ""))
+
+
+class TriviaReviewOutput(serializers.Serializer):
+    """One reviewer's review: a filled review slot, its judgments read as criteria met or not."""
+
+    slot = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The number of the revision reviewed.")
+    criteria = serializers.DictField(child=serializers.BooleanField())
+    accepted = serializers.BooleanField(help_text="Every criterion met.")
+    comment = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
 
 
 class TriviaItemOutput(serializers.ModelSerializer):
-    status = serializers.CharField(read_only=True, help_text=", ".join(TriviaItem.Status.values))
+    id = serializers.IntegerField(source="item_id", read_only=True, help_text="The shared QA item's id.")
+    question = serializers.CharField(source="item.question", read_only=True)
+    status = serializers.CharField(source="item.status", read_only=True, help_text=", ".join(QAItem.Status.values))
     translation_status = serializers.CharField(read_only=True, help_text=", ".join(TriviaItem.Translation.values))
+    version = serializers.IntegerField(source="item.version", read_only=True, help_text="The QA item's version.")
 
     class Meta:
         model = TriviaItem
@@ -92,7 +129,6 @@ class TriviaItemOutput(serializers.ModelSerializer):
             "candidates",
             "answer",
             "status",
-            "revision",
             "translation_status",
             "target_question",
             "target_candidates",
@@ -104,11 +140,26 @@ class TriviaItemOutput(serializers.ModelSerializer):
 
 
 class TriviaItemDetailOutput(TriviaItemOutput):
-    revisions = TriviaRevisionOutput(many=True, read_only=True)
-    reviews = TriviaReviewOutput(many=True, read_only=True)
+    revision = serializers.SerializerMethodField()
+    revisions = serializers.SerializerMethodField()
+    reviews = serializers.SerializerMethodField()
 
     class Meta(TriviaItemOutput.Meta):
-        fields = [*TriviaItemOutput.Meta.fields, "revisions", "reviews"]
+        fields = [*TriviaItemOutput.Meta.fields, "revision", "revisions", "reviews"]
+
+    @extend_schema_field(serializers.IntegerField())
+    def get_revision(self, item: TriviaItem) -> int:
+        return max((revision.number for revision in item.item.revisions.all()), default=0)
+
+    @extend_schema_field(TriviaRevisionOutput(many=True))
+    def get_revisions(self, item: TriviaItem) -> list[dict]:
+        return TriviaRevisionOutput(sorted(item.item.revisions.all(), key=lambda r: r.number), many=True).data
+
+    @extend_schema_field(TriviaReviewOutput(many=True))
+    def get_reviews(self, item: TriviaItem) -> list[dict]:
+        from multichoice.services import trivia_reviews
+
+        return TriviaReviewOutput(trivia_reviews(item), many=True).data
 
 
 class TriviaReviewInput(serializers.Serializer):

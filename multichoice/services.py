@@ -1,10 +1,14 @@
 """Business rules of trivia projects. Views, the API, the release writer and tests call these functions.
 
-Reused, not copied: projects, members and roles (`annotation.services`), the
-access rule (`annotation.access`), the project's review criteria
-(`Project.review_criteria`), the claim pattern of the annotator's queue
-(`annotation.services.pair_claim_next`: FOR UPDATE SKIP LOCKED, then a
-conditional update) and the error types (`annotation.errors`).
+Reused, not copied (as validation projects do): projects, members and roles
+(`annotation.services`), the access rule (`annotation.access`), QA items and
+their revisions (`annotation.models.QAItem` / `QAItemRevision`, the candidates in
+the revision's `content`), the review queue, claims and judgments per criterion
+(`review.services.items_route`, `review_claim_next`, `review_claim`,
+`review_submit`, `qa_item_reject`), whose judgments the agreement reports read;
+the claim pattern of the annotator's queue for the translators' queue
+(FOR UPDATE SKIP LOCKED, then a conditional update) and the error types
+(`annotation.errors`).
 """
 
 from __future__ import annotations
@@ -18,26 +22,27 @@ from typing import Any
 import orjson
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
-from annotation.models import Project
+from annotation.models import PagePair, Project, QAItem, QAItemRevision
+from annotation.services import qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from exports.csv_safety import csv_writer
 from multichoice.models import (
     DIFFICULTY_NUMBERS,
-    KIND_TRIVIA,
     Difficulty,
     ProblemTag,
     Subset,
     TriviaItem,
-    TriviaReview,
-    TriviaRevision,
     TriviaSettings,
     default_trivia_criteria,
 )
 from review import services as review_services
+from review.models import ItemEvent, Judgment, ReviewSlot
 
 MIN_CANDIDATES = 3
 MAX_CANDIDATES = 10
@@ -45,6 +50,9 @@ MAX_TEXT = 5000
 MAX_PROBLEMS = 20
 RESOLUTIONS = ("fix", "accept", "drop")
 DIFFICULTY_BY_NUMBER = {str(number): difficulty.value for difficulty, number in DIFFICULTY_NUMBERS.items()}
+# QA items need a page pair; a multiple-choice project keeps all of them under one that no queue hands out.
+ITEMS_PAGE_TITLE = "(multiple-choice items)"
+Status = QAItem.Status
 
 
 # Projects and settings
@@ -78,17 +86,21 @@ def trivia_project_create(
     categories: Sequence[str] = (),
     created_by: AbstractBaseUser | None = None,
 ) -> Project:
-    """A project of kind `trivia`: items written in the source language, translated into the target language."""
+    """A project of kind `trivia`: items written and reviewed in the source language, translated into the target."""
     checked = _check_categories(categories)
     with transaction.atomic():
+        # Items are written and reviewed in the source language: it is the project's standard language,
+        # the one review reads (`review.services.reviewers_eligible`).
         project = annotation_services.project_create(
             name=name,
             slug=slug,
-            local_language=source_language,
-            standard_language=target_language,
+            local_language=target_language,
+            standard_language=source_language,
             created_by=created_by,
         )
-        Project.objects.filter(pk=project.pk).update(kind=KIND_TRIVIA, review_criteria=default_trivia_criteria())
+        Project.objects.filter(pk=project.pk).update(
+            kind=Project.Kind.TRIVIA, review_criteria=default_trivia_criteria()
+        )
         TriviaSettings.objects.create(
             project=project, categories=checked, source_language=source_language, target_language=target_language
         )
@@ -102,6 +114,7 @@ def trivia_settings_update(
     version: int | None = None,
     categories: Sequence[str] | None = None,
     review_criteria: Any = None,
+    actor: AbstractBaseUser | None = None,
 ) -> TriviaSettings:
     """Change the category list or the review criteria (the project's, as in every review)."""
     settings = trivia_settings(project)
@@ -117,6 +130,9 @@ def trivia_settings_update(
         if not query.update(**changes, version=F("version") + 1):
             settings.refresh_from_db()
             raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
+        diff = audit.changes({"categories": settings.categories}, {"categories": changes.get("categories")})
+        if "categories" in changes and diff["after"]:
+            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
     settings.refresh_from_db()
     return settings
 
@@ -180,91 +196,187 @@ def _clean_item(
     }
 
 
-def _revision(item: TriviaItem, *, number: int, reason: str, author: AbstractBaseUser | None) -> TriviaRevision:
-    return TriviaRevision(
-        item=item,
-        number=number,
-        question=item.question,
-        candidates=item.candidates,
-        answer=item.answer,
-        category=item.category,
-        subset=item.subset,
-        difficulty=item.difficulty,
-        reason=reason,
-        author=author,
+def items_pair(project: Project) -> PagePair:
+    """The page pair a multiple-choice project's QA items hang on (made on first use; never in a queue)."""
+    pair, _ = PagePair.all_objects.get_or_create(
+        project=project,
+        local_title=ITEMS_PAGE_TITLE,
+        defaults={
+            "standard_title": ITEMS_PAGE_TITLE,
+            "local_lead": "",
+            "standard_lead": "",
+            "source": PagePair.Source.API,
+            "status": PagePair.Status.SUBMITTED,
+            "submitted_at": timezone.now(),
+        },
+    )
+    return pair
+
+
+def trivia_items(project: Project) -> QuerySet[TriviaItem]:
+    """The project's live items, each with its QA item and author loaded."""
+    return (
+        TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True)
+        .select_related("item", "item__author")
+        .order_by("item_id")
     )
 
 
+def _qa_fields(content: Mapping[str, Any]) -> dict[str, Any]:
+    """The shared item's question and answer: the source question and the correct candidate's text."""
+    return {"question": content["question"], "answer_standard": content["candidates"][content["answer"]]}
+
+
+def _mc_fields(content: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: content[key] for key in ("candidates", "answer", "subset", "difficulty", "category")}
+
+
 def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: Any) -> TriviaItem:
-    """An item written by an author; it goes to review as revision 1."""
+    """An item written by an author: a QA item in review (revision 1), with review slots opened."""
     content = _clean_item(project, values)
+    now = timezone.now()
     with transaction.atomic():
-        item = TriviaItem.objects.create(project=project, author=user, **content)
-        _revision(item, number=1, reason=TriviaRevision.Reason.AUTHORED, author=user).save()
-    return item
+        item = QAItem.objects.create(
+            project=project,
+            pair=items_pair(project),
+            author=user,
+            status=Status.SUBMITTED,
+            submitted_at=now,
+            created_at=now,
+            **_qa_fields(content),
+        )
+        trivia = TriviaItem.objects.create(item=item, project=project, created_at=now, **_mc_fields(content))
+        qa_item_revision_create(
+            item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED, content=trivia.content()
+        )
+        review_services.items_route(items=[item], actor=user)
+    return trivia_items(project).get(pk=trivia.pk)
 
 
 def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: int, **values: Any) -> TriviaItem:
-    """The author's rewrite of an item sent back by review: a new revision, in review again."""
-    if item.status not in (TriviaItem.Status.SUBMITTED, TriviaItem.Status.NEEDS_REWRITE):
+    """The author's rewrite of an item in review or sent back: a new revision and a new review round.
+
+    `version` is the QA item's. Review slots of the earlier revision still open are cancelled.
+    """
+    qa = item.item
+    if qa.author_id != user.pk:
+        raise InvalidState("Only the item's author rewrites it.", field="item")
+    allowed = [Status.SUBMITTED, Status.NEEDS_REWRITE]
+    if qa.status not in allowed:
         raise InvalidState("Only items in review or sent back can be rewritten.", field="status")
-    content = _clean_item(project=item.project, values=values)
+    content = _clean_item(item.project, values)
     now = timezone.now()
+    before = qa.status
     with transaction.atomic():
-        updated = TriviaItem.objects.filter(pk=item.pk, version=version, status=item.status).update(
-            **content,
-            status=TriviaItem.Status.SUBMITTED,
-            revision=F("revision") + 1,
-            version=F("version") + 1,
-            updated_at=now,
+        if (
+            not QAItem.objects.alive()
+            .filter(pk=qa.pk, version=version, status__in=allowed)
+            .update(**_qa_fields(content), status=Status.SUBMITTED, version=F("version") + 1, updated_at=now)
+        ):
+            qa.refresh_from_db()
+            raise StaleEdit("The item was changed by someone else; reload it.", current=qa)
+        TriviaItem.objects.filter(pk=item.pk).update(**_mc_fields(content), version=F("version") + 1, updated_at=now)
+        ReviewSlot.objects.filter(item=qa, status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CLAIMED]).update(
+            status=ReviewSlot.Status.CANCELLED, version=F("version") + 1
         )
-        if not updated:
-            item.refresh_from_db()
-            raise StaleEdit("The item was changed by someone else; reload it.", current=item)
         item.refresh_from_db()
-        _revision(item, number=item.revision, reason=TriviaRevision.Reason.REWRITE, author=user).save()
-    return item
+        qa.refresh_from_db()
+        revision = qa_item_revision_create(
+            item=qa, author=user, reason=QAItemRevision.Reason.REWRITE, content=item.content()
+        )
+        review_services.items_route(items=[qa], actor=user)
+        ItemEvent.objects.create(
+            item=qa,
+            actor=user,
+            action=ItemEvent.Action.REWRITTEN,
+            from_status=before,
+            to_status=Status.SUBMITTED,
+            revision_number=revision.number,
+            created_at=now,
+        )
+    return trivia_items(item.project).get(pk=item.pk)
+
+
+def _criteria_keys(project: Project) -> list[str]:
+    return [criterion["key"] for criterion in project.review_criteria]
 
 
 def trivia_review(
     *, item: TriviaItem, user: AbstractBaseUser, criteria: Mapping[str, bool], comment: str = ""
-) -> TriviaReview:
-    """A reviewer's check against the project's criteria: all met accepts the item (and opens it to translators),
-    any unmet sends it back to the author."""
-    if item.status != TriviaItem.Status.SUBMITTED:
+) -> dict[str, Any]:
+    """A reviewer's check against the project's criteria, recorded as the review app's judgments (a met
+    criterion passes, an unmet one is flagged with the comment) on a review slot the reviewer holds or claims.
+
+    When the round is complete, every criterion passed by every reviewer accepts the item (and opens it to
+    translators); any flag sends it back to the author.
+    """
+    qa = item.item
+    if qa.status != Status.SUBMITTED:
         raise InvalidState("This item is not in review.", field="status")
-    if item.author_id == user.pk:
+    if qa.author_id == user.pk:
         raise InvalidState("Authors do not review their own items.", field="item")
-    keys = [criterion["key"] for criterion in item.project.review_criteria]
+    keys = _criteria_keys(item.project)
     unknown = sorted(set(criteria) - set(keys))
     if unknown:
         raise InvalidInput(f"criteria.{unknown[0]}: not a criterion of this project.", field=f"criteria.{unknown[0]}")
     checked = {key: bool(criteria.get(key, False)) for key in keys}
     accepted = all(checked.values())
-    if not accepted and not comment.strip():
+    comment = (comment or "").strip()
+    if not accepted and not comment:
         raise InvalidInput("comment: say what the author should change.", field="comment")
-    with transaction.atomic():
-        changes: dict[str, Any] = {"status": TriviaItem.Status.NEEDS_REWRITE}
-        if accepted:
-            changes = {"status": TriviaItem.Status.ACCEPTED, "translation_status": TriviaItem.Translation.OPEN}
-        if not TriviaItem.objects.filter(pk=item.pk, status=TriviaItem.Status.SUBMITTED).update(
-            **changes, version=F("version") + 1, updated_at=timezone.now()
-        ):
-            raise InvalidState("Someone else reviewed this item first.", field="status")
-        review = TriviaReview.objects.create(
-            item=item, revision=item.revision, reviewer=user, criteria=checked, accepted=accepted, comment=comment
+    slot = review_services.review_claim(item=qa, user=user)
+    judgments = {
+        key: {"verdict": Judgment.Verdict.PASS if met else Judgment.Verdict.FLAG, "comment": "" if met else comment}
+        for key, met in checked.items()
+    }
+    slot = review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    return trivia_reviews(item, slots=[slot.pk])[0]
+
+
+def trivia_reviews(item: TriviaItem, *, slots: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """The item's reviews, one per filled review slot: revision number, criteria met, the comment."""
+    judgments = Judgment.objects.filter(item_id=item.item_id).select_related("revision", "reviewer")
+    if slots is not None:
+        judgments = judgments.filter(slot_id__in=list(slots))
+    reviews: dict[int, dict[str, Any]] = {}
+    for judgment in judgments.order_by("slot_id", "id"):
+        review = reviews.setdefault(
+            judgment.slot_id,
+            {
+                "slot": judgment.slot_id,
+                "revision": judgment.revision.number,
+                "reviewer": judgment.reviewer,
+                "criteria": {},
+                "comment": "",
+                "created_at": judgment.created_at,
+            },
         )
-    item.refresh_from_db()
-    return review
+        review["criteria"][judgment.criterion] = judgment.verdict == Judgment.Verdict.PASS
+        if judgment.comment and not review["comment"]:
+            review["comment"] = judgment.comment
+    for review in reviews.values():
+        review["accepted"] = all(review["criteria"].values())
+    return list(reviews.values())
 
 
 def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
-    """The oldest item in review that the user did not write."""
+    """Claim the next review slot (the review app's queue: never an item the reviewer wrote or reviewed)."""
+    slot = review_services.review_claim_next(project=project, user=user)
+    if slot is None:
+        return None
+    return trivia_items(project).get(item_id=slot.item_id)
+
+
+def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
+    """Whether the review form is offered: in review, not the author, and no judgment on this revision yet."""
+    qa = item.item
+    if qa.status != Status.SUBMITTED or qa.author_id == user.pk:
+        return False
+    latest = qa.revisions.order_by("-number").first()
     return (
-        TriviaItem.objects.filter(project=project, status=TriviaItem.Status.SUBMITTED)
-        .exclude(author=user)
-        .order_by("updated_at", "id")
-        .first()
+        not ReviewSlot.objects.filter(item=qa, reviewer=user, revision=latest)
+        .exclude(status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CLAIMED])
+        .exists()
     )
 
 
@@ -276,8 +388,8 @@ def trivia_balance(project: Project) -> dict[str, Any]:
     categories = list(trivia_settings(project).categories)
     counts: dict[tuple[str, str, str], int] = {}
     rows = (
-        TriviaItem.objects.filter(project=project)
-        .exclude(status=TriviaItem.Status.DROPPED)
+        TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True)
+        .exclude(item__status=Status.REJECTED)
         .values_list("category", "subset", "difficulty")
         .annotate(n=Count("id"))
         .order_by()
@@ -309,6 +421,7 @@ def trivia_balance(project: Project) -> dict[str, Any]:
 def _import(
     project: Project, records: list[tuple[str, dict[str, Any]]], *, user: AbstractBaseUser | None, add: bool
 ) -> dict[str, Any]:
+    """Imported items are accepted already (revision 1, reason `imported`); translated ones are done."""
     cleaned: list[tuple[dict[str, Any], dict[str, Any]]] = []
     problems: dict[str, list[str]] = {}
     for where, record in records:
@@ -323,27 +436,60 @@ def _import(
         raise InvalidInput(problems[first][0], field=first, details=problems)
     settings = trivia_settings(project)
     new_categories = [c["category"] for c, _ in cleaned if c["category"] not in settings.categories]
+    now = timezone.now()
     with transaction.atomic():
         if new_categories:
             TriviaSettings.objects.filter(pk=settings.pk).update(
                 categories=_check_categories([*settings.categories, *new_categories]), version=F("version") + 1
             )
-        for content, record in cleaned:
+        pair = items_pair(project)
+        items = QAItem.objects.bulk_create(
+            QAItem(
+                project=project,
+                pair=pair,
+                author=user,
+                status=Status.ACCEPTED,
+                submitted_at=now,
+                created_at=now,
+                **_qa_fields(content),
+            )
+            for content, _ in cleaned
+        )
+        rows = []
+        for item, (content, record) in zip(items, cleaned, strict=True):
             target_question = str(record.get("target_question") or "").strip()
             target_candidates = [str(t).strip() for t in record.get("target_candidates") or []]
             translated = bool(target_question and len(target_candidates) == len(content["candidates"]))
-            item = TriviaItem.objects.create(
-                project=project,
-                external_id=str(record.get("id") or "")[:100],
-                status=TriviaItem.Status.ACCEPTED,
-                translation_status=TriviaItem.Translation.DONE if translated else TriviaItem.Translation.OPEN,
-                target_question=target_question if translated else "",
-                target_candidates=target_candidates if translated else [],
-                author=user,
-                **content,
+            rows.append(
+                TriviaItem(
+                    item=item,
+                    project=project,
+                    external_id=str(record.get("id") or "")[:100],
+                    translation_status=TriviaItem.Translation.DONE if translated else TriviaItem.Translation.OPEN,
+                    target_question=target_question if translated else "",
+                    target_candidates=target_candidates if translated else [],
+                    created_at=now,
+                    updated_at=now,
+                    **_mc_fields(content),
+                )
             )
-            _revision(item, number=1, reason=TriviaRevision.Reason.IMPORTED, author=user).save()
-    return {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
+        TriviaItem.objects.bulk_create(rows)
+        QAItemRevision.objects.bulk_create(
+            QAItemRevision(
+                item=item,
+                number=1,
+                question=item.question,
+                answer_standard=item.answer_standard,
+                content=row.content(),
+                author=user,
+                reason=QAItemRevision.Reason.IMPORTED,
+                created_at=now,
+            )
+            for item, row in zip(items, rows, strict=True)
+        )
+        report = {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
+        audit.record(user, Action.IMPORT_FINISHED, project, kind="trivia items", **report)
+    return report
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -406,8 +552,8 @@ def trivia_import_jsonl(
     return _import(project, records, user=user, add=add_categories)
 
 
-def _exported(project: Project) -> Any:
-    return TriviaItem.objects.filter(project=project).exclude(status=TriviaItem.Status.DROPPED).order_by("id")
+def _exported(project: Project) -> QuerySet[TriviaItem]:
+    return trivia_items(project).exclude(item__status=Status.REJECTED)
 
 
 def trivia_export_csv(project: Project) -> bytes:
@@ -421,7 +567,7 @@ def trivia_export_csv(project: Project) -> bytes:
         candidates = item.candidates + [""] * (width - len(item.candidates))
         writer.writerow(
             [
-                item.external_id or item.pk,
+                item.external_id or item.item_id,
                 item.category,
                 item.difficulty_number,
                 item.question,
@@ -434,7 +580,7 @@ def trivia_export_csv(project: Project) -> bytes:
 
 def trivia_record(item: TriviaItem) -> dict[str, Any]:
     return {
-        "id": item.external_id or str(item.pk),
+        "id": item.external_id or str(item.item_id),
         "category": item.category,
         "subset": item.subset,
         "difficulty": item.difficulty,
@@ -454,9 +600,11 @@ def trivia_export_jsonl(project: Project) -> bytes:
 
 
 def _available(now: Any) -> Q:
-    return Q(translation_status=TriviaItem.Translation.OPEN) | Q(
+    """Accepted in review, and open or left past its claim time."""
+    waiting = Q(translation_status=TriviaItem.Translation.OPEN) | Q(
         translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now
     )
+    return waiting & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
 
 
 def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
@@ -469,13 +617,13 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
     ).first()
     if held is not None:
         TriviaItem.objects.filter(pk=held.pk).update(claim_expires_at=expires)
-        return held
+        return trivia_items(project).get(pk=held.pk)
     for _attempt in range(5):
         with transaction.atomic():
             candidate = (
-                TriviaItem.objects.select_for_update(skip_locked=True)
+                TriviaItem.objects.select_for_update(skip_locked=True, of=("self",))
                 .filter(_available(now), project=project)
-                .exclude(author=user)
+                .exclude(item__author=user)
                 .order_by("id")
                 .only("id")
                 .first()
@@ -491,7 +639,7 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
                 updated_at=now,
             )
         if claimed:
-            return TriviaItem.objects.get(pk=candidate.pk)
+            return trivia_items(project).get(pk=candidate.pk)
     return None
 
 
@@ -563,27 +711,23 @@ def translation_resolve(
     target_question: str | None = None,
     target_candidates: Sequence[str] | None = None,
 ) -> TriviaItem:
-    """A coordinator's answer to a tagged item: `fix` (correct the source, which makes a new revision, and/or
-    the translation), `accept` (keep as translated) or `drop` (leave it out of exports and releases)."""
+    """A coordinator's answer to a tagged item: `fix` (correct the source, which makes a new revision of the
+    QA item, and/or the translation), `accept` (keep as translated) or `drop` (the QA item is rejected with the
+    tags as the reason, so it leaves exports and releases)."""
     if resolution not in RESOLUTIONS:
         raise InvalidInput(f"resolution: must be one of {', '.join(RESOLUTIONS)}.", field="resolution")
     if item.translation_status != TriviaItem.Translation.FLAGGED:
         raise InvalidState("Only items with a problem tag wait for a resolution.", field="translation_status")
-    changes: dict[str, Any] = {"resolution": resolution, "resolved_by": user, "updated_at": timezone.now()}
+    qa = item.item
+    now = timezone.now()
+    changes: dict[str, Any] = {"resolution": resolution, "resolved_by": user, "updated_at": now}
     new_source: dict[str, Any] | None = None
     if resolution == "drop":
-        changes |= {"translation_status": TriviaItem.Translation.DROPPED, "status": TriviaItem.Status.DROPPED}
+        changes["translation_status"] = TriviaItem.Translation.DROPPED
     else:
         changes["translation_status"] = TriviaItem.Translation.DONE
         if resolution == "fix" and source:
-            current = {
-                "question": item.question,
-                "candidates": item.candidates,
-                "answer": item.answer,
-                "subset": item.subset,
-                "difficulty": item.difficulty,
-                "category": item.category,
-            }
+            current = {"question": qa.question, **item.content()}
             new_source = _clean_item(item.project, current | dict(source))
             if new_source == current:
                 new_source = None
@@ -592,22 +736,40 @@ def translation_resolve(
         probe = TriviaItem(candidates=(new_source or {}).get("candidates", item.candidates))
         question, candidates = _check_target(probe, question, candidates)
         changes |= {"target_question": question, "target_candidates": candidates}
-    with transaction.atomic():
         if new_source is not None:
-            changes |= new_source | {"revision": F("revision") + 1}
+            changes |= _mc_fields(new_source)
+    with transaction.atomic():
         if not TriviaItem.objects.filter(pk=item.pk, translation_status=TriviaItem.Translation.FLAGGED).update(
             **changes, version=F("version") + 1
         ):
             raise InvalidState("Someone else resolved this item first.", field="translation_status")
-        item.refresh_from_db()
+        if resolution == "drop":
+            note = f" ({item.problem_note})" if item.problem_note else ""
+            reason = f"Dropped after translation: {', '.join(item.problem_tags)}{note}"
+            review_services.qa_item_reject(item=qa, user=user, reason=reason[:MAX_TEXT], version=qa.version)
         if new_source is not None:
-            _revision(item, number=item.revision, reason=TriviaRevision.Reason.COORDINATOR_FIX, author=user).save()
-    return item
+            QAItem.objects.filter(pk=qa.pk).update(**_qa_fields(new_source), version=F("version") + 1, updated_at=now)
+            qa.refresh_from_db()
+            item.refresh_from_db()
+            qa_item_revision_create(
+                item=qa, author=user, reason=QAItemRevision.Reason.COORDINATOR_FIX, content=item.content()
+            )
+    return trivia_items(item.project).get(pk=item.pk)
+
+
+def revision_number(item: TriviaItem) -> int:
+    return item.item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
 
 
 def trivia_counts(project: Project) -> dict[str, dict[str, int]]:
-    items = TriviaItem.objects.filter(project=project)
+    """Items by review status (the QA item's) and by translation status; translation counts only accepted items."""
+    items = TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True)
     return {
-        "status": dict(items.values_list("status").annotate(n=Count("id")).order_by()),
-        "translation": dict(items.values_list("translation_status").annotate(n=Count("id")).order_by()),
+        "status": dict(items.values_list("item__status").annotate(n=Count("id")).order_by()),
+        "translation": dict(
+            items.filter(item__status=Status.ACCEPTED)
+            .values_list("translation_status")
+            .annotate(n=Count("id"))
+            .order_by()
+        ),
     }

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import language_choices
-from annotation.models import Role
+from annotation.models import QAItem, Role
 from annotation.views.common import report_error
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
@@ -86,9 +86,9 @@ def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
     membership = project.membership  # type: ignore[attr-defined]
     context: dict[str, Any] = {"project": project, "settings": services.trivia_settings(project)}
     if membership.is_annotator:
-        context["mine"] = TriviaItem.objects.filter(project=project, author=request.user).order_by("-id")[:50]
-        context["translating"] = TriviaItem.objects.filter(
-            project=project, translator=request.user, translation_status=TriviaItem.Translation.CLAIMED
+        context["mine"] = services.trivia_items(project).filter(item__author=request.user).order_by("-item_id")[:50]
+        context["translating"] = services.trivia_items(project).filter(
+            translator=request.user, translation_status=TriviaItem.Translation.CLAIMED
         )
     if membership.is_coordinator:
         context["counts"] = services.trivia_counts(project)
@@ -109,6 +109,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             services.trivia_settings_update(
                 project=project,
+                actor=request.user,
                 version=int(request.POST.get("version") or 0) or None,
                 categories=request.POST.get("categories", "").splitlines(),
                 review_criteria=criteria,
@@ -142,14 +143,14 @@ def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
             report_error(request, error)
         else:
             messages.success(request, "Item sent to review.")
-            return redirect("trivia_item", project.slug, item.pk)
+            return redirect("trivia_item", project.slug, item.item_id)
     return render(request, "multichoice/item_form.html", _form_context(project, values))
 
 
 @login_required
 def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-    items = TriviaItem.objects.filter(project=project).order_by("id")
+    items = services.trivia_items(project)
     status = request.GET.get("translation", "")
     if status in TriviaItem.Translation.values:
         items = items.filter(translation_status=status)
@@ -159,12 +160,12 @@ def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    """An item with its revisions and reviews; its author rewrites it here when review sent it back."""
+    """An item with its revisions and reviews; its author rewrites it here, a reviewer reviews it here."""
     item = get_trivia_item(request.user, slug, item_id)
     project = item.project
     values: dict[str, Any] = services.trivia_record(item)
     if request.method == "POST":
-        if item.author_id != request.user.pk:
+        if item.item.author_id != request.user.pk:
             raise PermissionDenied("Only the author rewrites an item.")
         values = _item_values(request.POST)
         try:
@@ -177,15 +178,16 @@ def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             messages.error(request, "The version must be a whole number.")
         else:
             messages.success(request, "Rewrite sent to review.")
-            return redirect("trivia_item", project.slug, item.pk)
+            return redirect("trivia_item", project.slug, item.item_id)
+    revisions = list(item.item.revisions.order_by("number"))
     context = _form_context(project, values) | {
         "item": item,
-        "revisions": item.revisions.all(),
-        "reviews": item.reviews.all(),
-        "may_rewrite": item.author_id == request.user.pk and item.status == TriviaItem.Status.NEEDS_REWRITE,
+        "revision": revisions[-1].number if revisions else 0,
+        "revisions": revisions,
+        "reviews": services.trivia_reviews(item),
+        "may_rewrite": item.item.author_id == request.user.pk and item.status == QAItem.Status.NEEDS_REWRITE,
         "may_review": project.membership.is_reviewer  # type: ignore[attr-defined]
-        and item.status == TriviaItem.Status.SUBMITTED
-        and item.author_id != request.user.pk,
+        and services.trivia_may_review(item, request.user),
     }
     return render(request, "multichoice/item.html", context)
 
@@ -196,13 +198,16 @@ def trivia_review(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
     item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
     criteria = {key: True for key in request.POST.getlist("criteria")}
     try:
-        review = services.trivia_review(
-            item=item, user=request.user, criteria=criteria, comment=request.POST.get("comment", "")
-        )
+        services.trivia_review(item=item, user=request.user, criteria=criteria, comment=request.POST.get("comment", ""))
     except ServiceError as error:
         report_error(request, error)
-        return redirect("trivia_item", item.project.slug, item.pk)
-    messages.success(request, "Accepted." if review.accepted else "Sent back to the author.")
+        return redirect("trivia_item", item.project.slug, item.item_id)
+    item.item.refresh_from_db()
+    outcome = {
+        QAItem.Status.ACCEPTED: "Accepted.",
+        QAItem.Status.NEEDS_REWRITE: "Sent back to the author.",
+    }.get(item.status, "Review recorded; the item waits for its other reviewers.")
+    messages.success(request, outcome)
     return redirect("trivia_home", item.project.slug)
 
 
@@ -210,11 +215,15 @@ def trivia_review(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
 @require_POST
 def trivia_review_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
-    item = services.trivia_review_next(project=project, user=request.user)
+    try:
+        item = services.trivia_review_next(project=project, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("trivia_home", project.slug)
     if item is None:
         messages.info(request, "Nothing is waiting for review.")
         return redirect("trivia_home", project.slug)
-    return redirect("trivia_item", project.slug, item.pk)
+    return redirect("trivia_item", project.slug, item.item_id)
 
 
 @login_required
@@ -225,7 +234,7 @@ def trivia_translate_next(request: HttpRequest, slug: str) -> HttpResponse:
     if item is None:
         messages.info(request, "Nothing is waiting for translation.")
         return redirect("trivia_home", project.slug)
-    return redirect("trivia_translate", project.slug, item.pk)
+    return redirect("trivia_translate", project.slug, item.item_id)
 
 
 @login_required
@@ -272,7 +281,7 @@ def trivia_translate(request: HttpRequest, slug: str, item_id: int) -> HttpRespo
 @login_required
 def trivia_problems(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-    items = TriviaItem.objects.filter(project=project, translation_status=TriviaItem.Translation.FLAGGED)
+    items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
     return render(
         request, "multichoice/problems.html", {"project": project, "items": items, "labels": dict(ProblemTag.choices)}
     )

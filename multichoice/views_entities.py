@@ -74,10 +74,7 @@ def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
             (e, [(k, e.raw.get(k), e.values.get(k, ""), k in e.corrected) for k in keys])
             for e in Entity.objects.filter(project=project)[:500]
         ]
-        context["question_counts"] = {
-            status: EntityQuestion.objects.filter(project=project, status=status).count()
-            for status in EntityQuestion.Status.values
-        }
+        context["question_counts"] = services.question_counts(project)
     return render(request, "multichoice/entity_home.html", context)
 
 
@@ -91,7 +88,9 @@ def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
             raise InvalidInput("Choose a file to upload.", field="file")
         if upload.size > MAX_UPLOAD:
             raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
-        report = services.entities_import(project=project, data=upload.read(), name=upload.name or "upload.csv")
+        report = services.entities_import(
+            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
+        )
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -138,11 +137,15 @@ def entity_generate(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def entity_verify_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.REVIEWER)
-    question = services.verification_next(project=project)
+    try:
+        question = services.verification_next(project=project, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("entity_home", project.slug)
     if question is None:
         messages.info(request, "Nothing is waiting for verification.")
         return redirect("entity_home", project.slug)
-    return redirect("entity_verify", project.slug, question.pk)
+    return redirect("entity_verify", project.slug, question.item_id)
 
 
 @login_required
@@ -166,9 +169,10 @@ def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
         else:
             if question.status == EntityQuestion.Status.GENERATED:
                 messages.success(request, "Distractor swapped.")
-                return redirect("entity_verify", question.project.slug, question.pk)
+                return redirect("entity_verify", question.project.slug, question.item_id)
             messages.success(request, f"Question {question.get_status_display().lower()}.")
             return redirect("entity_home", question.project.slug)
     options = [(index, text, index == question.answer) for index, text in enumerate(question.options)]
-    context = {"project": question.project, "question": question, "options": options}
+    held = services.held_slot(question, request.user)
+    context = {"project": question.project, "question": question, "options": options, "held": held}
     return render(request, "multichoice/entity_verify.html", context)

@@ -415,7 +415,7 @@ class ReviewerLanguagesApi(APIView):
         if user is None:
             raise Http404("No such member of this project.")
         data = _validated(LanguagesInput, request.data)
-        services.reviewer_languages_set(project=project, user=user, **data)
+        services.reviewer_languages_set(project=project, user=user, actor=request.user, **data)
         membership = Membership.objects.select_related("user", "reader_languages").get(project=project, user=user)
         membership.project = project
         return Response(ReviewerOutput(_reviewer_row(membership)).data)
@@ -442,7 +442,7 @@ class ReviewSettingsApi(APIView):
         data = _validated(ReviewSettingsInput, request.data)
         if "review_criteria" in data:
             data["review_criteria"] = [dict(criterion) for criterion in data["review_criteria"]]
-        project = services.project_review_settings_update(project=project, **data)
+        project = services.project_review_settings_update(project=project, actor=request.user, **data)
         return Response(ReviewSettingsOutput(project).data)
 
 

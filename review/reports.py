@@ -47,6 +47,7 @@ from django.utils import timezone
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
 from config.enqueue import enqueue_on_commit
+from config.jobs import pause_between_steps
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -68,14 +69,17 @@ BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
 CONTESTED_SHOWN = 50
-# A running report whose worker has not written for this long is presumed lost (killed, restarted).
-STALE_SECONDS = 600
 LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
 
 
 def auto_after_judgments() -> int:
     """New judgments since the last report that queue a report by themselves (0 turns it off)."""
     return int(getattr(settings, "AGREEMENT_AUTO_JUDGMENTS", 50))
+
+
+def stale_seconds() -> int:
+    """A running report whose worker has not written for this long is presumed lost (killed, restarted)."""
+    return int(settings.AGREEMENT_STALE_SECONDS)
 
 
 def auto_countdown() -> int:
@@ -156,16 +160,16 @@ def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
 
 def _final_labels(project: Project) -> dict[str, dict[int, str]]:
     finals: dict[str, dict[int, str]] = {kind: {} for kind in LabelKind.values}
-    for pair_id, kind, value in FinalLabel.objects.filter(pair__project=project).values_list(
-        "pair_id", "kind", "value"
-    ):
+    for pair_id, kind, value in FinalLabel.objects.filter(
+        pair__project=project, pair__deleted_at__isnull=True
+    ).values_list("pair_id", "kind", "value"):
         finals[kind][pair_id] = value
     return finals
 
 
 def _review_scopes(project: Project) -> list[Scope]:
     rows = list(
-        Judgment.objects.filter(item__project=project, reviewer__isnull=False)
+        Judgment.objects.filter(item__project=project, item__deleted_at__isnull=True, reviewer__isnull=False)
         .order_by()
         .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
     )
@@ -217,7 +221,7 @@ def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
         lambda: defaultdict(lambda: defaultdict(list))
     )
     for kind, pair_id, labeller_id, value, created_at in (
-        ArticleLabel.objects.filter(pair__project=project)
+        ArticleLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
         .order_by("created_at", "id")
         .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
     ):
@@ -270,7 +274,7 @@ def _label_scopes(project: Project) -> list[Scope]:
 def _screening_scope(project: Project) -> list[Scope]:
     latest: dict[tuple[int, int], str] = {}
     for pair_id, annotator_id, decision in (
-        Screening.objects.filter(pair__project=project, annotator__isnull=False)
+        Screening.objects.filter(pair__project=project, pair__deleted_at__isnull=True, annotator__isnull=False)
         .order_by("created_at", "id")
         .values_list("pair_id", "annotator_id", "decision")
     ):
@@ -367,7 +371,7 @@ def _headline(result: dict[str, Any]) -> dict[str, Any]:
 def _claim(report_id: int) -> int | None:
     """Take a queued report (or a running one whose worker went silent); the attempt number, or None."""
     now = timezone.now()
-    cutoff = now - timedelta(seconds=STALE_SECONDS)
+    cutoff = now - timedelta(seconds=stale_seconds())
     claimed = AgreementReport.objects.filter(
         Q(status=AgreementReport.Status.QUEUED) | Q(status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff),
         pk=report_id,
@@ -412,6 +416,7 @@ def agreement_report_compute(
         _advance(report_id, attempt, progress=percent, stage=stage[:200])
         if progress is not None:
             progress(percent, stage)
+        pause_between_steps()
 
     try:
         step(1, "Gathering judgments")
@@ -495,7 +500,7 @@ def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> N
 
 def agreement_reports_expire_stale(*, project: Project) -> int:
     """Mark reports whose worker stopped writing as failed, so a new one can be queued."""
-    cutoff = timezone.now() - timedelta(seconds=STALE_SECONDS)
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
     return AgreementReport.objects.filter(
         project=project, status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff
     ).update(status=AgreementReport.Status.FAILED, error=LOST_ERROR, finished_at=timezone.now())
@@ -590,7 +595,7 @@ def _resend_if_lost(report: AgreementReport) -> None:
     if report.status != AgreementReport.Status.QUEUED:
         return
     now = timezone.now()
-    cutoff = now - timedelta(seconds=STALE_SECONDS + auto_countdown())
+    cutoff = now - timedelta(seconds=stale_seconds() + auto_countdown())
     sent = report.heartbeat_at or report.created_at
     if sent >= cutoff:
         return

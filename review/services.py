@@ -36,6 +36,8 @@ from annotation.models import (
     Screening,
 )
 from annotation.services import MAX_TEXT_FIELD, _check_item_text, check_document_evidence, qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from review.models import (
     ArticleLabel,
     FinalLabel,
@@ -114,7 +116,12 @@ def _require_reviewer(project: Project, user: AbstractBaseUser) -> None:
 
 
 def reviewer_languages_set(
-    *, project: Project, user: AbstractBaseUser, languages: Iterable[str], version: int | None = None
+    *,
+    project: Project,
+    user: AbstractBaseUser,
+    languages: Iterable[str],
+    version: int | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> ReviewerLanguages:
     """Say which languages a member reads (ISO 639-3 codes); `version` guards against a concurrent change."""
     membership = Membership.objects.filter(project=project, user=user).first()
@@ -134,18 +141,27 @@ def reviewer_languages_set(
             raise StaleEdit("These languages were never saved; reload the page.", current=None)
         try:
             with transaction.atomic():
-                return ReviewerLanguages.objects.create(membership=membership, languages=codes, updated_at=now)
+                created = ReviewerLanguages.objects.create(membership=membership, languages=codes, updated_at=now)
+                audit.record(
+                    actor, Action.MEMBER_LANGUAGES, membership, label=user.get_username(), before=[], after=codes
+                )
+                return created
         except IntegrityError:
             row = ReviewerLanguages.objects.get(membership=membership)
             raise StaleEdit("Someone else saved these languages just now; reload them.", current=row) from None
     query = ReviewerLanguages.objects.filter(pk=row.pk)
     if version is not None:
         query = query.filter(version=version)
-    if not query.update(languages=codes, version=F("version") + 1, updated_at=now):
-        row.refresh_from_db()
-        raise StaleEdit(
-            f"These languages were changed by someone else (now version {row.version}); reload them.", current=row
-        )
+    with transaction.atomic():
+        if not query.update(languages=codes, version=F("version") + 1, updated_at=now):
+            row.refresh_from_db()
+            raise StaleEdit(
+                f"These languages were changed by someone else (now version {row.version}); reload them.", current=row
+            )
+        if row.languages != codes:
+            audit.record(
+                actor, Action.MEMBER_LANGUAGES, membership, label=user.get_username(), before=row.languages, after=codes
+            )
     row.refresh_from_db()
     return row
 
@@ -160,17 +176,26 @@ def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> l
     fill a slot is decided at claim time: a reviewer reading the standard language
     who is neither the item's author nor the author of the revision.
     """
+    items = list(items)
+    # One query for the revisions and one for the projects, however many items: an import routes thousands.
+    latest = {
+        revision.item_id: revision
+        for revision in QAItemRevision.objects.filter(item_id__in=[item.pk for item in items])
+        .only("id", "item_id", "number")
+        .order_by("item_id", "-number")
+        .distinct("item_id")
+    }
+    wanted_by_project = dict(
+        Project.objects.filter(pk__in={item.project_id for item in items}).values_list("pk", "reviewers_per_item")
+    )
     slots: list[ReviewSlot] = []
     events: list[ItemEvent] = []
-    projects: dict[int, Project] = {}
     now = timezone.now()
     for item in items:
-        revision = item.revisions.order_by("-number").first()
+        revision = latest.get(item.pk)
         if revision is None:
             raise InvalidState(f"Item {item.pk} has no revision to review.", field="item")
-        if item.project_id not in projects:
-            projects[item.project_id] = Project.objects.get(pk=item.project_id)
-        wanted = projects[item.project_id].reviewers_per_item
+        wanted = wanted_by_project[item.project_id]
         slots += [
             ReviewSlot(item=item, revision=revision, number=number, created_at=now) for number in range(1, wanted + 1)
         ]
@@ -223,17 +248,33 @@ def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser,
     return bool(claimed)
 
 
-def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
+def require_flow(project: Project, *, validation: bool = False) -> None:
+    """Items of a validation project are judged on the validation screens only (validation.services), every
+    other item on the review screens only: a pass/flag verdict would accept a collected pair without its
+    validation tasks, and a validation judgment says nothing about the review criteria."""
+    if project.kind == Project.Kind.VALIDATION and not validation:
+        raise InvalidState(
+            "This is a validation project: its items are judged on the validation screens.", field="item"
+        )
+    if project.kind != Project.Kind.VALIDATION and validation:
+        raise InvalidState("Only items of a validation project are validated.", field="item")
+
+
+def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: bool = False) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
     at once get different slots; the conditional update (and the unique
-    (revision, reviewer) constraint) make a second delivery harmless.
+    (revision, reviewer) constraint) make a second delivery harmless. `validation`
+    says the caller is the validation flow (see `require_flow`).
     """
+    require_flow(project, validation=validation)
     _require_reviewer(project, user)
     now = timezone.now()
     held = (
-        ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED)
+        ReviewSlot.objects.filter(
+            item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+        )
         .order_by("claimed_at")
         .first()
     )
@@ -267,6 +308,7 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot
 def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
     """Claim a slot of a chosen item (from the filtered list), or return the one the reviewer holds on it."""
     project = item.project
+    require_flow(project)
     _require_reviewer(project, user)
     if item.author_id == user.pk:
         raise InvalidState("You wrote this item: someone else reviews it.", field="item")
@@ -361,6 +403,7 @@ def review_submit(
     """
     item = slot.item
     project = item.project
+    require_flow(project)
     checked = _check_judgments(project, judgments)
     if item.author_id == user.pk:
         raise InvalidState("You wrote this item: you cannot review it.", field="item")
@@ -508,6 +551,7 @@ def qa_item_reviewer_rewrite(
 ) -> QAItem:
     """Where the project allows it, a reviewer rewrites a flagged item directly; it is reviewed again by others."""
     project = item.project
+    require_flow(project)
     if not project.reviewer_may_rewrite:
         raise InvalidState("This project sends flagged items back to their authors; reviewers do not rewrite.")
     _require_reviewer(project, user)
@@ -919,11 +963,23 @@ def label_set(
             version=(current.version + 1) if current else 1,
             created_at=now,
         )
-        _finalise_agreement(pair)
+        audit.record(
+            user,
+            Action.LABEL_SET,
+            label,
+            project=project,
+            label=str(pair),
+            pair=pair.pk,
+            kind=kind,
+            before=current.value if current else None,
+            after=value,
+            detail=detail,
+        )
+        _finalise_agreement(pair, actor=user)
     return label
 
 
-def _finalise_agreement(pair: PagePair) -> None:
+def _finalise_agreement(pair: PagePair, *, actor: AbstractBaseUser | None = None) -> None:
     """When every labeller is done and agrees on a kind, that is the final label (unless adjudicated)."""
     state = pair_label_state(pair)
     if not state["complete"]:
@@ -937,12 +993,35 @@ def _finalise_agreement(pair: PagePair) -> None:
             details = {state["by_labeller"][uid][kind].detail for uid in state["done"]} - {""}
             value = values.pop()
             detail = details.pop() if len(details) == 1 else ""
-            FinalLabel.objects.update_or_create(
+            row, _ = FinalLabel.objects.update_or_create(
                 pair=pair,
                 kind=kind,
                 defaults={"value": value, "detail": detail, "method": FinalLabel.Method.AGREEMENT, "adjudicator": None},
             )
+            if final is None or (final.value, final.detail) != (value, detail):
+                audit.record(
+                    actor,
+                    Action.LABEL_AGREED,
+                    row,
+                    project=pair.project,
+                    label=str(pair),
+                    pair=pair.pk,
+                    kind=kind,
+                    before=final.value if final else None,
+                    after=value,
+                )
         elif final is not None:  # a relabel broke an earlier agreement: back to adjudication
+            audit.record(
+                actor,
+                Action.LABEL_AGREED,
+                final,
+                project=pair.project,
+                label=str(pair),
+                pair=pair.pk,
+                kind=kind,
+                before=final.value,
+                after=None,
+            )
             final.delete()
 
 
@@ -958,7 +1037,7 @@ def adjudication_list(project: Project) -> list[dict[str, Any]]:
     needed = project.labellers_per_pair
     rows = (
         ArticleLabel.objects.current()
-        .filter(pair__project=project)
+        .filter(pair__project=project, pair__deleted_at__isnull=True)
         .select_related("labeller")
         .order_by("pair_id", "kind", "labeller__username")
     )
@@ -1017,10 +1096,36 @@ def label_adjudicate(
         values = {"value": value, "detail": detail, "method": FinalLabel.Method.ADJUDICATED, "adjudicator": user}
         if current is None:
             try:
-                return FinalLabel.objects.create(pair=pair, kind=kind, updated_at=now, **values)
+                with transaction.atomic():
+                    created = FinalLabel.objects.create(pair=pair, kind=kind, updated_at=now, **values)
             except IntegrityError:
                 raise StaleEdit("The final label was set at the same moment; reload it.", current=None) from None
+            audit.record(
+                user,
+                Action.LABEL_ADJUDICATED,
+                created,
+                project=project,
+                label=str(pair),
+                pair=pair.pk,
+                kind=kind,
+                before=None,
+                after=value,
+                detail=detail,
+            )
+            return created
         FinalLabel.objects.filter(pk=current.pk).update(**values, version=F("version") + 1, updated_at=now)
+        audit.record(
+            user,
+            Action.LABEL_ADJUDICATED,
+            current,
+            project=project,
+            label=str(pair),
+            pair=pair.pk,
+            kind=kind,
+            before=current.value,
+            after=value,
+            detail=detail,
+        )
         current.refresh_from_db()
     return current
 
@@ -1088,7 +1193,7 @@ def project_statistics(project: Project) -> dict[str, Any]:
         }
         for username, row in sorted(per_author.items())
     ]
-    slots = ReviewSlot.objects.filter(item__project=project)
+    slots = ReviewSlot.objects.filter(item__project=project, item__deleted_at__isnull=True)
     workload: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"claimed": 0, "done": 0, "week": 0, "durations": [], "active": []}
     )
@@ -1117,7 +1222,11 @@ def project_statistics(project: Project) -> dict[str, Any]:
         for username, row in sorted(workload.items())
     ]
     waiting = slots.filter(status=ReviewSlot.Status.OPEN, item__status=REVIEWABLE).count()
-    finals = FinalLabel.objects.filter(pair__project=project).values_list("kind", "value").annotate(n=Count("id"))
+    finals = (
+        FinalLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
+        .values_list("kind", "value")
+        .annotate(n=Count("id"))
+    )
     charts: dict[str, dict[str, int]] = {LabelKind.TOPIC: {}, LabelKind.REGION: {}}
     for kind, value, n in finals.order_by():
         charts[kind][value] = n
@@ -1229,17 +1338,24 @@ def _check_review_settings(changes: Mapping[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def project_review_settings_update(*, project: Project, version: int | None = None, **changes: Any) -> Project:
+def project_review_settings_update(
+    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+) -> Project:
     """Change the review, label and document-QA settings. With `version`, refuse if someone saved in between."""
     clean = _check_review_settings(changes)
     query = Project.objects.filter(pk=project.pk)
     if version is not None:
         query = query.filter(version=version)
-    if not query.update(**clean, version=F("version") + 1, updated_at=timezone.now()):
+    before = {name: getattr(project, name) for name in clean}
+    with transaction.atomic():
+        if not query.update(**clean, version=F("version") + 1, updated_at=timezone.now()):
+            project.refresh_from_db()
+            raise StaleEdit(
+                f"The project settings were changed by someone else (now version {project.version}); reload them.",
+                current=project,
+            )
         project.refresh_from_db()
-        raise StaleEdit(
-            f"The project settings were changed by someone else (now version {project.version}); reload them.",
-            current=project,
-        )
-    project.refresh_from_db()
+        diff = audit.changes(before, {name: getattr(project, name) for name in clean})
+        if diff["after"]:
+            audit.record(actor, Action.PROJECT_REVIEW_SETTINGS, project, **diff)
     return project

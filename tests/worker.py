@@ -14,6 +14,7 @@ requires `transactional_db`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -63,6 +64,20 @@ class LiveWorker:
             time.sleep(interval)
         pytest.fail(f"Condition not met within {timeout} s. Worker log:\n{self.log()[-4000:]}")
 
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group, as the kernel's OOM killer or a pulled plug would."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
 
 @pytest.fixture
 def live_worker_env() -> dict[str, str]:
@@ -71,7 +86,9 @@ def live_worker_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def live_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[LiveWorker]:
+def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callable[..., LiveWorker]]:
+    """Start workers on one queue of this test's own (a second one after killing the first, say); all are
+    stopped at the end. This process's Celery app sends to that queue, not eagerly."""
     if not settings.CELERY_BROKER_URL:
         pytest.skip("No broker: set REDIS_URL to run worker tests.")
     queue = f"test-{uuid.uuid4().hex[:12]}"
@@ -84,29 +101,40 @@ def live_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[LiveWor
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         **live_worker_env,
     }
-    log_path = tmp_path / "worker.log"
-    log = log_path.open("wb")
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("celery")),
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=INFO",
-            f"--queues={queue}",
-            f"--hostname={queue}@%h",
-        ],
-        cwd=PROJECT_DIR,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    worker = LiveWorker(queue=queue, log_path=log_path, process=process)
+    workers: list[LiveWorker] = []
+    logs = []
+
+    def start(*, wait_ready: bool = True) -> LiveWorker:
+        log_path = tmp_path / f"worker-{len(workers) + 1}.log"
+        log = log_path.open("wb")
+        logs.append(log)
+        process = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("celery")),
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel=INFO",
+                f"--queues={queue}",
+                f"--hostname={queue}-{len(workers) + 1}@%h",
+            ],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a test can kill all of it
+        )
+        worker = LiveWorker(queue=queue, log_path=log_path, process=process)
+        workers.append(worker)
+        if wait_ready:
+            worker.wait_for(lambda: " ready." in worker.log(), timeout=READY_TIMEOUT)
+        return worker
+
     saved = {
         "task_always_eager": celery_app.conf.task_always_eager,
         "task_default_queue": celery_app.conf.task_default_queue,
@@ -114,14 +142,15 @@ def live_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[LiveWor
     celery_app.conf.task_always_eager = False
     celery_app.conf.task_default_queue = queue
     try:
-        worker.wait_for(lambda: " ready." in worker.log(), timeout=READY_TIMEOUT)
-        yield worker
+        yield start
     finally:
         celery_app.conf.update(saved)
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        for worker in workers:
+            worker.stop()
+        for log in logs:
+            log.close()
+
+
+@pytest.fixture
+def live_worker(start_worker) -> LiveWorker:
+    return start_worker()

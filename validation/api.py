@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from annotation import ingest
 from annotation.api import _paginated, _responses, _validated
 from annotation.errors import InvalidInput
 from annotation.importers import ImportSource
@@ -29,6 +30,8 @@ from validation.serializers import (
     ValidationDomainLabelInput,
     ValidationDomainOutput,
     ValidationDuplicateGroupOutput,
+    ValidationFinalAnswerInput,
+    ValidationImportJobOutput,
     ValidationItemDetailOutput,
     ValidationItemImportInput,
     ValidationItemOutput,
@@ -90,7 +93,7 @@ class SettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ValidationSettingsUpdateInput, request.data)
-        settings = services.validation_settings_update(project=project, **data)
+        settings = services.validation_settings_update(project=project, user=request.user, **data)
         settings.project.refresh_from_db()
         return Response(ValidationSettingsOutput(settings).data)
 
@@ -100,24 +103,25 @@ class ItemImportApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Import collected QA pairs from TSV, CSV or JSONL (coordinator); all or nothing",
+        summary="Queue an import of collected QA pairs from TSV, CSV or JSONL (coordinator); all or nothing",
         description=(
-            "200 with the report when imported; 400 with the same report (problems by line and field) when not."
+            "202 with the import job; a worker imports the file. Poll `url` (the project's import job) for "
+            "`percent` and, once `status` is done or refused, the `report` (problems by file, line and field; "
+            "a refused import wrote nothing). 400 when the upload itself is unusable (no file, unknown format, "
+            "over IMPORT_MAX_BYTES)."
         ),
         request={"multipart/form-data": ValidationItemImportInput},
-        responses=_responses({200: ValidationReportOutput}, conflict=True) | {400: ValidationReportOutput},
+        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ValidationItemImportInput, request.data)
-        report = services.validation_items_import(
-            project=project,
-            source=_source(data["file"]),
-            fmt=data["format"],
-            user=request.user,
-            dry_run=data["dry_run"],
+        job = ingest.import_job_create(
+            project=project, user=request.user, files=[data["file"]], format=data["format"], dry_run=data["dry_run"]
         )
-        return Response(report.as_dict(), status=200 if report.ok else 400)
+        job = services.validation_import_jobs(project).get(pk=job.pk)
+        body = ValidationImportJobOutput(job).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
 class SeedListApi(APIView):
@@ -285,6 +289,24 @@ class ItemDetailApi(APIView):
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
+        return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
+
+
+class FinalAnswerApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Choose which revision's answer is the item's final answer (coordinator); recorded, used by releases",
+        request=ValidationFinalAnswerInput,
+        responses=_responses({200: ValidationItemDetailOutput}, conflict=True),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        vitem = get_validation_item(request.user, slug, item_id)
+        data = _validated(ValidationFinalAnswerInput, request.data)
+        services.validation_final_answer_choose(
+            vitem=vitem, revision_number=data["revision"], user=request.user, note=data["note"]
+        )
         return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
 
 

@@ -17,6 +17,7 @@ urlpatterns = [
     path(P + "duplicates/merge/", api.MergeApi.as_view(), name="api_validation_merge"),
     path(P + "items/", api.ItemListApi.as_view(), name="api_validation_items"),
     path(P + "items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_validation_item"),
+    path(P + "items/<int:item_id>/final-answer/", api.FinalAnswerApi.as_view(), name="api_validation_final_answer"),
     path(P + "next/", api.NextApi.as_view(), name="api_validation_next"),
     path(P + "tasks/<int:slot_id>/", api.TaskApi.as_view(), name="api_validation_task"),
     path(P + "agreement/", api.AgreementApi.as_view(), name="api_validation_agreement"),

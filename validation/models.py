@@ -198,3 +198,21 @@ class ValidationJudgment(models.Model):
 
     def __str__(self) -> str:
         return f"Judgment of item {self.item_id} by {self.validator_id}"
+
+
+class FinalAnswerChoice(models.Model):
+    """A coordinator's choice of the revision (the imported answer or a validator's edit) whose answer is the
+    item's final answer in releases. The latest choice counts; earlier ones stay as its history."""
+
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="final_answer_choices")
+    revision = models.ForeignKey(QAItemRevision, on_delete=models.PROTECT, related_name="+")
+    chosen_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["item_id", "-created_at", "-id"]
+        indexes = [models.Index(fields=["item", "-id"], name="final_answer_latest_idx")]
+
+    def __str__(self) -> str:
+        return f"Item {self.item_id}: final answer from revision {self.revision_id}"

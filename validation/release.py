@@ -17,6 +17,7 @@ from exports.formats.base import FileEntry, HashedFile, dumps, write_file
 from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
 from exports.formats.manifest import ManifestWriter
 from exports.formats.writer import BuildState, ReleaseWriter
+from exports.records import Splitter
 from validation import services
 from validation.models import SourceDomain, ValidationItem, ValidationJudgment
 
@@ -35,6 +36,9 @@ class ValidationQAWriter(ReleaseWriter):
         self.by_split = {split: HashedFile(root, f"{NAME}/{split}.jsonl") for split in state.splits}
         self.validators: dict[int, str] = {}  # validator → "v1", "v2" … in order of first judgment, one per release
         self.criteria = services.validation_settings(state.project).likert_criteria
+        # Each collected pair is a unit of its own: split by item (the builder splits by page pair, and every
+        # pair without a source URL shares one page pair). Same seed, same split in every release.
+        self.splitter = Splitter(state.splits, state.release.seed) if state.splits else None
 
     def _validator(self, user_id: int | None) -> str | None:
         if user_id is None:
@@ -49,6 +53,7 @@ class ValidationQAWriter(ReleaseWriter):
             ValidationJudgment.objects.filter(item_id__in=pks).select_related("edit_revision").order_by("id")
         ):
             judgments[judgment.item_id].append(judgment)
+        finals = services.final_answers(pks)
         labels = dict(
             SourceDomain.objects.filter(
                 project=self.state.project, domain__in={v.domain for v in vitems.values()}
@@ -67,10 +72,13 @@ class ValidationQAWriter(ReleaseWriter):
                 row = services.judgment_record(judgment)
                 row["validator"] = self._validator(judgment.validator_id)
                 judged.append(row)
+            final = finals.get(pk)
+            answer = final.revision.answer_standard if final else record["answer_standard"]
+            split = self.splitter(pk) if self.splitter else None
             line = dumps(
                 {
                     "id": record["id"],
-                    "split": record["split"],
+                    "split": split,
                     "data_id": vitem.data_id or None,
                     "language": vitem.language,
                     "location": vitem.location or None,
@@ -78,9 +86,12 @@ class ValidationQAWriter(ReleaseWriter):
                     "input_query": vitem.input_query or None,
                     "question_type": vitem.question_type or None,
                     "question": record["question"],
-                    "answer": record["answer_standard"],
+                    "answer": answer,
                     "original_answer": vitem.original_answer,
-                    "answer_edited": record["answer_standard"] != vitem.original_answer,
+                    "answer_edited": answer != vitem.original_answer,
+                    # Which revision the final answer is, and whether a coordinator chose it (else: the latest).
+                    "final_answer_revision": final.revision.number if final else record["revisions"] or None,
+                    "final_answer_chosen": final is not None,
                     "alternative_answer": vitem.alternative_answer or None,
                     "source_urls": vitem.source_urls,
                     "domain": vitem.domain or None,
@@ -94,8 +105,8 @@ class ValidationQAWriter(ReleaseWriter):
                 }
             )
             lines.append(line)
-            if record["split"] is not None:
-                split_lines[record["split"]].append(line)
+            if split is not None:
+                split_lines[split].append(line)
         self.all.write_lines(lines)
         for split, handle in self.by_split.items():
             handle.write_lines(split_lines[split])

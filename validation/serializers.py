@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.api_imports import ImportJobOutput
 from annotation.languages import language_choices
+from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
 
@@ -53,6 +56,18 @@ class ValidationItemImportInput(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=ITEM_FORMATS, default="auto")
     dry_run = serializers.BooleanField(default=False)
+
+
+class ValidationImportJobOutput(ImportJobOutput):
+    """An import job (annotation.ImportJob) with the address to poll for its progress and report."""
+
+    url = serializers.SerializerMethodField()
+
+    class Meta(ImportJobOutput.Meta):
+        fields = [*ImportJobOutput.Meta.fields, "url"]
+
+    def get_url(self, job: ImportJob) -> str:
+        return reverse("api_import", args=[job.project.slug, job.pk])
 
 
 class ValidationReportOutput(serializers.Serializer):
@@ -148,13 +163,32 @@ class ValidationItemOutput(serializers.ModelSerializer):
         return getattr(vitem, "domain_label", None)
 
 
+class ValidationFinalAnswerOutput(serializers.Serializer):
+    revision = serializers.IntegerField(allow_null=True, help_text="The revision whose answer is final.")
+    answer = serializers.CharField(allow_null=True)
+    chosen = serializers.BooleanField(help_text="False: no coordinator chose; the latest revision is final.")
+    chosen_by = serializers.CharField(allow_null=True)
+    chosen_at = serializers.DateTimeField(allow_null=True)
+    note = serializers.CharField(allow_blank=True)
+
+
+class ValidationFinalAnswerInput(serializers.Serializer):
+    revision = serializers.IntegerField(min_value=1, help_text="1 is the imported answer; later ones are edits.")
+    note = serializers.CharField(max_length=2000, required=False, default="", allow_blank=True)
+
+
 class ValidationItemDetailOutput(ValidationItemOutput):
+    final_answer = serializers.SerializerMethodField()
     revisions = serializers.SerializerMethodField()
     judgments = serializers.SerializerMethodField()
     aggregate = serializers.SerializerMethodField()
 
     class Meta(ValidationItemOutput.Meta):
-        fields = [*ValidationItemOutput.Meta.fields, "revisions", "judgments", "aggregate"]
+        fields = [*ValidationItemOutput.Meta.fields, "final_answer", "revisions", "judgments", "aggregate"]
+
+    @extend_schema_field(ValidationFinalAnswerOutput)
+    def get_final_answer(self, vitem: ValidationItem) -> dict[str, Any]:
+        return self.context["final_answer"]
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_revisions(self, vitem: ValidationItem) -> list[dict[str, Any]]:

@@ -26,17 +26,28 @@ from django.utils import timezone
 
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
-from annotation.importers import ImportReport, ImportSource
+from annotation.importers import ImportReport, ImportSource, ProgressCallback
+from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import PagePair, Project, QAItem, QAItemRevision
+from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
+from audit import services as audit
+from audit.models import Action
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot
-from validation.importers import read_collected_pairs, read_domain_rows, read_seed_rows
+from validation.importers import (
+    ITEM_FORMATS,
+    CollectedPair,
+    detect_item_format,
+    read_collected_pairs,
+    read_domain_rows,
+    read_seed_rows,
+)
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
+    FinalAnswerChoice,
     SeedQuery,
     SourceDomain,
     Task,
@@ -118,6 +129,7 @@ def validation_settings_update(
     likert_criteria: Any = None,
     duplicate_threshold: int | None = None,
     validators_per_item: int | None = None,
+    user: AbstractBaseUser | None = None,
 ) -> ValidationSettings:
     """Change what validators are asked; `version` refuses the save if someone saved in between."""
     settings = validation_settings(project)
@@ -148,6 +160,8 @@ def validation_settings_update(
         if not query.update(**changes, version=F("version") + 1, updated_at=timezone.now()):
             settings.refresh_from_db()
             raise StaleEdit("The validation settings were changed by someone else; reload them.", current=settings)
+        if changes:
+            audit.record(user, Action.PROJECT_SETTINGS, project, validation=changes)
     settings.refresh_from_db()
     return settings
 
@@ -351,12 +365,14 @@ def domain_labels(project: Project) -> dict[str, SourceDomain]:
 # Importing collected QA pairs
 
 
-def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, PagePair]:
-    """Each source URL's page pair in the project (one per URL; never in the annotator queue), made if missing."""
+def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, int]:
+    """Each source URL's page pair id in the project (one per URL; never in the annotator queue), made if missing."""
     titles = {url: url[:500] if url else NO_SOURCE_TITLE for url in urls}
-    found = {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=set(titles.values()))}
+    found = dict(
+        PagePair.objects.filter(project=project, local_title__in=set(titles.values())).values_list("local_title", "pk")
+    )
     missing = {title: url for url, title in titles.items() if title not in found}
-    PagePair.objects.bulk_create(
+    created = PagePair.objects.bulk_create(
         [
             PagePair(
                 project=project,
@@ -372,30 +388,44 @@ def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, 
             for title, url in missing.items()
         ]
     )
-    if missing:
-        found |= {p.local_title: p for p in PagePair.objects.filter(project=project, local_title__in=list(missing))}
+    found |= {pair.local_title: pair.pk for pair in created}  # PostgreSQL returns the new ids
     return {url: found[title] for url, title in titles.items()}
 
 
 def validation_items_import(
     *,
     project: Project,
-    source: ImportSource,
+    source: ImportSource | None = None,
+    sources: Sequence[ImportSource] = (),
     fmt: str = "auto",
     user: AbstractBaseUser | None,
     dry_run: bool = False,
+    progress: ProgressCallback | None = None,
 ) -> ImportReport:
-    """Import collected QA pairs, all or nothing; each opens N validation slots in the review queue.
+    """Import collected QA pairs from one or more files, all or nothing; each opens N validation slots.
 
-    Duplicates (exact or near, among the file and the project's pairs) are
+    Duplicates (exact or near, among the files and the project's pairs) are
     imported and marked `duplicate_of` the first one, to be merged by a
-    coordinator — never dropped.
+    coordinator — never dropped. Pages and the API queue this as an import job
+    (`annotation.ingest.import_job_create`); a worker runs it through `UPLOAD_IMPORTER`.
+    `progress(bytes_done, records)` is told how far it got: reading is the first
+    40% of the bytes, the duplicate search the next 40%, writing the rest.
     """
     if project.kind != Project.Kind.VALIDATION:
         raise InvalidState("Only a validation project imports collected QA pairs.", field="project")
+    files = [*([source] if source is not None else []), *sources]
     report = ImportReport(dry_run=dry_run)
-    report.files.append({"name": source.name, "format": fmt, "size": source.size()})
-    pairs = read_collected_pairs(source, fmt=fmt, default_language=project.standard_language, report=report)
+    total = sum(file.size() for file in files) or 1
+    tell = progress or (lambda done, records: None)
+    pairs: list[CollectedPair] = []
+    read = 0
+    for file in files:
+        report.files.append({"name": file.name, "format": fmt, "size": file.size()})
+        pairs += read_collected_pairs(file, fmt=fmt, default_language=project.standard_language, report=report)
+        read += file.size()
+        tell(int(0.4 * read), len(pairs))
+    if not files:
+        report.add_problem(None, None, "choose a file to import")
     if not report.ok:
         report.reset_counts()
         return report
@@ -405,9 +435,11 @@ def validation_items_import(
         .order_by("id")
         .values_list("id", "item__question")
     )
+    searched = len(existing) + len(pairs)
     duplicates = find_duplicates(
         [question for _, question in existing] + [pair.question for pair in pairs],
         threshold=settings.duplicate_threshold,
+        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / searched)), len(pairs)),
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}
@@ -427,7 +459,7 @@ def validation_items_import(
         items = QAItem.objects.bulk_create(
             QAItem(
                 project=project,
-                pair=pages[pair.source_urls[0] if pair.source_urls else ""],
+                pair_id=pages[pair.source_urls[0] if pair.source_urls else ""],
                 author=None,
                 question=pair.question,
                 answer_standard=pair.answer,
@@ -477,7 +509,28 @@ def validation_items_import(
             marked.append(created[index])
         ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
         review_services.items_route(items=items, actor=user)
+    tell(total, len(pairs))
     return report
+
+
+def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: ProgressCallback) -> ImportReport:
+    return validation_items_import(
+        project=job.project,
+        sources=sources,
+        fmt=job.format,
+        user=job.created_by,
+        dry_run=job.dry_run,
+        progress=progress,
+    )
+
+
+# How an import job of a validation project reads its files (annotation.ingest.KIND_IMPORTERS).
+UPLOAD_IMPORTER = UploadImporter(ITEM_FORMATS, ".tsv, .csv or .jsonl", detect_item_format, _import_job_run)
+
+
+def validation_import_jobs(project: Project):  # type: ignore[no-untyped-def]
+    """The project's import jobs, newest first (the page lists the latest)."""
+    return ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
 
 
 # Duplicates
@@ -527,6 +580,7 @@ def validation_item_merge(
         ValidationItem.objects.filter(pk=keep.pk).update(source_urls=urls)
         ValidationItem.objects.filter(pk=duplicate.pk).update(merged_into=keep)
         item = QAItem.objects.get(pk=duplicate.item_id)
+        audit.record(user, Action.ITEM_DELETED, item, project=project, merged_into=keep.item_id)
         ItemEvent.objects.create(
             item=item,
             actor=user,
@@ -540,12 +594,50 @@ def validation_item_merge(
     return keep
 
 
+# The final answer
+
+
+def validation_final_answer_choose(
+    *, vitem: ValidationItem, revision_number: int, user: AbstractBaseUser, note: str = ""
+) -> FinalAnswerChoice:
+    """Choose which revision's answer is the item's final answer (the imported one or a validator's edit).
+
+    Recorded as a new choice (earlier choices stay); releases use the latest.
+    Without any choice the final answer is the item's current answer (the latest edit).
+    """
+    note = note.strip()
+    if len(note) > MAX_TEXT_FIELD:
+        raise InvalidInput(f"note: at most {MAX_TEXT_FIELD} characters.", field="note")
+    revision = QAItemRevision.objects.filter(item_id=vitem.item_id, number=revision_number).first()
+    if revision is None:
+        numbers = list(vitem.item.revisions.order_by("number").values_list("number", flat=True))
+        raise InvalidInput(
+            f"revision: item {vitem.item_id} has no revision {revision_number}; it has {numbers}.", field="revision"
+        )
+    with transaction.atomic():
+        if not QAItem.objects.select_for_update().filter(pk=vitem.item_id, deleted_at__isnull=True).exists():
+            raise InvalidState("This item was merged or removed; choose on the item kept.", field="item")
+        choice = FinalAnswerChoice.objects.create(item_id=vitem.item_id, revision=revision, chosen_by=user, note=note)
+    return choice
+
+
+def final_answers(item_ids: Iterable[int]) -> dict[int, FinalAnswerChoice]:
+    """The latest final-answer choice of each item that has one (with its revision), in one query."""
+    return {
+        choice.item_id: choice
+        for choice in FinalAnswerChoice.objects.filter(item_id__in=list(item_ids))
+        .select_related("revision", "chosen_by")
+        .order_by("item_id", "-id")
+        .distinct("item_id")
+    }
+
+
 # Validating
 
 
 def validation_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
     """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not seen."""
-    return review_services.review_claim_next(project=project, user=user)
+    return review_services.review_claim_next(project=project, user=user, validation=True)
 
 
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
@@ -656,6 +748,7 @@ def validation_submit(
     """Record one validator's judgment; an edited answer becomes a new revision; the last slot accepts the item."""
     item = slot.item
     project = item.project
+    review_services.require_flow(project, validation=True)
     settings = validation_settings(project)
     fields, edited, domain_label = _check_judgment(settings, slot, data)
     now = timezone.now()
@@ -910,7 +1003,9 @@ def item_detail_context(vitem: ValidationItem) -> dict[str, Any]:
     revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
     judgments = list(vitem.item.validation_judgments.select_related("validator", "edit_revision").order_by("id"))
     criteria = validation_settings(vitem.project).likert_criteria
+    final = final_answers([vitem.item_id]).get(vitem.item_id)
     return {
+        "final_answer": final_answer_record(final, revisions[-1] if revisions else None),
         "revisions": [
             {
                 "number": r.number,
@@ -940,4 +1035,25 @@ def judgment_record(judgment: ValidationJudgment) -> dict[str, Any]:
         "better_position": judgment.better_position,
         "better_comment": judgment.better_comment or None,
         "likert": judgment.likert,
+    }
+
+
+def final_answer_record(choice: FinalAnswerChoice | None, latest: QAItemRevision | None) -> dict[str, Any]:
+    """Which revision's answer is final and whether a coordinator chose it (else: the latest revision)."""
+    if choice is not None:
+        return {
+            "revision": choice.revision.number,
+            "answer": choice.revision.answer_standard,
+            "chosen": True,
+            "chosen_by": choice.chosen_by.username if choice.chosen_by else None,
+            "chosen_at": choice.created_at.isoformat(),
+            "note": choice.note,
+        }
+    return {
+        "revision": latest.number if latest else None,
+        "answer": latest.answer_standard if latest else None,
+        "chosen": False,
+        "chosen_by": None,
+        "chosen_at": None,
+        "note": "",
     }

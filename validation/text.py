@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -36,13 +36,15 @@ def find_duplicates(
     groups: Sequence[Hashable] | None = None,
     threshold: int,
     stored: Mapping[Hashable, Iterable[str]] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Duplicate]:
     """Texts that repeat an earlier one: equal after `normalise`, or with a rapidfuzz ratio >= `threshold`.
 
     Only texts of the same group are compared (seed queries: the same location,
     so "… in Doha" and "… in Qatar" are not duplicates of each other). The first
     text of a set is the one kept. `stored` holds, per group, normalised texts
-    already saved; a text repeating one of those gets `of = -1`.
+    already saved; a text repeating one of those gets `of = -1`. `progress(n)` is
+    called every thousand texts (the search grows with the square of their number).
     """
     kept: dict[Hashable, list[str]] = {}
     owner: dict[Hashable, list[int]] = {}
@@ -54,6 +56,8 @@ def find_duplicates(
             exact.setdefault(group, {})[value] = -1
     duplicates: list[Duplicate] = []
     for index, text in enumerate(texts):
+        if progress is not None and index % 1000 == 999:
+            progress(index + 1)
         group = groups[index] if groups is not None else None
         key = normalise(text)
         seen = exact.setdefault(group, {})

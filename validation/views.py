@@ -9,10 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
+from annotation import ingest
 from annotation.errors import InvalidInput, ServiceError
 from annotation.importers import ImportSource
 from annotation.languages import language_choices
@@ -106,6 +108,7 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             services.validation_settings_update(
                 project=project,
+                user=request.user,
                 version=int(request.POST.get("version") or 0) or None,
                 tasks=request.POST.getlist("tasks"),
                 location=request.POST.get("location", ""),
@@ -126,19 +129,37 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
+    """Upload a file: it is stored and queued; the job's page shows progress and then the report."""
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-    report = None
     if request.method == "POST":
         try:
-            report = services.validation_items_import(
-                project=project, source=_upload(request), fmt=request.POST.get("format", "auto"), user=request.user
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise InvalidInput("Choose a file to upload.", field="file")
+            job = ingest.import_job_create(
+                project=project,
+                user=request.user,
+                files=[upload],
+                format=request.POST.get("format", "auto"),
+                dry_run="dry_run" in request.POST,
             )
         except ServiceError as error:
             report_error(request, error)
         else:
-            if report.ok:
-                messages.success(request, f"{report.created} QA pairs imported.")
-    return render(request, "validation/import.html", {"project": project, "report": report})
+            return redirect("validation_import_job", project.slug, job.pk)
+    jobs = services.validation_import_jobs(project)[:20]
+    return render(request, "validation/import.html", {"project": project, "jobs": jobs})
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def validation_import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    job = services.validation_import_jobs(project).filter(pk=job_id).first()
+    if job is None:
+        raise Http404("No such import in this project.")
+    template = "validation/import_job.html#job-status" if request.htmx else "validation/import_job.html"
+    return render(request, template, {"project": project, "job": job, "report": job.report})
 
 
 @login_required
@@ -278,8 +299,11 @@ def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
     revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
     diffs = [
         {"revision": revision, "ops": text_diff(revisions[0].answer_standard, revision.answer_standard)}
-        for revision in revisions[1:]
+        for revision in revisions
     ]
+    final = services.final_answer_record(
+        services.final_answers([vitem.item_id]).get(vitem.item_id), revisions[-1] if revisions else None
+    )
     judgments = list(vitem.item.validation_judgments.select_related("validator").order_by("id"))
     settings = services.validation_settings(project)
     context = {
@@ -287,12 +311,32 @@ def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
         "vitem": vitem,
         "item": vitem.item,
         "diffs": diffs,
+        "final": final,
         "judgments": judgments,
         "aggregate": services.judgments_aggregate(judgments, settings.likert_criteria),
         "domain": SourceDomain.objects.filter(project=project, domain=vitem.domain).first(),
         "settings": settings,
     }
     return render(request, "validation/item.html", context)
+
+
+@login_required
+@require_POST
+def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """The coordinator chooses which revision's answer the release gives as the final answer."""
+    vitem = get_validation_item(request.user, slug, item_id)
+    try:
+        number = int(request.POST.get("revision") or 0)
+        services.validation_final_answer_choose(
+            vitem=vitem, revision_number=number, user=request.user, note=request.POST.get("note", "")
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    except ValueError:
+        messages.error(request, "revision: a revision number.")
+    else:
+        messages.success(request, f"The answer of revision {number} is now the final answer.")
+    return redirect("validation_item", slug, item_id)
 
 
 @login_required

@@ -187,7 +187,7 @@ def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> Ht
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     collection = _collection(project, collection_id)
     try:
-        ingest.collection_cancel(collection=collection)
+        ingest.collection_cancel(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -201,7 +201,7 @@ def collection_resume(request: HttpRequest, slug: str, collection_id: int) -> Ht
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     collection = _collection(project, collection_id)
     try:
-        ingest.collection_resume(collection=collection)
+        ingest.collection_resume(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:

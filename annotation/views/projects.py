@@ -80,7 +80,7 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
         values = dict(form.cleaned_data)
         version = values.pop("version")
         try:
-            services.project_update(project=project, version=version, **values)
+            services.project_update(project=project, version=version, actor=request.user, **values)
         except ServiceError as error:
             form.add_error(error.field if error.field in form.fields else None, error.message)
         else:
@@ -99,7 +99,9 @@ def project_members(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error("username", "No user with this name.")
         else:
             try:
-                services.membership_set(project=project, user=user, roles=form.cleaned_data["roles"])
+                services.membership_set(
+                    project=project, user=user, roles=form.cleaned_data["roles"], actor=request.user
+                )
             except ServiceError as error:
                 form.add_error(None, error.message)
             else:
@@ -120,7 +122,7 @@ def project_member_remove(request: HttpRequest, slug: str, username: str) -> Htt
     user = get_user_model().objects.filter(username=username).first()
     if user is not None:
         try:
-            services.membership_remove(project=project, user=user)
+            services.membership_remove(project=project, user=user, actor=request.user)
         except ServiceError as error:
             report_error(request, error)
         else:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotation.models import Project
 from exports.formats.card import DatasetCardWriter
 from exports.formats.manifest import ManifestWriter
 from exports.formats.pairs import PagePairsWriter
@@ -27,9 +28,9 @@ RELEASE_FORMAT = "localqa"
 
 # Project kinds whose releases other writers make: kind → (module, function returning the writers).
 KIND_WRITERS = {
-    "validation": ("validation.release", "release_writers"),
-    "trivia": ("multichoice.release", "release_writers"),
-    "entity_qa": ("multichoice.release", "entity_release_writers"),
+    Project.Kind.VALIDATION: ("validation.release", "release_writers"),
+    Project.Kind.TRIVIA: ("multichoice.release", "release_writers"),
+    Project.Kind.ENTITY_QA: ("multichoice.release", "entity_release_writers"),
 }
 
 

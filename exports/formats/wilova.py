@@ -52,7 +52,9 @@ def wilova_file_bytes(project: Project) -> Iterator[tuple[str, bytes]]:
 def _current_projections(project: Project) -> dict[int, dict[str, Any]]:
     pairs = PagePair.objects.filter(project=project, source_rows__isnull=False).distinct().only("id", "metadata")
     latest: dict[int, tuple[str, str]] = {}
-    screenings = Screening.objects.filter(pair__project=project).order_by("created_at", "id")
+    screenings = Screening.objects.filter(pair__project=project, pair__deleted_at__isnull=True).order_by(
+        "created_at", "id"
+    )
     for pair_id, decision, note in screenings.values_list("pair_id", "decision", "note"):
         latest[pair_id] = (decision, note)
     items: dict[int, list[wilova.ItemState]] = {}

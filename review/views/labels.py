@@ -143,6 +143,7 @@ def reviewers(request: HttpRequest, slug: str) -> HttpResponse:
                 user=user,
                 languages=codes,
                 version=_int(version, "version") if version is not None else None,
+                actor=request.user,
             )
         except ServiceError as error:
             report_error(request, error)

@@ -22,6 +22,8 @@ from review.models import Judgment, ReviewSlot
 from review.views.common import evidence_context
 
 ITEMS_PER_PAGE = 50
+# Kinds whose items are reviewed on their own screen (the slot, claim and judgments are still this app's).
+KIND_REVIEW_PAGES = {Project.Kind.TRIVIA: "trivia_item", Project.Kind.ENTITY_QA: "entity_verify"}
 
 
 def _reviewing_project(request: HttpRequest, slug: str) -> Project:
@@ -63,7 +65,12 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
     kind = request.GET.get("kind", "")
     page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     held = (
-        ReviewSlot.objects.filter(item__project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)
+        ReviewSlot.objects.filter(
+            item__project=project,
+            item__deleted_at__isnull=True,
+            reviewer=request.user,
+            status=ReviewSlot.Status.CLAIMED,
+        )
         .select_related("item")
         .order_by("claimed_at")
     )
@@ -76,7 +83,10 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "kinds": QAItem.Kind.choices,
         "held": held,
         "waiting": ReviewSlot.objects.filter(
-            item__project=project, status=ReviewSlot.Status.OPEN, item__status=QAItem.Status.SUBMITTED
+            item__project=project,
+            status=ReviewSlot.Status.OPEN,
+            item__status=QAItem.Status.SUBMITTED,
+            item__deleted_at__isnull=True,
         ).count(),
     }
     return render(request, "review/queue.html", context)
@@ -124,6 +134,8 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
     slot = get_slot_for_reviewer(request.user, slug, slot_id)
     item, project = slot.item, slot.item.project
+    if project.kind in KIND_REVIEW_PAGES:
+        return redirect(KIND_REVIEW_PAGES[project.kind], slug, item.pk)
     status = 200
     submitted = {}
     if request.method == "POST":

@@ -23,7 +23,7 @@ def review_settings(request: HttpRequest, slug: str) -> HttpResponse:
         if form.is_valid():
             try:
                 services.project_review_settings_update(
-                    project=project, version=form.cleaned_data["version"], **form.changes()
+                    project=project, version=form.cleaned_data["version"], actor=request.user, **form.changes()
                 )
             except ServiceError as error:
                 name = (error.field or "").split("[")[0]

@@ -255,6 +255,46 @@ def test_typing_offline_is_kept_and_saved_when_back_online(page: Page, context, 
     assert page.evaluate(f"() => localStorage.getItem('localqa:item:{item.pk}')") is None
 
 
+def test_typing_while_the_server_cannot_be_reached_is_kept_and_saved_when_it_answers_again(
+    page: Page, annotating_pair, annotator
+):
+    """The server is up but cannot save (its database restarting: a 503), then does not answer at all."""
+    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    log_in(page, "annotator")
+    page.goto(annotating_pair.get_absolute_url())
+    expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("Saved")
+    outage = {"mode": "503", "refused": 0}
+
+    def save_route(route):
+        if outage["mode"] == "503":
+            outage["refused"] += 1
+            route.fulfill(status=503, content_type="application/json", body='{"code": "database_unavailable"}')
+        elif outage["mode"] == "unreachable":
+            outage["refused"] += 1
+            route.abort("connectionrefused")
+        else:
+            route.continue_()
+
+    page.route(re.compile(rf".*/items/{item.pk}/save/$"), save_route)
+    card(page, item.pk).locator("textarea[name=question]").fill("服务器断了时写的问题？")
+    status = page.locator(f"#item-{item.pk}-status")
+    expect(status).to_contain_text("Not saved — the server had a problem, retrying…")
+    backup = page.evaluate(f"() => JSON.parse(localStorage.getItem('localqa:item:{item.pk}'))")
+    assert backup["question"] == "服务器断了时写的问题？"
+
+    outage["mode"] = "unreachable"
+    expect(status).to_contain_text("Not saved — offline, retrying…", timeout=10_000)
+    item.refresh_from_db()
+    assert item.question != "服务器断了时写的问题？"
+
+    outage["mode"] = "up"
+    wait_saved(page, item.pk)
+    item.refresh_from_db()
+    assert item.question == "服务器断了时写的问题？"
+    assert outage["refused"] >= 2
+    assert page.evaluate(f"() => localStorage.getItem('localqa:item:{item.pk}')") is None
+
+
 def test_a_local_backup_newer_than_the_server_is_restored_and_saved(page: Page, annotating_pair, annotator):
     item = services.qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")

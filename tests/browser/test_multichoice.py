@@ -78,13 +78,17 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     page.get_by_role("button", name="Fix").click()
     expect(page.locator(".message.success")).to_contain_text("Resolved: fix")
 
-    item = TriviaItem.objects.get()
+    item = TriviaItem.objects.select_related("item").get()
     assert (item.status, item.translation_status, item.problem_tags) == ("accepted", "done", ["outdated"])
-    assert list(item.revisions.values_list("number", "reason", "question")) == [
-        (1, "authored", "Non dago Atxondo?"),
+    assert list(item.item.revisions.order_by("number").values_list("number", "reason", "question")) == [
+        (1, "submitted", "Non dago Atxondo?"),
         (2, "coordinator_fix", "Non dago Atxondo gaur?"),
     ]
     assert item.target_question == "Where is Atxondo today?"
+    # the review went through the shared review slots: the reviewer's judgments are the review app's
+    assert set(item.item.judgments.values_list("reviewer__username", "verdict")) == {("reviewer", "pass")}
+    page.goto(f"/projects/basque-trivia/trivia/items/{item.item_id}/")
+    expect(page.locator("#trivia-revisions")).to_contain_text("Non dago Atxondo gaur?")
     page.goto("/projects/basque-trivia/trivia/balance/")
     expect(page.locator("#balance")).to_contain_text("Geografia eta Historia")
 
@@ -117,5 +121,5 @@ def test_entities_are_imported_with_visible_normalisation_generated_and_verified
     page.get_by_role("button", name="Accept").click()
     expect(page.locator(".message.success")).to_contain_text("Question verified")
 
-    question = EntityQuestion.objects.get(status="accepted")
+    question = EntityQuestion.objects.select_related("item").get(item__status="accepted")
     assert question.question == "Where is this company based?" and question.edited

@@ -1,6 +1,8 @@
 """Redis down: annotators and reviewers keep working, jobs wait in their rows and start when Redis is back.
 
-A Redis of the test's own (tests/faults/conftest.py) is the broker; the shared one is never touched.
+A Redis of the test's own (tests/faults/conftest.py) is the broker and the cache, as the one Redis is in
+production; the shared one is never touched. The cache fails open (config/cache.py): API throttles and
+login lockouts are off while Redis is down, and requests neither fail nor hang.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import ImportJob, PagePair, QAItem
+from config.cache import FailOpenRedisCache
 from config.celery import app as celery_app
 from config.enqueue import enqueue
-from tests.conftest import api_as
+from tests.conftest import PASSWORD, api_as
 from tests.review.conftest import all_pass, complete_item
 
-pytestmark = pytest.mark.faults
+pytestmark = [pytest.mark.faults, pytest.mark.timeout(120)]
 
 PAIRS = json.dumps(
     {
@@ -51,6 +54,17 @@ def broker(throwaway_redis, monkeypatch):
 
 
 @pytest.fixture
+def cache_on(throwaway_redis, settings):
+    """The Django cache on the throwaway Redis too (the settings change resets the cache connections)."""
+    settings.CACHES = {
+        "default": {**settings.CACHES["default"], "LOCATION": throwaway_redis.url, "KEY_PREFIX": "faults"}
+    }
+    assert settings.CACHES["default"]["BACKEND"] == "config.cache.FailOpenRedisCache"
+    FailOpenRedisCache._last_warning = 0.0  # each test sees its own first warning
+    return throwaway_redis
+
+
+@pytest.fixture
 def live_worker_env(throwaway_redis, tmp_path) -> dict[str, str]:
     return {"CELERY_BROKER_URL": throwaway_redis.url, "MEDIA_ROOT": str(tmp_path / "media")}
 
@@ -69,7 +83,17 @@ def test_sending_a_task_to_a_broker_that_is_down_fails_fast_and_says_so(broker, 
 
 @pytest.mark.worker
 def test_with_redis_down_work_is_saved_jobs_wait_and_start_when_redis_returns(
-    request, transactional_db, broker, project, annotating_pair, annotator, reviewer, coordinator, settings, tmp_path
+    request,
+    transactional_db,
+    broker,
+    cache_on,
+    project,
+    annotating_pair,
+    annotator,
+    reviewer,
+    coordinator,
+    settings,
+    tmp_path,
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
     slug = project.slug
@@ -121,22 +145,44 @@ def test_with_redis_down_work_is_saved_jobs_wait_and_start_when_redis_returns(
     assert "Requeued 1 pending job" in worker.log()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Known gap: API throttles and login lockouts read the cache, which is the same Redis in production; "
-    "while it is down those requests fail with 500. Fix: a cache that fails open for throttles, or its own Redis.",
-)
-def test_with_the_cache_redis_down_too_an_annotator_still_saves(throwaway_redis, settings, annotating_pair, annotator):
-    settings.CACHES = {
-        "default": {**settings.CACHES["default"], "LOCATION": throwaway_redis.url, "KEY_PREFIX": "faults"}
-    }
-    item = complete_item(annotating_pair, annotator, "深水埗")
-    throwaway_redis.stop()
+def test_with_the_cache_down_requests_go_on_without_throttles_and_lockouts_and_do_not_hang(
+    cache_on, client, annotating_pair, annotator, caplog
+):
+    from django.core.cache import cache
 
-    response = api_as(annotator).patch(
+    cache.set("probe", 1)
+    assert cache.get("probe") == 1  # the cache really is this Redis
+    item = complete_item(annotating_pair, annotator, "深水埗")
+    cache_on.stop()
+    started = time.monotonic()
+
+    saved = api_as(annotator).patch(
         f"/api/projects/{annotating_pair.project.slug}/items/{item.pk}/",
         {"version": item.version, "question": "缓存断了也能保存吗？"},
         format="json",
     )
+    wrong = client.post("/accounts/login/", {"username": annotator.username, "password": "wrong"})
+    right = client.post("/accounts/login/", {"username": annotator.username, "password": PASSWORD})
 
-    assert response.status_code == 200
+    assert saved.status_code == 200, saved.content
+    assert QAItem.objects.get(pk=item.pk).question == "缓存断了也能保存吗？"
+    assert wrong.status_code == 200 and "correct username and password" in wrong.content.decode()
+    assert right.status_code == 302, "logging in must not depend on the cache"
+    assert time.monotonic() - started < 5, "requests waited on the unreachable cache"
+    assert caplog.text.count("Cache unreachable") == 1, "one warning, not one per request"
+    assert cache.get("probe", "missing") == "missing"
+
+
+def test_when_the_cache_returns_throttles_and_lockouts_count_again(cache_on, client, annotator, settings):
+    from django.core.cache import cache
+
+    settings.LOGIN_MAX_FAILURES = 2
+    cache_on.stop()
+    assert cache.get("anything") is None
+    cache_on.start()
+
+    for _ in range(2):
+        client.post("/accounts/login/", {"username": annotator.username, "password": "wrong"})
+    locked = client.post("/accounts/login/", {"username": annotator.username, "password": PASSWORD})
+
+    assert locked.status_code == 429

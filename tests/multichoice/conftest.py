@@ -45,8 +45,7 @@ def accepted_item(trivia, annotator, reviewer):
     item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
     criteria = {c["key"]: True for c in trivia.review_criteria}
     services.trivia_review(item=item, user=reviewer, criteria=criteria)
-    item.refresh_from_db()
-    return item
+    return services.trivia_items(trivia).get(pk=item.pk)
 
 
 @pytest.fixture

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from annotation import services as annotation_services
-from annotation.errors import InvalidInput
+from annotation.errors import InvalidInput, InvalidState
+from annotation.models import QAItem
 from multichoice import entities as services
 from multichoice.models import Entity, EntityQuestion
+from review.models import Judgment, ReviewSlot
+from tests import factories
 
 ATTRIBUTES = [
     {
@@ -146,18 +149,33 @@ def test_distractors_are_the_most_similar_entities(entity_project):
 
 def test_generation_is_deterministic_given_the_seed_and_keeps_existing_questions(entity_project):
     services.questions_generate(project=entity_project)
-    first = list(EntityQuestion.objects.values_list("question", "options", "answer"))
+    first = list(EntityQuestion.objects.order_by("id").values_list("item__question", "options", "answer"))
 
     assert services.questions_generate(project=entity_project)["created"] == 0
-    EntityQuestion.objects.all().delete()
+    QAItem.objects.filter(project=entity_project).delete()
     services.questions_generate(project=entity_project)
 
-    assert list(EntityQuestion.objects.values_list("question", "options", "answer")) == first
+    assert list(EntityQuestion.objects.order_by("id").values_list("item__question", "options", "answer")) == first
+
+
+def test_generated_questions_are_qa_items_waiting_in_the_review_queue(entity_project):
+    services.questions_generate(project=entity_project)
+    question = EntityQuestion.objects.select_related("item").get(
+        entity__name="Iberdrola", attribute="founded", direction="inductive"
+    )
+
+    item = question.item
+    assert (item.project_id, item.author_id, item.status) == (entity_project.pk, None, QAItem.Status.SUBMITTED)
+    assert item.question == "In which year was Iberdrola founded?" and item.answer_standard == "1992"
+    revision = item.revisions.get()
+    assert revision.reason == "generated" and revision.content["options"] == question.options
+    assert ReviewSlot.objects.filter(item=item, status="open").count() == entity_project.reviewers_per_item
+    assert services.question_counts(entity_project) == {"generated": 48, "accepted": 0, "rejected": 0}
 
 
 def test_verification_fixes_wording_swaps_a_distractor_and_accepts(entity_project, reviewer):
     services.questions_generate(project=entity_project)
-    question = services.verification_next(project=entity_project)
+    question = services.verification_next(project=entity_project, user=reviewer)
     distractor_index = next(i for i in range(4) if i != question.answer)
     old = question.options[distractor_index]
 
@@ -172,11 +190,42 @@ def test_verification_fixes_wording_swaps_a_distractor_and_accepts(entity_projec
         question=question, user=reviewer, version=question.version, decision="accept", text="Where is it based?"
     )
     assert (question.status, question.question, question.edited) == ("accepted", "Where is it based?", True)
+    # every change is a revision of the shared item; the acceptance is the review app's judgment
+    revisions = question.item.revisions.order_by("number")
+    assert [r.reason for r in revisions] == ["generated", "reviewer_rewrite", "reviewer_rewrite"]
+    assert revisions[0].content["options"][distractor_index] == old
+    assert revisions[2].question == "Where is it based?"
+    assert list(Judgment.objects.filter(item=question.item).values_list("criterion", "verdict", "reviewer")) == [
+        ("correct", "pass", reviewer.pk)
+    ]
+
+
+def test_a_rejected_question_is_rejected_and_leaves_the_queue(entity_project, reviewer):
+    services.questions_generate(project=entity_project)
+    question = services.verification_next(project=entity_project, user=reviewer)
+
+    question = services.question_verify(question=question, user=reviewer, version=question.version, decision="reject")
+
+    assert question.status == "rejected" and question.item.status == QAItem.Status.REJECTED
+    assert services.verification_next(project=entity_project, user=reviewer).pk != question.pk
+    assert services.question_counts(entity_project)["rejected"] == 1
+
+
+def test_a_question_another_verifier_holds_is_not_theirs_to_verify(entity_project, reviewer):
+    other = factories.user("verifier2")
+    annotation_services.membership_set(project=entity_project, user=other, roles={"reviewer"})
+    services.questions_generate(project=entity_project)
+    held = services.verification_next(project=entity_project, user=reviewer)
+
+    assert services.verification_next(project=entity_project, user=other).pk != held.pk
+    with pytest.raises(InvalidState):
+        services.question_verify(question=held, user=other, version=held.version, decision="accept")
+    assert services.verification_next(project=entity_project, user=reviewer).pk == held.pk  # still the holder's
 
 
 def test_swapping_the_correct_option_is_refused(entity_project, reviewer):
     services.questions_generate(project=entity_project)
-    question = services.verification_next(project=entity_project)
+    question = services.verification_next(project=entity_project, user=reviewer)
 
     with pytest.raises(InvalidInput):
         services.question_verify(

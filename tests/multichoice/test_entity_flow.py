@@ -57,14 +57,14 @@ def test_a_verifier_swaps_and_accepts_on_the_page(client, companies, reviewer):
     client.force_login(reviewer)
 
     response = client.post(reverse("entity_verify_next", args=["companies"]))
-    question = EntityQuestion.objects.get(pk=int(response.url.rstrip("/").rsplit("/", 1)[1]))
+    question = EntityQuestion.objects.get(item_id=int(response.url.rstrip("/").rsplit("/", 1)[1]))
     distractor = next(i for i in range(4) if i != question.answer)
-    url = reverse("entity_verify", args=["companies", question.pk])
+    url = reverse("entity_verify", args=["companies", question.item_id])
     client.post(url, {"version": question.version, "decision": "swap", "swap": distractor})
-    question.refresh_from_db()
+    question = EntityQuestion.objects.select_related("item").get(pk=question.pk)
     client.post(url, {"version": question.version, "decision": "accept", "question": question.question})
 
-    question.refresh_from_db()
+    question = EntityQuestion.objects.select_related("item").get(pk=question.pk)
     assert question.status == "accepted" and question.edited
 
 

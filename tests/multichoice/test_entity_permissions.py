@@ -36,7 +36,7 @@ def world(coordinator, annotator, reviewer, outsider, superuser):
     services.questions_generate(project=project)
     return {
         "slug": project.slug,
-        "question": services.verification_next(project=project).pk,
+        "question": services.verification_next(project=project, user=reviewer).item_id,
         "entity": project.entities.first().pk,
         "users": {
             "annotator": annotator,

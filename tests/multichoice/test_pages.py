@@ -89,7 +89,7 @@ def test_the_api_takes_an_item_from_authoring_to_translation(
         format="json",
     )
     assert resolved.status_code == 200, resolved.content
-    assert [r["reason"] for r in resolved.json()["revisions"]] == ["authored", "coordinator_fix"]
+    assert [r["reason"] for r in resolved.json()["revisions"]] == ["submitted", "coordinator_fix"]
     balance = api_as(coordinator).get(f"/api/projects/{slug}/trivia/balance/").json()
     assert balance["total"] == 1
 

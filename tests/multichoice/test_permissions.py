@@ -65,9 +65,9 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
     in_review = services.trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
     return {
         "slug": trivia.slug,
-        "in_review": in_review.pk,
-        "held": held.pk,
-        "flagged": flagged.pk,
+        "in_review": in_review.item_id,
+        "held": held.item_id,
+        "flagged": flagged.item_id,
         "users": {
             "annotator": annotator,
             "reviewer": reviewer,

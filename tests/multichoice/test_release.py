@@ -49,7 +49,7 @@ def test_the_release_holds_translated_items_in_both_languages_with_subsets(trans
     names = {entry["name"] for entry in release.files}
     assert {"trivia.jsonl", "trivia_eus.csv", "trivia_eng.csv", "README.md", "manifest.json"} <= names
     records = {r["id"]: r for r in read_jsonl(release_file_path(release, "trivia.jsonl"))}
-    assert set(records) == {"g1", str(services.TriviaItem.objects.get(question="Where's Atxondo?").pk)}
+    assert set(records) == {"g1", str(services.TriviaItem.objects.get(item__question="Where's Atxondo?").item_id)}
     hamlet = records["g1"]
     assert hamlet["subset"] == "global" and hamlet["answer"] == 1
     assert hamlet["eus"]["question"] == "Who wrote Hamlet?"

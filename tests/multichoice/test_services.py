@@ -9,8 +9,10 @@ import orjson
 import pytest
 
 from annotation.errors import InvalidInput, InvalidState
+from annotation.models import QAItem, QAItemRevision
 from multichoice import services
-from multichoice.models import TriviaItem, TriviaRevision
+from multichoice.models import TriviaItem
+from review.models import ItemEvent, Judgment, ReviewSlot
 from tests.multichoice.conftest import FIXTURES, item_values
 
 
@@ -18,12 +20,29 @@ def _rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
-def test_an_author_writes_an_item_that_goes_to_review_as_revision_1(trivia, annotator):
+def test_an_item_is_a_shared_qa_item_in_the_review_queue_as_revision_1(trivia, annotator):
     item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
 
-    assert item.status == TriviaItem.Status.SUBMITTED
-    assert item.translation_status == TriviaItem.Translation.WAITING
-    assert list(item.revisions.values_list("number", "reason")) == [(1, "authored")]
+    qa = QAItem.objects.get(pk=item.item_id)
+    assert (qa.project_id, qa.author_id, qa.question, qa.status) == (
+        trivia.pk,
+        annotator.pk,
+        "Where's Atxondo?",
+        QAItem.Status.SUBMITTED,
+    )
+    assert qa.answer_standard == "In Biscay"  # the correct candidate
+    assert item.translation_label == "Not yet accepted"
+    revision = qa.revisions.get()
+    assert (revision.number, revision.reason) == (1, QAItemRevision.Reason.SUBMITTED)
+    assert revision.content == {
+        "candidates": ["In Biscay", "In Gipuzkoa", "In Navarre"],
+        "answer": 0,
+        "category": "Geografia eta Historia",
+        "subset": "local",
+        "difficulty": "easy",
+    }
+    assert list(ReviewSlot.objects.filter(item=qa).values_list("revision__number", "status")) == [(1, "open")]
+    assert ItemEvent.objects.filter(item=qa, action=ItemEvent.Action.SUBMITTED).exists()
 
 
 @pytest.mark.parametrize(
@@ -45,7 +64,7 @@ def test_a_bad_item_is_refused_naming_the_field_and_nothing_is_written(trivia, a
         services.trivia_item_create(project=trivia, user=annotator, **item_values(**changes))
 
     assert error.value.field == field
-    assert not TriviaItem.objects.exists()
+    assert not TriviaItem.objects.exists() and not QAItem.objects.exists()
 
 
 def test_difficulty_may_be_given_as_1_to_3(trivia, annotator):
@@ -54,41 +73,90 @@ def test_difficulty_may_be_given_as_1_to_3(trivia, annotator):
     assert item.difficulty == "hard"
 
 
-def test_review_with_every_criterion_met_accepts_and_opens_the_item_to_translators(accepted_item):
-    assert accepted_item.status == TriviaItem.Status.ACCEPTED
+def test_review_with_every_criterion_met_accepts_and_opens_the_item_to_translators(accepted_item, reviewer):
+    assert accepted_item.status == QAItem.Status.ACCEPTED
     assert accepted_item.translation_status == TriviaItem.Translation.OPEN
-    assert accepted_item.reviews.get().criteria == {
+    assert accepted_item.translation_label == "Waiting for a translator"
+    [review] = services.trivia_reviews(accepted_item)
+    assert review["criteria"] == {
         "one_correct": True,
         "plausible": True,
         "not_from_wording": True,
         "not_outdated": True,
+    }
+    # the review app's judgments, one per criterion, on the review slot the reviewer filled
+    slot = ReviewSlot.objects.get(item_id=accepted_item.item_id)
+    assert (slot.reviewer_id, slot.status) == (reviewer.pk, ReviewSlot.Status.DONE)
+    assert set(Judgment.objects.filter(slot=slot).values_list("criterion", "verdict")) == {
+        ("one_correct", "pass"),
+        ("plausible", "pass"),
+        ("not_from_wording", "pass"),
+        ("not_outdated", "pass"),
     }
 
 
 def test_an_unmet_criterion_sends_the_item_back_and_the_rewrite_is_revision_2(trivia, annotator, reviewer):
     item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
     services.trivia_review(item=item, user=reviewer, criteria={"one_correct": True}, comment="Distractors too easy")
-    item.refresh_from_db()
-    assert item.status == TriviaItem.Status.NEEDS_REWRITE
+    item = services.trivia_items(trivia).get(pk=item.pk)
+    assert item.status == QAItem.Status.NEEDS_REWRITE
+    flags = Judgment.objects.filter(item_id=item.item_id, verdict="flag")
+    assert {(j.criterion, j.comment) for j in flags} >= {("plausible", "Distractors too easy")}
 
     item = services.trivia_item_rewrite(
         item=item,
         user=annotator,
-        version=item.version,
+        version=item.item.version,
         **item_values(candidates=["In Biscay", "In Álava", "In Navarre"]),
     )
 
-    assert item.status == TriviaItem.Status.SUBMITTED
-    assert [r.candidates[1] for r in item.revisions.all()] == ["In Gipuzkoa", "In Álava"]
+    assert item.status == QAItem.Status.SUBMITTED
+    revisions = item.item.revisions.order_by("number")
+    assert [(r.reason, r.content["candidates"][1]) for r in revisions] == [
+        ("submitted", "In Gipuzkoa"),
+        ("rewrite", "In Álava"),
+    ]
+    # a new review round on revision 2, which the same reviewer may take again
+    assert ReviewSlot.objects.filter(item_id=item.item_id, revision__number=2, status="open").count() == 1
+    assert services.trivia_review_next(project=trivia, user=reviewer).pk == item.pk
 
 
 def test_a_rejection_needs_a_comment_and_authors_cannot_review_their_own_items(trivia, annotator, reviewer):
+    from annotation import services as annotation_services
+
     item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
 
     with pytest.raises(InvalidInput):
         services.trivia_review(item=item, user=reviewer, criteria={})
     with pytest.raises(InvalidState):
         services.trivia_review(item=item, user=annotator, criteria={})
+    # an author who is also a reviewer is never handed their own item by the shared queue
+    annotation_services.membership_set(project=trivia, user=annotator, roles={"annotator", "reviewer"})
+    assert services.trivia_review_next(project=trivia, user=annotator) is None
+    assert not services.trivia_may_review(item, annotator)
+
+
+def test_two_reviewers_asked_for_share_the_round_and_accept_only_when_both_pass(trivia, annotator, reviewer):
+    from annotation import services as annotation_services
+    from tests import factories
+
+    trivia.reviewers_per_item = 2
+    trivia.save(update_fields=["reviewers_per_item"])
+    second = factories.user("reviewer2")
+    annotation_services.membership_set(project=trivia, user=second, roles={"reviewer"})
+    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    criteria = {c["key"]: True for c in trivia.review_criteria}
+
+    assert services.trivia_review_next(project=trivia, user=reviewer).pk == item.pk
+    assert services.trivia_review_next(project=trivia, user=second).pk == item.pk  # the round's second slot
+    services.trivia_review(item=item, user=reviewer, criteria=criteria)
+    assert QAItem.objects.get(pk=item.item_id).status == QAItem.Status.SUBMITTED
+    with pytest.raises(InvalidState):
+        services.trivia_review(item=item, user=reviewer, criteria=criteria)  # the same revision twice
+    services.trivia_review(item=item, user=second, criteria=criteria)
+
+    assert QAItem.objects.get(pk=item.item_id).status == QAItem.Status.ACCEPTED
+    assert len(services.trivia_reviews(item)) == 2
 
 
 def test_the_review_criteria_are_project_settings(trivia):
@@ -102,6 +170,8 @@ def test_the_review_criteria_are_project_settings(trivia):
 
 @pytest.mark.parametrize("name", ["both_correct_examples.csv", "both_incorrect_examples.csv"])
 def test_the_fixture_csv_round_trips(trivia, coordinator, name):
+    from audit.models import AuditEvent
+
     data = (FIXTURES / name).read_bytes()
 
     report = services.trivia_import_csv(project=trivia, data=data, name=name, subset="local", user=coordinator)
@@ -109,17 +179,20 @@ def test_the_fixture_csv_round_trips(trivia, coordinator, name):
 
     assert report["created"] == 50
     assert _rows(exported) == _rows(data)
+    assert exported.replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n")  # byte for byte, line ends aside
+    assert AuditEvent.objects.filter(project=trivia, action="import.finished", actor=coordinator).count() == 1
 
 
 def test_difficulty_1_to_3_maps_to_easy_medium_hard_on_import(trivia, coordinator):
     services.trivia_import_csv(
         project=trivia, data=(FIXTURES / "both_correct_examples.csv").read_bytes(), subset="global", user=coordinator
     )
-    first = TriviaItem.objects.get(external_id="1")
+    first = TriviaItem.objects.select_related("item").get(external_id="1")
 
     assert (first.difficulty, first.answer, first.candidates[first.answer]) == ("easy", 1, '"Obaba"')
     assert set(TriviaItem.objects.values_list("difficulty", flat=True)) <= {"easy", "medium", "hard"}
-    assert first.revisions.get().reason == TriviaRevision.Reason.IMPORTED
+    assert first.item.revisions.get().reason == QAItemRevision.Reason.IMPORTED
+    assert first.status == QAItem.Status.ACCEPTED
 
 
 def test_a_bad_csv_row_names_line_and_field_and_writes_nothing(trivia, coordinator):
@@ -131,7 +204,7 @@ def test_a_bad_csv_row_names_line_and_field_and_writes_nothing(trivia, coordinat
         services.trivia_import_csv(project=trivia, data=data, subset="local", user=coordinator)
 
     assert "line 3 (id 2)" in error.value.message and "difficulty" in error.value.message
-    assert not TriviaItem.objects.exists()
+    assert not TriviaItem.objects.exists() and not QAItem.objects.exists()
 
 
 def test_a_csv_without_a_subset_for_its_rows_is_refused(trivia, coordinator):
@@ -212,19 +285,30 @@ def test_a_coordinator_fix_of_the_source_makes_a_new_revision(flagged_item, coor
         item=flagged_item,
         user=coordinator,
         resolution="fix",
-        source={"question": "Where is Atxondo today?"},
+        source={"question": "Where is Atxondo today?", "answer": 1},
         target_question="Where is Atxondo today?",
     )
 
     assert item.translation_status == "done" and item.resolution == "fix"
-    assert list(item.revisions.values_list("number", "reason")) == [(1, "authored"), (2, "coordinator_fix")]
-    assert item.revisions.get(number=2).question == "Where is Atxondo today?"
+    assert item.question == "Where is Atxondo today?" and item.answer == 1
+    assert item.item.answer_standard == "In Gipuzkoa"
+    revisions = item.item.revisions.order_by("number")
+    assert list(revisions.values_list("number", "reason", "author")) == [
+        (1, "submitted", flagged_item.item.author_id),
+        (2, "coordinator_fix", coordinator.pk),
+    ]
+    assert revisions[1].question == "Where is Atxondo today?" and revisions[1].content["answer"] == 1
+    assert revisions[0].question == "Where's Atxondo?" and revisions[0].content["answer"] == 0  # kept
 
 
 def test_accept_keeps_the_translation_and_drop_leaves_the_item_out_of_exports(trivia, flagged_item, coordinator):
     services.translation_resolve(item=flagged_item, user=coordinator, resolution="drop")
 
     assert services.trivia_export_jsonl(trivia) == b""
+    qa = QAItem.objects.get(pk=flagged_item.item_id)
+    assert qa.status == QAItem.Status.REJECTED
+    event = ItemEvent.objects.get(item=qa, action=ItemEvent.Action.REJECTED)
+    assert event.actor_id == coordinator.pk and "outdated" in event.note
     with pytest.raises(InvalidState):
         services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
 

@@ -27,6 +27,7 @@ from rest_framework.test import APIClient
 from annotation import ingest
 from annotation import services as authoring
 from annotation.models import Membership
+from archive import services as archives
 from review import reports as agreement_reports
 from review import services as review
 from tests import factories
@@ -54,7 +55,7 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 # URL parameters that name one object by a database id (global across projects) ...
-OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id"}
+OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id"}
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
 
@@ -212,6 +213,7 @@ def project_b(other_project, settings, tmp_path, monkeypatch):
     collection = ingest.collection_create(project=other_project, user=owner, titles=["Minga"])
     report, _ = agreement_reports.agreement_report_request(project=other_project, enqueue=False)
     agreement_reports.agreement_report_compute(report_id=report.pk, bootstrap=0)
+    export = archives.archive_export_now(project=other_project, user=owner)
     return {
         "owner": owner,
         "values": {
@@ -227,6 +229,7 @@ def project_b(other_project, settings, tmp_path, monkeypatch):
             "username": b_reviewer.username,
             "fmt": "json",
             "report_id": report.pk,
+            "archive_id": export.pk,
         },
     }
 

@@ -19,7 +19,9 @@ def media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
-def test_a_validation_project_runs_from_import_to_release_through_the_api(superuser, reviewer, coordinator):
+def test_a_validation_project_runs_from_import_to_release_through_the_api(
+    superuser, reviewer, coordinator, django_capture_on_commit_callbacks
+):
     root = api_as(superuser)
     created = root.post(
         "/api/validation/projects/",
@@ -34,10 +36,13 @@ def test_a_validation_project_runs_from_import_to_release_through_the_api(superu
     client = api_as(coordinator)
     base = "/api/projects/doha/validation/"
 
-    imported = client.post(
-        base + "import/", {"file": SimpleUploadedFile("a.tsv", ARABIC_TSV.encode())}, format="multipart"
-    )
-    assert imported.status_code == 200 and imported.data["created"] == 1
+    with django_capture_on_commit_callbacks(execute=True):  # the task runs in-process (eager) once committed
+        queued = client.post(
+            base + "import/", {"file": SimpleUploadedFile("a.tsv", ARABIC_TSV.encode())}, format="multipart"
+        )
+    assert queued.status_code == 202 and queued["Location"] == queued.data["url"]
+    job = client.get(queued.data["url"])
+    assert (job.data["status"], job.data["report"]["created"]) == ("done", 1)
     seeds = client.post(
         base + "seeds/import/",
         {"file": SimpleUploadedFile("t.csv", (NATIVQA / "arabic_template.csv").read_bytes()), "locations": ["الدوحة"]},
@@ -91,17 +96,34 @@ def test_a_validation_project_runs_from_import_to_release_through_the_api(superu
     assert line["domain_label"] == "very_reliable"
 
 
-def test_a_bad_api_import_answers_400_with_the_report(imported, coordinator):
+def test_a_bad_api_import_is_refused_with_the_report_naming_line_and_field(
+    imported, coordinator, django_capture_on_commit_callbacks
+):
     bad = TSV_HEADER + "9\tfood\tq\t\t\tf\t\tx\n"
+    client = api_as(coordinator)
 
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = client.post(
+            f"/api/projects/{imported.slug}/validation/import/",
+            {"file": SimpleUploadedFile("b.tsv", bad.encode())},
+            format="multipart",
+        )
+    job = client.get(queued.data["url"]).data
+
+    assert queued.status_code == 202
+    assert job["status"] == "refused" and job["report"]["ok"] is False
+    assert [(p["line"], p["field"]) for p in job["report"]["problems"]] == [(2, "question"), (2, "answer")]
+
+
+def test_an_upload_the_api_cannot_read_is_refused_at_once_with_400(imported, coordinator):
     response = api_as(coordinator).post(
         f"/api/projects/{imported.slug}/validation/import/",
-        {"file": SimpleUploadedFile("b.tsv", bad.encode())},
+        {"file": SimpleUploadedFile("b.xlsx", b"x")},
         format="multipart",
     )
 
     assert response.status_code == 400
-    assert [(p["line"], p["field"]) for p in response.data["problems"]] == [(2, "question"), (2, "answer")]
+    assert "cannot tell the format from the name (.tsv, .csv or .jsonl)" in response.data["detail"]
 
 
 def test_an_incomplete_judgment_is_refused_by_the_api_naming_each_task(imported, reviewer):

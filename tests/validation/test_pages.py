@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.importers import ImportSource
-from annotation.models import Project, QAItem
+from annotation.models import ImportJob, Project, QAItem
 from review.models import ReviewSlot
 from tests.validation.conftest import COLLECTED_TSV, NATIVQA, TSV_HEADER
 from validation import services
@@ -35,23 +36,48 @@ def test_a_superuser_creates_a_validation_project_in_the_browser_form(client, su
     assert services.validation_settings(project).location == "Doha"
 
 
-def test_the_coordinator_imports_a_tsv_and_sees_the_counts(client, vproject, coordinator):
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def test_the_coordinator_imports_a_tsv_and_sees_the_counts_on_the_job_page(
+    client, vproject, coordinator, django_capture_on_commit_callbacks
+):
+    client.force_login(coordinator)
+
+    with django_capture_on_commit_callbacks(execute=True):  # the import task runs (eagerly) once committed
+        response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", COLLECTED_TSV.encode())})
+
+    job = ImportJob.objects.get(project=vproject)
+    assert response.status_code == 302 and response["Location"] == url("validation_import_job", vproject, job_id=job.pk)
+    assert ValidationItem.objects.filter(project=vproject).count() == 4
+    partial = client.get(response["Location"], HTTP_HX_REQUEST="true").content.decode()
+    assert "4 created" in partial and "every 2s" not in partial  # done: the partial stops polling
+    assert "c.tsv" in client.get(url("validation_import", vproject)).content.decode()  # listed as a recent import
+
+
+def test_a_queued_import_page_polls_its_progress(client, vproject, coordinator):
     client.force_login(coordinator)
 
     response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", COLLECTED_TSV.encode())})
 
-    assert response.status_code == 200
-    assert ValidationItem.objects.filter(project=vproject).count() == 4
-    assert "4 created" in response.content.decode()
+    job = ImportJob.objects.get(project=vproject)  # no commit in this test: the job waits for a worker
+    page = client.get(response["Location"]).content.decode()
+    assert job.status == ImportJob.Status.PENDING and not ValidationItem.objects.exists()
+    assert 'hx-trigger="every 2s"' in page and "Waiting for a worker" in page
 
 
-def test_a_bad_import_shows_line_and_field_and_writes_nothing(client, vproject, coordinator):
+def test_a_bad_import_shows_line_and_field_and_writes_nothing(
+    client, vproject, coordinator, django_capture_on_commit_callbacks
+):
     client.force_login(coordinator)
     bad = TSV_HEADER + "1\tfood\tq\tA question?\t\tfactoid\t\tx\n"
 
-    response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", bad.encode())})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url("validation_import", vproject), {"file": upload("c.tsv", bad.encode())})
 
-    page = response.content.decode()
+    page = client.get(response["Location"]).content.decode()
     assert "Import refused" in page and "<td>answer</td>" in page and '<td class="num">2</td>' in page
     assert not ValidationItem.objects.exists()
 

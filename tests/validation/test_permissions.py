@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotation.models import ImportJob
 from tests import factories
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
@@ -23,6 +24,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_home": ("get", (LOGIN, 404, 200, 200, 200, 200)),
     "validation_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_import": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_import_job": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_seeds": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_seeds_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_domains": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -30,6 +32,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_merge": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "validation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_item": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_final_answer": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "validation_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
     "validation_task": ("get", (LOGIN, 404, 403, 200, 403, 403)),
     "validation_agreement": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -40,6 +43,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
 def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     slot = services.validation_claim_next(project=imported, user=reviewer)
     group = services.duplicate_groups(imported)[0]
+    job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
     users = {
         "annotator": annotator,
         "reviewer": reviewer,
@@ -54,6 +58,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "item": slot.item_id,
         "keep": group["keep"].item_id,
         "duplicate": group["duplicates"][0].item_id,
+        "job": job.pk,
         "users": users,
     }
 
@@ -64,8 +69,10 @@ def page_url(name: str, world: dict) -> str:
     kwargs = {"slug": world["slug"]}
     if name == "validation_task":
         kwargs["slot_id"] = world["slot"]
-    if name == "validation_item":
+    if name in ("validation_item", "validation_final_answer"):
         kwargs["item_id"] = world["item"]
+    if name == "validation_import_job":
+        kwargs["job_id"] = world["job"]
     return reverse(name, kwargs=kwargs)
 
 
@@ -77,6 +84,8 @@ def test_validation_page_permission(client, world, name, role):
     if role != "anonymous":
         client.force_login(world["users"][role])
     data = {"keep": world["keep"], "duplicate": world["duplicate"]} if name == "validation_merge" else {}
+    if name == "validation_final_answer":
+        data = {"revision": 1}
 
     response = getattr(client, method)(page_url(name, world), data)
 
@@ -114,6 +123,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
     ("get", "projects/{slug}/validation/items/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/validation/items/{item}/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/items/{item}/final-answer/", {"revision": 1}, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/next/", None, (403, 404, 403, 200, 403, 200)),
     ("get", "projects/{slug}/validation/tasks/{slot}/", None, (403, 404, 403, 200, 403, 403)),
     ("post", "projects/{slug}/validation/tasks/{slot}/", {"version": 0}, (403, 404, 403, 400, 403, 403)),

@@ -11,9 +11,12 @@ import pytest
 
 from annotation.importers import ImportSource
 from annotation.models import QAItem
-from exports.services import release_build_now, release_file_path
-from tests.validation.conftest import COLLECTED_TSV, NATIVQA, tsv_source
+from exports.services import release_build_now, release_diff, release_file_path
+from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV, NATIVQA, TSV_HEADER, tsv_source
 from validation import services
+from validation.models import ValidationItem
+
+SPLITS = ("train", "dev", "test")
 
 JUDGMENT = {
     "question": "good",
@@ -129,3 +132,67 @@ def test_the_validation_lines_load_in_datasets_and_pandas(validated, coordinator
 
     assert dataset.num_rows == len(frame) == 4
     assert list(frame.columns) == dataset.column_names
+
+
+def test_the_release_diff_names_validation_items_added_removed_and_changed(validated, coordinator, reviewer):
+    first = release_build_now(project=validated, user=coordinator, seed=7)
+    oryx = ValidationItem.objects.get(project=validated, data_id="1")
+    services.validation_final_answer_choose(vitem=oryx, revision_number=1, user=coordinator)  # changes its answer
+    group = services.duplicate_groups(validated)[0]
+    services.validation_item_merge(
+        project=validated, keep=group["keep"], duplicate=group["duplicates"][0], user=coordinator
+    )  # the duplicate leaves the dataset
+    services.validation_settings_update(project=validated, validators_per_item=1)
+    services.validation_items_import(project=validated, source=tsv_source(ARABIC_TSV), user=coordinator)
+    slot = services.validation_claim_next(project=validated, user=reviewer)
+    services.validation_submit(slot=slot, user=reviewer, version=slot.version, data=JUDGMENT)
+
+    second = release_build_now(project=validated, user=coordinator, seed=7)
+    diff = release_diff(old=first, new=second).as_dict()
+
+    def record_id(vitem: ValidationItem) -> str:
+        return f"{validated.slug}-q{vitem.item_id}"
+
+    arabic = ValidationItem.objects.get(project=validated, data_id="a1")
+    assert diff["counts"] == {"added": 1, "removed": 1, "changed": 2, "unchanged": 1}
+    assert diff["added"] == [record_id(arabic)]
+    assert diff["removed"] == [record_id(group["duplicates"][0])]
+    assert {change["id"]: change["fields"] for change in diff["changed"]} == {
+        record_id(oryx): ["answer", "answer_edited", "final_answer_chosen", "final_answer_revision"],
+        record_id(group["keep"]): ["source_urls"],  # the merged duplicate's source joined the item kept
+    }
+
+
+def test_the_final_answer_is_the_revision_the_coordinator_chose(validated, coordinator):
+    oryx = ValidationItem.objects.get(project=validated, data_id="1")
+    before = release_build_now(project=validated, user=coordinator, seed=7)
+    services.validation_final_answer_choose(vitem=oryx, revision_number=1, user=coordinator, note="edit unsourced")
+
+    after = release_build_now(project=validated, user=coordinator, seed=7)
+
+    def oryx_line(release):
+        return next(r for r in read_jsonl(release_file_path(release, "validation_qa.jsonl")) if r["data_id"] == "1")
+
+    assert (oryx_line(before)["answer"], oryx_line(before)["final_answer_chosen"]) == (
+        "The Arabian oryx (Oryx leucoryx).",
+        False,
+    )
+    line = oryx_line(after)
+    assert (line["answer"], line["answer_edited"]) == ("The Arabian oryx.", False)
+    assert (line["final_answer_revision"], line["final_answer_chosen"]) == (1, True)
+
+
+def test_a_hundred_collected_pairs_split_close_to_70_10_20_by_item(vproject, coordinator, reviewer):
+    rows = "".join(f"{i}\tt\tq\tQuestion number {i} about {i * 7919}?\tAnswer {i}.\tfactoid\t\tx\n" for i in range(100))
+    services.validation_items_import(project=vproject, source=tsv_source(TSV_HEADER + rows), user=coordinator)
+    services.validation_settings_update(project=vproject, tasks=["location"])
+    while (slot := services.validation_claim_next(project=vproject, user=reviewer)) is not None:
+        services.validation_submit(slot=slot, user=reviewer, version=slot.version, data={"location_relevant": "no"})
+
+    release = release_build_now(project=vproject, user=coordinator, seed=7)
+
+    # No source URL anywhere (one shared page pair), yet the items spread over the splits: the split is per item.
+    sizes = {split: len(read_jsonl(release_file_path(release, f"validation_qa/{split}.jsonl"))) for split in SPLITS}
+    assert sum(sizes.values()) == 100
+    assert 60 <= sizes["train"] <= 80 and 4 <= sizes["dev"] <= 16 and 12 <= sizes["test"] <= 28, sizes
+    assert release.counts["validation_qa_by_split"] == sizes

@@ -1,0 +1,45 @@
+"""Files that belong to rows: a published release's files, kept byte for byte with their sha256.
+
+In the archive a release's files sit under `files/release-<id in the archive>/<name>`; on import they are
+written under the new project's release folder and the release's `path` is pointed there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from exports.models import Release
+
+MEMBER = re.compile(
+    r"^files/release-(?P<pk>[0-9]{1,19})/(?P<name>(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*)$"
+)
+
+
+def release_members(project: Any) -> Iterator[tuple[str, Path, str, dict[str, Any]]]:
+    """(member name, file on disk, sha256 the release recorded, what it belongs to) of every published file."""
+    releases = Release.objects.filter(project=project).exclude(path="").order_by("pk")
+    for pk, path, files in releases.values_list("pk", "path", "files").iterator():
+        for entry in files:
+            member = f"files/release-{pk}/{entry['name']}"
+            if not MEMBER.match(member):
+                raise ValueError(f"Release {pk}: the file name {entry['name']!r} cannot be archived safely.")
+            yield (
+                member,
+                Path(settings.MEDIA_ROOT) / path / entry["name"],
+                entry.get("sha256", ""),
+                {
+                    "model": Release._meta.label,
+                    "pk": pk,
+                    "name": entry["name"],
+                },
+            )
+
+
+def release_path(slug: str, version: int) -> str:
+    """Where the release files of `slug` v`version` live, relative to MEDIA_ROOT (as exports.services has it)."""
+    return f"releases/{slug}/v{version}"

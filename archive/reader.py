@@ -1,0 +1,372 @@
+"""Reading a project archive into this server as a new project, in one transaction.
+
+Checked first (archive/checks.py: names, sizes, ratio, manifest, every member's sha256), then read model by
+model in dependency order, in batches. Ids are translated: each row keeps its archived id when that id is
+free in its table (an import into a fresh server keeps every id, so release item ids and API links still
+hold), else gets a new one; a map per model (archived id -> id here) translates every key. People are matched
+by username; someone this server does not know is created inactive, without a usable password. A failure
+anywhere rolls the transaction back and removes the files written, so nothing is left of a failed import.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import json
+import shutil
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import DatabaseError, connection, models, transaction
+
+from annotation.errors import InvalidInput
+from annotation.models import Project
+from archive.checks import archive_check, archive_verify
+from archive.files import release_path
+from archive.registry import ROOT, ArchivedModel, archived_models
+from archive.rows import USER_FIELDS, decode_value
+
+Progress = Callable[[int, int, str], None]
+BATCH = 1000
+
+
+class _Maps:
+    """Archived id -> id here, per model label."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, dict[int, int]] = {}
+        self._sorted: dict[str, list[int]] = {}
+
+    def add(self, label: str, old: int, new: int) -> None:
+        self.ids.setdefault(label, {})[old] = new
+
+    def get(self, label: str, old: int) -> int | None:
+        return self.ids.get(label, {}).get(old)
+
+    def floor(self, label: str, old: int) -> int:
+        """The id here of the highest archived row at or below `old` (0 when there is none)."""
+        keys = self._sorted.get(label)
+        if keys is None:
+            keys = self._sorted[label] = sorted(self.ids.get(label, {}))
+        position = bisect.bisect_right(keys, old)
+        return self.ids[label][keys[position - 1]] if position else 0
+
+
+class _Where:
+    """The member and line being read, for error messages."""
+
+    def __init__(self, member: str) -> None:
+        self.member, self.line = member, 0
+
+    def error(self, message: str, field: str = "file") -> InvalidInput:
+        return InvalidInput(f"{self.member} line {self.line}: {message}", field=field)
+
+
+def project_archive_read(
+    *, path: Path, name: str, slug: str | None = None, progress: Progress | None = None
+) -> tuple[Project, dict[str, Any]]:
+    """Import the archive at `path` as a new project (under `slug`, or the archived one); returns it and counts."""
+    report = progress or (lambda done, total, stage: None)
+    manifest = archive_check(path, name=name)
+    report(0, 1, "Checking every member's sha256")
+    archive_verify(path, manifest, name=name)
+    slug = _free_slug(slug or str(manifest["project"].get("slug", "")))
+    listed = {entry["model"]: entry for entry in manifest["models"]}
+    known = {entry.label for entry in archived_models()}
+    unknown = sorted(set(listed) - known)
+    if unknown:
+        raise InvalidInput(
+            f"{name}: the archive holds {unknown[0]}, which this server does not have: it was written by another "
+            "localqa version. Import it on a server of the archive's version, or upgrade this one.",
+            field="file",
+        )
+    if listed.get(ROOT, {}).get("rows") != 1:
+        raise InvalidInput(f"{name}: the archive must hold exactly one {ROOT} row.", field="file")
+    total = sum(int(entry.get("rows", 0)) for entry in manifest["models"])
+    staging = Path(settings.MEDIA_ROOT) / "releases" / f".importing-{uuid.uuid4().hex}"
+    placed: list[Path] = []
+    counts: dict[str, Any] = {}
+    try:
+        with transaction.atomic(), zipfile.ZipFile(path) as archive:
+            maps = _Maps()
+            users, counts["users_matched"], counts["users_created"] = _import_users(archive)
+            done = 0
+            for entry in archived_models():
+                if entry.label not in listed:
+                    continue  # a model newer than the archive: nothing of it to import
+                report(done, total, f"Importing {entry.label}")
+                rows = _import_model(archive, entry, listed[entry.label], maps, users, slug, report, done, total)
+                counts[entry.label] = rows
+                done += rows
+            report(done, total, "Writing release files")
+            placed = _place_files(archive, manifest, maps, slug, staging)
+            project = Project._base_manager.get(slug=slug)
+    except BaseException:
+        for directory in placed:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    report(total, total, "Imported")
+    return project, counts
+
+
+def _free_slug(slug: str) -> str:
+    try:
+        validate_slug(slug)
+    except ValidationError:
+        raise InvalidInput(f"slug: {slug!r} is not a valid slug (letters, digits, - and _).", field="slug") from None
+    if len(slug) > Project._meta.get_field("slug").max_length:
+        raise InvalidInput("slug: at most 60 characters.", field="slug")
+    if Project._base_manager.filter(slug=slug).exists():
+        raise InvalidInput(
+            f"slug: a project called {slug!r} already exists on this server; import under another slug.", field="slug"
+        )
+    return slug
+
+
+def _lines(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[_Where, Any]]:
+    where = _Where(member)
+    with archive.open(member) as raw:
+        for where.line, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), start=1):
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise where.error(f"not valid JSON ({error}).") from None
+            if not isinstance(record, dict):
+                raise where.error("each line must be a JSON object.")
+            yield where, record
+
+
+def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
+    """username -> user id here: existing people are matched, the others created inactive without a password."""
+    user_model = get_user_model()
+    users: dict[str, int] = {}
+    matched = created = 0
+    for where, record in _lines(archive, "users.jsonl"):
+        username = record.get("username")
+        if not isinstance(username, str) or not username:
+            raise where.error("'username' is missing.")
+        existing = user_model._base_manager.filter(username=username).values_list("pk", flat=True).first()
+        if existing is not None:
+            users[username], matched = existing, matched + 1
+            continue
+        person = user_model(is_active=False)
+        for field_name in USER_FIELDS:
+            if field_name in record:
+                field = user_model._meta.get_field(field_name)
+                try:
+                    setattr(person, field.attname, decode_value(field, record[field_name]))
+                except ValidationError as error:
+                    raise where.error(f"field {field_name!r}: {'; '.join(error.messages)}") from None
+        person.set_unusable_password()
+        person.save()
+        users[username], created = person.pk, created + 1
+    return users, matched, created
+
+
+@contextmanager
+def _keep_timestamps(model: type[models.Model]) -> Iterator[None]:
+    """Let auto_now fields keep the archived time while the rows are written (the import's process only)."""
+    fields = [
+        f for f in model._meta.concrete_fields if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
+    ]
+    saved = [(f, f.auto_now, f.auto_now_add) for f in fields]  # type: ignore[attr-defined]
+    for f in fields:
+        f.auto_now = f.auto_now_add = False  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for f, now, now_add in saved:
+            f.auto_now, f.auto_now_add = now, now_add  # type: ignore[attr-defined]
+
+
+def _reserve_ids(model: type[models.Model], max_pk: int) -> None:
+    """Move the id sequence past the archived ids, so rows created meanwhile never take an id kept here."""
+    if connection.vendor != "postgresql" or not max_pk:
+        return
+    table, column = model._meta.db_table, model._meta.pk.column
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [connection.ops.quote_name(table), column])
+        sequence = cursor.fetchone()[0]
+        if sequence:
+            cursor.execute(
+                "SELECT setval(%s::regclass, GREATEST(%s, COALESCE(pg_sequence_last_value(%s::regclass), 0)))",
+                [sequence, max_pk, sequence],
+            )
+
+
+def _import_model(
+    archive: zipfile.ZipFile,
+    entry: ArchivedModel,
+    listed: dict[str, Any],
+    maps: _Maps,
+    users: dict[str, int],
+    slug: str,
+    report: Progress,
+    done: int,
+    total: int,
+) -> int:
+    model, label = entry.model, entry.label
+    fields = {f.name: f for f in model._meta.concrete_fields if not f.primary_key}
+    references = {key.name: key.related_model._meta.label for key in entry.references}
+    user_keys = {key.name for key in entry.user_keys}
+    type_keys = {key.name for key in entry.content_type_keys}
+    deferred_keys = {key.name for key in entry.deferred}
+    _reserve_ids(model, int(listed.get("max_pk") or 0))
+    batch: list[tuple[int, models.Model, str]] = []
+    in_batch: set[int] = set()
+    later: list[tuple[int, str, int]] = []  # (archived id, key attname, archived id it names)
+    rows = 0
+
+    def flush() -> None:
+        olds = [old for old, _, _ in batch]
+        taken = set(model._base_manager.filter(pk__in=olds).values_list("pk", flat=True))
+        for old, obj, _ in batch:
+            obj.pk = None if old in taken else old
+        try:
+            with _keep_timestamps(model), transaction.atomic():
+                model._base_manager.bulk_create([obj for _, obj, _ in batch])
+        except DatabaseError as error:
+            raise InvalidInput(
+                f"{entry.member} lines {batch[0][2]}–{batch[-1][2]}: the database refused the rows: {error}",
+                field="file",
+            ) from None
+        for old, obj, _ in batch:
+            maps.add(label, old, obj.pk)
+        batch.clear()
+        in_batch.clear()
+        report(done + rows, total, f"Importing {label}")
+
+    for where, record in _lines(archive, entry.member):
+        old = record.get("pk")
+        values = record.get("fields")
+        if not isinstance(old, int) or isinstance(old, bool) or not isinstance(values, dict):
+            raise where.error("each line needs an integer 'pk' and an object 'fields'.")
+        if maps.get(label, old) is not None or old in in_batch:
+            raise where.error(f"{label} {old} appears twice.")
+        obj = model()
+        for field_name, value in values.items():
+            field = fields.get(field_name)
+            if field is None:
+                raise where.error(
+                    f"{label} has no field {field_name!r} on this server (the archive comes from another version)."
+                )
+            if value is None:
+                setattr(obj, field.attname, None)
+            elif field_name in user_keys:
+                if value not in users:
+                    raise where.error(f"field {field_name!r} names {value!r}, who is not in users.jsonl.")
+                setattr(obj, field.attname, users[value])
+            elif field_name in type_keys:
+                try:
+                    setattr(obj, field.attname, ContentType.objects.get_by_natural_key(*value).pk)
+                except (ContentType.DoesNotExist, TypeError):
+                    raise where.error(f"field {field_name!r}: no content type {value!r} here.") from None
+            elif field_name in deferred_keys:
+                later.append((old, field.attname, value))
+            elif field_name in references:
+                new = maps.get(references[field_name], value)
+                if new is None:
+                    raise where.error(
+                        f"field {field_name!r} names {references[field_name]} {value!r}, which is not in the archive."
+                    )
+                setattr(obj, field.attname, new)
+            else:
+                try:
+                    setattr(obj, field.attname, decode_value(field, value))
+                except (ValidationError, ValueError, TypeError) as error:
+                    message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+                    raise where.error(f"field {field_name!r}: {message}") from None
+        _translate_ids(entry, obj, maps, where)
+        _adjust(label, obj, slug)
+        batch.append((old, obj, str(where.line)))
+        in_batch.add(old)
+        rows += 1
+        if len(batch) >= BATCH:
+            flush()
+    if batch:
+        flush()
+    if rows != listed.get("rows"):
+        raise InvalidInput(f"{entry.member}: {rows} rows, but manifest.json says {listed.get('rows')}.", field="file")
+    for old, attname, target in later:
+        new_target = maps.get(label, target)
+        if new_target is None:
+            raise InvalidInput(f"{entry.member}: {label} {old} names {label} {target}, which is not in the archive.")
+        model._base_manager.filter(pk=maps.get(label, old)).update(**{attname: new_target})
+    return rows
+
+
+def _translate_ids(entry: ArchivedModel, obj: models.Model, maps: _Maps, where: _Where) -> None:
+    for field_name, target in entry.id_lists.items():
+        value = getattr(obj, field_name)
+        if isinstance(value, list):
+            translated = []
+            for old in value:
+                new = maps.get(target, old) if isinstance(old, int) else None
+                if new is None:
+                    raise where.error(f"field {field_name!r} names {target} {old!r}, which is not in the archive.")
+                translated.append(new)
+            setattr(obj, field_name, translated)
+    if entry.typed_ids is not None:
+        type_field, id_field, types = entry.typed_ids
+        target, old = types.get(getattr(obj, type_field)), getattr(obj, id_field)
+        new = maps.get(target, old) if target and isinstance(old, int) else None
+        if new is not None:
+            setattr(obj, id_field, new)
+    for field_name, target in entry.watermarks.items():
+        value = getattr(obj, field_name)
+        if isinstance(value, int) and value:
+            setattr(obj, field_name, maps.floor(target, value))
+
+
+def _adjust(label: str, obj: models.Model, slug: str) -> None:
+    """Values that name the project's place on this server: its slug, and where its release files live."""
+    if label == ROOT:
+        obj.slug = slug  # type: ignore[attr-defined]
+    elif label == "exports.Release" and obj.path:  # type: ignore[attr-defined]
+        obj.path = release_path(slug, obj.version)  # type: ignore[attr-defined]
+
+
+def _place_files(
+    archive: zipfile.ZipFile, manifest: dict[str, Any], maps: _Maps, slug: str, staging: Path
+) -> list[Path]:
+    """Write each release's files under the new project's folder; returns the folders put in place."""
+    from exports.models import Release
+
+    folders: dict[Path, Path] = {}
+    for position, entry in enumerate(manifest.get("files", [])):
+        new = maps.get(str(entry.get("model")), entry.get("pk")) if isinstance(entry, dict) else None
+        release = Release.objects.filter(pk=new).first() if new else None
+        if release is None or not release.path:
+            raise InvalidInput(f"manifest.json: files[{position}] belongs to no published release of the archive.")
+        recorded = release.file_entry(str(entry.get("name")))
+        expected = manifest["members"].get(entry.get("member"), {}).get("sha256")
+        if recorded is None or recorded.get("sha256") != expected:
+            raise InvalidInput(
+                f"{entry.get('member')}: not a file of release v{release.version}, or not the bytes it published."
+            )
+        final = Path(settings.MEDIA_ROOT) / release.path
+        temporary = staging / final.name
+        target = temporary / recorded["name"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(entry["member"]) as source, target.open("wb") as out:
+            shutil.copyfileobj(source, out, 1 << 16)
+        folders[temporary] = final
+    placed = []
+    for temporary, final in folders.items():
+        if final.exists():
+            shutil.rmtree(final)  # left by an earlier failed import: no project owns this slug
+        final.parent.mkdir(parents=True, exist_ok=True)
+        temporary.rename(final)
+        placed.append(final)
+    return placed

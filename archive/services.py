@@ -1,0 +1,289 @@
+"""Project archive jobs: export a project into one file, import such a file as a new project.
+
+Pages, the API, the management commands and the Celery tasks all call these functions. A job is a
+`ProjectArchive` row: requested (pending), claimed by one worker with a conditional update (a pending row, or
+a running one whose heartbeat went stale: its worker died), with progress and errors on the row.
+
+The export and the import each run in one transaction, so their progress is written through a second,
+autocommitting database connection: the page sees it move while the work is still uncommitted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from annotation.errors import InvalidInput, InvalidState, ServiceError
+from annotation.models import Project
+from archive.checks import archive_check
+from archive.models import ProjectArchive
+from archive.reader import project_archive_read
+from archive.writer import project_archive_write
+from config.enqueue import enqueue_on_commit
+
+log = logging.getLogger(__name__)
+Status = ProjectArchive.Status
+
+
+def archives_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "archives"
+
+
+def archive_file(archive: ProjectArchive) -> Path:
+    return Path(settings.MEDIA_ROOT) / archive.path
+
+
+# Progress through a side connection
+
+
+class _SideProgress:
+    """Writes progress and a heartbeat on the job row; through its own connection when the work is in a
+    transaction of its own (a worker, a command), through the ordinary one when the caller's transaction
+    already holds the row (tests, eager tasks)."""
+
+    EVERY = 0.5  # seconds between writes
+
+    def __init__(self, archive_id: int, attempt: int) -> None:
+        self.archive_id, self.attempt, self.last = archive_id, attempt, 0.0
+        self.raw = None
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            try:
+                self.raw = connection.get_new_connection(connection.get_connection_params())
+                self.raw.autocommit = True
+                with self.raw.cursor() as cursor:
+                    cursor.execute("SET lock_timeout = '2s'")
+            except Exception:  # progress is a nicety: never let it stop the work
+                log.exception("No side connection for archive progress; progress shows at the end")
+                self.raw = None
+
+    def __call__(self, done: int, total: int, stage: str) -> None:
+        moment = timezone.now().timestamp()
+        if moment - self.last < self.EVERY and done < total:
+            return
+        self.last = moment
+        values = {"progress_done": done, "progress_total": total, "stage": stage[:200], "heartbeat_at": timezone.now()}
+        if self.raw is None:
+            ProjectArchive.objects.filter(pk=self.archive_id, attempts=self.attempt).update(**values)
+            return
+        table = ProjectArchive._meta.db_table
+        try:
+            with self.raw.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {table} SET progress_done = %s, progress_total = %s, stage = %s, heartbeat_at = %s "  # noqa: S608 - our table name
+                    "WHERE id = %s AND attempts = %s",
+                    [done, total, values["stage"], values["heartbeat_at"], self.archive_id, self.attempt],
+                )
+        except Exception:
+            log.warning("Archive %s: progress not written", self.archive_id, exc_info=True)
+
+    def close(self) -> None:
+        if self.raw is not None:
+            self.raw.close()
+
+
+def _stale_cutoff() -> Any:
+    return timezone.now() - timedelta(seconds=settings.ARCHIVE_STALE_SECONDS)
+
+
+def _claim(archive_id: int, kind: str) -> ProjectArchive | None:
+    """Claim a pending job, or a running one whose worker stopped reporting; None if another run holds it."""
+    now = timezone.now()
+    claimed = ProjectArchive.objects.filter(
+        Q(status=Status.PENDING) | Q(status=Status.RUNNING, heartbeat_at__lt=_stale_cutoff()), pk=archive_id, kind=kind
+    ).update(status=Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1, error="")
+    return ProjectArchive.objects.get(pk=archive_id) if claimed else None
+
+
+def _fail(archive: ProjectArchive, error: BaseException) -> None:
+    message = error.message if isinstance(error, ServiceError) else f"{type(error).__name__}: {error}"
+    ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
+        status=Status.FAILED, error=message, finished_at=timezone.now(), stage=""
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as data:
+        while block := data.read(1 << 16):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# Export
+
+
+def archive_export_request(*, project: Project, user: AbstractBaseUser | None, enqueue: bool = True) -> ProjectArchive:
+    """Queue an export of the project; a worker writes the file (one export of a project at a time)."""
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()  # two clicks at once queue one export
+        running = ProjectArchive.objects.filter(
+            kind=ProjectArchive.Kind.EXPORT, project=project, status__in=ProjectArchive.ACTIVE
+        )
+        if running.filter(Q(status=Status.PENDING) | Q(heartbeat_at__gte=_stale_cutoff())).exists():
+            raise InvalidState("An export of this project is already waiting or running; wait for it to finish.")
+        archive = ProjectArchive.objects.create(
+            kind=ProjectArchive.Kind.EXPORT, project=project, slug=project.slug, created_by=user
+        )
+    if enqueue:
+        from archive.tasks import archive_export_task
+
+        enqueue_on_commit(archive_export_task, archive.pk)
+    return archive
+
+
+def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
+    """Write the export (claimed with a conditional update); the file is moved into place when complete."""
+    archive = _claim(archive_id, ProjectArchive.Kind.EXPORT)
+    if archive is None:
+        return None
+    progress = _SideProgress(archive.pk, archive.attempts)
+    folder = archives_root() / str(archive.project_id or "gone")
+    temporary = folder / f".{archive.pk}-{uuid.uuid4().hex}.part"
+    try:
+        if archive.project is None:
+            raise InvalidState("The project was deleted before its export ran.")
+        folder.mkdir(parents=True, exist_ok=True)
+        manifest = project_archive_write(project=archive.project, out=temporary, progress=progress)
+        final = folder / f"{archive.pk}-{archive.file_name}"
+        temporary.rename(final)
+        updated = ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts, status=Status.RUNNING).update(
+            status=Status.DONE,
+            path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
+            size=final.stat().st_size,
+            sha256=_sha256(final),
+            counts=manifest["counts"],
+            progress_done=F("progress_total"),
+            stage="",
+            finished_at=timezone.now(),
+        )
+        if not updated:  # taken over by another run meanwhile: that run's file counts
+            final.unlink(missing_ok=True)
+    except Exception as error:
+        log.exception("Archive export %s failed", archive.pk)
+        temporary.unlink(missing_ok=True)
+        _fail(archive, error)
+    finally:
+        progress.close()
+    archive.refresh_from_db()
+    return archive
+
+
+def archive_export_now(*, project: Project, user: AbstractBaseUser | None = None) -> ProjectArchive:
+    archive = archive_export_request(project=project, user=user, enqueue=False)
+    return archive_export_run(archive_id=archive.pk) or ProjectArchive.objects.get(pk=archive.pk)
+
+
+def archive_write_to(*, project: Project, out: Path, progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Write the project straight into `out` (the management command); returns the manifest."""
+    temporary = out.with_name(f".{out.name}.{uuid.uuid4().hex}.part")
+    try:
+        manifest = project_archive_write(project=project, out=temporary, progress=progress)
+        temporary.replace(out)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return manifest
+
+
+# Import
+
+
+def archive_import_request(
+    *, upload: UploadedFile, user: AbstractBaseUser | None, slug: str = "", enqueue: bool = True
+) -> ProjectArchive:
+    """Store an uploaded archive after the checks that need no unpacking, and queue its import."""
+    name = Path(upload.name or "archive.zip").name
+    limit = settings.ARCHIVE_MAX_BYTES
+    if upload.size is not None and upload.size > limit:
+        raise InvalidInput(
+            f"{name}: the file is {upload.size:,} bytes, more than the archive limit of {limit:,} bytes "
+            "(ARCHIVE_MAX_BYTES).",
+            field="file",
+        )
+    relative = f"archives/uploads/{uuid.uuid4().hex}.zip"
+    stored = Path(default_storage.path(default_storage.save(relative, upload)))
+    try:
+        manifest = archive_check(stored, name=name)
+        target = slug or str(manifest["project"].get("slug", ""))
+        if Project._base_manager.filter(slug=target).exists():
+            raise InvalidInput(
+                f"slug: a project called {target!r} already exists on this server; import under another slug.",
+                field="slug",
+            )
+        archive = ProjectArchive.objects.create(
+            kind=ProjectArchive.Kind.IMPORT,
+            slug=target[:60],
+            created_by=user,
+            path=str(stored.relative_to(Path(settings.MEDIA_ROOT))),
+            original_name=name,
+            size=stored.stat().st_size,
+        )
+    except BaseException:
+        stored.unlink(missing_ok=True)
+        raise
+    if enqueue:
+        from archive.tasks import archive_import_task
+
+        enqueue_on_commit(archive_import_task, archive.pk)
+    return archive
+
+
+def archive_import_run(*, archive_id: int) -> ProjectArchive | None:
+    """Import a stored archive (claimed with a conditional update); the upload is removed when it ends."""
+    archive = _claim(archive_id, ProjectArchive.Kind.IMPORT)
+    if archive is None:
+        return None
+    progress = _SideProgress(archive.pk, archive.attempts)
+    stored = archive_file(archive)
+    try:
+        ProjectArchive.objects.filter(pk=archive.pk).update(sha256=_sha256(stored))
+        project, counts = project_archive_read(
+            path=stored, name=archive.original_name or stored.name, slug=archive.slug, progress=progress
+        )
+        ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
+            status=Status.DONE,
+            project=project,
+            counts=counts,
+            progress_done=F("progress_total"),
+            stage="",
+            finished_at=timezone.now(),
+        )
+    except Exception as error:
+        log.info("Archive import %s refused or failed: %s", archive.pk, error)
+        _fail(archive, error)
+    finally:
+        progress.close()
+        stored.unlink(missing_ok=True)
+    archive.refresh_from_db()
+    return archive
+
+
+def archive_import_file(
+    *, path: Path, slug: str | None = None, progress: Callable[[int, int, str], None] | None = None
+) -> tuple[Project, dict[str, Any]]:
+    """Import the archive at `path` in this process (the management command)."""
+    return project_archive_read(path=path, name=path.name, slug=slug, progress=progress)
+
+
+# Reading
+
+
+def exports_for_project(project: Project):  # type: ignore[no-untyped-def]
+    return ProjectArchive.objects.filter(kind=ProjectArchive.Kind.EXPORT, project=project).select_related("created_by")
+
+
+def imports_list():  # type: ignore[no-untyped-def]
+    return ProjectArchive.objects.filter(kind=ProjectArchive.Kind.IMPORT).select_related("created_by", "project")

@@ -1,0 +1,78 @@
+"""The audit log: who did what, when, to which object of which project.
+
+One row per change, written by `audit.services.record` in the same transaction
+as the change. Item status changes and review steps are not copied here: they
+are review.ItemEvent rows, and the log's queries read both tables
+(`audit.services.events`), so a coordinator still sees everything in one list.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from annotation.models import Project
+
+
+class Action(models.TextChoices):
+    PROJECT_CREATED = "project.created", "Project created"
+    PROJECT_SETTINGS = "project.settings_changed", "Project settings changed"
+    PROJECT_REVIEW_SETTINGS = "project.review_settings_changed", "Review settings changed"
+    PROJECT_EXPORT_SETTINGS = "project.export_settings_changed", "Export settings changed"
+    PROJECT_DELETED = "project.deleted", "Project deleted"
+    PROJECT_RESTORED = "project.restored", "Project restored"
+    PROJECT_PURGED = "project.purged", "Project purged for good"
+    MEMBER_ADDED = "member.added", "Member added"
+    MEMBER_ROLES = "member.roles_changed", "Member roles changed"
+    MEMBER_REMOVED = "member.removed", "Member removed"
+    MEMBER_LANGUAGES = "member.languages_changed", "Reviewer languages changed"
+    PAIR_SCREENED = "pair.screened", "Pair screened"
+    PAIR_SUBMITTED = "pair.submitted", "Pair submitted"
+    PAIR_DELETED = "pair.deleted", "Pair deleted"
+    PAIR_RESTORED = "pair.restored", "Pair restored"
+    PAIR_PURGED = "pair.purged", "Pair purged for good"
+    ITEM_DELETED = "item.deleted", "Item deleted"
+    ITEM_RESTORED = "item.restored", "Item restored"
+    ITEM_PURGED = "item.purged", "Item purged for good"
+    LABEL_SET = "label.set", "Label set"
+    LABEL_AGREED = "label.agreed", "Final label by agreement"
+    LABEL_ADJUDICATED = "label.adjudicated", "Label adjudicated"
+    RELEASE_REQUESTED = "release.requested", "Release requested"
+    RELEASE_REBUILT = "release.rebuilt", "Release build retried"
+    RELEASE_PUBLISHED = "release.published", "Release published"
+    RELEASE_FAILED = "release.failed", "Release failed"
+    RELEASE_CANCELLED = "release.cancelled", "Release cancelled"
+    IMPORT_STARTED = "import.started", "Import started"
+    IMPORT_FINISHED = "import.finished", "Import finished"
+    COLLECTION_STARTED = "collection.started", "Wikipedia collection started"
+    COLLECTION_CANCELLED = "collection.cancelled", "Wikipedia collection cancelled"
+    COLLECTION_RESUMED = "collection.resumed", "Wikipedia collection resumed"
+
+
+class AuditEvent(models.Model):
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    )  # kept (without the project) when a superuser purges the project, so the purge itself stays on record
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    )  # empty: the system (a worker, a command without a user)
+    action = models.CharField(max_length=48, choices=Action.choices)
+    object_type = models.CharField(max_length=24)
+    object_id = models.BigIntegerField(null=True, blank=True)
+    object_label = models.CharField(max_length=200, blank=True, help_text="What the object was called then.")
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["project", "-created_at", "-id"], name="audit_project_time_idx"),
+            models.Index(fields=["project", "actor", "-created_at"], name="audit_project_actor_idx"),
+            models.Index(fields=["project", "action", "-created_at"], name="audit_project_action_idx"),
+            models.Index(fields=["project", "object_type", "object_id"], name="audit_project_object_idx"),
+            models.Index(fields=["-created_at", "-id"], name="audit_time_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.object_type} {self.object_id}"

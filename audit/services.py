@@ -1,0 +1,258 @@
+"""Writing and reading the audit log.
+
+`record` is the one way to write it: service functions call it inside the
+transaction of the change, so the change and its record commit together or not
+at all. `events` reads it: audit rows and review.ItemEvent rows (item status
+changes and review steps, which are not copied here) as one list, newest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.db.models import CharField, F, Value
+from django.db.models.functions import Concat, JSONObject, Left
+from django.utils import timezone
+
+from annotation.models import Project
+from audit.models import Action, AuditEvent
+from review.models import ItemEvent
+
+# Model name -> object type shown in the log (what is not listed is called by its model name).
+OBJECT_TYPES = {
+    "project": "project",
+    "membership": "member",
+    "reviewerlanguages": "member",
+    "pagepair": "pair",
+    "qaitem": "item",
+    "articlelabel": "label",
+    "finallabel": "label",
+    "release": "release",
+    "exportsettings": "project",
+    "importjob": "import",
+    "collection": "collection",
+}
+TYPE_CHOICES = sorted(set(OBJECT_TYPES.values()))
+ITEM_EVENT_PREFIX = "item."
+MAX_DETAIL_TEXT = 500  # a note or a guideline in the details is cut here: the log says what changed, not a copy
+
+
+def _short(value: Any) -> Any:
+    """Details as JSON, long texts cut (the full text stays in the object's own history)."""
+    if isinstance(value, str) and len(value) > MAX_DETAIL_TEXT:
+        return value[:MAX_DETAIL_TEXT] + "…"
+    if isinstance(value, dict):
+        return {str(key): _short(inner) for key, inner in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_short(inner) for inner in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, models.Model):
+        return value.pk
+    return value
+
+
+def record(
+    actor: AbstractBaseUser | AnonymousUser | None,
+    action: str,
+    obj: models.Model | None = None,
+    *,
+    project: Project | None = None,
+    object_type: str | None = None,
+    object_id: int | None = None,
+    label: str | None = None,
+    **details: Any,
+) -> AuditEvent:
+    """Record that `actor` did `action` to `obj` (in `project`, taken from `obj` when not given).
+
+    Call it inside the transaction of the change. `details` is a short JSON of what changed, e.g.
+    `before={...}, after={...}`; long texts are cut.
+    """
+    if action not in Action.values:
+        raise ValueError(f"Unknown audit action {action!r}; add it to audit.models.Action.")
+    if obj is not None:
+        object_type = object_type or OBJECT_TYPES.get(obj._meta.model_name, obj._meta.model_name)
+        object_id = obj.pk if object_id is None else object_id
+        if project is None:
+            project = obj if isinstance(obj, Project) else getattr(obj, "project", None)
+        if label is None:
+            label = str(obj)
+    if actor is not None and not actor.is_authenticated:
+        actor = None
+    payload = _short(details)
+    DjangoJSONEncoder().encode(payload)  # refuse what the JSON column could not store, here rather than in SQL
+    return AuditEvent.objects.create(
+        project=project,
+        actor=actor,
+        action=action,
+        object_type=object_type or "",
+        object_id=object_id,
+        object_label=(label or "")[:200],
+        details=payload,
+    )
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Only what differs, as {"before": {...}, "after": {...}}, for the details of a settings change."""
+    keys = [key for key in after if before.get(key) != after[key]]
+    return {"before": {key: before.get(key) for key in keys}, "after": {key: after[key] for key in keys}}
+
+
+# Reading
+
+
+@dataclass(frozen=True)
+class EventFilter:
+    actor: str = ""  # username
+    action: str = ""
+    object_type: str = ""
+    object_id: int | None = None
+    since: date | None = None
+    until: date | None = None  # inclusive
+    project: str = ""  # slug; only for the site-wide log
+
+
+COLUMNS = ("e_at", "e_id", "e_source", "e_project", "e_actor", "e_action", "e_type", "e_object", "e_label", "e_details")
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _audit_side(projects: models.QuerySet | None, project: Project | None, flt: EventFilter, actor_id: int | None):
+    rows = AuditEvent.objects.all()
+    if project is not None:
+        rows = rows.filter(project=project)
+    elif projects is not None:
+        rows = rows.filter(project__in=projects)
+    if actor_id is not None:
+        rows = rows.filter(actor_id=actor_id)
+    if flt.action:
+        rows = rows.filter(action=flt.action)
+    if flt.object_type:
+        rows = rows.filter(object_type=flt.object_type)
+    if flt.object_id is not None:
+        rows = rows.filter(object_id=flt.object_id)
+    if flt.since:
+        rows = rows.filter(created_at__gte=_day_start(flt.since))
+    if flt.until:
+        rows = rows.filter(created_at__lt=_day_start(flt.until + timedelta(days=1)))
+    return rows.annotate(
+        e_at=F("created_at"),
+        e_id=F("id"),
+        e_source=Value("audit", output_field=CharField()),
+        e_project=F("project_id"),
+        e_actor=F("actor_id"),
+        e_action=F("action"),
+        e_type=F("object_type"),
+        e_object=F("object_id"),
+        e_label=F("object_label"),
+        e_details=F("details"),
+    ).values(*COLUMNS)
+
+
+def _item_side(projects: models.QuerySet | None, project: Project | None, flt: EventFilter, actor_id: int | None):
+    if flt.object_type and flt.object_type != "item":
+        return None
+    if flt.action:
+        suffix = flt.action.removeprefix(ITEM_EVENT_PREFIX)
+        if not flt.action.startswith(ITEM_EVENT_PREFIX) or suffix not in ItemEvent.Action.values:
+            return None
+    rows = ItemEvent.objects.all()
+    if project is not None:
+        rows = rows.filter(item__project=project)
+    elif projects is not None:
+        rows = rows.filter(item__project__in=projects)
+    if actor_id is not None:
+        rows = rows.filter(actor_id=actor_id)
+    if flt.action:
+        rows = rows.filter(action=flt.action.removeprefix(ITEM_EVENT_PREFIX))
+    if flt.object_id is not None:
+        rows = rows.filter(item_id=flt.object_id)
+    if flt.since:
+        rows = rows.filter(created_at__gte=_day_start(flt.since))
+    if flt.until:
+        rows = rows.filter(created_at__lt=_day_start(flt.until + timedelta(days=1)))
+    return rows.annotate(
+        e_at=F("created_at"),
+        e_id=F("id"),
+        e_source=Value("item_event", output_field=CharField()),
+        e_project=F("item__project_id"),
+        e_actor=F("actor_id"),
+        e_action=Concat(Value(ITEM_EVENT_PREFIX), F("action"), output_field=CharField()),
+        e_type=Value("item", output_field=CharField()),
+        e_object=F("item_id"),
+        e_label=Left(F("item__question"), 200),
+        e_details=JSONObject(
+            from_status=F("from_status"),
+            to_status=F("to_status"),
+            revision=F("revision_number"),
+            note=Left(F("note"), MAX_DETAIL_TEXT),
+        ),
+    ).values(*COLUMNS)
+
+
+def events(*, project: Project | None, flt: EventFilter = EventFilter()) -> models.QuerySet:
+    """The log of one project (or, with project=None, of every project), newest first, as dicts.
+
+    Each row: e_at, e_id, e_source ("audit" or "item_event"), e_project, e_actor, e_action, e_type,
+    e_object, e_label, e_details. Page through it with slicing; `describe` adds names for display.
+    """
+    projects = None
+    if project is None and flt.project:
+        projects = Project.all_objects.filter(slug=flt.project).values("pk")
+    actor_id = None
+    if flt.actor:
+        actor_id = get_user_model().objects.filter(username=flt.actor).values_list("pk", flat=True).first() or -1
+    sides = [
+        side
+        for side in (_audit_side(projects, project, flt, actor_id), _item_side(projects, project, flt, actor_id))
+        if side is not None
+    ]
+    combined = sides[0] if len(sides) == 1 else sides[0].union(sides[1], all=True)
+    return combined.order_by("-e_at", "-e_id")
+
+
+def describe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's rows with actor names, project slugs and action labels (two queries, whatever the page size)."""
+    users = dict(
+        get_user_model()
+        .objects.filter(pk__in={row["e_actor"] for row in rows if row["e_actor"]})
+        .values_list("pk", "username")
+    )
+    slugs = dict(
+        Project.all_objects.filter(pk__in={row["e_project"] for row in rows if row["e_project"]}).values_list(
+            "pk", "slug"
+        )
+    )
+    labels = action_labels()
+    return [
+        {
+            "at": row["e_at"],
+            "source": row["e_source"],
+            "id": row["e_id"],
+            "project": slugs.get(row["e_project"], ""),
+            "actor": users.get(row["e_actor"], ""),
+            "action": row["e_action"],
+            "action_label": labels.get(row["e_action"], row["e_action"]),
+            "object_type": row["e_type"],
+            "object_id": row["e_object"],
+            "object_label": row["e_label"] or "",
+            "details": row["e_details"] or {},
+        }
+        for row in rows
+    ]
+
+
+def action_labels() -> dict[str, str]:
+    """Every action the log can show: audit actions and item events (as item.<action>)."""
+    labels = dict(Action.choices)
+    for value, label in ItemEvent.Action.choices:
+        labels[ITEM_EVENT_PREFIX + value] = f"Item: {label[0].lower()}{label[1:]}"
+    return dict(sorted(labels.items()))

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from audit import views
+
+urlpatterns = [
+    path("audit/", views.audit_site, name="audit_site"),
+    path("projects/<slug:slug>/audit/", views.audit_project, name="audit_project"),
+]

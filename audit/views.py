@@ -1,0 +1,47 @@
+"""The audit log pages: one project's (coordinators) and every project's (superusers)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
+
+from annotation.access import get_project_for_user
+from annotation.models import Project, Role
+from audit import services
+from audit.forms import EventFilterForm
+
+EVENTS_PER_PAGE = 50
+
+
+def _render(request: HttpRequest, project: Project | None, form: EventFilterForm) -> HttpResponse:
+    status = 200
+    if form.is_valid():
+        events = services.events(project=project, flt=form.event_filter())
+        page = Paginator(events, EVENTS_PER_PAGE).get_page(request.GET.get("page"))
+        page.object_list = services.describe(list(page.object_list))
+    else:
+        page, status = None, 400
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"project": project, "form": form, "page": page, "query": query.urlencode()}
+    template = "audit/log.html#events" if request.htmx else "audit/log.html"
+    return render(request, template, context, status=status)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def audit_project(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    return _render(request, project, EventFilterForm(request.GET))
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def audit_site(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_superuser:
+        raise PermissionDenied("The log of every project is for superusers; coordinators see their project's log.")
+    return _render(request, None, EventFilterForm(request.GET, site_wide=True))

@@ -1,0 +1,131 @@
+"""Every archive page and API route × every kind of visitor.
+
+Exporting and downloading a project's archive: coordinators (and superusers); non-members 404, other members
+403. Importing an archive creates a project and accounts: superusers only, everyone else 403.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from archive import services
+from archive.models import ProjectArchive
+from tests.annotation.test_page_permissions import LOGIN, ROLES
+from tests.conftest import api_as
+
+# name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "project_archives": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "project_archive_start": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "project_archive_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "project_archive_download": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "archive_imports": ("get", (LOGIN, 403, 403, 403, 403, 200)),
+    "archive_import_start": ("post", (LOGIN, 403, 403, 403, 403, 400)),  # no file chosen: the form says so
+    "archive_import_detail": ("get", (LOGIN, 403, 403, 403, 403, 200)),
+}
+
+API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+    ("get", "projects/{slug}/archives/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/archives/", None, (403, 404, 403, 403, 202, 202)),
+    ("get", "projects/{slug}/archives/{archive_id}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/archives/{archive_id}/download/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "archive-imports/", None, (403, 403, 403, 403, 403, 200)),
+    ("post", "archive-imports/", {"slug": "copy"}, (403, 403, 403, 403, 403, 400)),  # no file: 400 naming it
+    ("get", "archive-imports/{import_id}/", None, (403, 403, 403, 403, 403, 200)),
+]  # fmt: skip
+
+
+@pytest.fixture
+def archive_world(project, annotator, reviewer, coordinator, outsider, superuser, media):
+    export = services.archive_export_now(project=project, user=coordinator)
+    assert export.status == ProjectArchive.Status.DONE, export.error
+    failed_import = ProjectArchive.objects.create(
+        kind=ProjectArchive.Kind.IMPORT, slug="copy", status=ProjectArchive.Status.FAILED, error="refused"
+    )
+    users = {
+        "annotator": annotator,
+        "reviewer": reviewer,
+        "coordinator": coordinator,
+        "outsider": outsider,
+        "superuser": superuser,
+    }
+    return {"slug": project.slug, "archive_id": export.pk, "import_id": failed_import.pk, "users": users}
+
+
+def page_url(name: str, world: dict) -> str:
+    kwargs = {
+        "project_archive_detail": {"slug": world["slug"], "archive_id": world["archive_id"]},
+        "project_archive_download": {"slug": world["slug"], "archive_id": world["archive_id"]},
+        "archive_imports": {},
+        "archive_import_start": {},
+        "archive_import_detail": {"archive_id": world["import_id"]},
+    }.get(name, {"slug": world["slug"]})
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_archive_page_permission(client, archive_world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(archive_world["users"][role])
+    url = page_url(name, archive_world)
+
+    response = getattr(client, method)(url)
+
+    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED, ids=lambda v: str(v)[:50])
+def test_archive_api_permission(archive_world, role, method, path, body, statuses):
+    expected = dict(zip(ROLES, statuses, strict=True))[role]
+    client = APIClient() if role == "anonymous" else api_as(archive_world["users"][role])
+    kind = "multipart" if path.startswith("archive-imports") and method == "post" else "json"
+
+    response = getattr(client, method)("/api/" + path.format(**archive_world), body, format=kind)
+
+    assert response.status_code == expected, getattr(response, "content", b"")[:300]
+
+
+def test_the_api_table_covers_every_archive_route():
+    from archive.api_urls import urlpatterns
+
+    routes = {str(pattern.pattern) for pattern in urlpatterns}
+    covered = {
+        path.replace("{slug}", "<slug:slug>")
+        .replace("{archive_id}", "<int:archive_id>")
+        .replace("{import_id}", "<int:archive_id>")
+        for _, path, _, _ in API_EXPECTED
+    }
+    assert routes == covered
+
+
+def test_a_download_of_an_export_still_being_written_is_refused_with_409(project, coordinator, media):
+    pending = services.archive_export_request(project=project, user=coordinator, enqueue=False)
+
+    response = api_as(coordinator).get(f"/api/projects/{project.slug}/archives/{pending.pk}/download/")
+
+    assert response.status_code == 409
+    assert "not finished" in response.data["detail"]
+
+
+def test_an_export_of_another_project_is_not_found_through_this_one(project, other_project, coordinator, media):
+    other = services.archive_export_now(project=other_project)
+
+    response = api_as(coordinator).get(f"/api/projects/{project.slug}/archives/{other.pk}/download/")
+
+    assert response.status_code == 404
+
+
+def test_an_upload_by_a_coordinator_is_refused_before_it_is_stored(coordinator, media):
+    upload = SimpleUploadedFile("yue.zip", b"PK\x03\x04")
+
+    response = api_as(coordinator).post("/api/archive-imports/", {"file": upload}, format="multipart")
+
+    assert response.status_code == 403
+    assert not (media / "archives").exists()

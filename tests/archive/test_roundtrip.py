@@ -1,0 +1,157 @@
+"""Export a project and import it again: every row of every archived model, and every release file, identical."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from annotation.models import Project
+from archive import services
+from archive.registry import archived_models
+from exports.models import Release
+from tests.archive.canonical import canonical_dump
+
+
+def release_files(project: Project, media: Path) -> dict[tuple[int, str], bytes]:
+    return {
+        (release.version, entry["name"]): (media / release.path / entry["name"]).read_bytes()
+        for release in Release.objects.filter(project=project).exclude(path="")
+        for entry in release.files
+    }
+
+
+def test_a_project_exported_and_imported_under_a_new_slug_is_identical_row_for_row(rich_project, media, tmp_path):
+    out = tmp_path / "yue.zip"
+    call_command("project_archive_export", rich_project.slug, "--out", str(out))
+
+    call_command("project_archive_import", str(out), "--slug", "yue-copy")
+
+    copy = Project.objects.get(slug="yue-copy")
+    before, after = canonical_dump(rich_project), canonical_dump(copy)
+    assert {label: len(rows) for label, rows in after.items()} == {label: len(rows) for label, rows in before.items()}
+    for entry in archived_models():
+        assert after[entry.label] == before[entry.label], entry.label
+    assert copy.pk != rich_project.pk  # the ids were taken: new ones, keys translated
+    assert copy.name == rich_project.name and copy.created_at == rich_project.created_at
+
+
+def test_the_rich_project_has_rows_in_the_models_that_matter(rich_project):
+    """The round trip proves something only if the world has rows where the work is."""
+    dump = canonical_dump(rich_project)
+    for label in [
+        "annotation.Membership",
+        "annotation.PagePair",
+        "annotation.Screening",
+        "annotation.QAItem",
+        "annotation.QAItemRevision",
+        "annotation.EvidenceSpan",
+        "annotation.ImportJob",
+        "annotation.Collection",
+        "annotation.CollectionTitle",
+        "review.ReviewerLanguages",
+        "review.ReviewSlot",
+        "review.Judgment",
+        "review.ItemEvent",
+        "review.Verification",
+        "review.ArticleLabel",
+        "review.FinalLabel",
+        "review.AgreementReport",
+        "exports.Release",
+        "exports.ExportSettings",
+    ]:
+        assert dump[label], f"no {label} rows in the test world"
+    assert any(row["deleted_at"] for row in dump["annotation.QAItem"])  # soft-deleted work travels too
+    assert any(row["superseded_at"] is None for row in dump["review.ArticleLabel"])
+
+
+def test_release_files_are_byte_identical_and_listed_with_their_sha256(rich_project, media, tmp_path):
+    out = tmp_path / "yue.zip"
+    call_command("project_archive_export", rich_project.slug, "--out", str(out))
+    with zipfile.ZipFile(out) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+    assert manifest["files"] and all(member["sha256"] for member in manifest["members"].values())
+
+    call_command("project_archive_import", str(out), "--slug", "yue-copy")
+
+    copy = Project.objects.get(slug="yue-copy")
+    originals, copies = release_files(rich_project, media), release_files(copy, media)
+    assert originals and copies == originals
+    release = Release.objects.get(project=copy, version=1)
+    assert release.path == "releases/yue-copy/v1" and release.is_published
+
+
+def test_people_are_matched_by_username_and_no_password_or_privilege_travels(rich_project, tmp_path):
+    out = tmp_path / "yue.zip"
+    services.archive_write_to(project=rich_project, out=out)
+    with zipfile.ZipFile(out) as archive:
+        people = [json.loads(line) for line in archive.read("users.jsonl").splitlines()]
+    assert {"annotator", "reviewer", "coordinator", "coordinator2"} <= {person["username"] for person in people}
+    assert all(set(person) <= {"username", "first_name", "last_name", "email", "date_joined"} for person in people)
+    users_before = get_user_model().objects.count()
+
+    services.archive_import_file(path=out, slug="yue-copy")
+
+    assert get_user_model().objects.count() == users_before  # everyone matched on this server
+
+
+def _round_trip(project: Project, tmp_path: Path) -> Project:
+    out = tmp_path / f"{project.slug}.zip"
+    services.archive_write_to(project=project, out=out)
+    copy, _ = services.archive_import_file(path=out, slug=f"{project.slug}-copy")
+    return copy
+
+
+def _assert_identical(project: Project, copy: Project, *, needs: list[str]) -> None:
+    before, after = canonical_dump(project), canonical_dump(copy)
+    for label in needs:
+        assert before[label], f"no {label} rows in the test world"
+    for entry in archived_models():
+        assert after[entry.label] == before[entry.label], entry.label
+
+
+def test_a_validation_project_with_judgments_and_duplicates_round_trips(
+    coordinator, reviewer, second_reviewer, tmp_path
+):
+    from annotation import services as authoring
+    from tests.validation.conftest import COLLECTED_TSV, tsv_source
+    from tests.validation.test_services import ALL_TASKS
+    from validation import services as validation
+
+    project = validation.validation_project_create(
+        name="Qatar validation", slug="qa-eng", language="eng", location="Qatar", created_by=coordinator
+    )
+    for person in (reviewer, second_reviewer):
+        authoring.membership_set(project=project, user=person, roles={"reviewer"})
+    report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=coordinator)
+    assert report.ok, report.problems
+    for person, answer in ((reviewer, "Machboos."), (second_reviewer, None)):
+        slot = validation.validation_claim_next(project=project, user=person)
+        data = {**ALL_TASKS, "answer": answer} if answer else ALL_TASKS
+        validation.validation_submit(slot=slot, user=person, version=slot.version, data=data)
+
+    copy = _round_trip(project, tmp_path)
+
+    _assert_identical(
+        project,
+        copy,
+        needs=["validation.ValidationItem", "validation.ValidationJudgment", "validation.ValidationSettings"],
+    )
+
+
+def test_an_entity_question_project_round_trips_with_its_distractors_translated(coordinator, reviewer, tmp_path):
+    from multichoice import entities
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+    project = entities.entity_project_create(
+        name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, seed=11, created_by=coordinator
+    )
+    entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
+    entities.questions_generate(project=project)
+
+    copy = _round_trip(project, tmp_path)
+
+    _assert_identical(project, copy, needs=["multichoice.Entity", "multichoice.EntityQuestion"])
