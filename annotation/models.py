@@ -324,6 +324,8 @@ class QAItem(models.Model):
         indexes = [
             models.Index(fields=["project", "status"], name="item_project_status_idx"),
             models.Index(fields=["pair", "deleted_at"], name="item_pair_idx"),
+            # The review list: a project's items in submission order, one page at a time.
+            models.Index(fields=["project", "submitted_at", "id"], name="item_project_submitted_idx"),
         ]
 
     def __str__(self) -> str:
