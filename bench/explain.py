@@ -231,7 +231,9 @@ def main() -> None:
             print(f"\n-- {sql[:400]}{' …' if len(sql) > 400 else ''}\n{plan}")
             for table, kept, removed in seq_scans(plan):
                 if table in BIG and (removed is None or removed > kept):
-                    line = f"{name}: Seq Scan on {table}" + (f" (kept {kept} rows, discarded {removed})" if kept else "")
+                    line = f"{name}: Seq Scan on {table}"
+                    if removed is not None:
+                        line += f" (kept {kept} rows, discarded {removed})"
                     if strict:
                         failures.append(line)
                     else:
