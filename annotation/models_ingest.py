@@ -150,6 +150,8 @@ class ImportJob(models.Model):
     format = models.CharField(max_length=16, default="auto")
     dry_run = models.BooleanField(default=False)
     files = models.JSONField(default=list, blank=True)  # [{name, path (in default storage), size}]
+    # What the project kind's importer needs beyond the files, e.g. the locations seed-query templates expand to.
+    options = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     bytes_total = models.PositiveBigIntegerField(default=0)
     bytes_done = models.PositiveBigIntegerField(default=0)

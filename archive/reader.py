@@ -337,6 +337,10 @@ def _adjust(label: str, obj: models.Model, slug: str) -> None:
         obj.path = release_path(slug, obj.version)  # type: ignore[attr-defined]
 
 
+def _written(manifest: dict[str, Any], maps: _Maps) -> list[tuple[int | None, str]]:
+    return [(maps.get(str(entry["model"]), entry["pk"]), str(entry["name"])) for entry in manifest.get("files", [])]
+
+
 def _place_files(
     archive: zipfile.ZipFile, manifest: dict[str, Any], maps: _Maps, slug: str, staging: Path
 ) -> list[Path]:
@@ -362,6 +366,16 @@ def _place_files(
         with archive.open(entry["member"]) as source, target.open("wb") as out:
             shutil.copyfileobj(source, out, 1 << 16)
         folders[temporary] = final
+    wanted = {
+        (release.pk, entry["name"])
+        for release in Release.objects.filter(pk__in=maps.ids.get(Release._meta.label, {}).values()).exclude(path="")
+        for entry in release.files
+    }
+    written = {(release_pk, name) for release_pk, name in _written(manifest, maps)}
+    if wanted - written:
+        release_pk, missing = sorted(wanted - written)[0]
+        version = Release.objects.get(pk=release_pk).version
+        raise InvalidInput(f"manifest.json: release v{version} published {missing!r}, which the archive does not hold.")
     placed = []
     for temporary, final in folders.items():
         if final.exists():

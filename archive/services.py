@@ -54,8 +54,6 @@ class _SideProgress:
     transaction of its own (a worker, a command), through the ordinary one when the caller's transaction
     already holds the row (tests, eager tasks)."""
 
-    EVERY = 0.5  # seconds between writes
-
     def __init__(self, archive_id: int, attempt: int) -> None:
         self.archive_id, self.attempt, self.last = archive_id, attempt, 0.0
         self.raw = None
@@ -71,7 +69,7 @@ class _SideProgress:
 
     def __call__(self, done: int, total: int, stage: str) -> None:
         moment = timezone.now().timestamp()
-        if moment - self.last < self.EVERY and done < total:
+        if moment - self.last < settings.ARCHIVE_PROGRESS_SECONDS and done < total:
             return
         self.last = moment
         values = {"progress_done": done, "progress_total": total, "stage": stage[:200], "heartbeat_at": timezone.now()}

@@ -57,7 +57,9 @@ class AuditEvent(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
     )  # empty: the system (a worker, a command without a user)
-    action = models.CharField(max_length=48, choices=Action.choices)
+    # One of Action (checked by audit.services.record); not a `choices` field, so that a new action
+    # needs no migration.
+    action = models.CharField(max_length=48)
     object_type = models.CharField(max_length=24)
     object_id = models.BigIntegerField(null=True, blank=True)
     object_label = models.CharField(max_length=200, blank=True, help_text="What the object was called then.")

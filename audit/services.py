@@ -245,6 +245,10 @@ def describe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "object_id": row["e_object"],
             "object_label": row["e_label"] or "",
             "details": row["e_details"] or {},
+            # For templates: a details key such as "items" would shadow dict.items there.
+            "detail_rows": [
+                (key, value) for key, value in (row["e_details"] or {}).items() if value is not None and value != ""
+            ],
         }
         for row in rows
     ]

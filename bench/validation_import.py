@@ -5,7 +5,8 @@ Creates a throw-away validation project per size in the database DATABASE_URL
 points at (and deletes it afterwards), imports PAIRS synthetic rows in the
 collection framework's TSV layout (every tenth repeats the one before but for its punctuation; random words otherwise),
 and expands the real English templates (../shared/fixtures/nativqa) for two
-locations. Prints wall time per step.
+locations. Prints wall time per step, and the near-duplicate search (which grows with the square of
+the number of questions) timed apart from the rest (reading, bulk inserts, routing to the review queue).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ django.setup()
 from annotation.importers import ImportSource  # noqa: E402
 from annotation.models import Project  # noqa: E402
 from validation import services  # noqa: E402
+from validation.text import find_duplicates  # noqa: E402
 
 HEADER = "data_id\tcategory\tinput_query\tquestion\tanswer\tquestion_type\tanswer_URLs\n"
 TEMPLATES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "nativqa" / "english_template.csv"
@@ -93,6 +95,13 @@ def main(sizes: list[int]) -> None:
             assert report.ok, report.problems[:3]
             dups = sum(report.counts["duplicates"].values())
             print(f"import {n:>6} pairs: {took:6.2f} s ({n / took:,.0f} pairs/s), {dups} duplicates marked")
+            # The near-duplicate search compares every question with every kept one: time it alone.
+            questions = [line.split("\t")[3] for line in data.decode().splitlines()[1:]]
+            start = time.perf_counter()
+            find_duplicates(questions, threshold=90)
+            search = time.perf_counter() - start
+            rest = max(took - search, 1e-9)
+            print(f"  of which duplicate search {search:6.2f} s; the rest {rest:6.2f} s ({n / rest:,.0f} pairs/s)")
             start = time.perf_counter()
             _, seeds = services.seed_queries_import(
                 project=project, source=ImportSource.of(TEMPLATES), locations=["Doha", "Abu Dhabi"], user=None

@@ -260,6 +260,7 @@ ARCHIVE_MAX_UNPACKED_BYTES = env.int("ARCHIVE_MAX_UNPACKED_BYTES", default=20 * 
 ARCHIVE_MAX_RATIO = env.int("ARCHIVE_MAX_RATIO", default=200)
 ARCHIVE_MAX_MEMBERS = env.int("ARCHIVE_MAX_MEMBERS", default=100_000)
 ARCHIVE_STALE_SECONDS = env.int("ARCHIVE_STALE_SECONDS", default=600)
+ARCHIVE_PROGRESS_SECONDS = env.float("ARCHIVE_PROGRESS_SECONDS", default=0.5)  # between progress writes
 # Agreement reports queue themselves after this many new judgments (0: never), waiting this many
 # seconds so the rest of a burst of reviews lands in the same report.
 AGREEMENT_AUTO_JUDGMENTS = env.int("AGREEMENT_AUTO_JUDGMENTS", default=50)

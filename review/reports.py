@@ -27,6 +27,7 @@ report reuses that result and says so (`same_as`).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 from collections import defaultdict
@@ -149,6 +150,9 @@ class Scope:
     strata: dict[str, dict[Hashable, str]] = field(default_factory=dict)
     links: dict[Hashable, dict[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
     notes: list[str] = field(default_factory=list)
+    # Figures beside the agreement statistics ({name, label, value, note}): a Likert criterion's mean and spread,
+    # the better-answer choice's position bias. Part of the fingerprint.
+    figures: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
@@ -304,7 +308,23 @@ def _screening_scope(project: Project) -> list[Scope]:
     ]
 
 
-SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [_review_scopes, _label_scopes, _screening_scope]
+# Judgments another app keeps, gathered by that app: project kind → (module, function(project) → scopes).
+KIND_GATHERERS = {"validation": ("validation.agreement", "validation_scopes")}
+
+
+def _kind_scopes(project: Project) -> list[Scope]:
+    if project.kind not in KIND_GATHERERS:
+        return []
+    module, function = KIND_GATHERERS[project.kind]
+    return getattr(importlib.import_module(module), function)(project)
+
+
+SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [
+    _review_scopes,
+    _label_scopes,
+    _screening_scope,
+    _kind_scopes,
+]
 
 
 def scopes_gather(project: Project) -> list[Scope]:
@@ -327,6 +347,8 @@ def _fingerprint(tables: list[tuple[Scope, Any]], bootstrap: int, seed: int) -> 
     digest = hashlib.sha256(f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode())
     for scope, table in tables:
         digest.update(f"{scope.key}\t{judgments_fingerprint(table)}\t{_digest_strata(scope.strata)}\n".encode())
+        if scope.figures:
+            digest.update(json.dumps(scope.figures, sort_keys=True).encode())
     return "sha256:" + digest.hexdigest()
 
 
@@ -348,6 +370,7 @@ def scope_compute(scope: Scope, table: Any, *, bootstrap: int, seed: int) -> dic
         "level": scope.level,
         "unit": scope.unit,
         "notes": scope.notes,
+        "figures": scope.figures,
         "summary": data,
         "strata": strata,
     }
@@ -638,6 +661,7 @@ def latest_agreement_report(project: Project) -> dict[str, Any] | None:
                 "fingerprint": scope["summary"]["fingerprint"],
                 "n_units": scope["summary"]["n_units"],
                 "n_judgments": scope["summary"]["n_judgments"],
+                **({"figures": scope["figures"]} if scope.get("figures") else {}),
             }
             for key, scope in ordered_scopes(report.result)
         },

@@ -648,11 +648,19 @@ DIFF_FIELDS = [
 ]
 
 
+# Kinds whose revisions keep options in `content` (multiple-choice items) get one more diffed field.
+OPTIONS_FIELD = ("options", "Options (✓ correct)")
+
+
 def _revision_text(revision: QAItemRevision | None, name: str) -> str:
     if revision is None:
         return ""
     if name == "evidence":
         return " | ".join(span["text"] for span in revision.spans)
+    if name == "options":
+        options = revision.content.get("candidates") or revision.content.get("options") or []
+        correct = revision.content.get("answer")
+        return " | ".join(f"✓ {text}" if index == correct else str(text) for index, text in enumerate(options))
     return getattr(revision, name)
 
 
@@ -671,10 +679,11 @@ def item_history(item: QAItem) -> tuple[list[RevisionEntry], list[ItemEvent]]:
         entry["flagged"] = entry.get("flagged", False) or judgment.verdict == Judgment.Verdict.FLAG
     entries: list[RevisionEntry] = []
     previous = None
+    fields = DIFF_FIELDS + ([OPTIONS_FIELD] if any(revision.content for revision in revisions) else [])
     for revision in revisions:
         diffs = [
             FieldDiff(name, label, text_diff(_revision_text(previous, name), _revision_text(revision, name)))
-            for name, label in DIFF_FIELDS
+            for name, label in fields
         ]
         reviews = [review for review in by_slot.values() if review["revision_id"] == revision.pk]
         entries.append(RevisionEntry(revision, diffs, reviews))

@@ -36,6 +36,7 @@ from audit.models import Action
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot
+from validation.agreement import build_scopes
 from validation.importers import (
     ITEM_FORMATS,
     CollectedPair,
@@ -855,76 +856,71 @@ def judgments_aggregate(
     }
 
 
-CATEGORICAL = (
-    ("question", "Question good/bad", ["good", "bad"]),
-    ("location_relevant", "Location relevance", ["yes", "no"]),
-    ("better_answer", "Better answer", ["original", "alternative", "neither"]),
-)
-
-
-def _categorical_value(judgment: ValidationJudgment, task: str) -> str | None:
-    if task == "question":
-        return None if judgment.question_good is None else ("good" if judgment.question_good else "bad")
-    if task == "location_relevant":
-        return None if judgment.location_relevant is None else ("yes" if judgment.location_relevant else "no")
-    return judgment.better_choice or None
-
-
 def _figure(summary: dict[str, Any], name: str) -> dict[str, Any]:
     figure = summary["statistics"].get(name) or {}
     return {"value": figure.get("value"), "note": figure.get("note", ""), "n_units": figure.get("n_units")}
 
 
+def _figures_by_name(scope: Any) -> dict[str, Any]:
+    return {figure["name"]: figure["value"] for figure in scope.figures}
+
+
 def validation_agreement(project: Project, *, judgments: Sequence[ValidationJudgment] | None = None) -> dict[str, Any]:
-    """Agreement per task: observed agreement, Gwet's AC1 and Cohen's kappa (mean over validator pairs) for the
-    categorical tasks; Krippendorff's alpha (ordinal) and r*wg(j) for each Likert criterion, with its mean and spread.
+    """Quick agreement figures per task (no bootstrap), from the same scopes as the project's agreement report
+    (`validation.agreement`): observed agreement, Gwet's AC1 and Cohen's kappa (mean over validator pairs) for
+    the categorical tasks; Krippendorff's alpha (ordinal) and r*wg(j) for each Likert criterion, with its mean
+    and spread; the better-answer choice's position bias.
     """
     if judgments is None:
         judgments = list(
             ValidationJudgment.objects.filter(item__project=project, item__deleted_at__isnull=True).order_by("id")
         )
     criteria = validation_settings(project).likert_criteria
+    scopes = build_scopes(judgments, tasks=Task.values, criteria=criteria, rater=lambda validator: validator)
     result: dict[str, Any] = {"judgments": len(judgments), "categorical": [], "likert": [], "position_bias": None}
-    for task, label, categories in CATEGORICAL:
-        rows = [(j.item_id, j.validator_id, v) for j in judgments if (v := _categorical_value(j, task)) is not None]
-        entry: dict[str, Any] = {"task": task, "label": label, "judgments": len(rows)}
-        if rows:
-            summary = agreement_summary(rows, "nominal", categories=categories, bootstrap=0, pairwise=False).to_dict()
-            entry |= {
-                "observed": _figure(summary, "percent_agreement"),
-                "gwet_ac1": _figure(summary, "gwet_ac1"),
-                "cohen_kappa": _figure(summary, "cohen_kappa_mean"),
-                "units": summary["n_units"],
-                "excluded_units": summary["excluded_units"],
-            }
-        result["categorical"].append(entry)
-    for criterion in criteria:
-        key = criterion["key"]
-        rows = [(j.item_id, j.validator_id, j.likert[key]) for j in judgments if key in j.likert]
-        scores = [value for _, _, value in rows]
-        entry = {
-            "criterion": key,
-            "label": criterion["label"],
-            "judgments": len(rows),
-            "mean": round(stats.fmean(scores), 4) if scores else None,
-            "sd": round(stats.stdev(scores), 4) if len(scores) > 1 else None,
-        }
-        if rows:
-            summary = agreement_summary(
-                rows, "ordinal", categories=[1, 2, 3, 4, 5], options=5, bootstrap=0, pairwise=False
+    for scope in scopes:
+        key = scope.key.removeprefix("validation:")
+        summary = (
+            agreement_summary(
+                scope.judgments, scope.level, categories=scope.categories, bootstrap=0, pairwise=False
             ).to_dict()
+            if scope.judgments
+            else None
+        )
+        if scope.level == "nominal":
+            entry: dict[str, Any] = {"task": key, "label": scope.label, "judgments": len(scope.judgments)}
+            if summary is not None:
+                entry |= {
+                    "observed": _figure(summary, "percent_agreement"),
+                    "gwet_ac1": _figure(summary, "gwet_ac1"),
+                    "cohen_kappa": _figure(summary, "cohen_kappa_mean"),
+                    "units": summary["n_units"],
+                    "excluded_units": summary["excluded_units"],
+                }
+            result["categorical"].append(entry)
+            figures = _figures_by_name(scope)
+            if key == "better_answer" and figures:
+                result["position_bias"] = {
+                    "choices": figures["choices"],
+                    "left": figures["left_chosen"],
+                    "left_share": figures["left_share"],
+                    "p_value": figures["position_p_value"],
+                }
+            continue
+        figures = _figures_by_name(scope)
+        entry = {
+            "criterion": key.removeprefix("likert:"),
+            "label": scope.label.removeprefix("Likert: "),
+            "judgments": len(scope.judgments),
+            "mean": figures.get("mean"),
+            "sd": figures.get("sd"),
+        }
+        if summary is not None:
             entry |= {
                 "krippendorff_alpha": _figure(summary, "krippendorff_alpha"),
                 "rwg_j": _figure(summary, "rwg_star_j"),
             }
         result["likert"].append(entry)
-    positions = [j.better_position for j in judgments if j.better_position]
-    if positions:
-        result["position_bias"] = {
-            "choices": len(positions),
-            "left": sum(1 for p in positions if p == 1),
-            "left_share": round(sum(1 for p in positions if p == 1) / len(positions), 4),
-        }
     return result
 
 

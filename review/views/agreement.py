@@ -142,6 +142,7 @@ def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
                 "kind": scope["kind"],
                 "unit": scope["unit"],
                 "notes": [*scope.get("notes", []), *summary.get("notes", [])],
+                "figures": scope.get("figures", []),
                 "summary": summary,
                 "statistics": list(summary["statistics"].values()),
                 "raters": raters,

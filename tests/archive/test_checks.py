@@ -189,3 +189,27 @@ def test_a_good_archive_passes_the_checks(good_archive):
     manifest = archive_check(good_archive, name="good.zip")
 
     assert manifest["project"]["slug"] == "yue-cmn" and manifest["counts"]["annotation.PagePair"] == 1
+
+
+def test_a_release_file_missing_from_the_archive_is_refused_naming_it(project, annotator, coordinator, tmp_path):
+    from exports import services as exports
+    from tests.exports.conftest import authored_pair
+
+    authored_pair(project, annotator)
+    exports.release_build_now(project=project, user=coordinator, seed=1)
+    full = tmp_path / "full.zip"
+    services.archive_write_to(project=project, out=full)
+
+    def drop(manifest):  # type: ignore[no-untyped-def]
+        gone = next(name for name in manifest["members"] if name.endswith("/lead_qa.jsonl"))
+        manifest["members"].pop(gone)
+        manifest["files"] = [entry for entry in manifest["files"] if entry["member"] != gone]
+
+    raw = rewrite(
+        full, tmp_path / "raw.zip", lambda name, data: [] if name.endswith("/lead_qa.jsonl") else [(name, data)]
+    )
+    bad = with_manifest(raw, tmp_path / "no-file.zip", drop)
+
+    message = refused(bad)
+
+    assert "release v1" in message and "lead_qa.jsonl" in message

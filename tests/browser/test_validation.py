@@ -145,3 +145,43 @@ def test_likert_scores_show_their_rubric(page: Page, coordinator, reviewer):
         "informativeness": 2,
         "plausibility": 5,
     }
+
+
+@pytest.fixture
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def test_a_coordinator_imports_a_file_and_the_job_page_shows_the_report(page: Page, coordinator, reviewer, media):
+    project = services.validation_project_create(
+        name="Validation", slug="val", language="eng", location="Qatar", created_by=coordinator
+    )
+    log_in(page, "coordinator")
+    page.goto("/projects/val/validation/import/")
+
+    page.locator("input[name=file]").set_input_files(
+        files=[{"name": "collected.tsv", "mimeType": "text/tab-separated-values", "buffer": COLLECTED_TSV.encode()}]
+    )
+    page.get_by_role("button", name="Import").click()
+
+    # In tests the task runs in-process once the job is committed; with a worker the partial polls until then.
+    expect(page.locator("#job-status")).to_contain_text("4 created")
+    expect(page.locator("#job-status")).to_contain_text("duplicates: exact 1")
+    assert QAItem.objects.filter(project=project).count() == 4
+    page.get_by_role("link", name="Import another file").click()
+    expect(page.locator("#import-jobs")).to_contain_text("collected.tsv")
+
+
+def test_the_coordinator_chooses_the_original_answer_as_the_final_answer(page: Page, coordinator, reviewer):
+    project = validation_project(coordinator, reviewer, tasks=["answer_edit"])
+    slot = services.validation_claim_next(project=project, user=reviewer)
+    services.validation_submit(slot=slot, user=reviewer, version=slot.version, data={"answer": "An oryx, surely."})
+    log_in(page, "coordinator")
+    page.goto(f"/projects/val/validation/items/{slot.item_id}/")
+    expect(page.locator("#final-answer")).to_have_text("An oryx, surely.")
+
+    page.locator("#revision-1").get_by_role("button", name="Use this answer as the final answer").click()
+
+    expect(page.locator(".message.success")).to_contain_text("revision 1 is now the final answer")
+    expect(page.locator("#final-answer")).to_have_text("The Arabian oryx.")
+    expect(page.locator("#revisions")).to_contain_text("revision 1, chosen by coordinator")

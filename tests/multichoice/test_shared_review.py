@@ -90,3 +90,21 @@ def test_the_item_history_shows_every_revision_of_a_trivia_item(client, trivia, 
     page = client.get(reverse("item_history", args=[trivia.slug, flagged_item.item_id])).content.decode()
 
     assert "Where is Atxondo now?" in page and "Corrected by a coordinator" in page
+    assert "Options (✓ correct)" in page and "✓ In Biscay" in page
+
+
+def test_the_item_history_diffs_the_candidates_of_a_rewrite(client, trivia, annotator, reviewer):
+    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    services.trivia_review(item=item, user=reviewer, criteria={}, comment="Gipuzkoa is too easy")
+    item = services.trivia_items(trivia).get(pk=item.pk)
+    services.trivia_item_rewrite(
+        item=item,
+        user=annotator,
+        version=item.item.version,
+        **item_values(candidates=["In Biscay", "In Álava", "In Navarre"]),
+    )
+    client.force_login(reviewer)
+
+    page = client.get(reverse("item_history", args=[trivia.slug, item.item_id])).content.decode()
+
+    assert "<del>Gipuzkoa</del>" in page and "<ins>Álava</ins>" in page

@@ -1,0 +1,173 @@
+"""Validators' judgments as agreement scopes: what `review.reports` computes and stores for a validation project.
+
+Registered in `review.reports.KIND_GATHERERS`, so a validation project's agreement
+report (the review app's page, API, command and worker) holds, besides the usual
+statistics of every scope:
+
+* `validation:question`, `validation:location`, `validation:better_answer`: nominal;
+  observed agreement, Gwet's AC1, Cohen's kappa (mean over validator pairs), alpha.
+  The better-answer scope also gives the position-bias figure: how often the answer
+  shown on the left was chosen, with an exact two-sided binomial p-value against 1/2.
+* `validation:likert:<criterion>`: ordinal 1–5; Krippendorff's alpha (ordinal) and
+  r*wg(j) (A = 5), with the criterion's mean score and its spread (sample SD).
+
+A unit is an item (every validator judges the same imported revision). The same
+scopes feed the validation page's quick figures (`validation.services.validation_agreement`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics as stats
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from annotation.models import Project
+from review.agreement import NO_STRATUM
+from review.reports import Scope
+from validation.models import Task, ValidationItem, ValidationJudgment
+
+LIKERT_SCALE = [1, 2, 3, 4, 5]
+# (scope key, task that must be on, label, categories, value of a judgment or None)
+CATEGORICAL: list[tuple[str, str, str, list[str], Callable[[Any], str | None]]] = [
+    (
+        "question",
+        Task.QUESTION,
+        "Question good/bad",
+        ["good", "bad"],
+        lambda j: None if j.question_good is None else ("good" if j.question_good else "bad"),
+    ),
+    (
+        "location",
+        Task.LOCATION,
+        "Location relevance",
+        ["yes", "no"],
+        lambda j: None if j.location_relevant is None else ("yes" if j.location_relevant else "no"),
+    ),
+    (
+        "better_answer",
+        Task.BETTER_ANSWER,
+        "Better answer",
+        ["original", "alternative", "neither"],
+        lambda j: j.better_choice or None,
+    ),
+]
+
+
+def binomial_two_sided(k: int, n: int) -> float:
+    """Exact two-sided binomial p-value of k successes in n trials against p = 1/2 (symmetric: 2 × the smaller tail)."""
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def figure(name: str, label: str, value: Any, note: str = "") -> dict[str, Any]:
+    return {"name": name, "label": label, "value": value, "note": note}
+
+
+def position_bias(judgments: Iterable[Any]) -> list[dict[str, Any]]:
+    """How often the left answer won among choices of one of the two (neither is no position)."""
+    positions = [j.better_position for j in judgments if j.better_position in (1, 2)]
+    neither = sum(1 for j in judgments if j.better_choice == ValidationJudgment.Choice.NEITHER)
+    if not positions:
+        return []
+    left = positions.count(1)
+    return [
+        figure("choices", "Choices of one of the two answers", len(positions)),
+        figure("left_chosen", "Left answer chosen", left),
+        figure("left_share", "Share of choices for the left answer", round(left / len(positions), 4), "0.5: no bias"),
+        figure(
+            "position_p_value",
+            "Position bias p-value",
+            round(binomial_two_sided(left, len(positions)), 4),
+            "exact two-sided binomial test against 1/2",
+        ),
+        figure("neither", "Neither chosen", neither),
+    ]
+
+
+def likert_figures(scores: Sequence[int]) -> list[dict[str, Any]]:
+    if not scores:
+        return []
+    counts = {score: scores.count(score) for score in LIKERT_SCALE}
+    return [
+        figure("mean", "Mean score", round(stats.fmean(scores), 4), f"{len(scores)} scores"),
+        figure(
+            "sd",
+            "Spread (standard deviation)",
+            round(stats.stdev(scores), 4) if len(scores) > 1 else None,
+            "sample standard deviation of every score given",
+        ),
+        figure("distribution", "Scores 1–5", ", ".join(f"{s}: {n}" for s, n in counts.items())),
+    ]
+
+
+def build_scopes(
+    judgments: Sequence[Any],
+    *,
+    tasks: Iterable[str],
+    criteria: Sequence[Mapping[str, str]],
+    rater: Callable[[int], Hashable],
+    topics: Mapping[int, str] | None = None,
+) -> list[Scope]:
+    """The scopes of a set of judgments (objects with ValidationJudgment's fields), without the database."""
+    tasks = set(tasks)
+    topics = topics or {}
+
+    def scope(key: str, label: str, level: Any, categories: list[Any], rows: list[tuple[int, Any, Any]]) -> Scope:
+        units = {unit for unit, _, _ in rows}
+        strata = {"topic": {unit: topics.get(unit) or NO_STRATUM for unit in units}} if any(topics.values()) else {}
+        return Scope(
+            key=f"validation:{key}",
+            kind="validation",
+            label=label,
+            level=level,
+            categories=categories,
+            unit="item",
+            judgments=rows,
+            strata=strata,
+            links={unit: {"item_id": unit} for unit in units},
+        )
+
+    scopes = []
+    for key, task, label, categories, value in CATEGORICAL:
+        if task not in tasks:
+            continue
+        rows = [(j.item_id, rater(j.validator_id), v) for j in judgments if (v := value(j)) is not None]
+        entry = scope(key, label, "nominal", categories, rows)
+        if key == "better_answer":
+            entry.figures = position_bias(judgments)
+            entry.notes.append("Each validator saw the two answers in an order of their own, drawn at random.")
+        scopes.append(entry)
+    if Task.LIKERT in tasks:
+        for criterion in criteria:
+            name = criterion["key"]
+            rows = [(j.item_id, rater(j.validator_id), j.likert[name]) for j in judgments if name in j.likert]
+            entry = scope(f"likert:{name}", f"Likert: {criterion['label']}", "ordinal", LIKERT_SCALE, rows)
+            entry.figures = likert_figures([score for _, _, score in rows])
+            scopes.append(entry)
+    return scopes
+
+
+def validation_scopes(project: Project) -> list[Scope]:
+    """Every validator's judgments of the project's live items, in three queries (the report's gatherer)."""
+    from validation.services import validation_settings
+
+    if project.kind != Project.Kind.VALIDATION:
+        return []
+    judgments = list(
+        ValidationJudgment.objects.filter(
+            item__project=project, item__deleted_at__isnull=True, validator__isnull=False
+        ).order_by("id")
+    )
+    names = dict(
+        get_user_model().objects.filter(pk__in={j.validator_id for j in judgments}).values_list("pk", "username")
+    )
+    topics = dict(ValidationItem.objects.filter(project=project).values_list("item_id", "topic"))
+    settings = validation_settings(project)
+    return build_scopes(
+        judgments, tasks=settings.tasks, criteria=settings.likert_criteria, rater=names.__getitem__, topics=topics
+    )
