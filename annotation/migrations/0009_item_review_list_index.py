@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_importjob_heartbeat'),
+        ('annotation', '0008_importjob_options'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -32,6 +32,6 @@ def drop(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotation", "0008_item_review_list_index")]
+    dependencies = [("annotation", "0009_item_review_list_index")]
 
     operations = [migrations.RunPython(create, drop)]
