@@ -38,7 +38,11 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) 
     A member's project and membership come in one query: this runs on every request.
     """
     if user.is_authenticated and not user.is_superuser:
-        membership = Membership.objects.select_related("project").filter(project__slug=slug, user=user).first()
+        membership = (
+            Membership.objects.select_related("project")
+            .filter(project__slug=slug, project__deleted_at__isnull=True, user=user)  # the join skips the live manager
+            .first()
+        )
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()
