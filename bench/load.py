@@ -205,11 +205,11 @@ def release_state(pk: int) -> str:
 # Server -----------------------------------------------------------------------------------
 
 
-def start_stack(env: dict[str, str], port: int, workers: int) -> list[subprocess.Popen]:
+def start_stack(env: dict[str, str], port: int, workers: int, threads: int = 4) -> list[subprocess.Popen]:
     bin_dir = Path(sys.executable).parent
     gunicorn = subprocess.Popen(
         [str(bin_dir / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--worker-class", "gthread", "--threads", "4",
+         "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
          "--backlog", "2048", "--log-level", "warning", "--timeout", "60", "--preload"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
@@ -493,6 +493,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the data of the last run (skip creating it)")
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--workers", type=int, default=max(2, (os.cpu_count() or 2) * 2))
+    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--serve", action="store_true", help="only run the server stack until interrupted")
     args = parser.parse_args()
     if args.port < 8100:
@@ -507,7 +508,7 @@ def main() -> None:
 
     django.setup()
     if args.serve:
-        processes = start_stack(env, args.port, args.workers)
+        processes = start_stack(env, args.port, args.workers, args.threads)
         print(f"serving {BENCH_DB} on http://127.0.0.1:{args.port}/ with {args.workers} workers; Ctrl-C stops")
         try:
             processes[0].wait()
@@ -524,13 +525,13 @@ def main() -> None:
         create_data(max(annotators, 50), max(reviewers, 20))
     release_slug = prepare_release_project() if args.with_release_build else None
     base = f"http://127.0.0.1:{args.port}"
-    processes = start_stack(env, args.port, args.workers)
+    processes = start_stack(env, args.port, args.workers, args.threads)
     try:
         asyncio.run(wait_ready(base, warm=args.workers * 8))
         release_pk = request_release(release_slug) if release_slug else None
         load = os.getloadavg()
         print(f"\n{annotators} annotators + {reviewers} reviewers for {args.seconds:.0f} s against {base} "
-              f"({args.workers} gunicorn workers x 4 threads, 1 Celery worker); nproc {os.cpu_count()}, "
+              f"({args.workers} gunicorn workers x {args.threads} threads, 1 Celery worker); nproc {os.cpu_count()}, "
               f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
               + (f"; release build of {RELEASE_ITEMS} items running" if release_pk else ""))  # fmt: skip
         keys = tokens(people)
