@@ -48,6 +48,10 @@ class Action(models.TextChoices):
     COLLECTION_STARTED = "collection.started", "Wikipedia collection started"
     COLLECTION_CANCELLED = "collection.cancelled", "Wikipedia collection cancelled"
     COLLECTION_RESUMED = "collection.resumed", "Wikipedia collection resumed"
+    TRIVIA_TRANSLATED = "trivia.translated", "Trivia item translated"
+    TRIVIA_RESOLVED = "trivia.resolved", "Tagged translation resolved"
+    ENTITY_CORRECTED = "entity.corrected", "Entity value corrected"
+    ENTITY_QUESTIONS_GENERATED = "entity.questions_generated", "Entity questions generated"
 
 
 class AuditEvent(models.Model):

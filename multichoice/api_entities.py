@@ -177,7 +177,7 @@ class EntityCorrectApi(APIView):
         get_entity_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(EntityCorrectInput, request.data)
         entity = get_entity(request.user, slug, data.pop("entity"))
-        return Response(EntityOutput(services.entity_correct(entity=entity, **data)).data)
+        return Response(EntityOutput(services.entity_correct(entity=entity, user=request.user, **data)).data)
 
 
 class GenerateApi(APIView):
@@ -192,7 +192,7 @@ class GenerateApi(APIView):
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(GenerateInput, request.data or {})
-        return Response(services.questions_generate(project=project, seed=data.get("seed")))
+        return Response(services.questions_generate(project=project, seed=data.get("seed"), user=request.user))
 
 
 class QuestionListApi(APIView):

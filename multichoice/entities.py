@@ -208,14 +208,20 @@ def entities_import(
     return {"created": len(rows), "normalised": changed}
 
 
-def entity_correct(*, entity: Entity, attribute: str, value: str) -> Entity:
-    """A coordinator's correction of a normalised value (kept as typed, marked corrected)."""
+def entity_correct(*, entity: Entity, attribute: str, value: str, user: AbstractBaseUser | None = None) -> Entity:
+    """A coordinator's correction of a normalised value (kept as typed, marked corrected; the value before is in
+    the audit log, the imported one in `raw`)."""
     keys = [a["key"] for a in entity_settings(entity.project).attributes]
     if attribute not in keys:
         raise InvalidInput(f"attribute: {attribute!r} is not an attribute of this project.", field="attribute")
+    before = entity.values.get(attribute, "")
     entity.values = {**entity.values, attribute: " ".join(value.split())}
     entity.corrected = sorted({*entity.corrected, attribute})
-    entity.save(update_fields=["values", "corrected"])
+    with transaction.atomic():
+        entity.save(update_fields=["values", "corrected"])
+        audit.record(
+            user, Action.ENTITY_CORRECTED, entity, attribute=attribute, before=before, after=entity.values[attribute]
+        )
     return entity
 
 
@@ -266,7 +272,9 @@ def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
     )
 
 
-def questions_generate(*, project: Project, seed: int | None = None) -> dict[str, int]:
+def questions_generate(
+    *, project: Project, seed: int | None = None, user: AbstractBaseUser | None = None
+) -> dict[str, int]:
     """For every (entity, attribute) with a value, an inductive and a deductive question with three distractors;
     pairs already generated are kept. Deterministic given the seed (the project's, unless given).
 
@@ -336,7 +344,9 @@ def questions_generate(*, project: Project, seed: int | None = None) -> dict[str
             for item, (_, question) in zip(items, new, strict=True)
         )
         review_services.items_route(items=items, actor=None)
-    return {"created": len(new), "skipped_without_distractors": skipped}
+        report = {"created": len(new), "skipped_without_distractors": skipped}
+        audit.record(user, Action.ENTITY_QUESTIONS_GENERATED, project, seed=seed, **report)
+    return report
 
 
 def question_counts(project: Project) -> dict[str, int]:

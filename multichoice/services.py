@@ -684,22 +684,22 @@ def translation_submit(
     else:
         question, candidates = _check_target(item, target_question, target_candidates)
     status = TriviaItem.Translation.FLAGGED if tags else TriviaItem.Translation.DONE
-    updated = TriviaItem.objects.filter(
-        pk=item.pk, translator=user, translation_status=TriviaItem.Translation.CLAIMED
-    ).update(
-        target_question=question,
-        target_candidates=candidates,
-        problem_tags=tags,
-        problem_note=problem_note.strip()[:MAX_TEXT],
-        translation_status=status,
-        claim_expires_at=None,
-        version=F("version") + 1,
-        updated_at=timezone.now(),
-    )
-    if not updated:
-        raise InvalidState("This item is no longer yours to translate (the claim expired or it was done).")
-    item.refresh_from_db()
-    return item
+    with transaction.atomic():
+        if not TriviaItem.objects.filter(
+            pk=item.pk, translator=user, translation_status=TriviaItem.Translation.CLAIMED
+        ).update(
+            target_question=question,
+            target_candidates=candidates,
+            problem_tags=tags,
+            problem_note=problem_note.strip()[:MAX_TEXT],
+            translation_status=status,
+            claim_expires_at=None,
+            version=F("version") + 1,
+            updated_at=timezone.now(),
+        ):
+            raise InvalidState("This item is no longer yours to translate (the claim expired or it was done).")
+        audit.record(user, Action.TRIVIA_TRANSLATED, item.item, project=item.project, problem_tags=tags)
+    return trivia_items(item.project).get(pk=item.pk)
 
 
 def translation_resolve(
@@ -754,11 +754,16 @@ def translation_resolve(
             qa_item_revision_create(
                 item=qa, author=user, reason=QAItemRevision.Reason.COORDINATOR_FIX, content=item.content()
             )
+        audit.record(
+            user,
+            Action.TRIVIA_RESOLVED,
+            qa,
+            project=item.project,
+            resolution=resolution,
+            problem_tags=item.problem_tags,
+            source_corrected=new_source is not None,
+        )
     return trivia_items(item.project).get(pk=item.pk)
-
-
-def revision_number(item: TriviaItem) -> int:
-    return item.item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
 
 
 def trivia_counts(project: Project) -> dict[str, dict[str, int]]:

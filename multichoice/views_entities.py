@@ -111,7 +111,10 @@ def entity_correct(request: HttpRequest, slug: str) -> HttpResponse:
     entity = get_entity(request.user, slug, int(entity_id))
     try:
         services.entity_correct(
-            entity=entity, attribute=request.POST.get("attribute", ""), value=request.POST.get("value", "")
+            entity=entity,
+            attribute=request.POST.get("attribute", ""),
+            value=request.POST.get("value", ""),
+            user=request.user,
         )
     except ServiceError as error:
         report_error(request, error)
@@ -124,7 +127,7 @@ def entity_correct(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def entity_generate(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-    report = services.questions_generate(project=project)
+    report = services.questions_generate(project=project, user=request.user)
     messages.success(
         request,
         f"{report['created']} questions generated; {report['skipped_without_distractors']} "

@@ -248,3 +248,17 @@ def test_a_released_question_carries_the_four_contexts_and_the_groupings(entity_
     assert first.values["headquarters"].split(",")[0] in record["contexts"]["misleading"]
     assert record["contexts"]["distraction"] == first.description
     assert record["groupings"] == {"market": "Energy", "country": "Spain", "region": "Europe"}
+
+
+def test_corrections_and_generation_are_in_the_audit_log(entity_project, coordinator):
+    from audit.models import AuditEvent
+
+    entity = Entity.objects.get(name="Petronor")
+    services.entity_correct(entity=entity, attribute="founded", value="1969", user=coordinator)
+    services.questions_generate(project=entity_project, user=coordinator)
+
+    corrected = AuditEvent.objects.get(project=entity_project, action="entity.corrected")
+    assert (corrected.actor_id, corrected.object_id) == (coordinator.pk, entity.pk)
+    assert corrected.details == {"attribute": "founded", "before": "1968", "after": "1969"}
+    generated = AuditEvent.objects.get(project=entity_project, action="entity.questions_generated")
+    assert generated.details["created"] == 48

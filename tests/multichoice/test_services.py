@@ -318,3 +318,16 @@ def test_an_unknown_resolution_or_tag_is_refused(flagged_item, coordinator):
         services.translation_resolve(item=flagged_item, user=coordinator, resolution="maybe")
     with pytest.raises(InvalidInput, match="problem_tags"):
         services._check_tags(["boring"])
+
+
+def test_translations_and_resolutions_are_in_the_audit_log(trivia, flagged_item, coordinator, second_annotator):
+    from audit.models import AuditEvent
+
+    services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
+
+    events = AuditEvent.objects.filter(project=trivia, object_id=flagged_item.item_id).order_by("id")
+    assert [(e.action, e.actor_id) for e in events] == [
+        ("trivia.translated", second_annotator.pk),
+        ("trivia.resolved", coordinator.pk),
+    ]
+    assert events[0].details["problem_tags"] == ["outdated"] and events[1].details["resolution"] == "accept"
