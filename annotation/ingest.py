@@ -428,8 +428,11 @@ def import_job_create(
     files: list[UploadedFile],
     format: str = "auto",
     dry_run: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> ImportJob:
-    """Store uploaded files and queue their import; the report is on the job when the worker is done."""
+    """Store uploaded files and queue their import; the report is on the job when the worker is done.
+
+    `options` is kept on the job for the project kind's importer (see `KIND_IMPORTERS`)."""
     if not files:
         raise InvalidInput("Choose at least one file to import.", field="files")
     importer = upload_importer(project)
@@ -461,6 +464,7 @@ def import_job_create(
             format=format,
             dry_run=dry_run,
             files=stored,
+            options=options or {},
             bytes_total=sum(f["size"] or 0 for f in stored),
         )
         if not dry_run:  # a dry run changes nothing, so there is nothing to audit

@@ -18,8 +18,7 @@ from rest_framework.views import APIView
 from annotation import ingest
 from annotation.api import _paginated, _responses, _validated
 from annotation.errors import InvalidInput
-from annotation.importers import ImportSource
-from annotation.models import Role
+from annotation.models import ImportJob, Project, Role
 from review.models import ReviewSlot
 from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
@@ -39,10 +38,8 @@ from validation.serializers import (
     ValidationJudgmentOutput,
     ValidationMergeInput,
     ValidationProjectCreateInput,
-    ValidationReportOutput,
     ValidationSeedCreateInput,
     ValidationSeedImportInput,
-    ValidationSeedImportOutput,
     ValidationSeedQueryOutput,
     ValidationSeedReportOutput,
     ValidationSettingsOutput,
@@ -53,8 +50,10 @@ from validation.serializers import (
 TAG = ["validation"]
 
 
-def _source(upload: Any) -> ImportSource:
-    return ImportSource(name=upload.name or "upload", data=upload.read())
+def _job_accepted(project: Project, job: ImportJob) -> Response:
+    """202 with the queued import job and where to poll it."""
+    body = ValidationImportJobOutput(services.validation_import_jobs(project).get(pk=job.pk)).data
+    return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
 class ProjectCreateApi(APIView):
@@ -119,9 +118,7 @@ class ItemImportApi(APIView):
         job = ingest.import_job_create(
             project=project, user=request.user, files=[data["file"]], format=data["format"], dry_run=data["dry_run"]
         )
-        job = services.validation_import_jobs(project).get(pk=job.pk)
-        body = ValidationImportJobOutput(job).data
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        return _job_accepted(project, job)
 
 
 class SeedListApi(APIView):
@@ -155,18 +152,22 @@ class SeedImportApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Expand `topic,query` templates with [LOCATION] for each location, without duplicates (coordinator)",
+        summary="Queue the expansion of `topic,query` templates with [LOCATION] for each location (coordinator)",
+        description=(
+            "202 with the import job; a worker expands the templates and leaves out exact and near duplicates. "
+            "Poll `url`: once done its `report.seeds` counts what was added and left out (a refused file: "
+            "problems by line and field, nothing added). 400 at once for an unusable upload or location list."
+        ),
         request={"multipart/form-data": ValidationSeedImportInput},
-        responses=_responses({200: ValidationSeedImportOutput}) | {400: ValidationSeedImportOutput},
+        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ValidationSeedImportInput, request.data)
-        report, seeds = services.seed_queries_import(
-            project=project, source=_source(data["file"]), locations=data["locations"], user=request.user
+        job = services.seed_queries_import_start(
+            project=project, user=request.user, upload=data["file"], locations=data["locations"]
         )
-        body = {"report": report.as_dict(), "seeds": seeds.as_dict() if seeds else None}
-        return Response(body, status=200 if report.ok else 400)
+        return _job_accepted(project, job)
 
 
 class SeedCsvApi(APIView):
@@ -217,15 +218,16 @@ class DomainImportApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Import already-judged domains (`base_url,label`) and label matching sources (coordinator)",
+        summary="Queue an import of already-judged domains (`base_url,label`) labelling matching sources (coordinator)",
+        description="202 with the import job; poll `url` for its report (`created`, `counts.items_labelled`).",
         request={"multipart/form-data": ValidationDomainImportInput},
-        responses=_responses({200: ValidationReportOutput}) | {400: ValidationReportOutput},
+        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = _validated(ValidationDomainImportInput, request.data)
-        report = services.source_domains_import(project=project, source=_source(data["file"]), user=request.user)
-        return Response(report.as_dict(), status=200 if report.ok else 400)
+        job = services.source_domains_import_start(project=project, user=request.user, upload=data["file"])
+        return _job_accepted(project, job)
 
 
 class DuplicateListApi(APIView):

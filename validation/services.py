@@ -15,15 +15,17 @@ import io
 import random
 import statistics as stats
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation import ingest
 from annotation import services as annotation_services
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.importers import ImportReport, ImportSource, ProgressCallback
@@ -202,6 +204,7 @@ def seed_queries_add(
     project: Project,
     rows: Sequence[tuple[str, str, str, str]],
     user: AbstractBaseUser | None,
+    progress: Callable[[int], None] | None = None,
 ) -> SeedReport:
     """Store (topic, query, location, template) rows without exact or near-duplicates (within a location)."""
     threshold = validation_settings(project).duplicate_threshold
@@ -209,7 +212,7 @@ def seed_queries_add(
     for location, text in SeedQuery.objects.filter(project=project).values_list("location", "normalised"):
         stored[location].append(text)
     duplicates = find_duplicates(
-        [row[1] for row in rows], groups=[row[2] for row in rows], threshold=threshold, stored=stored
+        [row[1] for row in rows], groups=[row[2] for row in rows], threshold=threshold, stored=stored, progress=progress
     )
     dropped = {duplicate.index: duplicate for duplicate in duplicates}
     now = timezone.now()
@@ -260,15 +263,34 @@ def _check_locations(locations: Sequence[str]) -> list[str]:
 
 
 def seed_queries_import(
-    *, project: Project, source: ImportSource, locations: Sequence[str], user: AbstractBaseUser | None
+    *,
+    project: Project,
+    source: ImportSource,
+    locations: Sequence[str],
+    user: AbstractBaseUser | None,
+    progress: ProgressCallback | None = None,
 ) -> tuple[ImportReport, SeedReport | None]:
-    """Read `topic,query` rows (templates with [LOCATION], or plain queries) and add them for each location."""
+    """Read `topic,query` rows (templates with [LOCATION], or plain queries) and add them for each location.
+
+    Pages and the API queue this as an import job (`seed_queries_import_start`): expanded for many
+    locations it is tens of thousands of queries. `progress(bytes_done, queries)` as in the QA pair import.
+    """
     cleaned = _check_locations(locations)
     report = ImportReport()
     rows = read_seed_rows(source, report)
     if not report.ok:
         return report, None
-    seeds = seed_queries_add(project=project, rows=expand_templates(rows, cleaned), user=user)
+    expanded = expand_templates(rows, cleaned)
+    size = source.size()
+    tell = progress or (lambda done, records: None)
+    tell(int(0.2 * size), len(expanded))
+    seeds = seed_queries_add(
+        project=project,
+        rows=expanded,
+        user=user,
+        progress=lambda done: tell(int(size * (0.2 + 0.6 * done / len(expanded))), len(expanded)),
+    )
+    tell(size, len(expanded))
     report.created = seeds.added
     return report, seeds
 
@@ -514,7 +536,60 @@ def validation_items_import(
     return report
 
 
+SEEDS = "seeds"  # the import-job "formats" of the two lists a validation project imports besides QA pairs
+DOMAINS = "domains"
+
+
+@dataclass
+class ListImportReport(ImportReport):
+    """An import job's report for a seed-query template file or a judged-domain list."""
+
+    list_kind: str = ""
+    seeds: dict[str, Any] | None = None
+
+    def summary(self) -> str:
+        if not self.ok:
+            return super().summary()
+        if self.seeds is not None:
+            return (
+                f"{self.seeds['added']} seed queries added; {self.seeds['exact_duplicates']} exact and "
+                f"{self.seeds['near_duplicates']} near duplicates left out."
+            )
+        return f"{self.created} domains labelled from the list; {self.already_present} already labelled kept theirs."
+
+    def as_dict(self) -> dict[str, Any]:
+        return super().as_dict() | {"list_kind": self.list_kind, "seeds": self.seeds}
+
+
+def seed_queries_import_start(
+    *, project: Project, user: AbstractBaseUser | None, upload: UploadedFile, locations: Sequence[str]
+) -> ImportJob:
+    """Queue the expansion of a template file for the locations (checked now, so a bad list fails at once)."""
+    cleaned = _check_locations(locations)
+    return ingest.import_job_create(
+        project=project, user=user, files=[upload], format=SEEDS, options={"locations": cleaned}
+    )
+
+
+def source_domains_import_start(*, project: Project, user: AbstractBaseUser | None, upload: UploadedFile) -> ImportJob:
+    return ingest.import_job_create(project=project, user=user, files=[upload], format=DOMAINS)
+
+
 def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: ProgressCallback) -> ImportReport:
+    """A validation project's import job: QA pairs (tsv, csv, jsonl, auto), seed-query templates or domains."""
+    if job.format == SEEDS:
+        report, seeds = seed_queries_import(
+            project=job.project,
+            source=sources[0],
+            locations=job.options.get("locations") or [],
+            user=job.created_by,
+            progress=progress,
+        )
+        return ListImportReport(**vars(report), list_kind=SEEDS, seeds=seeds.as_dict() if seeds else None)
+    if job.format == DOMAINS:
+        report = source_domains_import(project=job.project, source=sources[0], user=job.created_by)
+        progress(sources[0].size(), report.lines)
+        return ListImportReport(**vars(report), list_kind=DOMAINS)
     return validation_items_import(
         project=job.project,
         sources=sources,
@@ -526,7 +601,9 @@ def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: Pr
 
 
 # How an import job of a validation project reads its files (annotation.ingest.KIND_IMPORTERS).
-UPLOAD_IMPORTER = UploadImporter(ITEM_FORMATS, ".tsv, .csv or .jsonl", detect_item_format, _import_job_run)
+UPLOAD_IMPORTER = UploadImporter(
+    (*ITEM_FORMATS, SEEDS, DOMAINS), ".tsv, .csv or .jsonl", detect_item_format, _import_job_run
+)
 
 
 def validation_import_jobs(project: Project):  # type: ignore[no-untyped-def]

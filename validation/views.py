@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.files.uploadedfile import UploadedFile
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
@@ -16,7 +17,6 @@ from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
 from annotation.errors import InvalidInput, ServiceError
-from annotation.importers import ImportSource
 from annotation.languages import language_choices
 from annotation.models import QAItem, Role
 from annotation.views.common import report_error
@@ -27,16 +27,13 @@ from validation.access import get_slot_for_validator, get_validation_item, get_v
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
 
 ITEMS_PER_PAGE = 50
-MAX_UPLOAD = 50 * 1024 * 1024
 
 
-def _upload(request: HttpRequest, name: str = "file") -> ImportSource:
+def _upload_file(request: HttpRequest, name: str = "file") -> UploadedFile:
     upload = request.FILES.get(name)
     if upload is None:
         raise InvalidInput("Choose a file to upload.", field=name)
-    if upload.size > MAX_UPLOAD:
-        raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field=name)
-    return ImportSource(name=upload.name or "upload", data=upload.read())
+    return upload
 
 
 @login_required
@@ -133,13 +130,10 @@ def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     if request.method == "POST":
         try:
-            upload = request.FILES.get("file")
-            if upload is None:
-                raise InvalidInput("Choose a file to upload.", field="file")
             job = ingest.import_job_create(
                 project=project,
                 user=request.user,
-                files=[upload],
+                files=[_upload_file(request)],
                 format=request.POST.get("format", "auto"),
                 dry_run="dry_run" in request.POST,
             )
@@ -165,14 +159,17 @@ def validation_import_job(request: HttpRequest, slug: str, job_id: int) -> HttpR
 @login_required
 def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-    report = seeds = None
+    seeds = None
     if request.method == "POST":
         try:
             if request.POST.get("action") == "import":
-                locations = request.POST.get("locations", "").splitlines()
-                report, seeds = services.seed_queries_import(
-                    project=project, source=_upload(request), locations=locations, user=request.user
+                job = services.seed_queries_import_start(
+                    project=project,
+                    user=request.user,
+                    upload=_upload_file(request),
+                    locations=request.POST.get("locations", "").splitlines(),
                 )
+                return redirect("validation_import_job", project.slug, job.pk)
             else:
                 seeds = services.seed_query_create(
                     project=project,
@@ -193,7 +190,7 @@ def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     queries = SeedQuery.objects.filter(project=project).order_by("topic", "id")
     page = Paginator(queries, 100).get_page(request.GET.get("page"))
     topics = queries.values_list("topic").annotate(n=Count("id")).order_by("topic")
-    context = {"project": project, "page": page, "topics": topics, "report": report, "seeds": seeds}
+    context = {"project": project, "page": page, "topics": topics, "seeds": seeds}
     return render(request, "validation/seeds.html", context)
 
 
@@ -208,13 +205,13 @@ def validation_seeds_csv(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-    report = None
     if request.method == "POST":
         try:
             if request.POST.get("action") == "import":
-                report = services.source_domains_import(project=project, source=_upload(request), user=request.user)
-                if report.ok:
-                    messages.success(request, f"{report.created} domains labelled from the list.")
+                job = services.source_domains_import_start(
+                    project=project, user=request.user, upload=_upload_file(request)
+                )
+                return redirect("validation_import_job", project.slug, job.pk)
             else:
                 services.source_domain_label(
                     project=project,
@@ -241,7 +238,6 @@ def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
         "unlabelled": unlabelled,
         "label_counts": [(value, label, counts.get(value, 0)) for value, label in DomainLabel.choices],
         "labels": DomainLabel.choices,
-        "report": report,
     }
     return render(request, "validation/domains.html", context)
 

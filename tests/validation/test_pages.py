@@ -82,29 +82,73 @@ def test_a_bad_import_shows_line_and_field_and_writes_nothing(
     assert not ValidationItem.objects.exists()
 
 
-def test_seed_templates_upload_and_csv_download(client, vproject, coordinator):
+def test_seed_templates_upload_runs_as_a_job_and_the_csv_downloads(
+    client, vproject, coordinator, django_capture_on_commit_callbacks
+):
     client.force_login(coordinator)
     data = (NATIVQA / "test_query.csv").read_bytes()
 
-    client.post(
-        url("validation_seeds", vproject), {"action": "import", "file": upload("t.csv", data), "locations": "New York"}
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url("validation_seeds", vproject),
+            {"action": "import", "file": upload("t.csv", data), "locations": "New York"},
+        )
     download = client.get(url("validation_seeds_csv", vproject))
 
+    job = ImportJob.objects.get(project=vproject)
+    assert response["Location"] == url("validation_import_job", vproject, job_id=job.pk)
+    assert (job.format, job.options, job.status) == ("seeds", {"locations": ["New York"]}, "done")
+    page = client.get(response["Location"]).content.decode()
+    assert "seed-query templates for New York" in page and "7 added" in page
     assert SeedQuery.objects.filter(project=vproject).count() == 7
     assert download["Content-Type"].startswith("text/csv")
     assert download.content.decode().splitlines()[0] == "topic,query"
 
 
-def test_domain_list_upload_and_filtering_items_by_label(client, imported, coordinator):
+def test_seed_templates_without_locations_are_refused_before_any_job(client, vproject, coordinator):
+    client.force_login(coordinator)
+    data = (NATIVQA / "test_query.csv").read_bytes()
+
+    response = client.post(
+        url("validation_seeds", vproject), {"action": "import", "file": upload("t.csv", data), "locations": " "}
+    )
+
+    assert response.status_code == 200 and "give at least one location" in response.content.decode()
+    assert not ImportJob.objects.exists()
+
+
+def test_a_seed_file_without_its_header_is_refused_naming_the_column(
+    client, vproject, coordinator, django_capture_on_commit_callbacks
+):
+    client.force_login(coordinator)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url("validation_seeds", vproject),
+            {"action": "import", "file": upload("t.csv", b"subject,text\nfood,Best food?\n"), "locations": "Doha"},
+        )
+
+    page = client.get(response["Location"]).content.decode()
+    assert ImportJob.objects.get().status == "refused" and "Import refused" in page and "<td>query</td>" in page
+    assert not SeedQuery.objects.exists()
+
+
+def test_domain_list_upload_and_filtering_items_by_label(
+    client, imported, coordinator, django_capture_on_commit_callbacks
+):
     client.force_login(coordinator)
     data = (NATIVQA / "annotated_domains.csv").read_bytes()
 
-    client.post(url("validation_domains", imported), {"action": "import", "file": upload("d.csv", data)})
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = client.post(url("validation_domains", imported), {"action": "import", "file": upload("d.csv", data)})
     client.post(url("validation_domains", imported), {"domain": "blog.example.org", "label": "completely_unreliable"})
     reliable = client.get(url("validation_items", imported) + "?label=very_reliable")
     unreliable = client.get(url("validation_items", imported) + "?label=completely_unreliable")
 
+    assert (
+        "2031 domains labelled from the list; 49 already labelled kept theirs."
+        in client.get(queued["Location"]).content.decode()
+    )
     assert SourceDomain.objects.get(domain="blog.example.org").origin == "coordinator"
     assert len(reliable.context["page"].object_list) == 3
     assert [v.data_id for v in unreliable.context["page"].object_list] == ["3"]
