@@ -377,6 +377,17 @@ def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQues
     return entity_questions(project).get(item_id=slot.item_id)
 
 
+def entity_review_strata(project: Project) -> dict[str, dict[int, str]]:
+    """Agreement strata of verifications (`review.reports.KIND_STRATA`): each question's attribute and direction."""
+    strata: dict[str, dict[int, str]] = {"attribute": {}, "direction": {}}
+    for item_id, attribute, direction in EntityQuestion.objects.filter(project=project).values_list(
+        "item_id", "attribute", "direction"
+    ):
+        strata["attribute"][item_id] = attribute
+        strata["direction"][item_id] = direction
+    return strata
+
+
 def held_slot(question: EntityQuestion, user: AbstractBaseUser) -> ReviewSlot | None:
     """The verifier's claimed slot on this question, if any."""
     return ReviewSlot.objects.filter(item_id=question.item_id, reviewer=user, status=ReviewSlot.Status.CLAIMED).first()

@@ -367,6 +367,18 @@ def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaIte
     return trivia_items(project).get(item_id=slot.item_id)
 
 
+def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
+    """Agreement strata of trivia reviews (`review.reports.KIND_STRATA`): each item's category, subset, difficulty."""
+    strata: dict[str, dict[int, str]] = {"category": {}, "subset": {}, "difficulty": {}}
+    for item_id, category, subset, difficulty in TriviaItem.objects.filter(project=project).values_list(
+        "item_id", "category", "subset", "difficulty"
+    ):
+        strata["category"][item_id] = category
+        strata["subset"][item_id] = subset
+        strata["difficulty"][item_id] = difficulty
+    return strata
+
+
 def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
     """Whether the review form is offered: in review, not the author, and no judgment on this revision yet."""
     qa = item.item

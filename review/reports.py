@@ -8,7 +8,8 @@ What a report measures, one *scope* each (the names the release card uses too):
 
 * `review:<criterion>`: reviewers' pass/flag verdicts per criterion; a unit is
   one revision of an item (the round of reviewers who judged the same text).
-  Strata: the pair's final topic and region, and the item's author.
+  Strata: the pair's final topic and region, and the item's author; project kinds
+  listed in `KIND_STRATA` add their own (trivia: category, subset, difficulty).
 * `label:topic`, `label:region`: the labellers' current (raw, pre-adjudication)
   labels; a unit is a page pair.
 * `screening`: screening decisions of pairs screened by more than one person
@@ -69,6 +70,12 @@ SCHEMA_VERSION = 1
 BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
+# Project kinds whose review units have more strata: kind → (module, function(project) → {stratum: {item_id: label}}).
+# Imported when used, as exports.formats.KIND_WRITERS does.
+KIND_STRATA = {
+    Project.Kind.TRIVIA: ("multichoice.services", "trivia_review_strata"),
+    Project.Kind.ENTITY_QA: ("multichoice.entities", "entity_review_strata"),
+}
 CONTESTED_SHOWN = 50
 LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
 
@@ -208,6 +215,14 @@ def _review_scopes(project: Project) -> list[Scope]:
             scope.strata["topic"][revision_id] = finals[LabelKind.TOPIC].get(pair_id, NO_STRATUM)
             scope.strata["region"][revision_id] = finals[LabelKind.REGION].get(pair_id, NO_STRATUM)
             scope.strata["annotator"][revision_id] = author
+    if project.kind in KIND_STRATA:
+        module, function = KIND_STRATA[project.kind]
+        extra: dict[str, dict[int, str]] = getattr(importlib.import_module(module), function)(project)
+        for scope in scopes.values():
+            for name, by_item in extra.items():
+                scope.strata[name] = {
+                    unit: by_item.get(link["item_id"], NO_STRATUM) for unit, link in scope.links.items()
+                }
     return list(scopes.values())
 
 

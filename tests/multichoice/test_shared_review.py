@@ -54,6 +54,10 @@ def test_an_agreement_report_of_a_trivia_project_has_a_scope_per_trivia_criterio
     assert (plausible["n_units"], plausible["n_raters"]) == (4, 2)
     assert plausible["statistics"]["percent_agreement"]["value"] == pytest.approx(0.75)
     assert [unit["item_id"] for unit in plausible["contested_units"]] == [reviewed[1].item_id]
+    by_subset = {row["label"]: row for row in scopes["review:plausible"]["strata"]["subset"]}
+    assert set(by_subset) == {"local"}
+    assert by_subset["local"]["statistics"]["percent_agreement"]["n_units"] == 4
+    assert {"category", "difficulty"} <= set(scopes["review:plausible"]["strata"])
 
 
 def test_the_reviewer_dashboard_counts_trivia_reviews(trivia, reviewed):
