@@ -2,7 +2,8 @@
 
 Status, progress and errors live in the collection and import-job rows, not in
 Celery's result backend. Both services claim their row with a conditional
-update, so a duplicate delivery does nothing.
+update, so a duplicate delivery does nothing. A database outage mid-job sends the task again for when
+the job's heartbeat has gone stale (config/jobs.py).
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation import ingest
+from config.jobs import retry_when_the_database_returns
 
 
-@shared_task(name="annotation.collection_run", ignore_result=True)
+@shared_task(
+    name="annotation.collection_run", ignore_result=True, **retry_when_the_database_returns("JOB_STALE_SECONDS")
+)
 def collection_run(collection_id: int) -> None:
     ingest.collection_run(collection_id=collection_id)
 
 
-@shared_task(name="annotation.import_job_run", ignore_result=True)
+@shared_task(
+    name="annotation.import_job_run", ignore_result=True, **retry_when_the_database_returns("JOB_STALE_SECONDS")
+)
 def import_job_run(job_id: int) -> None:
     ingest.import_job_run(job_id=job_id)

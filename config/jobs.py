@@ -9,8 +9,13 @@ a job has committed stays; a takeover continues or starts again (see each servic
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+# A job task whose database went away (a PostgreSQL restart) tries again this often before giving up.
+DATABASE_RETRIES = 12
 
 
 def pause_between_steps() -> None:
@@ -18,3 +23,16 @@ def pause_between_steps() -> None:
     delay = float(getattr(settings, "JOB_STEP_DELAY", 0) or 0)
     if delay > 0:
         time.sleep(delay)
+
+
+def retry_when_the_database_returns(stale_setting: str) -> dict[str, Any]:
+    """Celery options for a job's task: when the database goes away mid-job, send the task again for later.
+
+    The job's row cannot even be marked failed then, so it stays running with a heartbeat that goes stale;
+    the retry comes a little after that (`stale_setting` + 5 s), when the service takes the job over.
+    """
+    return {
+        "autoretry_for": (OperationalError, InterfaceError),
+        "max_retries": DATABASE_RETRIES,
+        "default_retry_delay": int(getattr(settings, stale_setting)) + 5,
+    }

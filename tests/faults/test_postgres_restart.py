@@ -1,8 +1,9 @@
 """PostgreSQL restarts while the app runs: requests fail cleanly (a 503 that says why) and succeed afterwards
-without restarting the app.
+without restarting the app; a job the restart interrupted is finished by the same worker afterwards.
 
-The app is a real gunicorn process on a throwaway PostgreSQL cluster (tests/faults/conftest.py), run as in
-production (DEBUG off, persistent connections). Every wait is bounded and the processes are killed at the end.
+The app is a real gunicorn process and a real Celery worker on a throwaway PostgreSQL cluster
+(tests/faults/conftest.py), run as in production (DEBUG off, persistent connections). Every wait is bounded
+and the processes are killed at the end.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import psycopg
 import pytest
+from django.conf import settings
 
+from config.celery import app as celery_app
 from tests.faults.conftest import free_port
 
 pytestmark = [pytest.mark.faults, pytest.mark.timeout(120)]
@@ -132,3 +136,76 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_work_again_without_res
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait(timeout=10)
         log.close()
+
+
+JOB_SETUP = """
+import django
+django.setup()
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from annotation import ingest
+from tests import factories
+call_command("migrate", verbosity=0)
+coordinator = factories.user("coordinator")
+project = factories.project(coordinator, slug="restart")
+rows = "".join(
+    '{"local_title": "唐樓 %d", "standard_title": "唐楼 %d", "local_url": "https://zh-yue.wikipedia.org/wiki/T%d", '
+    '"standard_url": "https://zh.wikipedia.org/wiki/T%d", "local_lead": "唐樓。", "standard_lead": "唐楼。"}\\n'
+    % (n, n, n, n)
+    for n in range(1500)
+)
+job = ingest.import_job_create(
+    project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", rows.encode())]
+)
+print(job.pk)
+"""
+
+
+def query_one(url: str, sql: str, *args: object) -> tuple:
+    with psycopg.connect(url, connect_timeout=3) as connection:
+        return connection.execute(sql, args).fetchone()
+
+
+@pytest.fixture
+def live_worker_env(throwaway_postgres, tmp_path) -> dict[str, str]:
+    return {
+        "DATABASE_URL": throwaway_postgres.url(),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "JOB_STALE_SECONDS": "1",  # the import's heartbeat comes every half second
+        "JOB_STEP_DELAY": "1",  # a second after each batch of 1000 pairs
+    }
+
+
+@pytest.mark.worker
+def test_a_job_interrupted_by_a_postgres_restart_is_finished_by_the_same_worker_afterwards(
+    throwaway_postgres, start_worker, live_worker_env
+):
+    env = {
+        **os.environ,
+        **live_worker_env,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": celery_app.conf.task_default_queue,  # the queue start_worker's workers listen to
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    setup = subprocess.run(
+        [sys.executable, "-c", JOB_SETUP], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    job_id = int(setup.stdout.split()[-1])
+    url = throwaway_postgres.url()
+    job = "SELECT status, records_done FROM annotation_importjob WHERE id = %s"
+
+    worker = start_worker()
+    worker.wait_for(lambda: query_one(url, job, job_id)[1] >= 1000, timeout=30, interval=0.1)
+    throwaway_postgres.stop("fast")
+    worker.wait_for(lambda: "retry: Retry in 6s" in worker.log(), timeout=30)
+    throwaway_postgres.start()
+    worker.wait_for(lambda: query_one(url, job, job_id)[0] not in ("pending", "running"), timeout=40)
+
+    assert query_one(url, job, job_id)[0] == "done", worker.log()[-3000:]
+    pairs = query_one(url, "SELECT count(*) FROM annotation_pagepair WHERE local_title LIKE '唐樓 %%'")[0]
+    assert pairs == 1500
+    report = query_one(url, "SELECT report FROM annotation_importjob WHERE id = %s", job_id)[0]
+    assert (report["created"], report["already_present"]) == (1500, 0)
+    assert worker.process.poll() is None, "the worker had to be restarted"
