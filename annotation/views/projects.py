@@ -3,7 +3,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef
+from django.db.models import Count, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -21,7 +21,9 @@ PAIRS_PER_PAGE = 50
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = user_projects(request.user).annotate(pair_count=Count("pairs", distinct=True))
+    projects = user_projects(request.user).annotate(
+        pair_count=Count("pairs", filter=Q(pairs__deleted_at__isnull=True), distinct=True)
+    )
     can_create = request.user.has_perm("annotation.add_project")
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
