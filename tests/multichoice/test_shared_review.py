@@ -112,3 +112,14 @@ def test_the_item_history_diffs_the_candidates_of_a_rewrite(client, trivia, anno
     page = client.get(reverse("item_history", args=[trivia.slug, item.item_id])).content.decode()
 
     assert "<del>Gipuzkoa</del>" in page and "<ins>Álava</ins>" in page
+
+
+@pytest.mark.parametrize("name", ["dashboard", "reviewers", "agreement", "review_queue"])
+def test_the_shared_review_pages_open_for_a_trivia_project(client, trivia, reviewed, coordinator, name):
+    client.force_login(coordinator)
+
+    response = client.get(reverse(name, args=[trivia.slug]))
+
+    assert response.status_code == 200
+    if name == "reviewers":
+        assert "reviewer2" in response.content.decode()
