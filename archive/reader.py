@@ -34,6 +34,7 @@ from archive.checks import archive_check, archive_verify
 from archive.files import release_path
 from archive.registry import ROOT, ArchivedModel, archived_models
 from archive.rows import USER_FIELDS, decode_value
+from config.jobs import pause_between_steps
 
 Progress = Callable[[int, int, str], None]
 BATCH = 1000
@@ -72,9 +73,12 @@ class _Where:
 
 
 def project_archive_read(
-    *, path: Path, name: str, slug: str | None = None, progress: Progress | None = None
+    *, path: Path, name: str, slug: str | None = None, progress: Progress | None = None, tag: str = "cli"
 ) -> tuple[Project, dict[str, Any]]:
-    """Import the archive at `path` as a new project (under `slug`, or the archived one); returns it and counts."""
+    """Import the archive at `path` as a new project (under `slug`, or the archived one); returns it and counts.
+
+    Release files are written under `releases/.importing-<tag>-…/` first and moved into place at the end.
+    """
     report = progress or (lambda done, total, stage: None)
     manifest = archive_check(path, name=name)
     report(0, 1, "Checking every member's sha256")
@@ -92,7 +96,7 @@ def project_archive_read(
     if listed.get(ROOT, {}).get("rows") != 1:
         raise InvalidInput(f"{name}: the archive must hold exactly one {ROOT} row.", field="file")
     total = sum(int(entry.get("rows", 0)) for entry in manifest["models"])
-    staging = Path(settings.MEDIA_ROOT) / "releases" / f".importing-{uuid.uuid4().hex}"
+    staging = staging_root() / f".importing-{tag}-{uuid.uuid4().hex}"
     placed: list[Path] = []
     counts: dict[str, Any] = {}
     try:
@@ -118,6 +122,10 @@ def project_archive_read(
         shutil.rmtree(staging, ignore_errors=True)
     report(total, total, "Imported")
     return project, counts
+
+
+def staging_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "releases"
 
 
 def _free_slug(slug: str) -> str:
@@ -246,6 +254,7 @@ def _import_model(
         batch.clear()
         in_batch.clear()
         report(done + rows, total, f"Importing {label}")
+        pause_between_steps()
 
     for where, record in _lines(archive, entry.member):
         old = record.get("pk")

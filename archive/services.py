@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -30,7 +31,7 @@ from annotation.errors import InvalidInput, InvalidState, ServiceError
 from annotation.models import Project
 from archive.checks import archive_check
 from archive.models import ProjectArchive
-from archive.reader import project_archive_read
+from archive.reader import project_archive_read, staging_root
 from archive.writer import project_archive_write
 from config.enqueue import enqueue_on_commit
 
@@ -154,6 +155,8 @@ def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
         if archive.project is None:
             raise InvalidState("The project was deleted before its export ran.")
         folder.mkdir(parents=True, exist_ok=True)
+        for leftover in folder.glob(f".{archive.pk}-*.part"):  # a killed run's unfinished file
+            leftover.unlink(missing_ok=True)
         manifest = project_archive_write(project=archive.project, out=temporary, progress=progress)
         final = folder / f"{archive.pk}-{archive.file_name}"
         temporary.rename(final)
@@ -246,10 +249,16 @@ def archive_import_run(*, archive_id: int) -> ProjectArchive | None:
         return None
     progress = _SideProgress(archive.pk, archive.attempts)
     stored = archive_file(archive)
+    for leftover in staging_root().glob(f".importing-{archive.pk}-*"):  # a killed run's release files
+        shutil.rmtree(leftover, ignore_errors=True)
     try:
         ProjectArchive.objects.filter(pk=archive.pk).update(sha256=_sha256(stored))
         project, counts = project_archive_read(
-            path=stored, name=archive.original_name or stored.name, slug=archive.slug, progress=progress
+            path=stored,
+            name=archive.original_name or stored.name,
+            slug=archive.slug,
+            progress=progress,
+            tag=str(archive.pk),
         )
         ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
             status=Status.DONE,

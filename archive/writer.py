@@ -24,6 +24,7 @@ from annotation.errors import InvalidState
 from archive.files import release_members
 from archive.registry import ArchivedModel, archived_models, local_models
 from archive.rows import FORMAT, SCHEMA_VERSION, USER_FIELDS, columns, dumps, encode_value, plain_fields
+from config.jobs import pause_between_steps
 
 Progress = Callable[[int, int, str], None]  # (rows done, rows in all, what is being written)
 BLOCK = 1 << 16
@@ -101,6 +102,7 @@ def _write(project: Any, out: Path, progress: Progress) -> dict[str, Any]:
                     max_pk = max(max_pk, values[0])
                     if rows % CHUNK == 0:
                         progress(done + rows, total, f"Writing {entry.label}")
+                        pause_between_steps()
             done += rows
             manifest["models"].append({"model": entry.label, "member": entry.member, "rows": rows, "max_pk": max_pk})
             manifest["members"][entry.member] = sink.entry(rows=rows)
