@@ -74,7 +74,7 @@ def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
     membership: Membership = project.membership  # type: ignore[attr-defined]
     slot = (
         ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer")
-        .filter(item__project=project, pk=slot_id)
+        .filter(item__project=project, item__deleted_at__isnull=True, pk=slot_id)  # a deleted item: no review
         .first()
     )
     if slot is None:

@@ -236,3 +236,14 @@ def test_importing_a_deleted_pairs_title_again_leaves_it_deleted(project, coordi
     assert report.ok, report.problems
     assert (report.created, report.already_present) == (0, 1)
     assert PagePair.all_objects.get(pk=pair.pk).deleted_at is not None
+
+
+def test_a_review_held_on_an_item_deleted_meanwhile_is_gone_for_the_reviewer(client, project, annotator, reviewer):
+    _, items = submitted_pair(project, annotator)
+    slot = review.review_claim(item=items[0], user=reviewer)
+    authoring.qa_item_delete(item=items[0], user=project.memberships.get(is_coordinator=True).user)
+    client.force_login(reviewer)
+
+    assert client.get(reverse("review_slot", args=[project.slug, slot.pk])).status_code == 404
+    assert api_as(reviewer).get(f"/api/projects/{project.slug}/review/slots/{slot.pk}/").status_code == 404
+    assert review.review_claim_next(project=project, user=reviewer).item_id == items[1].pk
