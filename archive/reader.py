@@ -17,7 +17,6 @@ import shutil
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -182,20 +181,12 @@ def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
     return users, matched, created
 
 
-@contextmanager
-def _keep_timestamps(model: type[models.Model]) -> Iterator[None]:
-    """Let auto_now fields keep the archived time while the rows are written (the import's process only)."""
-    fields = [
-        f for f in model._meta.concrete_fields if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
+def _auto_now_fields(model: type[models.Model]) -> list[str]:
+    return [
+        f.attname
+        for f in model._meta.concrete_fields
+        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
     ]
-    saved = [(f, f.auto_now, f.auto_now_add) for f in fields]  # type: ignore[attr-defined]
-    for f in fields:
-        f.auto_now = f.auto_now_add = False  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        for f, now, now_add in saved:
-            f.auto_now, f.auto_now_add = now, now_add  # type: ignore[attr-defined]
 
 
 def _reserve_ids(model: type[models.Model], max_pk: int) -> None:
@@ -231,6 +222,7 @@ def _import_model(
     type_keys = {key.name for key in entry.content_type_keys}
     deferred_keys = {key.name for key in entry.deferred}
     _reserve_ids(model, int(listed.get("max_pk") or 0))
+    stamped = _auto_now_fields(model)
     batch: list[tuple[int, models.Model, str]] = []
     in_batch: set[int] = set()
     later: list[tuple[int, str, int]] = []  # (archived id, key attname, archived id it names)
@@ -241,9 +233,16 @@ def _import_model(
         taken = set(model._base_manager.filter(pk__in=olds).values_list("pk", flat=True))
         for old, obj, _ in batch:
             obj.pk = None if old in taken else old
+        objs = [obj for _, obj, _ in batch]
+        archived_times = [[getattr(obj, name) for name in stamped] for obj in objs]
         try:
-            with _keep_timestamps(model), transaction.atomic():
-                model._base_manager.bulk_create([obj for _, obj, _ in batch])
+            with transaction.atomic():
+                model._base_manager.bulk_create(objs)
+                if stamped:  # the insert stamped them with the time now: put the archived times back
+                    for obj, times in zip(objs, archived_times, strict=True):
+                        for name, value in zip(stamped, times, strict=True):
+                            setattr(obj, name, value)
+                    model._base_manager.bulk_update(objs, stamped)
         except DatabaseError as error:
             raise InvalidInput(
                 f"{entry.member} lines {batch[0][2]}–{batch[-1][2]}: the database refused the rows: {error}",
