@@ -122,7 +122,14 @@ COLUMNS = ("e_at", "e_id", "e_source", "e_project", "e_actor", "e_action", "e_ty
 
 
 def _day_start(day: date) -> datetime:
+    # Clamped a day inside the calendar's ends, where a time zone offset would overflow the datetime range.
+    day = min(max(day, date.min + timedelta(days=1)), date.max - timedelta(days=1))
     return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _day_after(day: date) -> datetime:
+    """The start of the next day: the exclusive end of an inclusive `until`."""
+    return _day_start(min(day, date.max - timedelta(days=2)) + timedelta(days=1))
 
 
 def _audit_side(projects: models.QuerySet | None, project: Project | None, flt: EventFilter, actor_id: int | None):
@@ -142,7 +149,7 @@ def _audit_side(projects: models.QuerySet | None, project: Project | None, flt: 
     if flt.since:
         rows = rows.filter(created_at__gte=_day_start(flt.since))
     if flt.until:
-        rows = rows.filter(created_at__lt=_day_start(flt.until + timedelta(days=1)))
+        rows = rows.filter(created_at__lt=_day_after(flt.until))
     return rows.annotate(
         e_at=F("created_at"),
         e_id=F("id"),
@@ -178,7 +185,7 @@ def _item_side(projects: models.QuerySet | None, project: Project | None, flt: E
     if flt.since:
         rows = rows.filter(created_at__gte=_day_start(flt.since))
     if flt.until:
-        rows = rows.filter(created_at__lt=_day_start(flt.until + timedelta(days=1)))
+        rows = rows.filter(created_at__lt=_day_after(flt.until))
     return rows.annotate(
         e_at=F("created_at"),
         e_id=F("id"),

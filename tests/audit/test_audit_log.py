@@ -208,3 +208,12 @@ def test_audit_rows_survive_a_project_purge_without_it(project, coordinator, sup
     Project.all_objects.filter(pk=gone.pk).delete()
 
     assert AuditEvent.objects.filter(project__isnull=True).count() == rows
+
+
+def test_dates_at_the_ends_of_the_calendar_are_answered(project, coordinator):
+    response = api_as(coordinator).get(
+        f"/api/projects/{project.slug}/audit/", {"since": "0001-01-01", "until": "9999-12-31"}
+    )
+
+    assert response.status_code == 200
+    assert [e["action"] for e in response.json()["results"]][-1] == "project.created"
