@@ -150,18 +150,22 @@ def _audit_side(projects: models.QuerySet | None, project: Project | None, flt: 
         rows = rows.filter(created_at__gte=_day_start(flt.since))
     if flt.until:
         rows = rows.filter(created_at__lt=_day_after(flt.until))
-    return rows.annotate(
-        e_at=F("created_at"),
-        e_id=F("id"),
-        e_source=Value("audit", output_field=CharField()),
-        e_project=F("project_id"),
-        e_actor=F("actor_id"),
-        e_action=F("action"),
-        e_type=F("object_type"),
-        e_object=F("object_id"),
-        e_label=F("object_label"),
-        e_details=F("details"),
-    ).values(*COLUMNS)
+    return (
+        rows.annotate(
+            e_at=F("created_at"),
+            e_id=F("id"),
+            e_source=Value("audit", output_field=CharField()),
+            e_project=F("project_id"),
+            e_actor=F("actor_id"),
+            e_action=F("action"),
+            e_type=F("object_type"),
+            e_object=F("object_id"),
+            e_label=F("object_label"),
+            e_details=F("details"),
+        )
+        .values(*COLUMNS)
+        .order_by()
+    )  # each side unordered: the union is ordered once
 
 
 def _item_side(projects: models.QuerySet | None, project: Project | None, flt: EventFilter, actor_id: int | None):
@@ -186,23 +190,27 @@ def _item_side(projects: models.QuerySet | None, project: Project | None, flt: E
         rows = rows.filter(created_at__gte=_day_start(flt.since))
     if flt.until:
         rows = rows.filter(created_at__lt=_day_after(flt.until))
-    return rows.annotate(
-        e_at=F("created_at"),
-        e_id=F("id"),
-        e_source=Value("item_event", output_field=CharField()),
-        e_project=F("item__project_id"),
-        e_actor=F("actor_id"),
-        e_action=Concat(Value(ITEM_EVENT_PREFIX), F("action"), output_field=CharField()),
-        e_type=Value("item", output_field=CharField()),
-        e_object=F("item_id"),
-        e_label=Left(F("item__question"), 200),
-        e_details=JSONObject(
-            from_status=F("from_status"),
-            to_status=F("to_status"),
-            revision=F("revision_number"),
-            note=Left(F("note"), MAX_DETAIL_TEXT),
-        ),
-    ).values(*COLUMNS)
+    return (
+        rows.annotate(
+            e_at=F("created_at"),
+            e_id=F("id"),
+            e_source=Value("item_event", output_field=CharField()),
+            e_project=F("item__project_id"),
+            e_actor=F("actor_id"),
+            e_action=Concat(Value(ITEM_EVENT_PREFIX), F("action"), output_field=CharField()),
+            e_type=Value("item", output_field=CharField()),
+            e_object=F("item_id"),
+            e_label=Left(F("item__question"), 200),
+            e_details=JSONObject(
+                from_status=F("from_status"),
+                to_status=F("to_status"),
+                revision=F("revision_number"),
+                note=Left(F("note"), MAX_DETAIL_TEXT),
+            ),
+        )
+        .values(*COLUMNS)
+        .order_by()
+    )  # each side unordered: the union is ordered once
 
 
 def events(*, project: Project | None, flt: EventFilter = EventFilter()) -> models.QuerySet:
