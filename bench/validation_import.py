@@ -69,12 +69,13 @@ WORDS = [
 ]
 
 
-def rows(n: int) -> str:
-    rng = random.Random(20260101)
+def rows(n: int, *, seed: int = 20260101, first: int = 0) -> str:
+    rng = random.Random(seed)
     questions = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(n)]
     lines = [HEADER]
-    for i in range(n):
-        question = questions[i - 1] + "!" if i % 10 == 9 else questions[i] + "?"  # every tenth nearly repeats
+    for i in range(first, first + n):
+        # Every tenth nearly repeats the one before.
+        question = questions[i - first - 1] + "!" if i % 10 == 9 else questions[i - first] + "?"
         lines.append(
             f"{i}\ttopic{i % 17}\tquery {i}\tWhich {question}\tAnswer {i}.\tfactoid"
             f"\t['https://site{i % 500}.example.org/p{i}']\n"
@@ -102,6 +103,11 @@ def main(sizes: list[int]) -> None:
             search = time.perf_counter() - start
             rest = max(took - search, 1e-9)
             print(f"  of which duplicate search {search:6.2f} s; the rest {rest:6.2f} s ({n / rest:,.0f} pairs/s)")
+            more = rows(1000, seed=7, first=n).encode()
+            start = time.perf_counter()
+            services.validation_items_import(project=project, source=ImportSource("more.tsv", data=more), user=None)
+            took = time.perf_counter() - start
+            print(f"  then 1000 more into those {n}: {took:6.2f} s ({1000 / took:,.0f} pairs/s)")
             start = time.perf_counter()
             _, seeds = services.seed_queries_import(
                 project=project, source=ImportSource.of(TEMPLATES), locations=["Doha", "Abu Dhabi"], user=None

@@ -453,16 +453,18 @@ def validation_items_import(
         report.reset_counts()
         return report
     settings = validation_settings(project)
+    # The project's live pairs that repeat nothing: the new ones are compared with these, and these are not
+    # searched again (they were when they came in), so an import costs new × (kept + new), not (all)².
     existing = list(
-        ValidationItem.objects.filter(project=project, item__deleted_at__isnull=True)
+        ValidationItem.objects.filter(project=project, item__deleted_at__isnull=True, duplicate_of__isnull=True)
         .order_by("id")
         .values_list("id", "item__question")
     )
-    searched = len(existing) + len(pairs)
     duplicates = find_duplicates(
-        [question for _, question in existing] + [pair.question for pair in pairs],
+        [pair.question for pair in pairs],
+        earlier=[question for _, question in existing],
         threshold=settings.duplicate_threshold,
-        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / searched)), len(pairs)),
+        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / len(pairs))), len(pairs)),
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}

@@ -36,6 +36,7 @@ def find_duplicates(
     groups: Sequence[Hashable] | None = None,
     threshold: int,
     stored: Mapping[Hashable, Iterable[str]] | None = None,
+    earlier: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> list[Duplicate]:
     """Texts that repeat an earlier one: equal after `normalise`, or with a rapidfuzz ratio >= `threshold`.
@@ -43,8 +44,11 @@ def find_duplicates(
     Only texts of the same group are compared (seed queries: the same location,
     so "… in Doha" and "… in Qatar" are not duplicates of each other). The first
     text of a set is the one kept. `stored` holds, per group, normalised texts
-    already saved; a text repeating one of those gets `of = -1`. `progress(n)` is
-    called every thousand texts (the search grows with the square of their number).
+    already saved; a text repeating one of those gets `of = -1`. `earlier` are texts
+    kept before (ungrouped), which `texts` are compared with but which are not searched
+    themselves: positions (`index`, `of`) then count `earlier` first, then `texts`.
+    `progress(n)` is called every thousand texts (the search compares each text with
+    every one kept before it).
     """
     kept: dict[Hashable, list[str]] = {}
     owner: dict[Hashable, list[int]] = {}
@@ -54,11 +58,17 @@ def find_duplicates(
             kept.setdefault(group, []).append(value)
             owner.setdefault(group, []).append(-1)
             exact.setdefault(group, {})[value] = -1
+    for position, value in enumerate(earlier):
+        key = normalise(value)
+        kept.setdefault(None, []).append(key)
+        owner.setdefault(None, []).append(position)
+        exact.setdefault(None, {}).setdefault(key, position)
     duplicates: list[Duplicate] = []
-    for index, text in enumerate(texts):
-        if progress is not None and index % 1000 == 999:
-            progress(index + 1)
-        group = groups[index] if groups is not None else None
+    for number, text in enumerate(texts):
+        if progress is not None and number % 1000 == 999:
+            progress(number + 1)
+        index = len(earlier) + number
+        group = groups[number] if groups is not None else None
         key = normalise(text)
         seen = exact.setdefault(group, {})
         if key in seen:

@@ -237,3 +237,20 @@ def test_the_two_answers_are_shown_in_an_order_recorded_per_validator(vproject, 
 def test_settings_reject_an_unknown_task(vproject):
     with pytest.raises(InvalidInput):
         services.validation_settings_update(project=vproject, tasks=["question", "vibes"])
+
+
+def test_a_later_import_is_compared_with_the_pairs_already_there_and_counts_only_its_own(imported, coordinator):
+    later = TSV_HEADER + (
+        "5\tanimal\tq\tWhat is the national animal of Qatar!\tThe oryx.\tfactoid\t\tx\n"
+        "6\tsport\tq\tWhich stadium hosted the 2022 finals?\tLusail.\tfactoid\t\tx\n"
+        "7\tsport\tq\tWho won the 2022 final?\tArgentina.\tfactoid\t\tx\n"
+    )
+
+    report = services.validation_items_import(project=imported, source=tsv_source(later), user=coordinator)
+
+    by_data_id = {v.data_id: v for v in ValidationItem.objects.filter(project=imported)}
+    # The earlier file's own duplicate (3 of 2) is not counted again: one exact and one near repeat, both new.
+    assert report.counts["duplicates"] == {"exact": 1, "near": 1}
+    assert by_data_id["5"].duplicate_of == by_data_id["1"]
+    assert by_data_id["6"].duplicate_of == by_data_id["4"]
+    assert by_data_id["7"].duplicate_of is None
