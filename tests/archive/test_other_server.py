@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from annotation.models import QAItem
+from annotation.models import PagePair, QAItem
 from archive import services
 from exports.models import Release
 from tests.archive.canonical import canonical_dump
@@ -34,7 +34,10 @@ project = Project._base_manager.get(slug={slug!r})
 people = {{u.username: [u.is_active, u.has_usable_password(), u.is_staff, u.is_superuser]
           for u in get_user_model().objects.all()}}
 items = sorted(QAItem._base_manager.filter(project=project).values_list("pk", flat=True))
-print(json.dumps({{"dump": canonical_dump(project), "project_pk": project.pk, "people": people, "item_pks": items}}))
+dump = canonical_dump(project)
+from tests import factories
+fresh = factories.pair(project, local_title="after the move").pk  # the id sequences were moved past the kept ids
+print(json.dumps({{"dump": dump, "project_pk": project.pk, "people": people, "item_pks": items, "fresh": fresh}}))
 """
 
 
@@ -81,7 +84,9 @@ def test_a_project_moved_to_a_fresh_server_is_identical_with_the_same_ids(rich_p
     run(other_server, "project_archive_import", str(out))
 
     there = json.loads(run(other_server, "shell", "-c", DUMP.format(slug=rich_project.slug)).splitlines()[-1])
+    fresh = there.pop("fresh")
     assert there["dump"] == canonical_dump(rich_project)
+    assert fresh > max(PagePair._base_manager.filter(project=rich_project).values_list("pk", flat=True))
     assert there["project_pk"] == rich_project.pk
     items = QAItem._base_manager.filter(project=rich_project)
     assert there["item_pks"] == sorted(items.values_list("pk", flat=True))
