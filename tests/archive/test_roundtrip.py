@@ -155,3 +155,38 @@ def test_an_entity_question_project_round_trips_with_its_distractors_translated(
     copy = _round_trip(project, tmp_path)
 
     _assert_identical(project, copy, needs=["multichoice.Entity", "multichoice.EntityQuestion"])
+
+
+def test_a_trivia_project_with_reviews_and_a_flagged_translation_round_trips(
+    coordinator, annotator, second_annotator, reviewer, tmp_path
+):
+    from annotation import services as authoring
+    from multichoice import services as trivia
+    from tests.multichoice.conftest import CATEGORIES, item_values
+
+    project = trivia.trivia_project_create(
+        name="Basque trivia",
+        slug="basque-trivia",
+        source_language="eus",
+        target_language="eng",
+        categories=CATEGORIES,
+        created_by=coordinator,
+    )
+    for person, role in ((annotator, "annotator"), (second_annotator, "annotator"), (reviewer, "reviewer")):
+        authoring.membership_set(project=project, user=person, roles={role})
+    item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
+    trivia.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    trivia.trivia_item_create(project=project, user=annotator, **item_values(question="Where is Lekeitio?"))
+    claimed = trivia.translation_claim_next(project=project, user=second_annotator)
+    trivia.translation_submit(
+        item=claimed,
+        user=second_annotator,
+        target_question="Where is Atxondo?",
+        target_candidates=["In Biscay", "In Gipuzkoa", "In Navarre"],
+        problem_tags=["outdated"],
+        problem_note="Boundaries changed?",
+    )
+
+    copy = _round_trip(project, tmp_path)
+
+    _assert_identical(project, copy, needs=["multichoice.TriviaItem", "review.Judgment", "annotation.QAItemRevision"])
