@@ -140,6 +140,8 @@ def test_a_validation_project_with_judgments_and_duplicates_round_trips(
         copy,
         needs=["validation.ValidationItem", "validation.ValidationJudgment", "validation.ValidationSettings"],
     )
+    # A key to a row of the same table (set after the rows are in) came through.
+    assert any(row["duplicate_of_id"] for row in canonical_dump(copy)["validation.ValidationItem"])
 
 
 def test_an_entity_question_project_round_trips_with_its_distractors_translated(coordinator, reviewer, tmp_path):
