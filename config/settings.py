@@ -177,6 +177,8 @@ if env.bool("BEHIND_HTTPS_PROXY", default=False):
 # Celery: Redis as broker; with no broker configured, tasks run in-process (embedded default).
 REDIS_URL = env.str("REDIS_URL", default="")
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+# Workers run at this niceness (0-19): imports, agreement and release builds give way to web requests.
+WORKER_NICE = env.int("WORKER_NICE", default=10)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves the message for another worker

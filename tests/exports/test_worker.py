@@ -114,3 +114,11 @@ def test_requests_at_the_same_moment_produce_one_build(project, coordinator):
 
     assert sorted(outcomes) == ["refused"] * 5 + ["requested"]
     assert Release.objects.filter(project=project).count() == 1
+
+
+@pytest.mark.worker
+def test_the_worker_runs_at_a_lower_priority_than_the_web_processes(live_worker):
+    """Builds, imports and reports give the CPU to annotators' requests (WORKER_NICE, 10 by default)."""
+    live_worker.wait_for(lambda: "ready" in live_worker.log())
+    web = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, live_worker.process.pid) == min(19, web + 10)
