@@ -151,6 +151,10 @@ def _check_manifest(name: str, archive: zipfile.ZipFile, infos: dict[str, zipfil
     for position, entry in enumerate(models):
         if not isinstance(entry, dict) or entry.get("member") not in members or not isinstance(entry.get("model"), str):
             raise _refuse(name, f"manifest.json: models[{position}] does not name a model and one of the members.")
+        for count in ("rows", "max_pk"):
+            value = entry.get(count)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise _refuse(name, f"manifest.json: models[{position}].{count} must be a whole number, not {value!r}.")
     if "users.jsonl" not in members:
         raise _refuse(name, "no users.jsonl: the archive does not say who did the work.")
     return manifest

@@ -80,8 +80,9 @@ def project_archive_read(
     """
     report = progress or (lambda done, total, stage: None)
     manifest = archive_check(path, name=name)
-    report(0, 1, "Checking every member's sha256")
-    archive_verify(path, manifest, name=name)
+    archive_verify(
+        path, manifest, name=name, progress=lambda done, total: report(done, total, "Checking every member's sha256")
+    )
     slug = _free_slug(slug or str(manifest["project"].get("slug", "")))
     listed = {entry["model"]: entry for entry in manifest["models"]}
     known = {entry.label for entry in archived_models()}

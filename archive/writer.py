@@ -118,6 +118,7 @@ def _write(project: Any, out: Path, progress: Progress) -> dict[str, Any]:
         manifest["members"]["users.jsonl"] = sink.entry(rows=len(people))
         progress(done, total, "Copying release files")
         for name, source, expected, owner in release_members(project):
+            progress(done, total, f"Copying {name}")
             with _open(archive, name) as member, source.open("rb") as data:
                 sink = _Hashing(member)
                 while block := data.read(BLOCK):
