@@ -25,7 +25,7 @@ from tests.exports.conftest import bulk_accepted_items
 from tests.imports.wiki_replay import Replay, ReplayServer
 from tests.review.conftest import all_pass, flag, submitted_pair
 
-pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.timeout(180)]
 
 STALE = "2"
 
@@ -69,7 +69,7 @@ def second_reviewer(project):
 def kill_mid_way(start_worker, started) -> None:
     """Start a worker, wait until the job is under way (`started()`), SIGKILL the worker's process group."""
     first = start_worker()
-    first.wait_for(started, timeout=30, interval=0.05)
+    first.wait_for(started, timeout=45, interval=0.05)
     first.kill()
 
 
@@ -90,7 +90,7 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
     assert (killed.status, killed.done < 3) == ("running", True), "the collection had finished before the kill"
 
     second = start_worker()
-    second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=30)
+    second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=60)
 
     collection.refresh_from_db()
     assert (collection.done, collection.total, collection.kept, collection.created_pairs) == (3, 3, 2, 2)
@@ -122,7 +122,7 @@ def test_an_agreement_report_killed_mid_way_is_computed_once_by_the_next_worker(
     assert (killed.status, killed.attempts, killed.result) == ("running", 1, {}), "nothing is stored half-way"
 
     second = start_worker()
-    second.wait_for(lambda: AgreementReport.objects.get(pk=report_id).status == "done", timeout=40)
+    second.wait_for(lambda: AgreementReport.objects.get(pk=report_id).status == "done", timeout=60)
 
     report = AgreementReport.objects.get(pk=report_id)
     assert (report.attempts, report.progress, report.error) == (2, 100, "")
@@ -161,7 +161,7 @@ def test_an_import_killed_mid_way_leaves_nothing_and_is_imported_once_by_the_nex
     assert list(Path(media_root).rglob("*.jsonl")), "the upload is kept until the job has ended"
 
     second = start_worker()
-    second.wait_for(lambda: ImportJob.objects.get(pk=job_id).status not in ("pending", "running"), timeout=40)
+    second.wait_for(lambda: ImportJob.objects.get(pk=job_id).status not in ("pending", "running"), timeout=60)
 
     job = ImportJob.objects.get(pk=job_id)
     assert job.status == "done", (job.error, job.report)
@@ -182,7 +182,7 @@ def test_a_release_build_killed_mid_way_is_taken_over_and_published_once(
     assert not releases.release_dir(killed).exists(), "a killed build published files"
 
     second = start_worker()
-    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "published", timeout=40)
+    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "published", timeout=60)
 
     release.refresh_from_db()
     assert (release.attempts, release.version, release.counts["lead_qa"]) == (2, 1, 200)
