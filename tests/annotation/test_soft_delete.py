@@ -247,3 +247,32 @@ def test_a_review_held_on_an_item_deleted_meanwhile_is_gone_for_the_reviewer(cli
     assert client.get(reverse("review_slot", args=[project.slug, slot.pk])).status_code == 404
     assert api_as(reviewer).get(f"/api/projects/{project.slug}/review/slots/{slot.pk}/").status_code == 404
     assert review.review_claim_next(project=project, user=reviewer).item_id == items[1].pk
+
+
+def test_the_admin_lists_deleted_pairs_and_only_a_superuser_purges_with_a_record(
+    client, project, coordinator, superuser
+):
+    pair = authoring.pair_delete(pair=factories.pair(project), user=coordinator)
+    client.force_login(superuser)
+
+    listing = client.get("/admin/annotation/pagepair/")
+    purged = client.post(f"/admin/annotation/pagepair/{pair.pk}/delete/", {"post": "yes"})
+
+    assert pair.local_title in listing.content.decode()
+    assert purged.status_code == 302
+    assert not PagePair.all_objects.filter(pk=pair.pk).exists()
+    assert AuditEvent.objects.filter(action="pair.purged", object_id=pair.pk, actor=superuser).exists()
+
+
+def test_staff_without_superuser_cannot_purge(client, project, coordinator):
+    from django.contrib.auth.models import Permission
+
+    staff = factories.user("staff", is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(codename__in=["view_pagepair", "delete_pagepair"]))
+    pair = factories.pair(project)
+    client.force_login(staff)
+
+    response = client.post(f"/admin/annotation/pagepair/{pair.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 403
+    assert PagePair.objects.filter(pk=pair.pk).exists()
