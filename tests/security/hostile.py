@@ -100,6 +100,7 @@ def build_hostile_world(payload: str, coordinator) -> HostileWorld:  # type: ign
         standard_text=factories.MANDARIN_LEAD + payload,
     )
     factories.pair(project, local_title=f"X {payload}"[:500])
+    deleted = factories.pair(project, local_title=f"D {payload}"[:500], standard_title=f"DS {payload}"[:500])
     as_annotator = api_as(users["annotator"])
     pair_id = as_annotator.post(url + "queue/next/").data["id"]
     response = as_annotator.post(url + f"pairs/{pair_id}/screening/", {"decision": "annotate"}, format="json")
@@ -142,6 +143,9 @@ def build_hostile_world(payload: str, coordinator) -> HostileWorld:  # type: ign
             url + f"pairs/{pair_id}/labels/", {"kind": kind, "value": value, "detail": detail}, format="json"
         )
         assert response.status_code == 200, response.content
+
+    response = as_coordinator.delete(url + f"pairs/{deleted.pk}/")  # for the Deleted list and the audit log
+    assert response.status_code == 204, response.content
 
     from annotation.models import PagePair, QAItem
     from review.models import ReviewSlot
@@ -202,6 +206,9 @@ def hostile_pages(world: HostileWorld) -> list[tuple[str, str, bool]]:
         ("coordinator", reverse("export_settings", args=[slug]), True),
         ("coordinator", reverse("collection_detail", args=[slug, world.collection.pk]), True),
         ("coordinator", reverse("import_detail", args=[slug, world.job.pk]), True),
+        ("coordinator", reverse("deleted_list", args=[slug]), True),
+        ("coordinator", reverse("project_delete", args=[slug]), True),
+        ("coordinator", reverse("audit_project", args=[slug]), False),  # texts cut to a length in the details
         ("annotator", reverse("my_items", args=[slug]), True),
         ("annotator", reverse("item_rewrite", args=[slug, first]), True),
         ("annotator", reverse("pair_detail", args=[slug, pair]), True),
