@@ -52,6 +52,10 @@ class Action(models.TextChoices):
     TRIVIA_RESOLVED = "trivia.resolved", "Tagged translation resolved"
     ENTITY_CORRECTED = "entity.corrected", "Entity value corrected"
     ENTITY_QUESTIONS_GENERATED = "entity.questions_generated", "Entity questions generated"
+    VALIDATION_FINAL_ANSWER = "validation.final_answer_chosen", "Final answer chosen"
+    VALIDATION_MERGED = "validation.duplicate_merged", "Duplicate merged"
+    VALIDATION_DOMAIN_LABELLED = "validation.domain_labelled", "Source domain labelled"
+    VALIDATION_SEED_ADDED = "validation.seed_query_added", "Seed query written"
 
 
 class AuditEvent(models.Model):

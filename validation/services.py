@@ -307,7 +307,19 @@ def seed_query_create(
     location = location.strip() or validation_settings(project).location
     if LOCATION_PLACEHOLDER in query and not location:
         raise InvalidInput("location: the query has [LOCATION]; say which location.", field="location")
-    return seed_queries_add(project=project, rows=expand_templates([(topic, query)], [location]), user=user)
+    with transaction.atomic():
+        report = seed_queries_add(project=project, rows=expand_templates([(topic, query)], [location]), user=user)
+        if report.added:
+            audit.record(
+                user,
+                Action.VALIDATION_SEED_ADDED,
+                project=project,
+                object_type="seed query",
+                label=query,
+                topic=topic,
+                location=location,
+            )
+    return report
 
 
 def seed_queries_csv(project: Project) -> bytes:
@@ -334,9 +346,13 @@ def source_domain_label(
         raise InvalidInput("domain: not a host name.", field="domain")
     try:
         with transaction.atomic():
-            return SourceDomain.objects.create(
+            labelled = SourceDomain.objects.create(
                 project=project, domain=host, label=label, origin=origin, labelled_by=user
             )
+            audit.record(
+                user, Action.VALIDATION_DOMAIN_LABELLED, labelled, project=project, reliability=label, origin=origin
+            )
+            return labelled
     except IntegrityError:
         current = SourceDomain.objects.get(project=project, domain=host)
         raise InvalidState(
@@ -660,7 +676,7 @@ def validation_item_merge(
         ValidationItem.objects.filter(pk=keep.pk).update(source_urls=urls)
         ValidationItem.objects.filter(pk=duplicate.pk).update(merged_into=keep)
         item = QAItem.objects.get(pk=duplicate.item_id)
-        audit.record(user, Action.ITEM_DELETED, item, project=project, merged_into=keep.item_id)
+        audit.record(user, Action.VALIDATION_MERGED, item, project=project, merged_into=keep.item_id)
         ItemEvent.objects.create(
             item=item,
             actor=user,
@@ -698,6 +714,15 @@ def validation_final_answer_choose(
         if not QAItem.objects.select_for_update().filter(pk=vitem.item_id, deleted_at__isnull=True).exists():
             raise InvalidState("This item was merged or removed; choose on the item kept.", field="item")
         choice = FinalAnswerChoice.objects.create(item_id=vitem.item_id, revision=revision, chosen_by=user, note=note)
+        audit.record(
+            user,
+            Action.VALIDATION_FINAL_ANSWER,
+            vitem.item,
+            project=vitem.project,
+            revision=revision.number,
+            answer=revision.answer_standard,
+            note=note,
+        )
     return choice
 
 
