@@ -6,6 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from annotation import ingest
 from annotation.importers import ImportSource
 from annotation.models import ImportJob, Project, QAItem
 from review.models import ReviewSlot
@@ -259,3 +260,16 @@ def test_the_items_list_takes_a_fixed_number_of_queries(client, imported, coordi
         response = client.get(url("validation_items", imported))
 
     assert len(response.context["page"].object_list) == 34
+
+
+def test_a_second_delivery_of_the_import_job_imports_nothing_more(client, vproject, coordinator):
+    client.force_login(coordinator)
+    client.post(url("validation_import", vproject), {"file": upload("c.tsv", COLLECTED_TSV.encode())})
+    job = ImportJob.objects.get(project=vproject)  # queued, not run: no commit in this test
+
+    first = ingest.import_job_run(job_id=job.pk)
+    second = ingest.import_job_run(job_id=job.pk)  # a retry or a duplicate message finds nothing to claim
+
+    assert first is not None and first.status == ImportJob.Status.DONE and second is None
+    assert ValidationItem.objects.filter(project=vproject).count() == 4
+    assert ReviewSlot.objects.filter(item__project=vproject).count() == 4
