@@ -19,7 +19,11 @@ from audit import services
 class EventFilterInput(serializers.Serializer):
     actor = serializers.CharField(required=False, max_length=150, help_text="Username of who did it.")
     action = serializers.ChoiceField(choices=list(services.action_labels()), required=False)
-    object_type = serializers.ChoiceField(choices=services.TYPE_CHOICES, required=False)
+    object_type = serializers.CharField(
+        required=False,
+        max_length=24,
+        help_text=f"One of {', '.join(services.TYPE_CHOICES)}, or a type another app records (e.g. 'seed query').",
+    )
     object_id = serializers.IntegerField(required=False, min_value=1, max_value=2**62)
     since = serializers.DateField(required=False, help_text="From this day on (inclusive).")
     until = serializers.DateField(required=False, help_text="Up to this day (inclusive).")

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
-from audit.services import TYPE_CHOICES, EventFilter, action_labels
+from annotation.models import Project
+from audit.services import EventFilter, action_labels, object_types
 
 
 class EventFilterForm(forms.Form):
@@ -15,11 +16,11 @@ class EventFilterForm(forms.Form):
     since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
     until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="To")
 
-    def __init__(self, *args, site_wide: bool = False, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, project: Project | None = None, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self.fields["action"].choices = [("", "any"), *action_labels().items()]
-        self.fields["object_type"].choices = [("", "any"), *((value, value) for value in TYPE_CHOICES)]
-        if site_wide:
+        self.fields["object_type"].choices = [("", "any"), *((value, value) for value in object_types(project))]
+        if project is None:  # the log of every project
             self.fields["project"] = forms.SlugField(required=False, max_length=60, label="Project")
 
     def clean(self) -> dict:

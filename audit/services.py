@@ -305,6 +305,14 @@ def describe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def object_types(project: Project | None) -> list[str]:
+    """The object types to filter by: ours, and any another app recorded (e.g. a validation seed query)."""
+    recorded = AuditEvent.objects.order_by().values_list("object_type", flat=True).distinct()
+    if project is not None:
+        recorded = recorded.filter(project=project)
+    return sorted(set(TYPE_CHOICES) | set(recorded) - {""})
+
+
 def action_labels() -> dict[str, str]:
     """Every action the log can show: audit actions and item events (as item.<action>)."""
     labels = dict(Action.choices)

@@ -36,7 +36,7 @@ def _render(request: HttpRequest, project: Project | None, form: EventFilterForm
 @vary_on_headers("HX-Request")
 def audit_project(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    return _render(request, project, EventFilterForm(request.GET))
+    return _render(request, project, EventFilterForm(request.GET, project=project))
 
 
 @login_required
@@ -44,4 +44,4 @@ def audit_project(request: HttpRequest, slug: str) -> HttpResponse:
 def audit_site(request: HttpRequest) -> HttpResponse:
     if not request.user.is_superuser:
         raise PermissionDenied("The log of every project is for superusers; coordinators see their project's log.")
-    return _render(request, None, EventFilterForm(request.GET, site_wide=True))
+    return _render(request, None, EventFilterForm(request.GET))

@@ -217,3 +217,16 @@ def test_dates_at_the_ends_of_the_calendar_are_answered(project, coordinator):
 
     assert response.status_code == 200
     assert [e["action"] for e in response.json()["results"]][-1] == "project.created"
+
+
+def test_object_types_recorded_by_other_apps_can_be_filtered(client, project, coordinator):
+    from audit import services as audit
+
+    audit.record(coordinator, Action.PROJECT_SETTINGS, project=project, object_type="seed query", label="茶餐廳")
+    client.force_login(coordinator)
+
+    rows = log(api_as(coordinator), project, object_type="seed query")
+    page = client.get(reverse("audit_project", args=[project.slug]), {"object_type": "seed query"})
+
+    assert [row["object_label"] for row in rows] == ["茶餐廳"]
+    assert page.status_code == 200 and "茶餐廳" in page.content.decode()
