@@ -543,6 +543,11 @@ def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     The items deleted with the pair carry the pair's deletion time, which is how `pair_restore` brings back
     exactly those (and not items deleted on their own before).
     """
+    if pair.project.kind in (Project.Kind.TRIVIA, Project.Kind.ENTITY_QA):
+        # Their one pair only holds the project's items: deleting it would take every item with it.
+        raise InvalidState(
+            "A multiple-choice project's items are deleted one by one, not through a pair.", field="pair"
+        )
     now = timezone.now()
     with transaction.atomic():
         if not PagePair.objects.filter(pk=pair.pk).update(

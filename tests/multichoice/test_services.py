@@ -331,3 +331,14 @@ def test_translations_and_resolutions_are_in_the_audit_log(trivia, flagged_item,
         ("trivia.resolved", coordinator.pk),
     ]
     assert events[0].details["problem_tags"] == ["outdated"] and events[1].details["resolution"] == "accept"
+
+
+def test_the_pair_holding_a_projects_items_cannot_be_deleted_with_them(accepted_item, coordinator):
+    from annotation import services as annotation_services
+
+    holder = services.items_pair(accepted_item.project)
+    with pytest.raises(InvalidState, match="deleted one by one"):
+        annotation_services.pair_delete(pair=holder, user=coordinator)
+    holder.refresh_from_db()
+    assert holder.deleted_at is None
+    assert services.trivia_items(accepted_item.project).filter(pk=accepted_item.pk).exists()
