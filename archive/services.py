@@ -33,6 +33,8 @@ from archive.checks import archive_check
 from archive.models import ProjectArchive
 from archive.reader import project_archive_read, staging_root
 from archive.writer import project_archive_write
+from audit import services as audit
+from audit.models import Action
 from config.enqueue import enqueue_on_commit
 
 log = logging.getLogger(__name__)
@@ -136,6 +138,7 @@ def archive_export_request(*, project: Project, user: AbstractBaseUser | None, e
         archive = ProjectArchive.objects.create(
             kind=ProjectArchive.Kind.EXPORT, project=project, slug=project.slug, created_by=user
         )
+        audit.record(user, Action.ARCHIVE_EXPORT_REQUESTED, archive, project=project)
     if enqueue:
         from archive.tasks import archive_export_task
 
@@ -160,16 +163,27 @@ def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
         manifest = project_archive_write(project=archive.project, out=temporary, progress=progress)
         final = folder / f"{archive.pk}-{archive.file_name}"
         temporary.rename(final)
-        updated = ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts, status=Status.RUNNING).update(
-            status=Status.DONE,
-            path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
-            size=final.stat().st_size,
-            sha256=_sha256(final),
-            counts=manifest["counts"],
-            progress_done=F("progress_total"),
-            stage="",
-            finished_at=timezone.now(),
-        )
+        with transaction.atomic():
+            updated = ProjectArchive.objects.filter(
+                pk=archive.pk, attempts=archive.attempts, status=Status.RUNNING
+            ).update(
+                status=Status.DONE,
+                path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
+                size=final.stat().st_size,
+                sha256=_sha256(final),
+                counts=manifest["counts"],
+                progress_done=F("progress_total"),
+                stage="",
+                finished_at=timezone.now(),
+            )
+            if updated:
+                audit.record(
+                    archive.created_by,
+                    Action.ARCHIVE_EXPORTED,
+                    archive,
+                    project=archive.project,
+                    size=final.stat().st_size,
+                )
         if not updated:  # taken over by another run meanwhile: that run's file counts
             final.unlink(missing_ok=True)
     except Exception as error:
@@ -260,14 +274,22 @@ def archive_import_run(*, archive_id: int) -> ProjectArchive | None:
             progress=progress,
             tag=str(archive.pk),
         )
-        ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
-            status=Status.DONE,
-            project=project,
-            counts=counts,
-            progress_done=F("progress_total"),
-            stage="",
-            finished_at=timezone.now(),
-        )
+        with transaction.atomic():
+            ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
+                status=Status.DONE,
+                project=project,
+                counts=counts,
+                progress_done=F("progress_total"),
+                stage="",
+                finished_at=timezone.now(),
+            )
+            audit.record(
+                archive.created_by,
+                Action.ARCHIVE_IMPORTED,
+                archive,
+                project=project,
+                file=archive.original_name or stored.name,
+            )
     except Exception as error:
         log.info("Archive import %s refused or failed: %s", archive.pk, error)
         _fail(archive, error)

@@ -37,6 +37,7 @@ OBJECT_TYPES = {
     "exportsettings": "project",
     "importjob": "import",
     "collection": "collection",
+    "projectarchive": "archive",
 }
 TYPE_CHOICES = sorted(set(OBJECT_TYPES.values()))
 ITEM_EVENT_PREFIX = "item."

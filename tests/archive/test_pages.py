@@ -8,6 +8,7 @@ from django.urls import reverse
 from annotation.models import Project
 from archive import services
 from archive.models import ProjectArchive
+from audit.models import Action, AuditEvent
 
 
 def test_a_coordinator_exports_watches_and_downloads_the_archive(client, project, coordinator, annotating_pair):
@@ -29,6 +30,11 @@ def test_a_coordinator_exports_watches_and_downloads_the_archive(client, project
     listing = client.get(reverse("project_archives", args=[project.slug])).content.decode()
     archive.refresh_from_db()
     assert len(archive.sha256) == 64 and archive.sha256 in listing and "Done" in listing
+    logged = AuditEvent.objects.filter(project=project, object_type="archive", object_id=archive.pk)
+    assert sorted(logged.values_list("action", "actor")) == [
+        (Action.ARCHIVE_EXPORT_REQUESTED, coordinator.pk),
+        (Action.ARCHIVE_EXPORTED, coordinator.pk),
+    ]
 
 
 def test_a_second_export_while_one_waits_is_refused_with_a_message(client, project, coordinator):
@@ -58,6 +64,8 @@ def test_a_superuser_uploads_an_archive_and_sees_the_project_it_made(
     page = client.get(reverse("archive_import_detail", args=[archive.pk])).content.decode()
     assert "Imported as" in page and Project.objects.get(slug="yue-2").name in page
     assert "People matched: 4" in page
+    imported = AuditEvent.objects.get(project__slug="yue-2", action=Action.ARCHIVE_IMPORTED)
+    assert (imported.actor, imported.object_id, imported.details["file"]) == (superuser, archive.pk, "yue.zip")
 
 
 def test_the_import_page_shows_why_an_upload_was_refused(client, superuser, tmp_path):
