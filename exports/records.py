@@ -17,9 +17,9 @@ import hashlib
 import queue
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 from django.db.models import Count, F, Lookup
@@ -383,7 +383,47 @@ def iter_pair_records(
         yield records
 
 
+T = TypeVar("T")
 _DONE = object()
+
+
+def _own_connection_sees_the_data() -> bool:
+    """Whether a thread with a database connection of its own would see what this one sees.
+
+    It sees only committed rows: inside a transaction (tests, a caller's atomic block) the
+    work stays in this thread.
+    """
+    return not connection.in_atomic_block
+
+
+def in_background(work: Callable[[], T]) -> Callable[[], T]:
+    """Start `work` in a thread with its own database connection; the returned function waits for its result.
+
+    The release's statistics and agreement figures are computed while its files are written.
+    """
+    if not _own_connection_sees_the_data():
+        result = work()
+        return lambda: result
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = work()
+        except BaseException as error:  # raised in the caller by the waiting function
+            outcome["error"] = error
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=run, name="release-figures", daemon=True)
+    thread.start()
+
+    def wait() -> T:
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["result"]
+
+    return wait
 
 
 def read_ahead(chunks: Iterator[Any], depth: int = 2) -> Iterator[Any]:
@@ -391,11 +431,10 @@ def read_ahead(chunks: Iterator[Any], depth: int = 2) -> Iterator[Any]:
 
     PostgreSQL prepares the next chunk (its queries run on the other core) while
     this thread encodes; the queue is bounded, so memory holds `depth` chunks more.
-    The reading thread has a database connection of its own, which sees only
-    committed rows: inside a transaction (tests, a caller's atomic block) the
-    chunks are read here instead.
+    The reading thread has a database connection of its own (see
+    `_own_connection_sees_the_data` for when the chunks are read here instead).
     """
-    if connection.in_atomic_block:
+    if not _own_connection_sees_the_data():
         yield from chunks
         return
     handoff: queue.Queue[Any] = queue.Queue(maxsize=depth)

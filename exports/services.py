@@ -41,7 +41,15 @@ from config.jobs import pause_between_steps
 from exports import formats
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
-from exports.records import SPLIT_NAMES, Splitter, iter_item_records, iter_pair_records, read_ahead, release_items
+from exports.records import (
+    SPLIT_NAMES,
+    Splitter,
+    in_background,
+    iter_item_records,
+    iter_pair_records,
+    read_ahead,
+    release_items,
+)
 from exports.statistics import release_agreement, release_statistics
 
 log = logging.getLogger(__name__)
@@ -382,15 +390,13 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     statuses = release.item_statuses
     total = release_items(project, statuses).count()
     Release.objects.filter(pk=release.pk, build_token=progress.token).update(progress_total=total)
-    agreement, note = release_agreement(project, statuses)
+    # Needed by the card and the manifest only, when the writers finish: computed while the items are written.
+    figures = in_background(lambda: (release_statistics(project, statuses), release_agreement(project, statuses)))
     state = formats.BuildState(
         release=release,
         project=project,
         splits={name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)},
         prompt_templates=export_settings_get(project=project).prompt_templates,
-        statistics=release_statistics(project, statuses),
-        agreement=agreement,
-        agreement_note=note,
     )
     root.mkdir(parents=True, exist_ok=False)
     writers = formats.release_writers(project)
@@ -407,6 +413,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
             for writer in writers:
                 writer.add_pairs(pair_records)
             progress.advance(0)
+        state.statistics, (state.agreement, state.agreement_note) = figures()
         for writer in writers:
             entries = writer.finish()
             if isinstance(writer, formats.ManifestWriter):

@@ -108,13 +108,15 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
         return None, AGREEMENT_NOTE_MISSING
     statuses = list(statuses)
     released = release_items(project, statuses).values("id")
-    scopes: list[tuple[str, Any, list[str]]] = [
+    judgments = Judgment.objects.filter(item_id__in=released)
+    # One pass for every criterion's size: a criterion nobody judged costs no further query.
+    judged = dict(judgments.values_list("criterion").annotate(n=Count("id")).order_by())
+    scopes: list[tuple[str, Any, list[str], int | None]] = [
         (
             f"review:{criterion['key']}",
-            Judgment.objects.filter(item_id__in=released, criterion=criterion["key"]).values_list(
-                "revision_id", "reviewer_id", "verdict"
-            ),
+            judgments.filter(criterion=criterion["key"]).values_list("revision_id", "reviewer_id", "verdict"),
             ["pass", "flag"],
+            judged.get(criterion["key"], 0),
         )
         for criterion in project.review_criteria
     ]
@@ -125,13 +127,17 @@ def release_agreement(project: Project, statuses: Iterable[str]) -> tuple[dict[s
             .filter(pair__project=project, pair__deleted_at__isnull=True, kind=kind)
             .values_list("pair_id", "labeller_id", "value"),
             list(categories),
+            None,
         )
         for kind, categories in (("topic", project.topics), ("region", project.regions))
     ]
     figures: dict[str, Any] = {}
     too_large: list[str] = []
-    for scope, query, categories in scopes:  # one scope in memory at a time
-        if query.count() > MAX_AGREEMENT_JUDGMENTS:
+    for scope, query, categories, size in scopes:  # one scope in memory at a time
+        size = query.count() if size is None else size
+        if size < 2:
+            continue
+        if size > MAX_AGREEMENT_JUDGMENTS:
             too_large.append(scope)
             continue
         rows = list(query)
