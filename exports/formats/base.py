@@ -35,6 +35,11 @@ def dumps(record: Any) -> bytes:
     return orjson.dumps(record)
 
 
+def json_escaped(text: str) -> bytes:
+    """`text` as a JSON string's inside: escaped as `dumps` escapes it, without the quotes."""
+    return orjson.dumps(text)[1:-1]
+
+
 class EscapedText:
     """JSON-escaped strings (no quotes), remembered until `clear`: a release repeats each lead in many lines.
 
@@ -50,7 +55,7 @@ class EscapedText:
     def __call__(self, text: str) -> bytes:
         escaped = self._escaped.get(text)
         if escaped is None:
-            escaped = self._escaped[text] = orjson.dumps(text)[1:-1]
+            escaped = self._escaped[text] = json_escaped(text)
         return escaped
 
     def clear(self) -> None:

@@ -10,9 +10,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps
+from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps, json_escaped
 from exports.formats.writer import BuildState, ReleaseWriter
 
 SCENARIOS = {
@@ -80,7 +78,7 @@ def compile_line(scenario: str, template: str) -> bytes | None:
 
 
 def _escape(text: str) -> bytes:
-    return orjson.dumps(text)[1:-1].replace(b"%", b"%%")
+    return json_escaped(text).replace(b"%", b"%%")  # a literal of the %-format
 
 
 class PromptsWriter(ReleaseWriter):

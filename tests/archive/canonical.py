@@ -20,10 +20,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 
 from archive.registry import ROOT, archived_models
+from audit.models import Action
 
 LEFT_OUT = {ROOT: {"slug"}, "exports.Release": {"path"}}
 # The move itself is on record on each side (written here, imported there): not part of the work compared.
-MOVE_ACTIONS = {"archive.export_requested", "archive.exported", "archive.imported"}
+MOVE_ACTIONS = {Action.ARCHIVE_EXPORT_REQUESTED, Action.ARCHIVE_EXPORTED, Action.ARCHIVE_IMPORTED}
 
 
 def _plain(value: Any) -> Any:

@@ -444,3 +444,22 @@ def test_an_error_while_reading_ahead_fails_the_build_and_stops_the_reader(
     assert "row 2 could not be read" in failed.error
     assert not any(thread.name == "release-reader" for thread in threading.enumerate())
     assert not (Path(settings.MEDIA_ROOT) / "releases" / committed_project.slug / "v1").exists()
+
+
+def test_an_error_while_the_figures_are_computed_in_the_background_fails_the_build(
+    committed_project, coordinator, monkeypatch
+):
+    import threading
+
+    from exports import services as export_services
+
+    def broken(project, statuses):
+        raise RuntimeError("agreement figures could not be read")
+
+    monkeypatch.setattr(export_services, "release_agreement", broken)
+    failed = services.release_build_now(project=committed_project, user=coordinator)
+
+    assert failed.status == Release.Status.FAILED
+    assert "agreement figures could not be read" in failed.error
+    assert not any(thread.name == "release-figures" for thread in threading.enumerate())
+    assert not (Path(settings.MEDIA_ROOT) / "releases" / committed_project.slug / "v1").exists()
