@@ -31,10 +31,13 @@ def live_worker_env(media) -> dict[str, str]:
     }
 
 
-def running_past(archive_id: int, rows: int):  # type: ignore[no-untyped-def]
+def running_past(archive_id: int, rows: int, stage: str):  # type: ignore[no-untyped-def]
+    """True once the job is in a stage starting with `stage` and `rows` into it (an import first checks every
+    member's sha256, counted in bytes: a kill there would come before any row is written)."""
+
     def check() -> bool:
         row = ProjectArchive.objects.get(pk=archive_id)
-        return row.status == "running" and row.progress_done >= rows
+        return row.status == "running" and row.stage.startswith(stage) and row.progress_done >= rows
 
     return check
 
@@ -54,7 +57,7 @@ def test_an_import_killed_mid_way_leaves_nothing_and_the_next_worker_imports_onc
     archive_id = queued.data["id"]
 
     first = start_worker()
-    first.wait_for(running_past(archive_id, 3000), timeout=60, interval=0.05)
+    first.wait_for(running_past(archive_id, 3000, "Importing"), timeout=60, interval=0.05)
     first.kill()
 
     killed = ProjectArchive.objects.get(pk=archive_id)
@@ -78,7 +81,7 @@ def test_an_export_killed_mid_way_is_written_once_by_the_next_worker(start_worke
     archive_id = queued.data["id"]
 
     first = start_worker()
-    first.wait_for(running_past(archive_id, 4000), timeout=60, interval=0.05)
+    first.wait_for(running_past(archive_id, 4000, "Writing"), timeout=60, interval=0.05)
     first.kill()
     second = start_worker()
     second.wait_for(lambda: not ProjectArchive.objects.get(pk=archive_id).is_active, timeout=150)
