@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 # Tests use PostgreSQL and Redis (real ones); these defaults match a local install.
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/localqa)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
+# Test processes side by side (pytest-xdist); each has its own test database, files and Redis key space.
+TEST_PROCESSES ?= 2
 
 .PHONY: run install migrate demo worker test test-fast lint format check bench bench-server bench-all clean
 
@@ -29,10 +31,10 @@ worker: $(STAMP)
 	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2
 
 test: $(STAMP)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES)
 
 test-fast: $(STAMP)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -m "not browser and not worker"
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not browser and not worker"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

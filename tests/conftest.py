@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -13,6 +17,7 @@ from annotation import services
 from tests import factories
 
 PASSWORD = factories.PASSWORD
+MEDIA_KEY = pytest.StashKey[Path]()
 
 # `live_worker`: a real Celery worker subprocess for @pytest.mark.worker tests (see tests/worker.py).
 pytest_plugins = ["tests.worker"]
@@ -26,6 +31,18 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Each run counts login failures and API throttles in its own key space of the shared Redis.
     settings.CACHES["default"]["KEY_PREFIX"] = f"localqa-test-{uuid.uuid4().hex}"
+    # Files of its own too: test processes run side by side (pytest -n) and projects share slugs. The
+    # environment carries it to the Celery workers and servers the tests start.
+    media = Path(tempfile.mkdtemp(prefix="localqa-test-media-"))
+    config.stash[MEDIA_KEY] = media
+    settings.MEDIA_ROOT = media
+    os.environ["MEDIA_ROOT"] = str(media)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    media = config.stash.get(MEDIA_KEY, None)
+    if media is not None:
+        shutil.rmtree(media, ignore_errors=True)
 
 
 @pytest.fixture
