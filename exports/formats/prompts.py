@@ -6,7 +6,10 @@ and `{local_title}`; a literal brace is written twice (`{{`), as in Python.
 
 from __future__ import annotations
 
+import operator
 import string
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,34 +50,49 @@ def template_problems(templates: dict[str, Any]) -> dict[str, list[str]]:
     return problems
 
 
-# Every field of a prompt line is a string but `split` (a string or null).
-_STRING_FIELDS = tuple(
-    (field, field.encode()) for field in ("id", "kind", "question", "answer_standard", "answer_local", *FIELDS[1:])
-)
+# What a compiled line is filled with, in this order: every field is a string but `split` (a string or null).
+VALUE_ORDER = ("id", "kind", "split", "question", "answer_standard", "answer_local", *FIELDS[1:])
+_TEXT_FIELDS = tuple(field for field in VALUE_ORDER if field != "split")
 
 
-def compile_line(scenario: str, template: str) -> bytes | None:
-    """One prompt line as a bytes %-format over JSON-escaped field texts; None when the template needs `str.format`.
+@dataclass(frozen=True)
+class CompiledLine:
+    """A prompt line as a bytes %-format over JSON-escaped values, and which values (by VALUE_ORDER) fill it."""
+
+    format: bytes
+    values: Callable[[tuple[bytes, ...]], tuple[bytes, ...]]
+
+    def fill(self, values: tuple[bytes, ...]) -> bytes:
+        return self.format % self.values(values)
+
+
+def compile_line(scenario: str, template: str) -> CompiledLine | None:
+    """One prompt line put together from JSON-escaped pieces; None when the template needs `str.format`.
 
     Filling it writes the bytes `dumps({...})` would write for the line (JSON escapes
     character by character), but each lead is escaped once per chunk, not once per
     prompt. `{{`/`}}` come out of the parser as the single braces `str.format` writes.
     """
     prompt: list[bytes] = []
+    used: list[str] = []
     for literal, field, format_spec, conversion in string.Formatter().parse(template):
         if literal:
             prompt.append(_escape(literal))
         if field is not None:
             if format_spec or conversion or field not in FIELDS:
                 return None
-            prompt.append(b"%%(%s)s" % field.encode())
-    return (
-        b'{"id":"%(id)s","kind":"%(kind)s","split":%(split)s,"scenario":"'
+            prompt.append(b"%s")
+            used.append(field)
+    line = (
+        b'{"id":"%s","kind":"%s","split":%s,"scenario":"'
         + _escape(scenario)
         + b'","prompt":"'
         + b"".join(prompt)
-        + b'","question":"%(question)s","answer_standard":"%(answer_standard)s","answer_local":"%(answer_local)s"}'
+        + b'","question":"%s","answer_standard":"%s","answer_local":"%s"}'
     )
+    order = ["id", "kind", "split", *used, "question", "answer_standard", "answer_local"]
+    picks = operator.itemgetter(*(VALUE_ORDER.index(field) for field in order))
+    return CompiledLine(line, picks)
 
 
 def _escape(text: str) -> bytes:
@@ -89,10 +107,10 @@ class PromptsWriter(ReleaseWriter):
         self.escaped = EscapedText()
         self.files = {scenario: HashedFile(root, f"prompts/{scenario}.jsonl") for scenario in SCENARIOS}
 
-    def line(self, scenario: str, record: dict[str, Any], texts: dict[bytes, bytes] | None) -> bytes:
+    def line(self, scenario: str, record: dict[str, Any], values: tuple[bytes, ...] | None) -> bytes:
         compiled = self.lines[scenario]
-        if compiled is not None and texts is not None:
-            return compiled % texts
+        if compiled is not None and values is not None:
+            return compiled.fill(values)
         return dumps(
             {
                 "id": record["id"],
@@ -106,27 +124,37 @@ class PromptsWriter(ReleaseWriter):
             }
         )
 
-    def _texts(self, record: dict[str, Any]) -> dict[bytes, bytes] | None:
-        """The fields JSON-escaped, keyed by bytes (as %-formatting of bytes wants); None if one is not text."""
-        escaped = self.escaped
-        texts: dict[bytes, bytes] = {}
-        for field, key in _STRING_FIELDS:
-            value = record[field]
-            if not isinstance(value, str):
+    def _values(self, record: dict[str, Any]) -> tuple[bytes, ...] | None:
+        """The fields JSON-escaped, in VALUE_ORDER; None if one is not text (the line is then encoded whole)."""
+        for field in _TEXT_FIELDS:
+            if not isinstance(record[field], str):
                 return None
-            texts[key] = escaped(value)
         split = record["split"]
         if split is not None and not isinstance(split, str):
             return None
-        texts[b"split"] = b"null" if split is None else b'"' + escaped(split) + b'"'
-        return texts
+        escaped = self.escaped  # leads and titles repeat within a chunk: escaped once
+        return (
+            json_escaped(record["id"]),
+            json_escaped(record["kind"]),
+            b"null" if split is None else b'"' + json_escaped(split) + b'"',
+            json_escaped(record["question"]),
+            json_escaped(record["answer_standard"]),
+            json_escaped(record["answer_local"]),
+            escaped(record["standard_lead"]),
+            escaped(record["local_lead"]),
+            escaped(record["standard_title"]),
+            escaped(record["local_title"]),
+        )
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
         lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
+        compiled = [(lines[scenario].append, scenario, self.lines[scenario]) for scenario in SCENARIOS]
         for record in records:
-            texts = self._texts(record)
-            for scenario in SCENARIOS:
-                lines[scenario].append(self.line(scenario, record, texts))
+            values = self._values(record)
+            for append, scenario, line in compiled:
+                append(
+                    line.fill(values) if line is not None and values is not None else self.line(scenario, record, None)
+                )
         self.escaped.clear()
         for scenario, handle in self.files.items():
             handle.write_lines(lines[scenario])

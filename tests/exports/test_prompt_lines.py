@@ -70,10 +70,10 @@ def writer(tmp_path: Path) -> PromptsWriter:
 def test_compiled_lines_are_byte_identical_to_encoding_the_filled_in_template(writer):
     records = list(itertools.islice(_records(), 300))
     for record in records:
-        texts = writer._texts(record)
-        assert texts is not None
+        values = writer._values(record)
+        assert values is not None
         for scenario in SCENARIOS:
-            assert writer.line(scenario, record, texts) == _expected(scenario, TEMPLATES[scenario], record), (
+            assert writer.line(scenario, record, values) == _expected(scenario, TEMPLATES[scenario], record), (
                 scenario,
                 record,
             )
@@ -87,6 +87,6 @@ def test_a_template_with_a_format_spec_is_filled_in_by_str_format():
 
 def test_a_record_with_a_non_text_field_falls_back_to_the_plain_encoding(writer):
     record = next(_records()) | {"answer_local": None, "split": None}
-    assert writer._texts(record) is None
+    assert writer._values(record) is None
     line = writer.line("both_leads", record, None)
     assert line == _expected("both_leads", TEMPLATES["both_leads"], record)
