@@ -4,7 +4,9 @@
 
 For each size, a project `bench-release-N` is (re)created with N accepted lead
 QAs (about 2.5 per page pair, one evidence span and one revision each, leads of
-a few hundred characters with characters outside the BMP), then a separate
+a few hundred characters with characters outside the BMP; each item reviewed once
+and verified on the standard page, each pair labelled with a topic and a region,
+as in a finished study, so every line carries review data), then a separate
 process builds and publishes one release of it, exactly as the worker does
 (`exports.services.release_build`). The build process reports wall-clock
 seconds, CPU seconds, items per second and its peak resident memory (VmHWM),
@@ -55,6 +57,7 @@ def create_project(size: int) -> str:
 
     from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision
     from exports.models import Release
+    from review.models import FinalLabel, ReviewSlot, Verification
 
     slug = f"bench-release-{size}"
     old = Project.objects.filter(slug=slug).first()
@@ -95,6 +98,11 @@ def create_project(size: int) -> str:
                 for n in range(offset, min(offset + batch, pairs_needed))
             )
             pair_ids += [pair.pk for pair in created]
+            FinalLabel.objects.bulk_create(
+                FinalLabel(pair=pair, kind=kind, value=value, method="agreement")
+                for pair in created
+                for kind, value in (("topic", "food"), ("region", "local"))
+            )
         for offset in range(0, size, batch):
             items = QAItem.objects.bulk_create(
                 QAItem(
@@ -111,7 +119,7 @@ def create_project(size: int) -> str:
             EvidenceSpan.objects.bulk_create(
                 EvidenceSpan(item=item, start=start, end=start + len(evidence), text=evidence) for item in items
             )
-            QAItemRevision.objects.bulk_create(
+            revisions = QAItemRevision.objects.bulk_create(
                 QAItemRevision(
                     item=item,
                     number=1,
@@ -121,12 +129,28 @@ def create_project(size: int) -> str:
                 )
                 for item in items
             )
+            ReviewSlot.objects.bulk_create(
+                ReviewSlot(item_id=revision.item_id, revision=revision, number=1, status="done")
+                for revision in revisions
+            )
+            Verification.objects.bulk_create(
+                Verification(
+                    item=item,
+                    number=1,
+                    result="found",
+                    sentences=[{"start": 0, "end": len(STANDARD), "text": STANDARD}],
+                )
+                for item in items
+            )
     with connection.cursor() as cursor:  # fresh planner statistics, as autovacuum would give a real project
         for table in (
             "annotation_pagepair",
             "annotation_qaitem",
             "annotation_evidencespan",
             "annotation_qaitemrevision",
+            "review_reviewslot",
+            "review_verification",
+            "review_finallabel",
         ):
             cursor.execute(f"ANALYZE {table}")
     return slug
@@ -134,8 +158,10 @@ def create_project(size: int) -> str:
 
 def _exists(slug: str, size: int) -> bool:
     from annotation.models import QAItem
+    from review.models import ReviewSlot
 
-    return QAItem.objects.filter(project__slug=slug, status="accepted").count() == size
+    accepted = QAItem.objects.filter(project__slug=slug, status="accepted").count()
+    return accepted == size and ReviewSlot.objects.filter(item__project__slug=slug).count() == size
 
 
 def build(slug: str) -> dict:

@@ -14,6 +14,7 @@ from the `review` app when it is installed.
 from __future__ import annotations
 
 import hashlib
+import json
 import queue
 import threading
 from collections import defaultdict
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import orjson
 from django.db import connection
 from django.db.models import Count, F, Lookup
 
@@ -29,14 +31,9 @@ from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRev
 CHUNK = 2000
 SPLIT_NAMES = ("train", "dev", "test")
 
-# Imported projects (WiLoVa) bring verification and labels in metadata; the review app's rows win over them.
-ITEM_COLUMNS = (
-    "id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status", "metadata__verification"
-)  # fmt: skip
-PAIR_COLUMNS = (
-    "id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead",
-    "metadata__wilova__labels",
-)  # fmt: skip
+# Imported projects (WiLoVa) bring verification and labels in metadata (`ReviewData`); the review app's rows win.
+ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
+PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
 NOT_CHECKED = {"status": "not_checked", "sentences": []}
 
 
@@ -70,7 +67,7 @@ class AnyOf(Lookup):
         values = list(self.rhs)
         if connection.vendor == "postgresql":
             # One text parameter cast to an array: psycopg's own list adaptation costs more than the query.
-            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, "{" + ",".join(str(int(v)) for v in values) + "}"]
+            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, "{" + ",".join(map(str, map(int, values))) + "}"]
         if not values:
             return "1 = 0", []
         return f"{lhs} IN ({', '.join(['%s'] * len(values))})", [*lhs_params, *values]
@@ -125,40 +122,66 @@ class Splitter:
 
 @dataclass
 class ReviewData:
-    """Review facts of one chunk, keyed by item or pair pk. Empty when the review app has nothing."""
+    """Review facts of one chunk, keyed by item or pair pk: the review app's rows and what an imported project
+    brought in its metadata. Empty where the project has none."""
 
-    verification: dict[int, dict[str, Any]] = field(default_factory=dict)
+    verification: dict[int, tuple[str, Any]] = field(default_factory=dict)  # item pk → (result, sentences JSON)
     labels: dict[int, dict[str, str | None]] = field(default_factory=dict)
-    reviews: dict[int, dict[str, Any]] = field(default_factory=dict)
+    reviews: dict[int, int] = field(default_factory=dict)  # done reviews per item
+    imported_verification: dict[int, Any] = field(default_factory=dict)
+    imported_labels: dict[int, Any] = field(default_factory=dict)
 
     @staticmethod
     def present(project: Project) -> frozenset[str]:
         """Which kinds of review data the project has at all, asked once per build: chunks skip the others."""
+        kinds = {
+            "imported_verification": QAItem.objects.filter(project=project, metadata__has_key="verification").exists(),
+            "imported_labels": PagePair.objects.filter(project=project, metadata__wilova__has_key="labels").exists(),
+        }
         try:
             from review.models import FinalLabel, ReviewSlot, Verification
         except ImportError:  # the review app is not there: verification "not_checked", labels null
-            return frozenset()
-        kinds = {
-            "verification": Verification.objects.filter(item__project=project).exists(),
-            "labels": FinalLabel.objects.filter(pair__project=project).exists(),
-            "reviews": ReviewSlot.objects.filter(item__project=project, status="done").exists(),
-        }
+            pass
+        else:
+            kinds |= {
+                "verification": Verification.objects.filter(item__project=project).exists(),
+                "labels": FinalLabel.objects.filter(pair__project=project).exists(),
+                "reviews": ReviewSlot.objects.filter(item__project=project, status="done").exists(),
+            }
         return frozenset(kind for kind, there in kinds.items() if there)
 
     @classmethod
     def load(cls, item_pks: list[int], pair_pks: list[int], present: frozenset[str]) -> ReviewData:
         data = cls()
-        if not present:
+        if "imported_verification" in present and item_pks:
+            data.imported_verification = dict(
+                QAItem.objects.filter(AnyOf(F("id"), item_pks), metadata__has_key="verification").values_list(
+                    "id", "metadata__verification"
+                )
+            )
+        if "imported_labels" in present:
+            data.imported_labels = dict(
+                PagePair.objects.filter(AnyOf(F("id"), pair_pks), metadata__wilova__has_key="labels").values_list(
+                    "id", "metadata__wilova__labels"
+                )
+            )
+        if not present & {"verification", "labels", "reviews"}:
             return data
         from review.models import FinalLabel, ReviewSlot, Verification
 
+        if not item_pks:  # a chunk of pairs: their labels only
+            present = present & {"labels"}
+        if "reviews" in present:
+            data.reviews = _counts(ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done"))
         if "verification" in present:
-            for item_pk, result, sentences in (
-                Verification.objects.filter(AnyOf(F("item_id"), item_pks))
-                .order_by("item_id", "number")
-                .values_list("item_id", "result", "sentences")
-            ):
-                data.verification[item_pk] = {"status": result, "sentences": _sentences(sentences)}  # the latest wins
+            data.verification = {
+                item_pk: (result, sentences)  # the latest wins; its JSON is read when its record is made
+                for item_pk, result, sentences in plain_rows(
+                    Verification.objects.filter(AnyOf(F("item_id"), item_pks))
+                    .order_by("item_id", "number")
+                    .values_list("item_id", "result", "sentences")
+                )
+            }
         if "labels" in present:
             for pair_pk, kind, value, detail in FinalLabel.objects.filter(AnyOf(F("pair_id"), pair_pks)).values_list(
                 "pair_id", "kind", "value", "detail"
@@ -166,27 +189,54 @@ class ReviewData:
                 data.labels.setdefault(pair_pk, {})[kind] = value
                 if kind == "region" and detail:
                     data.labels[pair_pk]["region_detail"] = detail
-        if "reviews" in present:
-            for item_pk, reviews in (
-                ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done")
-                .values("item_id")
-                .annotate(n=Count("id"))
-                .values_list("item_id", "n")
-            ):
-                data.reviews[item_pk] = {"reviews": reviews}
         return data
+
+    def pair_labels(self, pair_pk: int) -> dict[str, Any]:
+        return self.labels.get(pair_pk) or imported_labels(self.imported_labels.get(pair_pk))
+
+    def item_verification(self, item_pk: int) -> dict[str, Any]:
+        verified = self.verification.get(item_pk)
+        if verified is not None:
+            return {"status": verified[0], "sentences": _sentences(json_value(verified[1]))}
+        return imported_verification(self.imported_verification.get(item_pk)) or NOT_CHECKED
+
+
+def _counts(rows: Any) -> dict[int, int]:
+    """How many of `rows` (a queryset of one chunk's rows with an item_id) each item has."""
+    return dict(plain_rows(rows.order_by().values("item_id").annotate(n=Count("id")).values_list("item_id", "n")))
+
+
+def json_value(raw: Any) -> Any:
+    """A JSON column read by `plain_rows` (text from the driver), parsed."""
+    if not isinstance(raw, str | bytes):
+        return raw
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:  # what orjson refuses and the standard library reads (integers past 64 bits)
+        return json.loads(raw)
+
+
+def plain_rows(queryset: Any) -> list[tuple]:
+    """A values_list queryset's rows as the driver returns them, without Django's converter call per row.
+
+    For queries of integers, text and JSON read with `json_value`, on the release's
+    hot path where those calls cost more than the query.
+    """
+    sql, params = queryset.query.get_compiler(queryset.db).as_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def _sentences(sentences: Any) -> list[dict[str, Any]]:
     if not isinstance(sentences, list):
         return []
-    out = []
-    for sentence in sentences:
-        if isinstance(sentence, dict):
-            out.append({"start": sentence.get("start"), "end": sentence.get("end"), "text": sentence.get("text", "")})
-        else:
-            out.append({"start": None, "end": None, "text": str(sentence)})
-    return out
+    return [
+        {"start": sentence.get("start"), "end": sentence.get("end"), "text": sentence.get("text", "")}
+        if isinstance(sentence, dict)
+        else {"start": None, "end": None, "text": str(sentence)}
+        for sentence in sentences
+    ]
 
 
 @dataclass
@@ -197,20 +247,18 @@ class ItemContext:
     splitter: Splitter
     pairs: dict[int, tuple]
     local_texts: dict[int, str]
-    spans: dict[int, list[dict[str, Any]]]
+    spans: dict[int, list[tuple]]  # item pk → (document, start, end, text, match) in order
     revisions: dict[int, int]
     review: ReviewData
 
 
 def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     """One self-contained QA line (field order is the order researchers read it in)."""
-    pk, pair_pk, kind, question, answer_standard, answer_local, status, imported = item
+    pk, pair_pk, kind, question, answer_standard, answer_local, status = item
     project = context.project
-    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead, pair_labels = context.pairs[
-        pair_pk
-    ]
-    labels = context.review.labels.get(pair_pk) or imported_labels(pair_labels)
-    verification = context.review.verification.get(pk) or imported_verification(imported) or NOT_CHECKED
+    review = context.review
+    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead = context.pairs[pair_pk]
+    labels = review.pair_labels(pair_pk)
     record: dict[str, Any] = {
         "id": item_id(project, pk),
         "kind": kind,
@@ -227,13 +275,16 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
         "question": question,
         "answer_standard": answer_standard,
         "answer_local": answer_local,
-        "evidence": context.spans.get(pk, []),
-        "verification": verification,
+        "evidence": [
+            {"document": document, "start": start, "end": end, "text": text, "match": match}
+            for document, start, end, text, match in context.spans.get(pk, ())
+        ],
+        "verification": review.item_verification(pk),
         "topic": labels.get("topic"),
         "region": labels.get("region"),
         "review_outcome": status,
         "revisions": context.revisions.get(pk, 0),
-        "reviews": context.review.reviews.get(pk, {}).get("reviews", 0),
+        "reviews": review.reviews.get(pk, 0),
         "local_lead": local_lead,
         "standard_lead": standard_lead,
     }
@@ -259,50 +310,79 @@ def release_items(project: Project, statuses: Iterable[str]):  # type: ignore[no
     return QAItem.objects.alive().filter(project=project, status__in=list(statuses))
 
 
-def iter_item_records(
+def streamed_rows(queryset: Any, chunk_size: int) -> Iterator[tuple]:
+    """A values_list queryset's rows through a server-side cursor, as the driver returns them.
+
+    Like `plain_rows`, without Django's per-row converters: for queries of integers and text.
+    (It streams from the tuple store PostgreSQL fills when the cursor is declared outside a
+    transaction, as Django's own `iterator()` does.)
+    """
+    sql, params = queryset.query.get_compiler(queryset.db).as_sql()
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk_size):
+            yield from rows
+
+
+@dataclass
+class ItemChunk:
+    """One chunk of the release's items as read from the database: its rows and what their records need."""
+
+    rows: list[tuple]
+    context: ItemContext
+
+    def records(self) -> list[dict[str, Any]]:
+        return [item_record(row, self.context) for row in self.rows]
+
+
+def iter_item_chunks(
     project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
-) -> Iterator[list[dict[str, Any]]]:
-    """The release's QA records, one list per chunk, in (pair, item) order.
+) -> Iterator[ItemChunk]:
+    """The release's items, one chunk at a time, in (pair, item) order: the database's part of the records.
 
     Each chunk's spans, pairs, revision counts and review data come in one query
     each, selected by the chunk's ids (`AnyOf`), through the tables' own indexes.
+    Rows are kept as the driver gives them; the records are made by `ItemChunk.records`,
+    so a build can read the next chunk (waiting on PostgreSQL) while it makes these.
     """
     statuses = list(statuses)
     present = ReviewData.present(project)
-    rows = (
-        release_items(project, statuses)
-        .order_by("pair_id", "id")
-        .values_list(*ITEM_COLUMNS)
-        .iterator(chunk_size=chunk_size)
-    )
+    items = release_items(project, statuses).order_by("pair_id", "id").values_list(*ITEM_COLUMNS)
+    rows = streamed_rows(items, chunk_size)
     for chunk in _chunks(rows, chunk_size):
         item_pks = [row[0] for row in chunk]
         pair_pks = list(dict.fromkeys(row[1] for row in chunk))
         document_pairs = list({row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT})
-        spans: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for span_item, document, start, end, text, match in (
+        spans: dict[int, list[tuple]] = defaultdict(list)
+        for span_item, *span in plain_rows(
             EvidenceSpan.objects.filter(AnyOf(F("item_id"), item_pks))
             .order_by("item_id", "position", "id")
             .values_list("item_id", "document", "start", "end", "text", "match")
         ):
-            spans[span_item].append({"document": document, "start": start, "end": end, "text": text, "match": match})
+            spans[span_item].append(span)
         context = ItemContext(
             project=project,
             splitter=splitter,
-            pairs={row[0]: row for row in PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS)},
+            pairs={
+                row[0]: row
+                for row in plain_rows(PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS))
+            },
             local_texts=dict(PagePair.objects.filter(AnyOf(F("id"), document_pairs)).values_list("id", "local_text"))
             if document_pairs
             else {},
             spans=spans,
-            revisions=dict(
-                QAItemRevision.objects.filter(AnyOf(F("item_id"), item_pks))
-                .values("item_id")
-                .annotate(n=Count("id"))
-                .values_list("item_id", "n")
-            ),
+            revisions=_counts(QAItemRevision.objects.filter(AnyOf(F("item_id"), item_pks))),
             review=ReviewData.load(item_pks, pair_pks, present),
         )
-        yield [item_record(row, context) for row in chunk]
+        yield ItemChunk(chunk, context)
+
+
+def iter_item_records(
+    project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
+) -> Iterator[list[dict[str, Any]]]:
+    """The release's QA records, one list per chunk, in (pair, item) order."""
+    for chunk in iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk_size):
+        yield chunk.records()
 
 
 def iter_pair_records(
@@ -324,23 +404,23 @@ def iter_pair_records(
             "standard_text_length",
             "status",
             "screening_decision",
-            "metadata__wilova__labels",
         )
-        .iterator(chunk_size=chunk_size)
     )
     statuses = list(statuses)
     present = ReviewData.present(project)
-    for chunk in _chunks(rows, chunk_size):
+    for chunk in _chunks(streamed_rows(rows, chunk_size), chunk_size):
         pks = [row[0] for row in chunk]
+        excluded_pks = [row[0] for row in chunk if row[9] == PagePair.Status.EXCLUDED]
         notes: dict[int, str] = {}
-        for pair_pk, note in (
-            Screening.objects.filter(AnyOf(F("pair_id"), pks))
-            .order_by("pair_id", "created_at", "id")
-            .values_list("pair_id", "note")
-        ):
-            notes[pair_pk] = note  # the latest decision's note
+        if excluded_pks:
+            for pair_pk, note in plain_rows(
+                Screening.objects.filter(AnyOf(F("pair_id"), excluded_pks))
+                .order_by("pair_id", "created_at", "id")
+                .values_list("pair_id", "note")
+            ):
+                notes[pair_pk] = note  # the latest decision's note
         counts: dict[int, dict[str, int]] = defaultdict(dict)
-        for pair_pk, kind, n in (
+        for pair_pk, kind, n in plain_rows(
             QAItem.objects.alive()
             .filter(AnyOf(F("pair_id"), pks), status__in=statuses)
             .values("pair_id", "kind")
@@ -350,8 +430,8 @@ def iter_pair_records(
             counts[pair_pk][kind] = n
         review = ReviewData.load([], pks, present)
         records = []
-        for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision, pl in chunk:
-            labels = review.labels.get(pk) or imported_labels(pl)
+        for pk, local_title, standard_title, local_url, standard_url, ll, sl, lt, st, status, decision in chunk:
+            labels = review.pair_labels(pk)
             excluded = status == PagePair.Status.EXCLUDED
             records.append(
                 {

@@ -45,7 +45,7 @@ from exports.records import (
     SPLIT_NAMES,
     Splitter,
     in_background,
-    iter_item_records,
+    iter_item_chunks,
     iter_pair_records,
     read_ahead,
     release_items,
@@ -405,11 +405,14 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     try:
         splitter = Splitter(release.splits, release.seed)
         chunk = settings.RELEASE_CHUNK_SIZE
-        for records in read_ahead(iter_item_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk)):
+        for item_chunk in read_ahead(iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk)):
+            records = item_chunk.records()
             for writer in writers:
                 writer.add_items(records)
             progress.advance(len(records))
-        for pair_records in iter_pair_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk):
+        for pair_records in read_ahead(
+            iter_pair_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk)
+        ):
             for writer in writers:
                 writer.add_pairs(pair_records)
             progress.advance(0)

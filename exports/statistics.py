@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, F, Q
+from django.db.models import CharField, Count, F, OuterRef, Q, Subquery, Value
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce, NullIf
 
 from annotation.models import PagePair, Project, QAItem
 from exports.records import release_items
@@ -52,31 +54,32 @@ def release_statistics(project: Project, statuses: Iterable[str]) -> dict[str, A
 
 
 def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]
-    """Per label value: QA pages, lead QAs and document QAs. Unlabelled pairs count under "not labelled"."""
-    labels: dict[int, str] = {}
-    imported = PagePair.objects.filter(project=project, metadata__wilova__labels__has_key=kind)
-    for pair_pk, value in imported.values_list("id", f"metadata__wilova__labels__{kind}").iterator():
-        if value:
-            labels[pair_pk] = value
+    """Per label value: QA pages, lead QAs and document QAs. Unlabelled pairs count under "not labelled".
+
+    One grouped query: the review app's final label of the item's pair, else the label
+    an imported project brought in its metadata, else "not labelled".
+    """
+    sources: list[Any] = [NullIf(KeyTextTransform(kind, "pair__metadata__wilova__labels"), Value(""))]
     try:
         from review.models import FinalLabel
     except ImportError:
         pass
     else:  # the review app's final labels win over imported ones
-        labels.update(
-            FinalLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True, kind=kind)
-            .values_list("pair_id", "value")
-            .iterator()
+        final = FinalLabel.objects.filter(pair_id=OuterRef("pair_id"), kind=kind).values("value")[:1]
+        sources.insert(0, Subquery(final, output_field=CharField()))
+    rows = (
+        items.annotate(label=Coalesce(*sources, Value(NOT_LABELLED), output_field=CharField()))
+        .values("label")
+        .annotate(
+            qa_pages=Count("pair_id", distinct=True),
+            lead_qas=Count("id", filter=Q(kind=QAItem.Kind.LEAD)),
+            document_qas=Count("id", filter=Q(kind=QAItem.Kind.DOCUMENT)),
         )
-    rows: dict[str, dict[str, Any]] = {}
-    for pair_pk, item_kind, n in items.values_list("pair_id", "kind").annotate(n=Count("id")).order_by().iterator():
-        value = labels.get(pair_pk, NOT_LABELLED)
-        row = rows.setdefault(value, {"qa_pages": set(), "lead_qas": 0, "document_qas": 0})
-        row["qa_pages"].add(pair_pk)
-        row["lead_qas" if item_kind == QAItem.Kind.LEAD else "document_qas"] += n
+        .order_by("label")
+    )
     return {
-        value: {"qa_pages": len(row["qa_pages"]), "lead_qas": row["lead_qas"], "document_qas": row["document_qas"]}
-        for value, row in sorted(rows.items())
+        row["label"]: {"qa_pages": row["qa_pages"], "lead_qas": row["lead_qas"], "document_qas": row["document_qas"]}
+        for row in rows
     }
 
 

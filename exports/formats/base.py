@@ -103,53 +103,79 @@ class _Sink(Protocol):
     def close(self) -> None: ...
 
 
-DIRECT_BLOCK = 1 << 20
+ALIGNMENT = 4096  # O_DIRECT wants addresses, lengths and offsets aligned to the device's block; 4 KiB covers them
+STAGING_LIMIT = 8 << 20
+_staging = threading.local()
+
+
+def _staging_buffer(size: int) -> mmap.mmap:
+    """This thread's page-aligned buffer (anonymous maps are) of at least `size` bytes, kept for the next write."""
+    buffer: mmap.mmap | None = getattr(_staging, "buffer", None)
+    if buffer is None or len(buffer) < size:
+        if buffer is not None:
+            buffer.close()
+        buffer = _staging.buffer = mmap.mmap(-1, max(size, 1 << 20))
+    return buffer
 
 
 class DirectFile:
-    """A file written around the page cache (`O_DIRECT`), through one page-aligned buffer of its own.
+    """A file written around the page cache (`O_DIRECT`).
 
     A release is written once and read rarely, and copying hundreds of megabytes into
     the page cache costs more CPU than making them (on a VM whose memory is handed
-    back to the host when free, each new page of cache is a fault): direct writes of
-    whole buffers cost almost none. The tail, shorter than a block, is written through
-    the page cache, as is everything after a filesystem refuses direct writes.
+    back to the host when free, each new page of cache is a fault); direct writes cost
+    almost none. Each `write` copies what it can into the thread's aligned staging
+    buffer and hands it to the disk in one system call (every call gives up the GIL and
+    waits to get it back, so calls are few); less than a block waits for the next
+    write. That last tail is written through the page cache at `close`, as is
+    everything after a filesystem refuses direct writes.
     """
 
-    def __init__(self, fd: int, block: int = DIRECT_BLOCK) -> None:
+    def __init__(self, fd: int, staging_limit: int = STAGING_LIMIT) -> None:
         self._fd = fd
-        self._buffer = mmap.mmap(-1, block)  # anonymous maps are page-aligned, as O_DIRECT needs
-        self._filled = 0
+        self._limit = max(staging_limit - staging_limit % ALIGNMENT, ALIGNMENT)
+        self._pending = b""  # less than ALIGNMENT bytes, written with the next ones
         self._direct = True
 
     def write(self, data: bytes) -> int:
-        block = len(self._buffer)
         source = memoryview(data)
         offset = 0
-        while offset < len(source):
-            take = min(len(source) - offset, block - self._filled)
-            self._buffer[self._filled : self._filled + take] = source[offset : offset + take]
-            self._filled += take
-            offset += take
-            if self._filled == block:
-                self._write_out(block)
-                self._filled = 0
+        while self._direct and len(self._pending) + len(source) - offset >= ALIGNMENT:
+            pending = self._pending
+            size = min(self._limit, len(pending) + len(source) - offset)
+            size -= size % ALIGNMENT
+            used = size - len(pending)
+            buffer = _staging_buffer(size)
+            buffer[: len(pending)] = pending
+            buffer[len(pending) : size] = source[offset : offset + used]
+            self._pending = b""
+            offset += used
+            self._write_staged(buffer, size)
+        if self._direct:
+            self._pending += source[offset:]
+        else:
+            self._write_all(source[offset:])
         return len(data)
 
-    def _write_out(self, end: int) -> None:
-        """Write the buffer's first `end` bytes. No view of the buffer outlives the call, even when it raises."""
-        start = 0
-        with memoryview(self._buffer) as buffer:
-            while start < end:
+    def _write_staged(self, buffer: mmap.mmap, size: int) -> None:
+        """Write the buffer's first `size` bytes. No view of it outlives the call, even when it raises."""
+        with memoryview(buffer) as staged:
+            start = 0
+            while start < size:
                 try:
-                    start += os.write(self._fd, buffer[start:end])
+                    start += os.write(self._fd, staged[start:size])
                 except OSError as error:
                     if error.errno != errno.EINVAL or not self._direct:
                         raise
                     self._through_the_cache()  # this filesystem takes no direct writes (or not this one)
                     continue
-                if start < end and self._direct:
+                if start < size and self._direct:
                     self._through_the_cache()  # a short direct write leaves the rest unaligned
+
+    def _write_all(self, data: memoryview | bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
 
     def _through_the_cache(self) -> None:
         fcntl.fcntl(self._fd, fcntl.F_SETFL, fcntl.fcntl(self._fd, fcntl.F_GETFL) & ~os.O_DIRECT)
@@ -159,13 +185,12 @@ class DirectFile:
         if self._fd < 0:
             return
         try:
-            if self._filled:
+            if self._pending:
                 if self._direct:
                     self._through_the_cache()
-                self._write_out(self._filled)
-                self._filled = 0
+                self._write_all(self._pending)
+                self._pending = b""
         finally:
-            self._buffer.close()
             os.close(self._fd)
             self._fd = -1
 

@@ -34,7 +34,7 @@ def pieces(seed: int) -> list[bytes]:
 def test_a_direct_file_holds_exactly_what_was_written_whatever_the_block_boundaries(tmp_path):
     data = pieces(1)
     path = tmp_path / "file.jsonl"
-    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), block=4096)
+    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), staging_limit=8192)
     for piece in data:
         handle.write(piece)
     handle.close()
@@ -73,7 +73,7 @@ def test_a_filesystem_without_direct_io_gets_a_file_through_the_page_cache(tmp_p
 def test_direct_writes_refused_half_way_go_on_through_the_page_cache(tmp_path, monkeypatch):
     data = pieces(3)
     path = tmp_path / "file.jsonl"
-    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), block=4096)
+    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), staging_limit=8192)
     real_write = os.write
     calls = []
 
