@@ -20,7 +20,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from django.db import connection
@@ -244,12 +244,43 @@ class ItemContext:
     """Everything `item_record` needs besides the item row: the project, its chunk's pairs, spans and review data."""
 
     project: Project
-    splitter: Splitter
-    pairs: dict[int, tuple]
+    pairs: dict[int, PairFacts]
     local_texts: dict[int, str]
     spans: dict[int, list[tuple]]  # item pk → (document, start, end, text, match) in order
     revisions: dict[int, int]
     review: ReviewData
+
+
+class PairFacts(NamedTuple):
+    """What every item of a pair repeats, worked out once per pair and chunk."""
+
+    pair_id: str
+    split: str | None
+    local_title: str
+    standard_title: str
+    local_url: str
+    standard_url: str
+    local_lead: str
+    standard_lead: str
+    topic: str | None
+    region: str | None
+
+
+def pair_facts(project: Project, row: tuple, splitter: Splitter, review: ReviewData) -> PairFacts:
+    pk, local_title, standard_title, local_url, standard_url, local_lead, standard_lead = row
+    labels = review.pair_labels(pk)
+    return PairFacts(
+        pair_id(project, pk),
+        splitter(pk),
+        local_title,
+        standard_title,
+        local_url,
+        standard_url,
+        local_lead,
+        standard_lead,
+        labels.get("topic"),
+        labels.get("region"),
+    )
 
 
 def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
@@ -257,21 +288,20 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     pk, pair_pk, kind, question, answer_standard, answer_local, status = item
     project = context.project
     review = context.review
-    _, local_title, standard_title, local_url, standard_url, local_lead, standard_lead = context.pairs[pair_pk]
-    labels = review.pair_labels(pair_pk)
+    pair = context.pairs[pair_pk]
     record: dict[str, Any] = {
         "id": item_id(project, pk),
         "kind": kind,
-        "split": context.splitter(pair_pk),
-        "pair_id": pair_id(project, pair_pk),
+        "split": pair.split,
+        "pair_id": pair.pair_id,
         "local_language": project.local_language,
         "standard_language": project.standard_language,
         "local_wiki": project.local_wiki,
         "standard_wiki": project.standard_wiki,
-        "local_title": local_title,
-        "standard_title": standard_title,
-        "local_url": local_url,
-        "standard_url": standard_url,
+        "local_title": pair.local_title,
+        "standard_title": pair.standard_title,
+        "local_url": pair.local_url,
+        "standard_url": pair.standard_url,
         "question": question,
         "answer_standard": answer_standard,
         "answer_local": answer_local,
@@ -280,13 +310,13 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
             for document, start, end, text, match in context.spans.get(pk, ())
         ],
         "verification": review.item_verification(pk),
-        "topic": labels.get("topic"),
-        "region": labels.get("region"),
+        "topic": pair.topic,
+        "region": pair.region,
         "review_outcome": status,
         "revisions": context.revisions.get(pk, 0),
         "reviews": review.reviews.get(pk, 0),
-        "local_lead": local_lead,
-        "standard_lead": standard_lead,
+        "local_lead": pair.local_lead,
+        "standard_lead": pair.standard_lead,
     }
     if kind == QAItem.Kind.DOCUMENT:
         # The document its evidence points into, so the line stays self-contained.
@@ -294,24 +324,12 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     return record
 
 
-def _chunks(rows: Iterator[tuple], size: int, *, key: int | None = None) -> Iterator[list[tuple]]:
-    """Lists of about `size` rows; with `key`, a chunk never ends inside a run of rows with the same row[key]."""
-    chunk: list[tuple] = []
-    for row in rows:
-        if len(chunk) >= size and (key is None or row[key] != chunk[-1][key]):
-            yield chunk
-            chunk = []
-        chunk.append(row)
-    if chunk:
-        yield chunk
-
-
 def release_items(project: Project, statuses: Iterable[str]):  # type: ignore[no-untyped-def]
     return QAItem.objects.alive().filter(project=project, status__in=list(statuses))
 
 
-def streamed_rows(queryset: Any, chunk_size: int) -> Iterator[tuple]:
-    """A values_list queryset's rows through a server-side cursor, as the driver returns them.
+def streamed_chunks(queryset: Any, chunk_size: int) -> Iterator[list[tuple]]:
+    """A values_list queryset's rows in lists of `chunk_size`, through a server-side cursor, as the driver gives them.
 
     Like `plain_rows`, without Django's per-row converters: for queries of integers and text.
     (It streams from the tuple store PostgreSQL fills when the cursor is declared outside a
@@ -321,7 +339,7 @@ def streamed_rows(queryset: Any, chunk_size: int) -> Iterator[tuple]:
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(chunk_size):
-            yield from rows
+            yield rows
 
 
 @dataclass
@@ -348,8 +366,7 @@ def iter_item_chunks(
     statuses = list(statuses)
     present = ReviewData.present(project)
     items = release_items(project, statuses).order_by("pair_id", "id").values_list(*ITEM_COLUMNS)
-    rows = streamed_rows(items, chunk_size)
-    for chunk in _chunks(rows, chunk_size):
+    for chunk in streamed_chunks(items, chunk_size):
         item_pks = [row[0] for row in chunk]
         pair_pks = list(dict.fromkeys(row[1] for row in chunk))
         document_pairs = list({row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT})
@@ -360,19 +377,17 @@ def iter_item_chunks(
             .values_list("item_id", "document", "start", "end", "text", "match")
         ):
             spans[span_item].append(span)
+        pairs = PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS)
+        review = ReviewData.load(item_pks, pair_pks, present)
         context = ItemContext(
             project=project,
-            splitter=splitter,
-            pairs={
-                row[0]: row
-                for row in plain_rows(PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS))
-            },
+            pairs={row[0]: pair_facts(project, row, splitter, review) for row in plain_rows(pairs)},
             local_texts=dict(PagePair.objects.filter(AnyOf(F("id"), document_pairs)).values_list("id", "local_text"))
             if document_pairs
             else {},
             spans=spans,
             revisions=_counts(QAItemRevision.objects.filter(AnyOf(F("item_id"), item_pks))),
-            review=ReviewData.load(item_pks, pair_pks, present),
+            review=review,
         )
         yield ItemChunk(chunk, context)
 
@@ -408,7 +423,7 @@ def iter_pair_records(
     )
     statuses = list(statuses)
     present = ReviewData.present(project)
-    for chunk in _chunks(streamed_rows(rows, chunk_size), chunk_size):
+    for chunk in streamed_chunks(rows, chunk_size):
         pks = [row[0] for row in chunk]
         excluded_pks = [row[0] for row in chunk if row[9] == PagePair.Status.EXCLUDED]
         notes: dict[int, str] = {}

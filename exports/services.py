@@ -397,6 +397,8 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         project=project,
         splits={name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)},
         prompt_templates=export_settings_get(project=project).prompt_templates,
+        items_expected=total,
+        prompt_process_from=settings.RELEASE_PROMPT_PROCESS_FROM,
     )
     root.mkdir(parents=True, exist_ok=False)
     writers = formats.release_writers(project)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import CharField, Count, F, OuterRef, Q, Subquery, Value
+from django.db.models import CharField, Count, F, FilteredRelation, Q, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce, NullIf
 
@@ -61,12 +61,12 @@ def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]: 
     """
     sources: list[Any] = [NullIf(KeyTextTransform(kind, "pair__metadata__wilova__labels"), Value(""))]
     try:
-        from review.models import FinalLabel
+        from review.models import FinalLabel  # noqa: F401 - the relation below exists only with the review app
     except ImportError:
         pass
-    else:  # the review app's final labels win over imported ones
-        final = FinalLabel.objects.filter(pair_id=OuterRef("pair_id"), kind=kind).values("value")[:1]
-        sources.insert(0, Subquery(final, output_field=CharField()))
+    else:  # the review app's final labels win over imported ones; joined, not looked up item by item
+        items = items.annotate(final=FilteredRelation("pair__final_labels", condition=Q(pair__final_labels__kind=kind)))
+        sources.insert(0, F("final__value"))
     rows = (
         items.annotate(label=Coalesce(*sources, Value(NOT_LABELLED), output_field=CharField()))
         .values("label")

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation.models import Project
 from exports.formats.card import DatasetCardWriter
 from exports.formats.manifest import ManifestWriter
 from exports.formats.pairs import PagePairsWriter
@@ -26,11 +25,12 @@ from exports.formats.writer import BuildState, ReleaseWriter
 RELEASE_FORMAT = "localqa"
 
 
-# Project kinds whose releases other writers make: kind → (module, function returning the writers).
+# Project kinds (`Project.Kind` values) whose releases other writers make: kind → (module, function returning the
+# writers). Plain strings, so this package loads without the ORM (the prompt process imports it).
 KIND_WRITERS = {
-    Project.Kind.VALIDATION: ("validation.release", "release_writers"),
-    Project.Kind.TRIVIA: ("multichoice.release", "release_writers"),
-    Project.Kind.ENTITY_QA: ("multichoice.release", "entity_release_writers"),
+    "validation": ("validation.release", "release_writers"),
+    "trivia": ("multichoice.release", "release_writers"),
+    "entity_qa": ("multichoice.release", "entity_release_writers"),
 }
 
 
