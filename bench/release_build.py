@@ -240,7 +240,6 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    media = tempfile.mkdtemp(prefix="bench-media-")
     print(
         f"{'items':>8} {'seconds':>8} {'items/s':>9} {'CPU s':>7} {'RSS before':>11} {'peak RSS':>9} {'release':>8}"
         f" {'prompt process CPU s / peak RSS':>32}"
@@ -249,10 +248,11 @@ def main() -> None:
         slug = f"bench-release-{size}"
         if not (args.reuse and _exists(slug, size)):
             create_project(size)
-        env = {**os.environ, "MEDIA_ROOT": media}
-        output = subprocess.run(
-            [sys.executable, __file__, "--build-only", slug], env=env, check=True, capture_output=True, text=True
-        ).stdout
+        with tempfile.TemporaryDirectory(prefix="bench-media-") as media:  # the release is removed afterwards
+            env = {**os.environ, "MEDIA_ROOT": media}
+            output = subprocess.run(
+                [sys.executable, __file__, "--build-only", slug], env=env, check=True, capture_output=True, text=True
+            ).stdout
         result = json.loads(output.strip().splitlines()[-1])
         print(
             f"{result['items']:>8} {result['seconds']:>8} {result['items_per_second']:>9} {result['cpu_seconds']:>7} "

@@ -39,6 +39,7 @@ from audit.models import Action
 from config.enqueue import enqueue_on_commit
 from config.jobs import pause_between_steps
 from exports import formats
+from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
 from exports.records import (
@@ -360,7 +361,8 @@ def release_build(*, release_id: int) -> Release | None:
     _remove_temporary(release)  # an earlier run's leftovers
     temporary = _building_root(release) / f"v{release.version}-{token}"
     try:
-        state = _write_release(release, temporary, _Progress(release.pk, token))
+        with few_collections():
+            state = _write_release(release, temporary, _Progress(release.pk, token))
         _publish(release, temporary, token, state)
     except BuildLost:
         shutil.rmtree(temporary, ignore_errors=True)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
+import gc
 import hashlib
 import mmap
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -96,6 +98,25 @@ class _WriteBehind:
 
 
 _write_behind = _WriteBehind()
+
+
+@contextlib.contextmanager
+def few_collections() -> Iterator[None]:
+    """Fewer garbage collections while a build makes millions of short-lived objects (records, lines).
+
+    They hold no cycles, so reference counting frees them; but each 700 new containers
+    start a collection, and every tenth of those scans all the objects of the loaded
+    apps (0.75 s of a 100,000-item build). The objects alive before are frozen out of
+    the scans and young ones are collected every 50,000; both are restored afterwards.
+    """
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(50_000, threshold[1], threshold[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 class _Sink(Protocol):

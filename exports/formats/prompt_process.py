@@ -17,6 +17,7 @@ exits with an error; the build's temporary folder is removed by the next attempt
 
 from __future__ import annotations
 
+import operator
 import struct
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from typing import IO, Any
 
 import orjson
 
-from exports.formats.base import FileEntry
+from exports.formats.base import FileEntry, few_collections
 from exports.formats.prompts import PromptsWriter
 from exports.formats.writer import BuildState
 
@@ -60,13 +61,13 @@ class PromptProcess:
         return lane
 
     def send(self, records: list[dict[str, Any]]) -> None:
-        pairs: dict[str, list[Any]] = {}
+        pairs: dict[str, tuple[Any, ...]] = {}
         items = []
         for record in records:
             pair = record["pair_id"]
             if pair not in pairs:
-                pairs[pair] = [record[field] for field in PAIR_FIELDS]
-            items.append([*(record[field] for field in ITEM_FIELDS), pair])
+                pairs[pair] = _pair_fields(record)
+            items.append((*_item_fields(record), pair))
         self._send({"pairs": pairs, "items": items})
 
     def finish(self) -> list[FileEntry]:
@@ -105,6 +106,8 @@ class PromptProcess:
 
 PAIR_FIELDS = ("standard_lead", "local_lead", "standard_title", "local_title")
 ITEM_FIELDS = ("id", "kind", "split", "question", "answer_standard", "answer_local")
+_pair_fields = operator.itemgetter(*PAIR_FIELDS)
+_item_fields = operator.itemgetter(*ITEM_FIELDS)
 
 
 def _read(stream: IO[bytes]) -> dict[str, Any] | None:
@@ -149,4 +152,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with few_collections():
+        code = main()
+    sys.exit(code)
