@@ -17,6 +17,7 @@ exits with an error; the build's temporary folder is removed by the next attempt
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import struct
 import subprocess
@@ -83,13 +84,17 @@ class PromptProcess:
     def kill(self) -> None:
         self._process.kill()
         self._process.wait()
-        self._errors.close()
+        for stream in (self._process.stdin, self._process.stdout, self._errors):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
 
     def _send(self, message: dict[str, Any]) -> None:
         body = orjson.dumps(message)
         assert self._process.stdin is not None
         try:
-            self._process.stdin.write(_LENGTH.pack(len(body)) + body)
+            self._process.stdin.write(_LENGTH.pack(len(body)))
+            self._process.stdin.write(body)
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             self._process.wait()
