@@ -75,7 +75,8 @@ class PromptProcess:
         self._send({"end": True})
         assert self._process.stdin is not None and self._process.stdout is not None
         self._process.stdin.close()
-        answer = self._process.stdout.read()
+        with self._process.stdout:
+            answer = self._process.stdout.read()
         if self._process.wait() != 0:
             raise self._failed()
         self._errors.close()
