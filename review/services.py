@@ -296,12 +296,14 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: b
                     .only("id", "item_id")
                     .first()
                 )
+                # Claimed while the row is still locked, so reviewers asking at the same moment skip it
+                # rather than all racing for the first open slot (and some running out of attempts).
+                if candidate is not None and _claim(candidate.pk, candidate.item_id, project, user, now):
+                    return ReviewSlot.objects.select_related("item", "revision").get(pk=candidate.pk)
             if candidate is not None:
-                break
+                break  # the claim failed (this reviewer took another slot of the round at once): ask again
         if candidate is None:
             return None
-        if _claim(candidate.pk, candidate.item_id, project, user, now):
-            return ReviewSlot.objects.select_related("item", "revision").get(pk=candidate.pk)
     return None
 
 

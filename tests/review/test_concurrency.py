@@ -44,6 +44,20 @@ def test_reviewers_asking_at_once_never_fill_the_same_slot():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_when_there_are_enough_slots_every_reviewer_asking_at_once_gets_one():
+    """The slot is claimed in the transaction that locked it: the others skip it at once instead of racing for
+    the same first slot, losing, and running out of attempts with slots still open."""
+    project, author, reviewers = _project_with_reviewers("race-enough", 20)
+    for _ in range(12):  # 12 pairs x 2 items = 24 slots for 20 reviewers
+        submitted_pair(project, author)
+
+    slots = run_at_once(20, lambda i: services.review_claim_next(project=project, user=reviewers[i]))
+
+    assert all(slot is not None for slot in slots), f"{slots.count(None)} of 20 reviewers got nothing"
+    assert len({slot.pk for slot in slots}) == 20
+
+
+@pytest.mark.django_db(transaction=True)
 def test_two_slots_of_one_item_go_to_two_different_reviewers_even_when_one_asks_twice_at_once():
     project, author, reviewers = _project_with_reviewers("race-same", 1, reviewers_per_item=2)
     _, items = submitted_pair(project, author, evidences=("深水埗", "姓陳"))
