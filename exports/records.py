@@ -392,14 +392,6 @@ def iter_item_chunks(
         yield ItemChunk(chunk, context)
 
 
-def iter_item_records(
-    project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
-) -> Iterator[list[dict[str, Any]]]:
-    """The release's QA records, one list per chunk, in (pair, item) order."""
-    for chunk in iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk_size):
-        yield chunk.records()
-
-
 def iter_pair_records(
     project: Project, *, statuses: Iterable[str], splitter: Splitter, chunk_size: int = CHUNK
 ) -> Iterator[list[dict[str, Any]]]:

@@ -161,13 +161,10 @@ class PromptsWriter(ReleaseWriter):
             self.process.send(records)
             return
         lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
-        compiled = [(lines[scenario].append, scenario, self.lines[scenario]) for scenario in SCENARIOS]
         for record in records:
             values = self._values(record)
-            for append, scenario, line in compiled:
-                append(
-                    line.fill(values) if line is not None and values is not None else self.line(scenario, record, None)
-                )
+            for scenario in SCENARIOS:
+                lines[scenario].append(self.line(scenario, record, values))
         self.escaped.clear()
         for scenario, handle in self.files.items():
             handle.write_lines(lines[scenario])

@@ -428,18 +428,19 @@ def test_an_error_while_reading_ahead_fails_the_build_and_stops_the_reader(
     from exports import records
 
     settings.RELEASE_CHUNK_SIZE = 1
-    calls = []
+    threads = []
 
-    def broken(item, context):
-        calls.append(item[0])
-        if len(calls) == 2:
+    def broken(project, row, splitter, review):  # runs on the reading thread (records are made by the builder)
+        threads.append(threading.current_thread().name)
+        if len(threads) == 2:
             raise ValueError("row 2 could not be read")
-        return original(item, context)
+        return original(project, row, splitter, review)
 
-    original = records.item_record
-    monkeypatch.setattr(records, "item_record", broken)
+    original = records.pair_facts
+    monkeypatch.setattr(records, "pair_facts", broken)
     failed = services.release_build_now(project=committed_project, user=coordinator)
 
+    assert threads == ["release-reader", "release-reader"]
     assert failed.status == Release.Status.FAILED
     assert "row 2 could not be read" in failed.error
     assert not any(thread.name == "release-reader" for thread in threading.enumerate())
@@ -463,3 +464,10 @@ def test_an_error_while_the_figures_are_computed_in_the_background_fails_the_bui
     assert "agreement figures could not be read" in failed.error
     assert not any(thread.name == "release-figures" for thread in threading.enumerate())
     assert not (Path(settings.MEDIA_ROOT) / "releases" / committed_project.slug / "v1").exists()
+
+
+def test_the_kinds_with_writers_of_their_own_are_project_kinds():
+    from annotation.models import Project
+    from exports.formats import KIND_WRITERS
+
+    assert set(KIND_WRITERS) == set(Project.Kind.values) - {Project.Kind.WIKIPEDIA_QA}
