@@ -108,6 +108,8 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (server, in-process tasks) write the one file: wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # A file, not memory: tests start servers and Celery workers in other processes that must see the data.
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test_localqa.sqlite3"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

@@ -20,7 +20,7 @@ from typing import Any
 import opencc
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from rapidfuzz import fuzz
 
@@ -177,13 +177,14 @@ def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> l
     who is neither the item's author nor the author of the revision.
     """
     items = list(items)
+    # Portable (no DISTINCT ON): the embedded SQLite default routes items too.
+    newest_number = QAItemRevision.objects.filter(item_id=OuterRef("item_id")).order_by("-number").values("number")[:1]
     # One query for the revisions and one for the projects, however many items: an import routes thousands.
     latest = {
         revision.item_id: revision
-        for revision in QAItemRevision.objects.filter(item_id__in=[item.pk for item in items])
-        .only("id", "item_id", "number")
-        .order_by("item_id", "-number")
-        .distinct("item_id")
+        for revision in QAItemRevision.objects.filter(
+            item_id__in=[item.pk for item in items], number=Subquery(newest_number)
+        ).only("id", "item_id", "number")
     }
     wanted_by_project = dict(
         Project.objects.filter(pk__in={item.project_id for item in items}).values_list("pk", "reviewers_per_item")

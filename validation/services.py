@@ -22,7 +22,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation import ingest
@@ -728,12 +728,13 @@ def validation_final_answer_choose(
 
 def final_answers(item_ids: Iterable[int]) -> dict[int, FinalAnswerChoice]:
     """The latest final-answer choice of each item that has one (with its revision), in one query."""
+    # A correlated subquery, not DISTINCT ON: the embedded SQLite default needs it too.
+    newest = FinalAnswerChoice.objects.filter(item_id=OuterRef("item_id")).order_by("-id").values("id")[:1]
     return {
         choice.item_id: choice
-        for choice in FinalAnswerChoice.objects.filter(item_id__in=list(item_ids))
-        .select_related("revision", "chosen_by")
-        .order_by("item_id", "-id")
-        .distinct("item_id")
+        for choice in FinalAnswerChoice.objects.filter(item_id__in=list(item_ids), id=Subquery(newest)).select_related(
+            "revision", "chosen_by"
+        )
     }
 
 
