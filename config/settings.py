@@ -106,8 +106,14 @@ DATABASES = {
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Several processes (server, in-process tasks) write the one file: wait instead of failing.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Several processes (server, in-process tasks, a worker) write the one file. BEGIN IMMEDIATE takes the
+    # write lock when a transaction starts, so a writer waits its turn (up to `timeout`) instead of failing
+    # with "database is locked" when a read lock cannot be upgraded; WAL lets readers go on meanwhile.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
     # A file, not memory: tests start servers and Celery workers in other processes that must see the data.
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test_localqa.sqlite3"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

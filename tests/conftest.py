@@ -36,6 +36,19 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["MEDIA_ROOT"] = str(media)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`@pytest.mark.postgresql(reason=...)`: a test of behaviour only PostgreSQL has, skipped on the embedded default."""
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        return
+    for item in items:
+        marker = item.get_closest_marker("postgresql")
+        if marker is not None:
+            reason = marker.kwargs.get("reason")
+            if not reason:
+                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.postgresql needs a reason=")
+            item.add_marker(pytest.mark.skip(reason=f"PostgreSQL only: {reason}"))
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     media = config.stash.get(MEDIA_KEY, None)
     if media is not None:

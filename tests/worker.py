@@ -36,7 +36,10 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
 def _database_url() -> str:
+    """The test database, as a DATABASE_URL another process (a worker, a server) can open."""
     db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
     user = db.get("USER") or "postgres"
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     host = db.get("HOST") or "127.0.0.1"

@@ -1,7 +1,7 @@
 """Moving servers: an archive imported into a fresh database by another process gives the same project, same ids.
 
 The other server is `manage.py` in a subprocess with its own DATABASE_URL (a database created and migrated
-for this test on the same PostgreSQL) and its own MEDIA_ROOT; it imports the archive and prints its canonical
+for this test on the same PostgreSQL, or a file of its own on SQLite) and its own MEDIA_ROOT; it imports the archive and prints its canonical
 dump, which must equal this server's.
 """
 
@@ -50,17 +50,23 @@ def _url(name: str) -> str:
 
 @pytest.fixture
 def other_server(tmp_path) -> Iterator[dict[str, str]]:
-    name = f"{connection.settings_dict['NAME']}_other_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(_url("postgres"), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
     env = {
         **os.environ,
-        "DATABASE_URL": _url(name),
         "MEDIA_ROOT": str(tmp_path / "other-media"),
         "DEBUG": "true",
         "REDIS_URL": "",
         "CELERY_TASK_ALWAYS_EAGER": "true",
     }
+    if connection.vendor == "sqlite":
+        # The embedded default: the other server's database is a file of its own.
+        env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'other-server.sqlite3'}"
+        run(env, "migrate", "-v0")
+        yield env
+        return
+    name = f"{connection.settings_dict['NAME']}_other_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(_url("postgres"), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    env["DATABASE_URL"] = _url(name)
     try:
         run(env, "migrate", "-v0")
         yield env

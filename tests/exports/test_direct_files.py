@@ -104,6 +104,9 @@ BUILD_UNDER_A_FILE_SIZE_LIMIT = textwrap.dedent(
 )
 
 
+@pytest.mark.postgresql(
+    reason="the file size limit would refuse the build's own database writes too: SQLite is a file of this process"
+)
 @pytest.mark.django_db(transaction=True)
 def test_a_write_the_system_refuses_fails_the_build_with_its_error_and_publishes_nothing(project, coordinator, media):
     bulk_accepted_items(project, 300)  # about 2 MB of files: past the 64 KB limit
