@@ -7,10 +7,12 @@ STAMP := $(VENV)/.installed
 # Tests use PostgreSQL and Redis (real ones); these defaults match a local install.
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/localqa)
 TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
+# The embedded default's test databases are files in this folder (test_localqa*.sqlite3, removed after the run).
+TEST_SQLITE_URL ?= sqlite:///$(CURDIR)/localqa.sqlite3
 # Test processes side by side (pytest-xdist); each has its own test database, files and Redis key space.
 TEST_PROCESSES ?= 2
 
-.PHONY: run install migrate demo worker test test-fast lint format check bench bench-server bench-all clean
+.PHONY: run install migrate demo worker test test-sqlite test-postgres test-fast lint format check bench bench-server bench-all clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON) not found)"; exit 1; }
@@ -30,11 +32,17 @@ run: $(STAMP)
 worker: $(STAMP)
 	$(BIN)/celery -A config worker --loglevel=INFO --concurrency=2
 
-test: $(STAMP)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES)
+## The whole suite on both engines: the embedded default (SQLite, what `make run` uses) and PostgreSQL.
+test: test-sqlite test-postgres
+
+test-sqlite: $(STAMP)
+	DATABASE_URL=$(TEST_SQLITE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+
+test-postgres: $(STAMP)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not browser and not worker"
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not browser and not worker" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

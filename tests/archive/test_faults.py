@@ -18,6 +18,8 @@ from tests.archive.canonical import canonical_dump
 from tests.conftest import api_as
 from tests.exports.conftest import bulk_accepted_items
 
+# The kill happens once progress is seen mid-way; SQLite (one writer at a time) shows it only at the end.
+ONE_WRITER = "SQLite has one writer: a job's progress, written beside the transaction holding it, shows only at its end"
 pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.timeout(180)]
 
 
@@ -42,6 +44,7 @@ def running_past(archive_id: int, rows: int, stage: str):  # type: ignore[no-unt
     return check
 
 
+@pytest.mark.postgresql(reason=ONE_WRITER)
 def test_an_import_killed_mid_way_leaves_nothing_and_the_next_worker_imports_once(
     start_worker, project, superuser, tmp_path, media
 ):
@@ -74,6 +77,7 @@ def test_an_import_killed_mid_way_leaves_nothing_and_the_next_worker_imports_onc
     assert not (media / killed.path).exists()  # the upload is removed once imported
 
 
+@pytest.mark.postgresql(reason=ONE_WRITER)
 def test_an_export_killed_mid_way_is_written_once_by_the_next_worker(start_worker, project, coordinator, media):
     bulk_accepted_items(project, 12000)  # 42,000 rows: 21 chunks of 2,000, a second's pause after each
     queued = api_as(coordinator).post(f"/api/projects/{project.slug}/archives/")

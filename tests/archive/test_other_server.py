@@ -1,8 +1,8 @@
 """Moving servers: an archive imported into a fresh database by another process gives the same project, same ids.
 
 The other server is `manage.py` in a subprocess with its own DATABASE_URL (a database created and migrated
-for this test on the same PostgreSQL, or a file of its own on SQLite) and its own MEDIA_ROOT; it imports the archive and prints its canonical
-dump, which must equal this server's.
+for this test on the same PostgreSQL, or a file of its own on SQLite) and its own MEDIA_ROOT; it imports the
+archive and prints its canonical dump, which must equal this server's.
 """
 
 from __future__ import annotations

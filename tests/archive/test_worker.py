@@ -14,6 +14,9 @@ from tests.archive.canonical import canonical_dump
 from tests.conftest import api_as
 from tests.exports.conftest import bulk_accepted_items
 
+# The test watches progress move; SQLite (one writer at a time) shows it only at the end.
+ONE_WRITER = "SQLite has one writer: a job's progress, written beside the transaction holding it, shows only at its end"
+
 
 @pytest.fixture
 def worker_env(media, monkeypatch):
@@ -35,6 +38,7 @@ def watch(live_worker, archive_id: int) -> tuple[ProjectArchive, set[tuple[int, 
     return ProjectArchive.objects.get(pk=archive_id), seen
 
 
+@pytest.mark.postgresql(reason=ONE_WRITER)
 @pytest.mark.worker
 def test_an_export_and_an_import_run_in_the_worker_with_progress(
     worker_env, live_worker, project, coordinator, superuser, settings
