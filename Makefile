@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
 # Tests use PostgreSQL and Redis (real ones); these defaults match a local install.
 TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/localqa)
@@ -12,8 +13,9 @@ TEST_SQLITE_URL ?= sqlite:///$(CURDIR)/localqa.sqlite3
 # Test processes side by side (pytest-xdist); each has its own test database, files and Redis key space.
 TEST_PROCESSES ?= 2
 
-.PHONY: run install migrate demo worker test test-sqlite test-postgres test-fast lint format check bench bench-server bench-all clean
+.PHONY: run install install-dev migrate demo worker test test-sqlite test-postgres test-fast lint format check bench bench-server bench-all clean
 
+# What the app needs (requirements.lock) for `make run`; the test and lint tools (requirements-dev.lock) on top.
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON) not found)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +23,13 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet -r requirements.lock
 	touch $(STAMP)
 
+$(DEV_STAMP): $(STAMP) requirements-dev.lock
+	$(BIN)/pip install --quiet -r requirements-dev.lock
+	touch $(DEV_STAMP)
+
 install: $(STAMP)
+
+install-dev: $(DEV_STAMP)
 
 ## Embedded default: SQLite in the project folder, tasks in-process, DEBUG on.
 run: $(STAMP)
@@ -35,34 +43,34 @@ worker: $(STAMP)
 ## The whole suite on both engines: the embedded default (SQLite, what `make run` uses) and PostgreSQL.
 test: test-sqlite test-postgres
 
-test-sqlite: $(STAMP)
+test-sqlite: $(DEV_STAMP)
 	DATABASE_URL=$(TEST_SQLITE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
 
-test-postgres: $(STAMP)
+test-postgres: $(DEV_STAMP)
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
 
-test-fast: $(STAMP)
+test-fast: $(DEV_STAMP)
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not browser and not worker" $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py makemigrations --check --dry-run
 	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py check
 
-format: $(STAMP)
+format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 ## The load benchmark (bench/load.py): its own database localqa_bench, Redis db 11, gunicorn on :8100.
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/load.py
 
-bench-server: $(STAMP)
+bench-server: $(DEV_STAMP)
 	$(BIN)/python bench/load.py --serve
 
 ## Every other benchmark script, one after the other, on the test database.
-bench-all: $(STAMP)
+bench-all: $(DEV_STAMP)
 	for script in $$(ls bench/*.py | grep -v -e load.py -e explain.py -e page_weight.py); do DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python $$script || exit 1; done
 
 clean:
