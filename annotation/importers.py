@@ -1051,7 +1051,12 @@ class _Writer:
                     self.report.count("source_rows", f"{row['file']} file rows")
         if self.source_files.get("quality") is not None:
             # A review file imported after its base: its outcomes go to the items the base import made.
-            reviewed = [record for record in batch if record.values["local_title"] in present and record.items]
+            reviewed = [
+                record
+                for record in batch
+                if record.values["local_title"] in present
+                and any(row["file"] == "quality" for row in record.source_rows)
+            ]
             if reviewed:
                 self._apply_reviews(reviewed, present)
         if self.write:
