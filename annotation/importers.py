@@ -163,6 +163,13 @@ class ImportReport:
         self.counts = _empty_counts()
 
     def summary(self) -> str:
+        if not self.ok and self.problems_total == len(self.unknown_regions):
+            n = len(self.unknown_regions)
+            return (
+                f"Import refused: {n} region{'s' if n != 1 else ''} in the review file the project's region "
+                f"vocabulary does not know ({', '.join(self.unknown_regions)}); map them, then import. "
+                "Nothing was imported."
+            )
         if not self.ok:
             return (
                 f"Import refused: {self.problems_total} problem{'s' if self.problems_total != 1 else ''} "

@@ -85,6 +85,10 @@ def encode(rows: dict[str, dict]) -> bytes:
 
 @pytest.fixture
 def yue_release() -> dict[str, bytes]:
+    return cantonese_release()
+
+
+def cantonese_release() -> dict[str, bytes]:
     """A Cantonese–Mandarin release: Hongkong spelled as one word, Answer4 residue, "" where Bavarian has null."""
     rows = {
         "茶餐厅1": study_row(
