@@ -88,7 +88,7 @@ HYPHENATED_WIKIS = frozenset(
         "zh-yue",
     )
 )
-_WIKI = re.compile(r"[a-z]{2,3}(?:-[a-z]{2,8})*")
+_WIKI = re.compile(r"[a-z]{2,12}(?:-[a-z]{1,12})*")  # en, zh-classical, be-x-old, simple
 
 
 REQUIRED_TEXT = (

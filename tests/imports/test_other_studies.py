@@ -153,6 +153,8 @@ def written_back(project) -> dict[str, bytes]:
         ("lt.bat-smg-JP_QualityMeta-RK.json", ("lt", "bat-smg")),
         ("it.roa-tara-GM.json", ("it", "roa-tara")),
         ("be.be-tarask-AK.json", ("be", "be-tarask")),
+        ("zh.zh-classical-WY.json", ("zh", "zh-classical")),
+        ("be.be-x-old-AK.json", ("be", "be-x-old")),
         ("zh.zh-yue.json", ("zh", "zh-yue")),  # no annotators' tag
         ("de.bar-mw.json", ("de", "bar")),  # a tag in lower case
         ("pairs.json", None),
