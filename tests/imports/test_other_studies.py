@@ -506,3 +506,49 @@ def test_texts_and_spans_over_the_limits_are_refused_in_jsonl(project, tmp_path,
     assert [(p.line, p.field) for p in report.problems] == [(1, "local_text"), (1, "items[0].spans")]
     assert "IMPORT_MAX_TEXT_CHARS" in report.problems[0].message
     assert "at most 3 (IMPORT_MAX_SPANS_PER_ITEM)" in report.problems[1].message
+
+
+def test_the_command_names_unknown_regions_and_maps_them_when_asked(nan_project, tmp_path):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    paths = []
+    for name, data in nan_release().items():
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+
+    with pytest.raises(CommandError, match="--map-region FINE=REGION") as refused:
+        call_command("pairs_import", nan_project.slug, *paths)
+    out = StringIO()
+    call_command(
+        "pairs_import",
+        nan_project.slug,
+        *paths,
+        "--map-region",
+        "Fujian=local",
+        "--map-region",
+        "Taiwan=standard",
+        stdout=out,
+    )
+
+    assert "unknown region 'Fujian' (2 records)" in str(refused.value)
+    assert "4 pairs created" in out.getvalue()
+    nan_project.refresh_from_db()
+    assert nan_project.region_vocabulary["Fujian"] == "local"
+
+
+def test_the_command_prints_the_residue_it_kept(project, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    path = tmp_path / YUE_BASE
+    path.write_bytes(cantonese_release()[YUE_BASE])
+    out = StringIO()
+
+    call_command("pairs_import", project.slug, str(path), stdout=out)
+
+    assert "warning: zh.zh-yue-YM.json, record '茶餐厅2', field Answer4: has text, but slot 4 has no question" in (
+        out.getvalue()
+    )
