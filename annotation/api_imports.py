@@ -34,8 +34,10 @@ REPORT_SCHEMA = {
     "description": (
         "The import report: `ok`, `dry_run`, `lines` (records read), `created` and `already_present` (pairs), "
         "`counts` (screenings by decision, items by kind and status, spans by document and match, original "
-        "release rows), `files`, `problems` (each `{file, line, record, field, message}`), `problems_total`, "
-        "`summary`. Null until the import has ended."
+        "release rows, review outcomes applied to items already present), `files`, `problems` (each "
+        "`{file, line, record, field, message}`), `problems_total`, `warnings` (residue kept as written but not "
+        "imported, in the same shape) and `warnings_total`, `unknown_regions` (fine-grained region as written → "
+        "records; map them with the rerun endpoint), `summary`. Null until the import has ended."
     ),
     "nullable": True,
 }
@@ -57,6 +59,9 @@ class ImportJobOutput(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     percent = serializers.IntegerField()
     report = ReportField()
+    rerunnable = serializers.SerializerMethodField(
+        help_text="A finished dry run that passed or only asked for regions: its files can be imported with rerun."
+    )
 
     class Meta:
         model = ImportJob
@@ -71,6 +76,7 @@ class ImportJobOutput(serializers.ModelSerializer):
             "records_done",
             "percent",
             "report",
+            "rerunnable",
             "error",
             "created_by",
             "created_at",
@@ -82,11 +88,30 @@ class ImportJobOutput(serializers.ModelSerializer):
     def get_files(self, job: ImportJob) -> list[dict[str, Any]]:
         return [{"name": f["name"], "size": f.get("size")} for f in job.files]
 
+    def get_rerunnable(self, job: ImportJob) -> bool:
+        # Without the storage look-up on list pages: a job can be rerun only if it is a dry run anyway.
+        return (
+            job.dry_run
+            and not job.is_active
+            and ingest.import_job_rerunnable(job, check_files=self.context.get("detail", False))
+        )
+
 
 class ImportCreateInput(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
     format = serializers.ChoiceField(choices=FORMATS, default="auto")
     dry_run = serializers.BooleanField(default=False)
+
+
+class ImportRerunInput(serializers.Serializer):
+    region_map = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        default=dict,
+        help_text="Fine-grained region as the file writes it → one of the project's regions, e.g. "
+        '{"Hongkong": "local"}; saved in the project\'s region vocabulary.',
+    )
+    dry_run = serializers.BooleanField(default=False, help_text="Check again instead of importing.")
 
 
 class CollectionCreateInput(serializers.Serializer):
@@ -228,7 +253,29 @@ class ImportDetailApi(APIView):
     )
     def get(self, request: Request, slug: str, job_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(ImportJobOutput(_job(project, job_id)).data)
+        return Response(ImportJobOutput(_job(project, job_id), context={"detail": True}).data)
+
+
+class ImportRerunApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        summary="Import a dry run's files again, after mapping its unknown regions (coordinator)",
+        description=(
+            "For a finished dry run that passed, or whose only problems were regions the project's vocabulary "
+            "does not know (`report.unknown_regions`): saves `region_map` into the project's region vocabulary "
+            "and queues a new import (or, with `dry_run`, a new check) of the same files. Answers 202 with the new "
+            "job; 409 if the dry run cannot be run again (its files are gone, or it was run again already)."
+        ),
+        request=ImportRerunInput,
+        responses=_responses({202: ImportJobOutput, 409: OpenApiResponse(ErrorOutput, description="Not rerunnable.")}),
+    )
+    def post(self, request: Request, slug: str, job_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = _validated(ImportRerunInput, request.data)
+        job = ingest.import_job_rerun(job=_job(project, job_id), user=request.user, **data)
+        job.refresh_from_db()
+        return Response(ImportJobOutput(job, context={"detail": True}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class CollectionListApi(APIView):

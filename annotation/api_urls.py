@@ -22,6 +22,11 @@ urlpatterns = [
     path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
     path("projects/<slug:slug>/imports/", api_imports.ImportListApi.as_view(), name="api_imports"),
     path("projects/<slug:slug>/imports/<int:job_id>/", api_imports.ImportDetailApi.as_view(), name="api_import"),
+    path(
+        "projects/<slug:slug>/imports/<int:job_id>/rerun/",
+        api_imports.ImportRerunApi.as_view(),
+        name="api_import_rerun",
+    ),
     path("projects/<slug:slug>/collections/", api_imports.CollectionListApi.as_view(), name="api_collections"),
     path(
         "projects/<slug:slug>/collections/<int:collection_id>/",

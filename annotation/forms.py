@@ -12,7 +12,26 @@ class ProjectSettingsForm(forms.Form):
     collect_document_qa = forms.BooleanField(required=False, label="Collect document-level QAs")
     reviewers_per_item = forms.IntegerField(min_value=1, max_value=10, initial=1)
     claim_minutes = forms.IntegerField(min_value=1, max_value=1440, initial=30, label="Claim expires after (minutes)")
+    region_vocabulary = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}),
+        required=False,
+        label="Region vocabulary of imported releases",
+        help_text="One per line: a fine-grained region as a release writes it = local, standard or other "
+        "(e.g. Hong Kong = local). An import asks for any region not listed here.",
+    )
     version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def clean_region_vocabulary(self) -> dict[str, str]:
+        """`Bavaria = local` lines into {"Bavaria": "local"}; the service checks the names and regions."""
+        vocabulary: dict[str, str] = {}
+        for number, line in enumerate(self.cleaned_data["region_vocabulary"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            fine, equals, coarse = line.rpartition("=")
+            if not equals or not fine.strip() or not coarse.strip():
+                raise forms.ValidationError(f"Line {number} ({line.strip()!r}) needs the form: fine region = region.")
+            vocabulary[fine.strip()] = coarse.strip()
+        return vocabulary
 
 
 class ProjectCreateForm(ProjectSettingsForm):
@@ -21,6 +40,8 @@ class ProjectCreateForm(ProjectSettingsForm):
     standard_language = forms.ChoiceField(choices=language_choices, initial="cmn")
     local_wiki = forms.CharField(max_length=32, required=False, help_text="Leave empty to derive it (zh-yue for yue).")
     standard_wiki = forms.CharField(max_length=32, required=False, help_text="Leave empty to derive it (zh for cmn).")
+
+    region_vocabulary = None  # type: ignore[assignment]  # seeded from the study's languages; edited afterwards
 
     field_order = ["name", "slug", "local_language", "standard_language", "local_wiki", "standard_wiki"]
 
@@ -44,4 +65,6 @@ class ScreeningForm(forms.Form):
 
 
 def project_settings_initial(project: Project) -> dict:
-    return {field: getattr(project, field) for field in ProjectSettingsForm.base_fields}
+    initial = {field: getattr(project, field) for field in ProjectSettingsForm.base_fields}
+    initial["region_vocabulary"] = "\n".join(f"{fine} = {coarse}" for fine, coarse in project.region_vocabulary.items())
+    return initial

@@ -4,6 +4,9 @@ One way in for every file: the management command, the upload page, the API,
 the worker and the demo data all call `pairs_import`. An import is
 all-or-nothing: every record is validated, and if anything is wrong nothing is
 written and the report names each problem by file, line (or record) and field.
+Problems are structural (bad JSON, a wrong type, a missing field, offsets that
+do not slice, a value over a limit); content a spreadsheet left where nothing is
+expected is residue, kept as written and reported as a warning, not a problem.
 Formats: localqa JSONL and CSV (docs/formats.md) and the WiLoVa release format
 (`annotation.wilova`).
 """
@@ -14,8 +17,9 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -90,7 +94,14 @@ class ImportProblem:
 
 
 def _empty_counts() -> dict[str, dict[str, int]]:
-    return {"screenings": {}, "items": {}, "item_statuses": {}, "spans": {}, "source_rows": {}}
+    return {
+        "screenings": {},
+        "items": {},
+        "item_statuses": {},
+        "spans": {},
+        "source_rows": {},
+        "review_outcomes": {},
+    }
 
 
 @dataclass
@@ -99,8 +110,12 @@ class ImportReport:
 
     `created` and `already_present` count pairs; `counts` counts what came with
     the created pairs: screening decisions by value, items by kind and status,
-    evidence spans by how they were located, original release rows. When the
-    import is refused (`ok` is False) nothing was written and every count is 0.
+    evidence spans by how they were located, original release rows, review
+    outcomes a `_QualityMeta` file applied to items already in the project. When
+    the import is refused (`ok` is False) nothing was written and every count is 0.
+    `warnings` name residue that was kept as written but not imported as items;
+    `unknown_regions` counts the fine-grained regions the project's region
+    vocabulary does not know (each also a problem, until it is mapped).
     """
 
     dry_run: bool = False
@@ -111,6 +126,9 @@ class ImportReport:
     problems_total: int = 0
     counts: dict[str, dict[str, int]] = field(default_factory=_empty_counts)
     files: list[dict[str, Any]] = field(default_factory=list)  # {name, format, size}
+    warnings: list[ImportProblem] = field(default_factory=list)
+    warnings_total: int = 0
+    unknown_regions: dict[str, int] = field(default_factory=dict)  # fine region as written -> records
 
     @property
     def ok(self) -> bool:
@@ -129,6 +147,13 @@ class ImportReport:
         if len(self.problems) < MAX_REPORTED_PROBLEMS:
             self.problems.append(ImportProblem(line, field_name, message, file=file, record=record))
 
+    def add_warning(
+        self, field_name: str | None, message: str, *, file: str | None = None, record: str | None = None
+    ) -> None:
+        self.warnings_total += 1
+        if len(self.warnings) < MAX_REPORTED_PROBLEMS:
+            self.warnings.append(ImportProblem(None, field_name, message, file=file, record=record))
+
     def count(self, group: str, key: str, n: int = 1) -> None:
         self.counts[group][key] = self.counts[group].get(key, 0) + n
 
@@ -138,6 +163,13 @@ class ImportReport:
         self.counts = _empty_counts()
 
     def summary(self) -> str:
+        if not self.ok and self.problems_total == len(self.unknown_regions):
+            n = len(self.unknown_regions)
+            return (
+                f"Import refused: {n} region{'s' if n != 1 else ''} in the review file the project's region "
+                f"vocabulary does not know ({', '.join(self.unknown_regions)}); map them, then import. "
+                "Nothing was imported."
+            )
         if not self.ok:
             return (
                 f"Import refused: {self.problems_total} problem{'s' if self.problems_total != 1 else ''} "
@@ -148,6 +180,11 @@ class ImportReport:
         pairs = f"{self.created} pair{'s' if self.created != 1 else ''}"
         text = f"{prefix}{pairs} {verb}, {self.already_present} already present."
         details = self.detail_lines()
+        if self.warnings_total:
+            details.append(
+                f"{self.warnings_total} warning{'s' if self.warnings_total != 1 else ''}: "
+                "residue kept as written in the original rows, not imported as items"
+            )
         return text + ("\n" + "\n".join(f"  {line}" for line in details) if details else "")
 
     def detail_lines(self) -> list[str]:
@@ -158,6 +195,7 @@ class ImportReport:
             "item_statuses": "QA item statuses",
             "spans": "evidence spans",
             "source_rows": "original release rows kept",
+            "review_outcomes": "review outcomes applied to items already in the project",
         }
         lines = []
         for group, label in labels.items():
@@ -177,11 +215,46 @@ class ImportReport:
             "files": self.files,
             "problems": [problem.as_dict() for problem in self.problems],
             "problems_total": self.problems_total,
+            "warnings": [warning.as_dict() for warning in self.warnings],
+            "warnings_total": self.warnings_total,
+            "unknown_regions": self.unknown_regions,
         }
 
 
 class _Refused(Exception):
     """Raised inside the import transaction to roll it back."""
+
+
+@dataclass(frozen=True)
+class _NonFinite:
+    """Where a file says NaN, Infinity or a number too large for a double: JSON has no such numbers."""
+
+    token: str
+
+
+def _parse_float(text: str) -> float | _NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite(text)
+
+
+def json_loads(text: str | bytes, **kwargs: Any) -> Any:
+    """json.loads, but NaN, Infinity and overflowing numbers come back as `_NonFinite` to be reported."""
+    return json.loads(text, parse_constant=_NonFinite, parse_float=_parse_float, **kwargs)
+
+
+def non_finite(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(field path, token) of each non-finite number in a parsed value: `metadata.score`, `items[0].spans`."""
+    if isinstance(value, _NonFinite):
+        yield path, value.token
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from non_finite(child, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from non_finite(child, f"{path}[{index}]")
+
+
+NON_FINITE_MESSAGE = "is {token}, which JSON does not allow (no NaN or Infinity); write null or a number"
 
 
 FORMATS = ("auto", "jsonl", "csv", "wilova")
@@ -499,7 +572,7 @@ def _parse_json_object(text: str, problem: _Problems) -> dict[str, Any] | None:
         return obj
 
     try:
-        data = json.loads(text, object_pairs_hook=keep_pairs)
+        data = json_loads(text, object_pairs_hook=keep_pairs)
     except json.JSONDecodeError as error:
         problem(None, f"invalid JSON: {error.msg} at column {error.colno}")
         return None
@@ -510,6 +583,8 @@ def _parse_json_object(text: str, problem: _Problems) -> dict[str, Any] | None:
         problem(None, f"must be a JSON object, not {_json_type(data)}")
         return None
     before = problem.count
+    for path, token in non_finite(data):
+        problem(path, NON_FINITE_MESSAGE.format(token=token))
     for key in dict.fromkeys(repeated[-1]):
         problem(key, "appears more than once on this line")
     for key in dict.fromkeys(key for keys in repeated[:-1] for key in keys):
@@ -533,7 +608,7 @@ def _parse_record(data: dict[str, Any], problem: _Problems, project: Project) ->
             problem(name, "is empty")
         elif name in MAX_LENGTHS and len(value) > MAX_LENGTHS[name]:
             problem(name, f"is {len(value)} characters long; the limit is {MAX_LENGTHS[name]}")
-        elif message := _unstorable(value):
+        elif message := _too_long(name, value) or _unstorable(value):
             problem(name, message)
         elif name in REQUIRED_URL and not _is_url(value):
             problem(name, f"{value!r} is not an http(s) URL")
@@ -545,7 +620,7 @@ def _parse_record(data: dict[str, Any], problem: _Problems, project: Project) ->
             values[name] = ""
         elif not isinstance(value, str):
             problem(name, f"must be a string, not {_json_type(value)}")
-        elif message := _unstorable(value):
+        elif message := _too_long(name, value) or _unstorable(value):
             problem(name, message)
         else:
             values[name] = value
@@ -684,6 +759,13 @@ def _parse_spans(value: Any, problem: _Problems, where: str, values: dict[str, A
     if not isinstance(value, list):
         problem(f"{where}.spans", f"must be an array, not {_json_type(value)}")
         return []
+    limit = settings.IMPORT_MAX_SPANS_PER_ITEM
+    if len(value) > limit:
+        problem(
+            f"{where}.spans",
+            f"has {len(value):,} evidence spans; an item may have at most {limit:,} (IMPORT_MAX_SPANS_PER_ITEM)",
+        )
+        return []
     default_document = (
         EvidenceSpan.Document.LOCAL_LEAD if kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
     )
@@ -735,20 +817,16 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
         if role in files:
             report.add_problem(None, None, f"a second {role} file; give one base and one _QualityMeta file", file=label)
             continue
-        wikis = wilova.file_wikis(item.name)
-        if wikis is not None and wikis != (project.standard_wiki, project.local_wiki):
-            report.add_problem(
-                None,
-                None,
-                f"the file name says {wikis[1]}→{wikis[0]} (local→standard wiki), but this project is "
-                f"{project.local_wiki}→{project.standard_wiki}; unknown or other language codes",
-                file=label,
-            )
+        mismatch = wilova.file_name_mismatch(
+            item.name, standard_wiki=project.standard_wiki, local_wiki=project.local_wiki
+        )
+        if mismatch is not None:
+            report.add_problem(None, None, mismatch, file=label)
             continue
         data = item.read()
         writer.bytes_read(len(data))
         try:
-            rows = json.loads(data.decode("utf-8"))
+            rows = json_loads(data.decode("utf-8"))
         except UnicodeDecodeError as error:
             report.add_problem(
                 None, None, f"not valid UTF-8: byte 0x{data[error.start]:02x} at byte offset {error.start}", file=label
@@ -765,11 +843,20 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
         if not isinstance(rows, dict) or not all(isinstance(row, dict) for row in rows.values()):
             report.add_problem(None, None, "must be one JSON object of rows keyed by the standard title", file=label)
             continue
-        files[role] = (item, data, rows)
+        before = report.problems_total
+        for key, row in rows.items():
+            for path, token in non_finite(row):
+                report.add_problem(None, path, NON_FINITE_MESSAGE.format(token=token), file=label, record=key)
+        if report.problems_total == before:
+            files[role] = (item, data, rows)
     if not report.ok:
         return
     base = files.get("base", (None, b"", {}))[2]
     quality = files.get("quality", (None, b"", {}))[2]
+    regions = dict(project.region_vocabulary or {})
+    if "quality" in files and not _check_regions(quality, regions, report=report, file=files["quality"][0].name):
+        return
+    writer.quality_file = files["quality"][0].name if "quality" in files else None
     keys = list(dict.fromkeys([*base, *quality]))
     for role, (item, data, rows) in files.items():
         writer.source_files[role] = writer.source_file(item, data, rows, role)
@@ -781,11 +868,29 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
         for role, row in (("base", base_row), ("quality", quality_row)):
             if row is None:
                 continue
-            problem = _Problems(report, file=files[role][0].name, record=key)
-            ok = wilova.check_row(key, row, problem=problem, topics=project.topics, quality=role == "quality") and ok
+            name = files[role][0].name
+            problem = _Problems(report, file=name, record=key)
+
+            def warn(field_name: str | None, message: str, name: str = name, key: str = key) -> None:
+                report.add_warning(field_name, message, file=name, record=key)
+
+            # A quality row repeats its base row: its residue is reported once, with the base file.
+            quiet = role == "quality" and base_row is not None
+            ok = (
+                wilova.check_row(
+                    key,
+                    row,
+                    problem=problem,
+                    warn=_only_new(warn, base_row) if quiet else warn,
+                    topics=project.topics,
+                    quality=role == "quality",
+                )
+                and _check_row_sizes(row, problem)
+                and ok
+            )
         if not ok:
             continue
-        record = wilova.row_record(key, base_row, quality_row)
+        record = wilova.row_record(key, base_row, quality_row, regions=regions)
         problem = _Problems(report, file=files["base" if base_row is not None else "quality"][0].name, record=key)
         if not writer.check_title(record, key, problem):
             continue
@@ -808,6 +913,46 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
         writer.add(record)
 
 
+def _only_new(warn: Callable[[str | None, str], None], base_row: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """A warning callback for a quality row that stays silent on fields its base row already warned about."""
+
+    def quality_warn(field_name: str | None, message: str) -> None:
+        if field_name is None or field_name not in base_row:
+            warn(field_name, message)
+
+    return quality_warn
+
+
+def _check_row_sizes(row: dict[str, Any], problem: _Problems) -> bool:
+    before = problem.count
+    for name in ("dialect_summary", "standard_summary"):
+        value = row.get(name)
+        if isinstance(value, str) and (message := _too_long(name, value)):
+            problem(name, message)
+    return problem.count == before
+
+
+def _check_regions(rows: dict[str, Any], regions: Mapping[str, str], *, report: ImportReport, file: str) -> bool:
+    """Every fine-grained region of a review file must be in the project's vocabulary: each one that is not is a
+    problem, counted in `report.unknown_regions` so the coordinator can map them and import again."""
+    first: dict[str, str] = {}
+    for key, row in rows.items():
+        region = wilova.row_region(row)
+        if region is not None and region not in regions:
+            report.unknown_regions[region] = report.unknown_regions.get(region, 0) + 1
+            first.setdefault(region, key)
+    for region, n in report.unknown_regions.items():
+        report.add_problem(
+            None,
+            "Article_Region",
+            f"unknown region {region!r} ({n} record{'s' if n != 1 else ''}): map it to local, standard or other "
+            "for this project (on the import's report, or in the project's region vocabulary), then import again",
+            file=file,
+            record=first[region],
+        )
+    return not first
+
+
 # Writing
 
 
@@ -824,6 +969,7 @@ class _Writer:
         self.file_names: list[str | None] = []
         self.total_bytes = 0
         self.source_files: dict[str, SourceFile | None] = {}
+        self.quality_file: str | None = None  # the name of a WiLoVa _QualityMeta file in this import
 
     def bytes_read(self, n: int) -> None:
         self.total_bytes += n
@@ -910,6 +1056,16 @@ class _Writer:
             for row in record.source_rows:
                 if self.source_files.get(row["file"]) is not None:
                     self.report.count("source_rows", f"{row['file']} file rows")
+        if self.source_files.get("quality") is not None:
+            # A review file imported after its base: its outcomes go to the items the base import made.
+            reviewed = [
+                record
+                for record in batch
+                if record.values["local_title"] in present
+                and any(row["file"] == "quality" for row in record.source_rows)
+            ]
+            if reviewed:
+                self._apply_reviews(reviewed, present)
         if self.write:
             self._insert(new, batch, present)
         if settings.DEBUG and not connection.force_debug_cursor:
@@ -962,6 +1118,10 @@ class _Writer:
                 revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
         EvidenceSpan.objects.bulk_create(spans)
         QAItemRevision.objects.bulk_create(revisions)
+        from review.services import items_route  # review builds on annotation, not the other way round
+
+        # Items that come in review open their review round, as if submitted here.
+        items_route(items=[item for item in items if item.status == QAItem.Status.SUBMITTED], actor=None)
         pair_ids = {pair.local_title: pair.pk for pair in pairs} | present
         rows = [
             SourceRow(
@@ -978,7 +1138,96 @@ class _Writer:
         ]
         SourceRow.objects.bulk_create(rows)
 
+    def _apply_reviews(self, records: list[PairRecord], present: dict[str, int]) -> None:
+        """Give the items of pairs already in the project the review outcomes of this import's _QualityMeta rows.
 
+        Only an item still as its base import left it (in review, first version, no review begun) takes the
+        file's outcome; any other is reported and left alone: what was done in localqa since is not overwritten.
+        """
+        from review.models import ItemEvent, ReviewSlot
+
+        pair_ids = [present[record.values["local_title"]] for record in records]
+        existing: dict[tuple[int, int], QAItem] = {}
+        for item in QAItem.objects.alive().filter(pair_id__in=pair_ids).only(*REVIEW_FIELDS):
+            slot = (item.metadata or {}).get("wilova", {}).get("slot")
+            if slot is not None:
+                existing[(item.pair_id, slot)] = item
+        begun = set(
+            ReviewSlot.objects.filter(item__pair_id__in=pair_ids)
+            .exclude(status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CANCELLED])
+            .values_list("item_id", flat=True)
+        )
+        pairs = PagePair.all_objects.in_bulk(pair_ids) if self.write else {}
+        now = timezone.now()
+        changed, revisions, events = [], [], []
+        for record, pair_id in zip(records, pair_ids, strict=True):
+            key = record.values["metadata"]["wilova"]["key"]
+
+            def warn(field_name: str, message: str, key: str = key) -> None:
+                self.report.add_warning(field_name, message, file=self.quality_file, record=key)
+
+            for outcome in record.items:
+                slot = outcome.metadata["wilova"]["slot"]
+                if outcome.status == QAItem.Status.SUBMITTED:
+                    continue  # the file gives no outcome for this slot
+                item = existing.get((pair_id, slot))
+                field_name = f"Question{slot}_qualitychecked"
+                if item is None:
+                    warn(field_name, f"a review outcome for slot {slot}, but the pair has no item there; not applied")
+                    continue
+                original = outcome.revisions[0]
+                if (
+                    item.status != QAItem.Status.SUBMITTED
+                    or item.version != 1
+                    or item.pk in begun
+                    or (item.question, item.answer_standard) != (original["question"], original["answer_standard"])
+                ):
+                    warn(
+                        field_name,
+                        f"the item in slot {slot} changed in localqa since its base import "
+                        f"({item.get_status_display().lower()}); the file's outcome was not applied",
+                    )
+                    continue
+                self.report.count("review_outcomes", outcome.status)
+                if not self.write:
+                    continue
+                item.status, item.question = outcome.status, outcome.question
+                item.answer_standard, item.version = outcome.answer_standard, len(outcome.revisions)
+                slot_metadata = {**item.metadata.get("wilova", {}), **outcome.metadata["wilova"]}
+                item.metadata = {**item.metadata, "wilova": slot_metadata}
+                item.updated_at = now
+                changed.append(item)
+                for number, revision in enumerate(outcome.revisions[1:], start=2):
+                    revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
+                events.append(
+                    ItemEvent(
+                        item=item,
+                        action=outcome.status,
+                        from_status=QAItem.Status.SUBMITTED,
+                        to_status=outcome.status,
+                        revision_number=item.version,
+                        note=f"review outcome imported from {self.quality_file}",
+                        created_at=now,
+                    )
+                )
+            pair = pairs.get(pair_id)
+            if pair is not None:
+                imported = record.values["metadata"]["wilova"]
+                known = (pair.metadata or {}).get("wilova", {})
+                added = {name: value for name, value in imported.items() if name not in known}
+                if added:
+                    pair.metadata = {**pair.metadata, "wilova": {**known, **added}}
+                    pair.save(update_fields=["metadata"])
+        if changed:
+            QAItem.objects.bulk_update(changed, [*REVIEW_FIELDS[2:], "updated_at"])
+            QAItemRevision.objects.bulk_create(revisions)
+            ItemEvent.objects.bulk_create(events)
+            ReviewSlot.objects.filter(item__in=changed, status=ReviewSlot.Status.OPEN).update(
+                status=ReviewSlot.Status.CANCELLED
+            )
+
+
+REVIEW_FIELDS = ("id", "pair_id", "status", "version", "question", "answer_standard", "metadata")  # id, pair first
 COPY_PAIRS = True  # PostgreSQL COPY for batches of plain pairs: about twice as fast as a multi-row INSERT
 
 
@@ -1019,6 +1268,17 @@ def _detect_json_formatting(data: bytes, rows: Any) -> dict[str, Any] | None:
                 if encoded + (b"\n" if trailing_newline else b"") == data:
                     return {"indent": indent, "ensure_ascii": ensure_ascii, "trailing_newline": trailing_newline}
     return None
+
+
+def _too_long(name: str, value: str) -> str | None:
+    """The message for a lead or full text over its limit (IMPORT_MAX_LEAD_CHARS, IMPORT_MAX_TEXT_CHARS)."""
+    if name.endswith(("_title", "_url")):
+        return None
+    setting = "IMPORT_MAX_TEXT_CHARS" if name.endswith("_text") else "IMPORT_MAX_LEAD_CHARS"
+    limit = getattr(settings, setting)
+    if len(value) <= limit:
+        return None
+    return f"is {len(value):,} characters long; the limit is {limit:,} ({setting})"
 
 
 def _is_url(value: str) -> bool:

@@ -14,7 +14,7 @@ import logging
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -507,9 +507,74 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
         )
         _remove_uploads(job)
         raise
-    _remove_uploads(job)
     job.refresh_from_db()
+    if not import_job_rerunnable(job, check_files=False):
+        _remove_uploads(job)
     return job
+
+
+def import_job_rerunnable(job: ImportJob, *, check_files: bool = True) -> bool:
+    """Whether a finished dry run can be run again on its own uploads: it passed, or only asked for regions.
+
+    Such a dry run keeps its uploads, so that the coordinator can map its unknown regions and import
+    the same files (`import_job_rerun`); every other finished job removes them.
+    """
+    report = job.report or {}
+    if not job.dry_run or job.status not in (ImportJob.Status.DONE, ImportJob.Status.REFUSED):
+        return False
+    if (job.options or {}).get("rerun_as") is not None:
+        return False
+    regions_only = report.get("problems_total", 0) == len(report.get("unknown_regions") or {})
+    if not regions_only:
+        return False
+    return not check_files or all(default_storage.exists(stored["path"]) for stored in job.files)
+
+
+def import_job_rerun(
+    *,
+    job: ImportJob,
+    user: AbstractBaseUser | None,
+    region_map: Mapping[str, str] | None = None,
+    dry_run: bool = False,
+) -> ImportJob:
+    """Import a dry run's files again, after mapping the regions it did not know into the project's vocabulary.
+
+    The new job takes over the uploads (it removes them when it ends). `region_map` (fine region as
+    written → one of the project's regions) is saved in the project's region vocabulary first.
+    """
+    from annotation import services
+
+    if not import_job_rerunnable(job):
+        raise InvalidState(
+            "Only a finished dry run that passed, or that only asked for regions, can be run again on its files; "
+            "upload the files again.",
+            field="job",
+        )
+    unknown = (job.report or {}).get("unknown_regions") or {}
+    region_map = dict(region_map or {})
+    if unknown and not region_map:
+        raise InvalidInput(f"Map the regions this project does not know yet: {', '.join(unknown)}.", field="region_map")
+    with transaction.atomic():
+        locked = ImportJob.objects.select_for_update().get(pk=job.pk)
+        if (locked.options or {}).get("rerun_as") is not None:
+            raise InvalidState("This dry run was run again meanwhile; see the newer import.", field="job")
+        if region_map:
+            services.project_region_vocabulary_map(project=job.project, mapping=region_map, actor=user)
+        again = ImportJob.objects.create(
+            project=job.project,
+            created_by=user,
+            format=job.format,
+            dry_run=dry_run,
+            files=job.files,
+            options={**{k: v for k, v in job.options.items() if k != "rerun_as"}, "rerun_of": job.pk},
+            bytes_total=job.bytes_total,
+        )
+        ImportJob.objects.filter(pk=job.pk).update(options={**job.options, "rerun_as": again.pk})
+        if not dry_run:
+            audit.record(user, Action.IMPORT_STARTED, again, project=job.project, files=[f["name"] for f in job.files])
+        transaction.on_commit(lambda: _enqueue_import(again.pk))
+    job.refresh_from_db()
+    return again
 
 
 class _JobLost(Exception):

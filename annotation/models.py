@@ -112,6 +112,11 @@ class Project(models.Model):
     blind_review = models.BooleanField(default=True, help_text="Authors do not see who reviewed their items.")
     topics = models.JSONField(default=default_topics, blank=True)
     regions = models.JSONField(default=default_regions, blank=True)
+    region_vocabulary = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The study's fine-grained regions (as a release writes them) → one of the regions above.",
+    )
     labellers_per_pair = models.PositiveSmallIntegerField(default=2)
     document_qa_minutes = models.PositiveSmallIntegerField(
         default=15, help_text="Time box shown while authoring a document-level QA."

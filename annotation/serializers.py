@@ -81,6 +81,7 @@ class ProjectOutput(serializers.ModelSerializer):
             "collect_document_qa",
             "reviewers_per_item",
             "claim_minutes",
+            "region_vocabulary",
             "version",
             "created_at",
             "updated_at",
@@ -111,6 +112,12 @@ class ProjectSettingsInput(serializers.Serializer):
     standard_variant = serializers.CharField(required=False, allow_blank=True, max_length=16)
     local_wiki = serializers.CharField(required=False, max_length=32)
     standard_wiki = serializers.CharField(required=False, max_length=32)
+    region_vocabulary = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Fine-grained region as a release writes it → one of the project's regions (local, standard, "
+        'other), e.g. {"Hong Kong": "local"}. Replaces the whole table.',
+    )
 
 
 class ProjectCreateInput(ProjectSettingsInput):

@@ -17,10 +17,21 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from annotation import wilova
 from annotation.access import is_coordinator
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, QAItemRevision, Role, Screening
+from annotation.models import (
+    DEFAULT_REGIONS,
+    EvidenceSpan,
+    Membership,
+    PagePair,
+    Project,
+    QAItem,
+    QAItemRevision,
+    Role,
+    Screening,
+)
 from audit import services as audit
 from audit.models import Action
 
@@ -38,7 +49,9 @@ PROJECT_SETTINGS = (
     "standard_variant",
     "local_wiki",
     "standard_wiki",
+    "region_vocabulary",
 )
+MAX_REGION_NAME = 200  # as long as a label's finer region may be
 
 
 # Projects and members
@@ -69,6 +82,41 @@ def _check_project_settings(values: Mapping[str, Any]) -> None:
         raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
 
 
+def region_vocabulary_clean(value: Any, *, regions: Iterable[str]) -> dict[str, str]:
+    """A fine → coarse region table as given, checked: names as written (trimmed), each mapped to a project region."""
+    regions = list(regions)
+    field = "region_vocabulary"
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{field}: must be an object of fine region → region", field=field)
+    clean: dict[str, str] = {}
+    for fine, coarse in value.items():
+        name = fine.strip() if isinstance(fine, str) else ""
+        if not name:
+            raise InvalidInput(f"{field}: a fine region needs a name", field=field)
+        if len(name) > MAX_REGION_NAME:
+            raise InvalidInput(f"{field}: {name[:40]!r}… is longer than {MAX_REGION_NAME} characters", field=field)
+        if coarse not in regions:
+            raise InvalidInput(
+                f"{field}: {name!r} must map to one of the project's regions ({', '.join(regions)}), not {coarse!r}",
+                field=field,
+            )
+        clean[name] = coarse
+    return clean
+
+
+def project_region_vocabulary_map(
+    *, project: Project, mapping: Mapping[str, str], actor: AbstractBaseUser | None = None
+) -> Project:
+    """Add fine regions to the project's vocabulary (or remap them), keeping the rest: what an import asks for."""
+    clean = region_vocabulary_clean(mapping, regions=project.regions)
+    if not clean:
+        raise InvalidInput("Map at least one region.", field="region_vocabulary")
+    project.refresh_from_db(fields=["region_vocabulary", "version"])
+    return project_update(
+        project=project, actor=actor, region_vocabulary={**(project.region_vocabulary or {}), **clean}
+    )
+
+
 def project_create(
     *,
     name: str,
@@ -93,6 +141,10 @@ def project_create(
     _check_project_settings(
         {"lead_qa_min": 2, "lead_qa_max": 3, **values}  # defaults of the model, for the range check
     )
+    if "region_vocabulary" in values:
+        values["region_vocabulary"] = region_vocabulary_clean(values["region_vocabulary"], regions=DEFAULT_REGIONS)
+    else:  # the region table of the study in these languages, if localqa knows one
+        values["region_vocabulary"] = wilova.region_vocabulary_seed(local_language)
     try:
         with transaction.atomic():
             project = Project.objects.create(
@@ -121,6 +173,8 @@ def project_update(
         raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
     merged = {field: getattr(project, field) for field in PROJECT_SETTINGS} | changes
     _check_project_settings(merged)
+    if "region_vocabulary" in changes:
+        changes["region_vocabulary"] = region_vocabulary_clean(changes["region_vocabulary"], regions=project.regions)
     if "guidelines" in changes and changes["guidelines"] != project.guidelines:
         changes["guidelines_version"] = F("guidelines_version") + 1
     query = Project.objects.filter(pk=project.pk)

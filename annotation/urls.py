@@ -21,6 +21,7 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/", projects.pair_list, name="pair_list"),
     path("projects/<slug:slug>/import/", imports.import_start, name="import_start"),
     path("projects/<slug:slug>/imports/<int:job_id>/", imports.import_detail, name="import_detail"),
+    path("projects/<slug:slug>/imports/<int:job_id>/rerun/", imports.import_rerun, name="import_rerun"),
     path("projects/<slug:slug>/collect/", imports.collection_start, name="collection_start"),
     path("projects/<slug:slug>/collections/<int:collection_id>/", imports.collection_detail, name="collection_detail"),
     path(

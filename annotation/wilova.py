@@ -13,7 +13,9 @@ since, so an untouched release is written back byte for byte.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +35,11 @@ SCREENING = {
 }
 SCREENING_BACK = {decision.value: label for label, decision in SCREENING.items()} | {"other": "Other"}
 
-# The release's fine-grained regions, folded into the project's three (local, standard, other).
-REGIONS = {
+# The region vocabularies of the published studies: each study's fine-grained `Article_Region` values folded
+# into the project's three (local, standard, other). A project keeps its own copy (`Project.region_vocabulary`),
+# seeded from these by its languages and editable by its coordinators; see docs/formats.md.
+GENERAL_REGIONS = {"Other": "other", "General": "other"}
+BAVARIAN_REGIONS = {
     "Bavaria": "local",
     "Austria": "local",
     "South Tyrol": "local",
@@ -43,9 +48,48 @@ REGIONS = {
     "Italy": "standard",
     "Switzerland": "standard",
     "majority-area": "standard",
-    "Other": "other",
-    "General": "other",
+    **GENERAL_REGIONS,
 }
+CANTONESE_REGIONS = {
+    "Guangdong": "local",
+    "Hong Kong": "local",
+    "Hongkong": "local",  # spelled so in the zh-yue release
+    "Guangxi": "local",
+    "Macau": "local",
+    "China": "standard",
+    "Taiwan": "standard",
+    **GENERAL_REGIONS,
+}
+REGION_SEEDS = {"bar": BAVARIAN_REGIONS, "yue": CANTONESE_REGIONS}  # by the project's local language
+REGIONS = BAVARIAN_REGIONS  # the table the first release was written with (kept for callers that name it)
+
+
+def region_vocabulary_seed(local_language: str) -> dict[str, str]:
+    """The fine → coarse region table a new project starts with: its study's, else only Other and General."""
+    return dict(REGION_SEEDS.get(local_language, GENERAL_REGIONS))
+
+
+# Wikipedia language codes with a hyphen (every other one is letters only). A release file name is
+# `<standard wiki>.<local wiki>-<annotators>[_QualityMeta-<reviewers>].json`, and the annotators' tag follows
+# the local wiki after a hyphen too, so a hyphenated code can only be told from a tag by knowing the codes.
+HYPHENATED_WIKIS = frozenset(
+    (
+        "bat-smg",
+        "be-tarask",
+        "be-x-old",
+        "cbk-zam",
+        "fiu-vro",
+        "map-bms",
+        "nds-nl",
+        "roa-rup",
+        "roa-tara",
+        "zh-classical",
+        "zh-min-nan",
+        "zh-yue",
+    )
+)
+_WIKI = re.compile(r"[a-z]{2,12}(?:-[a-z]{1,12})*")  # en, zh-classical, be-x-old, simple
+
 
 REQUIRED_TEXT = (
     "standard_title",
@@ -62,10 +106,64 @@ def file_role(name: str) -> str:
     return "quality" if "_QualityMeta" in name else "base"
 
 
-def file_wikis(name: str) -> tuple[str, str] | None:
-    """`de.bar-MW.json` → ("de", "bar"): the standard and local wiki codes the file name gives."""
-    match = re.match(r"^([a-z][a-z-]*)\.([a-z][a-z-]*?)-", name.rsplit("/", 1)[-1])
-    return (match.group(1), match.group(2)) if match else None
+@dataclass(frozen=True)
+class FileName:
+    """What a release file's name says: `zh.zh-yue-YM_QualityMeta-LP.json` → zh, zh-yue, YM, LP."""
+
+    standard_wiki: str
+    local_wiki: str
+    annotators: str
+    reviewers: str | None
+
+
+def parse_file_name(name: str, *, known: frozenset[str] | set[str] = frozenset()) -> FileName | None:
+    """Read a release file name against real wiki codes; None if it is not in the release's shape.
+
+    The local part is `<local wiki>-<annotators>`: the longest hyphenated wiki code it starts with
+    (Wikipedia's, or one in `known`, e.g. the project's own), else the part before its last hyphen.
+    """
+    base = name.rsplit("/", 1)[-1]
+    match = re.fullmatch(r"([a-z][a-z0-9-]*)\.([a-z][A-Za-z0-9-]*?)(?:_QualityMeta(?:-([A-Za-z0-9-]+))?)?\.json", base)
+    if match is None:
+        return None
+    standard, rest, reviewers = match.groups()
+    codes = sorted((code for code in HYPHENATED_WIKIS | set(known) if rest.startswith(code + "-")), key=len)
+    if rest in HYPHENATED_WIKIS or rest in known:
+        local, annotators = rest, ""
+    elif codes:
+        local, annotators = codes[-1], rest[len(codes[-1]) + 1 :]
+    elif "-" in rest:
+        local, annotators = rest.rsplit("-", 1)
+    else:
+        local, annotators = rest, ""
+    if not _WIKI.fullmatch(local) or not _WIKI.fullmatch(standard):
+        return None
+    return FileName(standard_wiki=standard, local_wiki=local, annotators=annotators, reviewers=reviewers)
+
+
+def file_wikis(name: str, *, known: frozenset[str] | set[str] = frozenset()) -> tuple[str, str] | None:
+    """`de.bar-MW.json` → ("de", "bar"), `zh.zh-yue-YM.json` → ("zh", "zh-yue"): the standard and local wiki."""
+    parsed = parse_file_name(name, known=known)
+    return (parsed.standard_wiki, parsed.local_wiki) if parsed else None
+
+
+def file_name_mismatch(name: str, *, standard_wiki: str, local_wiki: str) -> str | None:
+    """Why a release file's name disagrees with the project's wikis, in words; None if it agrees (or says nothing)."""
+    parsed = parse_file_name(name, known={local_wiki, standard_wiki})
+    if parsed is None or (parsed.standard_wiki, parsed.local_wiki) == (standard_wiki, local_wiki):
+        return None
+    tag = f", annotators {parsed.annotators}" if parsed.annotators else ""
+    wrong = []
+    if parsed.local_wiki != local_wiki:
+        wrong.append(f"local wiki {parsed.local_wiki!r} instead of {local_wiki!r}")
+    if parsed.standard_wiki != standard_wiki:
+        wrong.append(f"standard wiki {parsed.standard_wiki!r} instead of {standard_wiki!r}")
+    return (
+        f"the file name reads as standard wiki {parsed.standard_wiki!r}, local wiki {parsed.local_wiki!r}{tag} "
+        f"(<standard>.<local>-<annotators>.json), but this project pairs {local_wiki}.wikipedia.org with "
+        f"{standard_wiki}.wikipedia.org: {' and '.join(wrong)}. Import the file into a project for "
+        f"{parsed.local_wiki}→{parsed.standard_wiki}, or rename it if its name is wrong"
+    )
 
 
 def locate(lead: str, evidence: str) -> tuple[str, int | None, int | None, str]:
@@ -105,14 +203,28 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+MAX_LENGTH = 2_147_483_647  # PositiveIntegerField on PostgreSQL
+
+
 def _length(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return int(value) if value >= 0 and float(value).is_integer() else None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return int(value) if 0 <= value <= MAX_LENGTH and float(value).is_integer() else None
 
 
-def check_row(key: str, row: Any, *, problem, topics: list[str], quality: bool) -> bool:  # type: ignore[no-untyped-def]
-    """Report every problem of one row; True if the row can be imported."""
+SLOT_TEXT = ("Source", "Answer", "Translation")
+
+
+def check_row(key: str, row: Any, *, problem, warn, topics: list[str], quality: bool) -> bool:  # type: ignore[no-untyped-def]
+    """Report every problem of one row, and its residue as warnings; True if the row can be imported.
+
+    A problem is structural (a wrong type, a missing required field, text that cannot be stored) and refuses
+    the file. Residue is content the spreadsheet left where nothing is expected (an answer in a slot without
+    a question, a question on a pair not to annotate): it is kept as written in the stored row, so the file is
+    written back unchanged, and reported, but it never becomes an item.
+    """
     if not isinstance(row, dict):
         problem(None, "must be an object with the row's fields")
         return False
@@ -135,18 +247,28 @@ def check_row(key: str, row: Any, *, problem, topics: list[str], quality: bool) 
     for name in ("standard_len_sum", "dialect_len_sum", "standard_len_text", "dialect_len_text"):
         value = row.get(name)
         if value is not None and _length(value) is None:
-            problem(name, f"must be a whole number of code points, not {value!r}")
+            problem(name, f"must be a whole number of code points (at most {MAX_LENGTH:,}), not {value!r}")
     for slot in SLOTS:
         question = row.get(f"Question{slot}")
         if question is not None and not isinstance(question, str):
             problem(f"Question{slot}", "must be a string or null")
-        others = [f"{name}{slot}" for name in ("Source", "Answer", "Translation")]
-        for name in others + ([f"Validate{slot}"] if slot in LEAD_SLOTS else []):
+        others = [f"{name}{slot}" for name in SLOT_TEXT] + ([f"Validate{slot}"] if slot in LEAD_SLOTS else [])
+        for name in others:
             value = row.get(name)
             if value is not None and not isinstance(value, str):
                 problem(name, "must be a string or null")
-        if not _text(question).strip() and any(_text(row.get(name)).strip() for name in others):
-            problem(f"Question{slot}", "is empty, but the slot has an answer or evidence; add the question")
+        if quality:
+            others += [f"Question{slot}_qualitychecked", f"Translation{slot}_qualitychecked"]
+        if not _text(question).strip():
+            for name in others:
+                if _text(row.get(name)).strip():
+                    warn(name, f"has text, but slot {slot} has no question: kept as written, not made an item")
+        elif decision in SCREENING and SCREENING[decision] != Screening.Decision.ANNOTATE:
+            warn(
+                f"Question{slot}",
+                f"the pair is screened {decision!r}, not to annotate: the question is kept as written, "
+                "not made an item",
+            )
     note = row.get(NOTE)
     if note is not None and not isinstance(note, str):
         problem(NOTE, "must be a string or null")
@@ -155,12 +277,18 @@ def check_row(key: str, row: Any, *, problem, topics: list[str], quality: bool) 
         if topic not in (None, "") and topic not in topics:
             problem("Article_Topic", f"unknown topic {topic!r}: the project's topics are {', '.join(topics)}")
         region = row.get("Article_Region")
-        if region not in (None, "") and region not in REGIONS:
-            problem("Article_Region", f"unknown region {region!r}: expected one of {', '.join(REGIONS)}")
+        if region is not None and not isinstance(region, str):
+            problem("Article_Region", "must be a string or null")
     for name, value in row.items():
         if isinstance(value, str) and ("\x00" in value or _has_surrogate(value)):
             problem(name, "contains a NUL character or a lone surrogate, which cannot be stored")
     return problem.count == before
+
+
+def row_region(row: dict[str, Any] | None) -> str | None:
+    """The fine-grained region a review row gives (`Article_Region`), as written; None if it gives none."""
+    value = (row or {}).get("Article_Region")
+    return value if isinstance(value, str) and value else None
 
 
 def _has_surrogate(value: str) -> bool:
@@ -171,8 +299,13 @@ def _has_surrogate(value: str) -> bool:
     return False
 
 
-def row_record(key: str, base: dict[str, Any] | None, quality: dict[str, Any] | None) -> PairRecord:
-    """The pair, its screening and its items from one key's rows (either may be missing, not both)."""
+def row_record(
+    key: str, base: dict[str, Any] | None, quality: dict[str, Any] | None, *, regions: Mapping[str, str]
+) -> PairRecord:
+    """The pair, its screening and its items from one key's rows (either may be missing, not both).
+
+    `regions` is the project's fine → coarse region table; a region it does not know is stored without a
+    coarse value (the import asks for it before it writes anything)."""
     row = base if base is not None else quality
     assert row is not None
     decision = SCREENING[row[Q0]]
@@ -181,15 +314,19 @@ def row_record(key: str, base: dict[str, Any] | None, quality: dict[str, Any] | 
     if "standard_summary_en" in row:
         metadata["machine_translations"] = {"standard_summary_en": row["standard_summary_en"]}
     if quality is not None:
-        region_detail = quality.get("Article_Region") or None
+        region_detail = row_region(quality)
         labels = {
             "topic": quality.get("Article_Topic") or None,
-            "region": REGIONS.get(region_detail) if region_detail else None,
+            "region": regions.get(region_detail) if region_detail else None,
             "region_detail": region_detail,
             "entity": quality.get("Article_Entity") or None,
         }
         if any(value is not None for value in labels.values()):
             metadata["labels"] = labels
+            if region_detail:
+                # What the fine value meant when imported: the write-back keeps the file's fine value as long as
+                # the coarse label still says this, whatever the project's table says later.
+                metadata["region_folded"] = labels["region"]
         if "num_langs" in quality:
             metadata["num_langs"] = quality["num_langs"]
         categories = {}
@@ -197,7 +334,9 @@ def row_record(key: str, base: dict[str, Any] | None, quality: dict[str, Any] | 
             value = quality.get(name)
             categories[side] = value if isinstance(value, list) else None  # an object of empty lists: unknown
         metadata["categories"] = categories
-    items = [item for slot in SLOTS if (item := _item_record(slot, row, quality, local_lead=local_lead)) is not None]
+    items = []
+    if decision == Screening.Decision.ANNOTATE:  # on an excluded pair a question is residue (see check_row)
+        items = [item for slot in SLOTS if (item := _item_record(slot, row, quality, local_lead=local_lead))]
     status = PagePair.Status.EXCLUDED
     if decision == Screening.Decision.ANNOTATE:
         status = PagePair.Status.SUBMITTED if items else PagePair.Status.NEW
@@ -342,10 +481,12 @@ def row_projection(
         reviewed = item is not None and item.status == QAItem.Status.ACCEPTED
         projection[f"Question{slot}_qualitychecked"] = item.question if reviewed and item else None
         projection[f"Translation{slot}_qualitychecked"] = (item.answer_standard or None) if reviewed and item else None
-    labels = pair_metadata.get("wilova", {}).get("labels") or {}
+    wilova = pair_metadata.get("wilova", {})
+    labels = wilova.get("labels") or {}
     region_detail = labels.get("region_detail")
     region = labels.get("region")
+    folded = wilova.get("region_folded", REGIONS.get(region_detail) if region_detail else None)
     projection["Article_Topic"] = labels.get("topic")
-    projection["Article_Region"] = region_detail if region_detail and REGIONS.get(region_detail) == region else region
+    projection["Article_Region"] = region_detail if region_detail and folded == region else region
     projection["Article_Entity"] = labels.get("entity")
     return projection

@@ -251,6 +251,11 @@ SPECTACULAR_SETTINGS = {
 # Project behaviour
 PAIR_CLAIM_MINUTES = env.int("PAIR_CLAIM_MINUTES", default=30)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
+# What one imported pair may hold: a lead and a full text (code points; Wikipedia caps a page at 2 MiB of
+# wikitext), and evidence spans per QA item. More is a broken file, refused with the record named.
+IMPORT_MAX_LEAD_CHARS = env.int("IMPORT_MAX_LEAD_CHARS", default=200_000)
+IMPORT_MAX_TEXT_CHARS = env.int("IMPORT_MAX_TEXT_CHARS", default=3_000_000)
+IMPORT_MAX_SPANS_PER_ITEM = env.int("IMPORT_MAX_SPANS_PER_ITEM", default=50)
 CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A running job whose worker has not reported for this long is presumed dead and taken over by the next

@@ -125,13 +125,53 @@ def import_start(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/import.html", context, status=400 if form.errors else 200)
 
 
+def _detail_context(project: Project, job: ImportJob, **extra: object) -> dict[str, object]:
+    return {
+        "project": project,
+        "job": job,
+        "report": job.report,
+        "rerunnable": not job.is_active and ingest.import_job_rerunnable(job),
+        "region_choices": region_choices(project),
+        "chosen": {},
+        **extra,
+    }
+
+
+def region_choices(project: Project) -> list[tuple[str, str]]:
+    """The project's regions with what each means, for people choosing one."""
+    meaning = {
+        "local": f"where {project.local.name} is spoken",
+        "standard": f"where {project.standard.name} is the standard",
+        "other": "neither, or general",
+    }
+    return [(value, f"{value}: {meaning[value]}" if value in meaning else value) for value in project.regions]
+
+
 @login_required
 @vary_on_headers("HX-Request")
 def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     job = _job(project, job_id)
     template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
-    return render(request, template, {"project": project, "job": job, "report": job.report})
+    return render(request, template, _detail_context(project, job))
+
+
+@login_required
+@require_POST
+def import_rerun(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    """Map a dry run's unknown regions into the project's vocabulary and import (or check) its files again."""
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    job = _job(project, job_id)
+    names, values = request.POST.getlist("region_name"), request.POST.getlist("region_value")
+    region_map = {name: value for name, value in zip(names, values, strict=False) if value}
+    try:
+        again = ingest.import_job_rerun(
+            job=job, user=request.user, region_map=region_map, dry_run="dry_run" in request.POST
+        )
+    except ServiceError as error:
+        context = _detail_context(project, job, rerun_error=error.message, chosen=region_map)
+        return render(request, "annotation/import_detail.html", context, status=400)
+    return redirect("import_detail", project.slug, again.pk)
 
 
 @login_required

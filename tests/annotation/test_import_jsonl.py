@@ -243,7 +243,14 @@ def test_report_as_dict_is_ready_for_the_api(project, tmp_path):
         "lines": 1,
         "created": 0,
         "already_present": 0,
-        "counts": {"screenings": {}, "items": {}, "item_statuses": {}, "spans": {}, "source_rows": {}},
+        "counts": {
+            "screenings": {},
+            "items": {},
+            "item_statuses": {},
+            "spans": {},
+            "source_rows": {},
+            "review_outcomes": {},
+        },
         "files": [{"name": "pairs.jsonl", "format": "jsonl", "size": report.files[0]["size"]}],
         "problems": [
             {
@@ -255,6 +262,9 @@ def test_report_as_dict_is_ready_for_the_api(project, tmp_path):
             }
         ],
         "problems_total": 1,
+        "warnings": [],
+        "warnings_total": 0,
+        "unknown_regions": {},
     }
 
 

@@ -24,6 +24,8 @@ LOGIN = 302
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "import_start": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "import_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    # The world's dry run has not run yet, so it cannot be run again: allowed users get the page back with 400.
+    "import_rerun": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "collection_start": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "collection_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "collection_cancel": ("post", (LOGIN, 404, 403, 403, 302, 302)),
@@ -35,6 +37,8 @@ API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
     ("get", "projects/{slug}/imports/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/imports/", "upload", (403, 404, 403, 403, 202, 202)),
     ("get", "projects/{slug}/imports/{job}/", None, (403, 404, 403, 403, 200, 200)),
+    # The world's dry run has not run yet: allowed users get 409 (not rerunnable), the rest 403/404.
+    ("post", "projects/{slug}/imports/{job}/rerun/", {"region_map": {}}, (403, 404, 403, 403, 409, 409)),
     ("get", "projects/{slug}/collections/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/collections/", {"titles": ["Minga"]}, (403, 404, 403, 403, 202, 202)),
     ("get", "projects/{slug}/collections/{collection}/", None, (403, 404, 403, 403, 200, 200)),
@@ -76,7 +80,7 @@ def world(project, annotator, reviewer, coordinator, outsider, superuser, settin
 
 def page_url(name: str, world: dict) -> str:
     kwargs: dict[str, Any] = {"slug": world["slug"]}
-    if name == "import_detail":
+    if name in ("import_detail", "import_rerun"):
         kwargs["job_id"] = world["job"]
     elif name.startswith("collection_") and name != "collection_start":
         kwargs["collection_id"] = world["collection"]

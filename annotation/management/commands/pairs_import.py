@@ -1,5 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation import services
+from annotation.errors import ServiceError
 from annotation.importers import FORMATS, pairs_import
 from annotation.models import Project
 
@@ -25,12 +27,26 @@ class Command(BaseCommand):
             help="File format; auto (default) goes by the name: .jsonl, .csv, .json (WiLoVa).",
         )
         parser.add_argument("--dry-run", action="store_true", help="Validate and count, write nothing.")
+        parser.add_argument(
+            "--map-region",
+            action="append",
+            default=[],
+            metavar="FINE=REGION",
+            help="Add a fine-grained region of a release to the project's region vocabulary before importing, "
+            "e.g. --map-region Hongkong=local (repeatable).",
+        )
 
     def handle(self, *args, **options) -> None:
         try:
             project = Project.objects.get(slug=options["slug"])
         except Project.DoesNotExist:
             raise CommandError(f"No project with the slug {options['slug']!r}.") from None
+        if options["map_region"]:
+            mapping = dict(entry.rpartition("=")[::2] for entry in options["map_region"])
+            try:
+                services.project_region_vocabulary_map(project=project, mapping=mapping)
+            except ServiceError as error:
+                raise CommandError(error.message) from None
         report = pairs_import(
             project=project, paths=options["files"], format=options["format"], dry_run=options["dry_run"]
         )
@@ -38,5 +54,9 @@ class Command(BaseCommand):
             lines = [report.summary(), *(f"  {problem}" for problem in report.problems)]
             if report.problems_total > len(report.problems):
                 lines.append(f"  … and {report.problems_total - len(report.problems)} more")
+            if report.unknown_regions:
+                lines.append("  Map each region with --map-region FINE=REGION (local, standard or other).")
             raise CommandError("\n".join(lines))
         self.stdout.write(f"{project.slug}: {report.summary()}")
+        for warning in report.warnings:
+            self.stdout.write(f"  warning: {warning}")
