@@ -141,16 +141,15 @@ def _wikipedia_steps(project: Project, membership: Membership, user: AbstractBas
 
 def _validation_steps(project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
     if membership.is_reviewer:
+        held = _held_slots(project, user)
+        left = review_services.review_waiting_count(project=project, user=user) + held
         yield Step(
             "validation-next",
             "Validator",
             "Validate next",
             _url("validation_next", project),
             post=True,
-            facts=[
-                _n(review_services.review_waiting_count(project=project, user=user), "item left", "items left"),
-                _n(_held_slots(project, user), "held by you"),
-            ],
+            facts=[_n(left, "item left", "items left"), _n(held, "held by you")],
         )
     if membership.is_coordinator:
         items = QAItem.objects.alive().filter(project=project)
@@ -271,7 +270,7 @@ def _count(**conditions: object) -> Count:
     return Count("id", filter=Q(**conditions)) if conditions else Count("id")
 
 
-KIND_STEPS = {
+KIND_STEPS: dict[str, Callable[[Project, Membership, AbstractBaseUser], Iterable[Step]]] = {
     Project.Kind.WIKIPEDIA_QA: _wikipedia_steps,
     Project.Kind.VALIDATION: _validation_steps,
     Project.Kind.TRIVIA: _trivia_steps,

@@ -40,9 +40,10 @@ def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
 def project_nav(context: template.Context, project: Project) -> dict:
     """The project's bar of task groups (annotation.navigation), for the member looking at it."""
     request = context.get("request")
+    path = request.path if request is not None else ""
     membership = getattr(project, "membership", None)
     return {
         "project": project,
-        "groups": navigation.project_nav(project, membership, request.path if request else ""),
-        "home_current": bool(request) and request.path == project.get_absolute_url(),
+        "groups": navigation.project_nav(project, membership, path),
+        "home_current": path == project.get_absolute_url(),
     }

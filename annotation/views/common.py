@@ -20,6 +20,7 @@ def report_error(request: HttpRequest, error: ServiceError) -> None:
 def field_errors(request: HttpRequest, error: ServiceError, fields: Iterable[str]) -> dict[str, str]:
     """A service error about one of a hand-made form's fields, to show beside that field (others as messages)."""
     if error.field in set(fields):
-        return {str(error.field): error.message}
+        field = str(error.field)
+        return {field: error.message.removeprefix(f"{field}: ")}  # shown beside the field: no need to name it
     report_error(request, error)
     return {}

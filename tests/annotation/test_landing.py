@@ -148,3 +148,17 @@ def test_the_landing_page_of_a_member_with_every_role_takes_a_fixed_number_of_qu
     client.force_login(user)
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200
+
+
+def test_the_api_gives_the_same_next_steps(demo):
+    from tests.conftest import api_as
+
+    response = api_as(get_user_model().objects.get(username="annotator1")).get("/api/projects/yue-cmn/next-steps/")
+
+    assert response.status_code == 200
+    (step,) = response.json()
+    assert (step["key"], step["title"], step["post"]) == ("next-pair", "Next pair", True)
+    assert step["url"] == "/projects/yue-cmn/next/"
+    assert {"count": 4, "label": "pairs waiting"} in step["facts"]
+    (rewrite,) = step["rewrites"]
+    assert rewrite["lang"] == "cmn" and rewrite["reasons"][0].startswith("Stand-alone validity: Which dish?")
