@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from annotation import access, services
 from annotation.errors import InvalidInput
 from annotation.models import Membership, PagePair, Project, QAItem, Role
+from annotation.next_steps import next_steps
 from annotation.queries import count_of
 from annotation.serializers import (
     ActivityInput,
@@ -34,6 +35,7 @@ from annotation.serializers import (
     MembershipCreateInput,
     MembershipOutput,
     MembershipRolesInput,
+    NextStepOutput,
     PairDetailOutput,
     PairFilterInput,
     PairListOutput,
@@ -135,6 +137,17 @@ class ProjectListApi(APIView):
         data = _validated(ProjectCreateInput, request.data)
         project = services.project_create(created_by=request.user, **data)
         return Response(ProjectOutput(project).data, status=status.HTTP_201_CREATED)
+
+
+class NextStepsApi(APIView):
+    @extend_schema(
+        summary="What you do next in a project: one step per role you hold, with its counts",
+        responses=_responses({200: NextStepOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug)
+        steps = next_steps(project=project, membership=project.membership, user=request.user)  # type: ignore[attr-defined]
+        return Response(NextStepOutput(steps, many=True).data)
 
 
 class ProjectDetailApi(APIView):

@@ -7,6 +7,7 @@ urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api_token"),
     path("projects/", api.ProjectListApi.as_view(), name="api_projects"),
     path("projects/<slug:slug>/", api.ProjectDetailApi.as_view(), name="api_project"),
+    path("projects/<slug:slug>/next-steps/", api.NextStepsApi.as_view(), name="api_next_steps"),
     path("projects/<slug:slug>/members/", api.MemberListApi.as_view(), name="api_members"),
     path("projects/<slug:slug>/members/<str:username>/", api.MemberDetailApi.as_view(), name="api_member"),
     path("projects/<slug:slug>/queue/next/", api.QueueNextApi.as_view(), name="api_queue_next"),

@@ -76,6 +76,10 @@ class Role(models.TextChoices):
     REVIEWER = "reviewer", "Reviewer"
 
 
+# The home page of each project kind but Wikipedia QA, whose home is `project_detail`.
+KIND_HOMES = {"validation": "validation_home", "trivia": "trivia_home", "entity_qa": "entity_home"}
+
+
 class Project(models.Model):
     class Kind(models.TextChoices):
         WIKIPEDIA_QA = "wikipedia_qa", "Local-variety Wikipedia QA"
@@ -145,7 +149,8 @@ class Project(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("project_detail", args=[self.slug])
+        """The project's own page: each kind has its home (`project_detail` sends other kinds there too)."""
+        return reverse(KIND_HOMES.get(self.kind, "project_detail"), args=[self.slug])
 
     @property
     def local(self) -> Language:

@@ -303,3 +303,25 @@ class StaleItemOutput(ErrorOutput):
 
 class StaleProjectOutput(ErrorOutput):
     current = ProjectDetailOutput(read_only=True, help_text="The project settings as currently saved.")
+
+
+class NextStepFactOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    label = serializers.CharField()
+
+
+class NextStepRewriteOutput(serializers.Serializer):
+    url = serializers.CharField(help_text="The page where the author rewrites the item.")
+    question = serializers.CharField(allow_blank=True)
+    lang = serializers.CharField(help_text="ISO 639-3 code of the question's language.")
+    reasons = serializers.ListField(child=serializers.CharField(), help_text="Criterion: the reviewer's comment.")
+
+
+class NextStepOutput(serializers.Serializer):
+    key = serializers.CharField(help_text="Stable name of the step, e.g. next-pair, review-next, validation-next.")
+    role = serializers.CharField()
+    title = serializers.CharField()
+    url = serializers.CharField(help_text="The page to open, or the queue to POST to when `post` is true.")
+    post = serializers.BooleanField()
+    facts = NextStepFactOutput(many=True)
+    rewrites = NextStepRewriteOutput(many=True)

@@ -12,6 +12,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -116,6 +118,22 @@ def project_region_vocabulary_map(
         project=project, actor=actor, region_vocabulary={**(project.region_vocabulary or {}), **clean}
     )
 
+SLUG_RULE = "letters, digits, hyphens and underscores only, e.g. doha-val"
+
+
+def project_slug_check(slug: str) -> str:
+    """The slug a project's URLs are made of: refused, with a field error, unless `reverse` can use it."""
+    slug = (slug or "").strip()
+    if not slug:
+        raise InvalidInput(f"slug: the project needs a slug ({SLUG_RULE}).", field="slug")
+    if len(slug) > Project._meta.get_field("slug").max_length:
+        raise InvalidInput("slug: at most 60 characters.", field="slug")
+    try:
+        validate_slug(slug)
+    except ValidationError:
+        raise InvalidInput(f"slug: {slug!r} is not a slug: use {SLUG_RULE}.", field="slug") from None
+    return slug
+
 
 def project_create(
     *,
@@ -131,9 +149,7 @@ def project_create(
     """Create a project; the creator becomes its coordinator. Wiki codes are derived unless given."""
     _check_language(local_language, "local_language")
     _check_language(standard_language, "standard_language")
-    slug = slug or slugify(name)
-    if not slug:
-        raise InvalidInput("The project needs a slug (letters, digits, hyphens).", field="slug")
+    slug = project_slug_check(slug or slugify(name))
     unknown = set(project_settings) - set(PROJECT_SETTINGS)
     if unknown:
         raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])

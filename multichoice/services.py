@@ -619,6 +619,11 @@ def _available(now: Any) -> Q:
     return waiting & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
 
 
+def translation_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
+    """How many accepted items `translation_claim_next` could hand this translator (never their own)."""
+    return TriviaItem.objects.filter(_available(timezone.now()), project=project).exclude(item__author=user).count()
+
+
 def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
     """Hand the translator an item nobody else holds (or the one they hold), as `pair_claim_next` does:
     FOR UPDATE SKIP LOCKED on PostgreSQL, then a conditional update, so two translators never get the same item."""

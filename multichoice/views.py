@@ -12,9 +12,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.errors import InvalidInput, ServiceError
-from annotation.languages import language_choices
+from annotation.languages import get_language, language_choices
 from annotation.models import QAItem, Role
-from annotation.views.common import report_error
+from annotation.next_steps import next_steps
+from annotation.views.common import field_errors, report_error
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import Difficulty, ProblemTag, Subset, TriviaItem
@@ -61,6 +62,7 @@ def trivia_project_create(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm("annotation.add_project"):
         raise PermissionDenied("Creating projects needs the 'add project' permission.")
     values: dict[str, str] = {}
+    errors: dict[str, str] = {}
     if request.method == "POST":
         values = request.POST.dict()
         try:
@@ -73,11 +75,12 @@ def trivia_project_create(request: HttpRequest) -> HttpResponse:
                 created_by=request.user,
             )
         except ServiceError as error:
-            report_error(request, error)
+            errors = field_errors(request, error, ["slug"])
         else:
             messages.success(request, f"Trivia project “{project.name}” created. Add authors, translators, reviewers.")
             return redirect("trivia_home", project.slug)
-    return render(request, "multichoice/project_form.html", {"values": values, "languages": language_choices()})
+    context = {"values": values, "languages": language_choices(), "errors": errors}
+    return render(request, "multichoice/project_form.html", context)
 
 
 @login_required
@@ -85,6 +88,9 @@ def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug)
     membership = project.membership  # type: ignore[attr-defined]
     context: dict[str, Any] = {"project": project, "settings": services.trivia_settings(project)}
+    context["steps"] = next_steps(project=project, membership=membership, user=request.user)
+    context["source"] = get_language(context["settings"].source_language)
+    context["target"] = get_language(context["settings"].target_language)
     if membership.is_annotator:
         context["mine"] = services.trivia_items(project).filter(item__author=request.user).order_by("-item_id")[:50]
         context["translating"] = services.trivia_items(project).filter(

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_POST
 from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import language_choices
 from annotation.models import Role
-from annotation.views.common import report_error
+from annotation.next_steps import next_steps
+from annotation.views.common import field_errors, report_error
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question
 from multichoice.models import Entity, EntityQuestion
@@ -36,6 +37,7 @@ def entity_project_create(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm("annotation.add_project"):
         raise PermissionDenied("Creating projects needs the 'add project' permission.")
     values = {"attributes": json.dumps(EXAMPLE_ATTRIBUTES, indent=2), "grouping_fields": "market, country, region"}
+    errors: dict[str, str] = {}
     if request.method == "POST":
         values = request.POST.dict()
         try:
@@ -54,21 +56,27 @@ def entity_project_create(request: HttpRequest) -> HttpResponse:
                 created_by=request.user,
             )
         except ServiceError as error:
-            report_error(request, error)
+            errors = field_errors(request, error, ["slug"])
         except ValueError:
             messages.error(request, "The seed must be a whole number.")
         else:
             messages.success(request, f"Entity-question project “{project.name}” created.")
             return redirect("entity_home", project.slug)
-    return render(request, "multichoice/entity_project_form.html", {"values": values, "languages": language_choices()})
+    context = {"values": values, "languages": language_choices(), "errors": errors}
+    return render(request, "multichoice/entity_project_form.html", context)
 
 
 @login_required
 def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug)
     settings = services.entity_settings(project)
-    context = {"project": project, "settings": settings}
-    if project.membership.is_coordinator:  # type: ignore[attr-defined]
+    membership = project.membership  # type: ignore[attr-defined]
+    context = {
+        "project": project,
+        "settings": settings,
+        "steps": next_steps(project=project, membership=membership, user=request.user),
+    }
+    if membership.is_coordinator:
         keys = [a["key"] for a in settings.attributes]
         context["entities"] = [
             (e, [(k, e.raw.get(k), e.values.get(k, ""), k in e.corrected) for k in keys])

@@ -227,6 +227,11 @@ def _claimable(project: Project, user: AbstractBaseUser, now):  # type: ignore[n
     )
 
 
+def review_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
+    """How many items `review_claim_next` could still hand this reviewer (one slot each, not their own)."""
+    return _claimable(project, user, timezone.now()).values("item_id").distinct().count()
+
+
 def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
     expires = now + timedelta(minutes=project.claim_minutes)
     try:

@@ -19,7 +19,8 @@ from annotation import ingest
 from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import language_choices
 from annotation.models import QAItem, Role
-from annotation.views.common import report_error
+from annotation.next_steps import next_steps
+from annotation.views.common import field_errors, report_error
 from review.models import ReviewSlot
 from review.services import text_diff
 from validation import services
@@ -41,6 +42,7 @@ def validation_project_create(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm("annotation.add_project"):
         raise PermissionDenied("Creating projects needs the 'add project' permission.")
     values = {"validators_per_item": "1"}
+    errors: dict[str, str] = {}
     if request.method == "POST":
         values = request.POST.dict()
         try:
@@ -52,12 +54,15 @@ def validation_project_create(request: HttpRequest) -> HttpResponse:
                 validators_per_item=int(values.get("validators_per_item") or 1),
                 created_by=request.user,
             )
-        except (ServiceError, ValueError) as error:
-            messages.error(request, getattr(error, "message", "Validators per item must be a whole number."))
+        except ServiceError as error:
+            errors = field_errors(request, error, ["slug"])
+        except ValueError:
+            messages.error(request, "Validators per item must be a whole number.")
         else:
             messages.success(request, f"Validation project “{project.name}” created. Add validators as reviewers.")
             return redirect("validation_home", project.slug)
-    return render(request, "validation/project_form.html", {"values": values, "languages": language_choices()})
+    context = {"values": values, "languages": language_choices(), "errors": errors}
+    return render(request, "validation/project_form.html", context)
 
 
 @login_required
@@ -65,6 +70,8 @@ def validation_home(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug)
     membership = project.membership  # type: ignore[attr-defined]
     context: dict[str, Any] = {"project": project, "settings": services.validation_settings(project)}
+    context["steps"] = next_steps(project=project, membership=membership, user=request.user)
+    context["task_labels"] = [label for value, label in Task.choices if value in context["settings"].tasks]
     if membership.is_reviewer:
         context["held"] = (
             ReviewSlot.objects.filter(item__project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)

@@ -3,6 +3,9 @@ import nh3
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from annotation import navigation
+from annotation.models import Project
+
 register = template.Library()
 
 _ALLOWED_TAGS = {
@@ -31,3 +34,16 @@ def duration(seconds: int | None) -> str:
 @register.filter
 def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
     return mapping.get(key) if mapping else None
+
+
+@register.inclusion_tag("annotation/_nav_groups.html", takes_context=True)
+def project_nav(context: template.Context, project: Project) -> dict:
+    """The project's bar of task groups (annotation.navigation), for the member looking at it."""
+    request = context.get("request")
+    path = request.path if request is not None else ""
+    membership = getattr(project, "membership", None)
+    return {
+        "project": project,
+        "groups": navigation.project_nav(project, membership, path),
+        "home_current": path == project.get_absolute_url(),
+    }

@@ -6,24 +6,38 @@ from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch
 from django.views.decorators.http import require_POST
 
 from annotation import services
 from annotation.access import get_project_for_user, user_projects
 from annotation.errors import ServiceError
 from annotation.forms import MemberForm, ProjectCreateForm, ProjectSettingsForm, project_settings_initial
-from annotation.models import Membership, PagePair, QAItem, Role
+from annotation.models import KIND_HOMES, Membership, PagePair, Project, QAItem, Role
+from annotation.next_steps import next_steps
 from annotation.queries import count_of
 from annotation.views.common import report_error
 
 PAIRS_PER_PAGE = 50
 
 
+def _project_link(project: Project) -> str:
+    """The project's URL, or "" for a row whose slug no URL can hold (made before slugs were checked)."""
+    try:
+        return project.get_absolute_url()
+    except NoReverseMatch:
+        return ""
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = user_projects(request.user).annotate(
-        pair_count=Count("pairs", filter=Q(pairs__deleted_at__isnull=True), distinct=True)
+    projects = list(
+        user_projects(request.user).annotate(
+            pair_count=Count("pairs", filter=Q(pairs__deleted_at__isnull=True), distinct=True)
+        )
     )
+    for project in projects:
+        project.link = _project_link(project)  # type: ignore[attr-defined]
     can_create = request.user.has_perm("annotation.add_project")
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
@@ -58,11 +72,16 @@ def _my_pairs(project, user):  # type: ignore[no-untyped-def]
 @login_required
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug)
+    if project.kind in KIND_HOMES:  # each kind's own page, never the Wikipedia QA one
+        return redirect(KIND_HOMES[project.kind], project.slug)
     membership = project.membership  # type: ignore[attr-defined]
-    context: dict = {"project": project, "membership": membership}
+    context: dict = {
+        "project": project,
+        "membership": membership,
+        "steps": next_steps(project=project, membership=membership, user=request.user),
+    }
     if membership.is_annotator:
         context["my_pairs"] = _my_pairs(project, request.user)
-        context["available"] = PagePair.objects.filter(project=project).available().count()
     if membership.is_coordinator:
         context["status_counts"] = dict(
             PagePair.objects.filter(project=project).values_list("status").annotate(n=Count("id")).order_by()

@@ -471,6 +471,7 @@ ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("post", "projects/", lambda w: {"name": "New", "local_language": "yue", "standard_language": "cmn"},
      (403, 403, 403, 403, 403, 403)),
     ("get", "projects/{slug}/", lambda w: None, (403, 404, 200, 200, 200, 200)),
+    ("get", "projects/{slug}/next-steps/", lambda w: None, (403, 404, 200, 200, 200, 200)),
     ("patch", "projects/{slug}/", lambda w: {"name": "Renamed"}, (403, 404, 403, 403, 403, 200)),
     ("delete", "projects/{slug}/", lambda w: None, (403, 404, 403, 403, 403, 204)),
     ("get", "projects/{slug}/members/", lambda w: None, (403, 404, 403, 403, 403, 200)),

@@ -9,8 +9,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db.models import Count
 
-from annotation.models import Membership, PagePair, Project
+from annotation.models import Membership, PagePair, Project, QAItem
+from exports.models import Release
+from multichoice.models import TriviaItem
+from review.models import Judgment
+from tests import factories
 
 
 def run(*args) -> str:
@@ -177,7 +182,10 @@ def demo_counts() -> dict[str, int]:
         "users": get_user_model().objects.count(),
         "projects": Project.objects.count(),
         "memberships": Membership.objects.count(),
-        "pairs": PagePair.objects.count(),
+        "pairs": PagePair.objects.filter(project__kind=Project.Kind.WIKIPEDIA_QA).count(),
+        "items": QAItem.objects.count(),
+        "judgments": Judgment.objects.count(),
+        "releases": Release.objects.count(),
     }
 
 
@@ -188,12 +196,49 @@ def test_demo_setup_twice_gives_the_same_data(db):
     second_output = run("demo_setup")
 
     assert demo_counts() == first
-    assert first["projects"] == 3
+    kinds = sorted(Project.objects.values_list("kind", flat=True))
+    assert kinds == ["entity_qa", "trivia", "validation", "wikipedia_qa", "wikipedia_qa", "wikipedia_qa"]
     assert 15 <= first["pairs"] <= 18
-    assert first["memberships"] == 3 * 4  # coordinator, two annotators, reviewer in each project
-    assert "localqa-demo" in first_output and "annotator1" in first_output
-    assert "http://127.0.0.1:8000/projects/yue-cmn/" in first_output
+    # two coordinators, two annotators and the reviewer in each project
+    assert first["memberships"] == 6 * 5
+    assert "localqa-demo" in first_output and "annotator1" in first_output and "coordinator2" in first_output
+    assert "http://127.0.0.1:8000/accounts/login/" in first_output
+    for url in ("/projects/yue-cmn/", "/projects/doha-val/validation/", "/projects/bavaria-trivia/trivia/",
+                "/projects/bavaria-companies/entities/"):  # fmt: skip
+        assert f"http://127.0.0.1:8000{url}" in first_output
     assert "0 pairs created" in second_output
+    assert "doha-val: exists; left as it is." in second_output
+
+
+def test_demo_projects_have_work_in_every_state(db):
+    run("demo_setup")
+
+    def statuses(slug: str) -> dict[str, int]:
+        items = QAItem.objects.filter(project__slug=slug)
+        return dict(items.values_list("status").annotate(n=Count("id")).order_by())
+
+    assert statuses("yue-cmn") == {"accepted": 1, "needs_rewrite": 1, "draft": 1}
+    assert set(PagePair.objects.filter(project__slug="yue-cmn").values_list("status", flat=True)) == {
+        "new", "annotating", "submitted"
+    }  # fmt: skip
+    assert statuses("bar-deu") == {"submitted": 2}
+    assert statuses("doha-val") == {"accepted": 2, "submitted": 4}
+    assert statuses("bavaria-trivia") == {"accepted": 3, "needs_rewrite": 1, "submitted": 2}
+    assert TriviaItem.objects.filter(translation_status="done").count() == 1
+    entity = statuses("bavaria-companies")
+    assert (entity["accepted"], entity["rejected"]) == (1, 1) and entity["submitted"] > 0
+    published = set(Release.objects.filter(status=Release.Status.PUBLISHED).values_list("project__slug", flat=True))
+    assert published == {"yue-cmn", "doha-val", "bavaria-trivia", "bavaria-companies"}
+    # the flagged item carries the reviewer's comment, which its author sees on the project page
+    flagged = Judgment.objects.get(item__project__slug="yue-cmn", verdict="flag")
+    assert flagged.item.author.username == "annotator1" and "stands on its own" in flagged.comment
+
+
+def test_demo_setup_refuses_a_demo_slug_taken_by_another_kind(db, coordinator):
+    factories.project(coordinator, slug="doha-val")
+
+    with pytest.raises(CommandError, match="'doha-val' exists of another kind"):
+        run("demo_setup")
 
 
 def test_demo_setup_creates_usable_logins_with_the_right_roles(db, client):
@@ -222,7 +267,7 @@ def test_demo_setup_leaves_an_existing_password_alone(db):
 def test_demo_projects_are_local_heavy_in_three_scripts(db):
     run("demo_setup")
 
-    pairs = list(PagePair.objects.select_related("project"))
+    pairs = list(PagePair.objects.filter(project__kind=Project.Kind.WIKIPEDIA_QA).select_related("project"))
     assert all(p.local_lead_length > p.standard_lead_length for p in pairs)
     assert all(p.source == PagePair.Source.DEMO for p in pairs)
     cantonese = [p.local_lead for p in pairs if p.project.slug == "yue-cmn"]

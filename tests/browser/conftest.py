@@ -62,3 +62,15 @@ def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
 @pytest.fixture(autouse=True)
 def _live_database(transactional_db):
     """The live server runs in another thread: its requests must see committed data."""
+
+
+def open_menu(page: Page, group: str) -> None:
+    """Open one task menu of the project bar (a <details>), as a person clicks its summary."""
+    page.locator(".crumbs summary", has_text=group).click()
+
+
+def nav_to(page: Page, label: str, group: str | None = None) -> None:
+    """Follow a link of the project bar, opening its task menu first when it sits in one."""
+    if group:
+        open_menu(page, group)
+    page.locator(".crumbs").get_by_role("link", name=label, exact=True).click()

@@ -19,6 +19,7 @@ def test_coordinator_uploads_ratings_and_sees_alpha_with_its_interval_without_a_
     ratings = tmp_path / "ratings.csv"
     ratings.write_text(krippendorff_csv())
     log_in(page, coordinator.username)
+    page.locator(".account summary").click()  # the account menu
     page.get_by_role("link", name="Agreement calculator").click()
     page.evaluate("window.notReloaded = true")
 

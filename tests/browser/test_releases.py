@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotation.models import QAItem
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, nav_to
 from tests.exports.conftest import authored_pair
 
 pytestmark = pytest.mark.browser
@@ -23,7 +23,7 @@ def test_a_coordinator_cuts_downloads_and_compares_releases(
 
     log_in(page, "coordinator")
     page.goto(f"/projects/{project.slug}/")
-    page.locator(".crumbs").get_by_role("link", name="Releases").click()
+    nav_to(page, "Releases", "Data")
     page.get_by_label("Changelog note").fill("First release")
     page.get_by_role("button", name="Build release").click()
 

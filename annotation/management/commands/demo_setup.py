@@ -1,9 +1,11 @@
-"""Set up demo users and three demo projects; safe to run again."""
+"""Set up demo users and a demo project of each kind, with work in every state; safe to run again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,8 +17,9 @@ import annotation
 from annotation import services
 from annotation.importers import pairs_import_jsonl
 from annotation.languages import get_language
+from annotation.management.commands import _demo_states as states
 from annotation.management.commands._common import DEV_SERVER, project_url
-from annotation.models import Membership, PagePair, Project
+from annotation.models import Membership, PagePair, Project, QAItem
 
 DEMO_DIR = Path(annotation.__file__).resolve().parent / "demo"
 DEMO_PASSWORD = "localqa-demo"  # noqa: S105 -- published on purpose: these accounts exist to be tried
@@ -32,6 +35,7 @@ class DemoUser:
 USERS = [
     DemoUser("admin", frozenset(), superuser=True),
     DemoUser("coordinator", frozenset({"coordinator"})),
+    DemoUser("coordinator2", frozenset({"coordinator"})),
     DemoUser("annotator1", frozenset({"annotator"})),
     DemoUser("annotator2", frozenset({"annotator"})),
     DemoUser("reviewer", frozenset({"reviewer"})),
@@ -79,10 +83,63 @@ PROJECTS = [
 ]
 
 
+@dataclass(frozen=True)
+class OtherKind:
+    slug: str
+    name: str
+    kind: str
+    create: Callable[..., Project]  # the kind's project_create service, given name, slug, created_by
+    states: Callable[[Project, dict, Path], None]
+
+
+def _validation_project(**common: Any) -> Project:
+    from validation.services import validation_project_create
+
+    return validation_project_create(language="eng", location="Qatar", **common)
+
+
+def _trivia_project(**common: Any) -> Project:
+    from multichoice.services import trivia_project_create
+
+    categories = ["Essen und Trinken", "Bräuche", "Geographie"]
+    return trivia_project_create(source_language="deu", target_language="eng", categories=categories, **common)
+
+
+def _entity_project(**common: Any) -> Project:
+    from multichoice.entities import entity_project_create
+
+    attributes = [
+        {"key": "headquarters", "label": "Headquarters", "kind": "city",
+         "inductive": "Where is {entity} headquartered?", "deductive": "Which company is headquartered in {value}?"},
+        {"key": "founded", "label": "Founding year", "kind": "year",
+         "inductive": "In which year was {entity} founded?", "deductive": "Which company was founded in {value}?"},
+    ]  # fmt: skip
+    return entity_project_create(
+        language="eng", attributes=attributes, grouping_fields=["market", "country"], seed=7, **common
+    )
+
+
+OTHER_KINDS = [
+    OtherKind("doha-val", "Doha questions (validation)", "validation", _validation_project, states.validation_states),
+    OtherKind("bavaria-trivia", "Bavarian trivia", "trivia", _trivia_project, states.trivia_states),
+    OtherKind("bavaria-companies", "Bavarian companies", "entity_qa", _entity_project, states.entity_states),
+]
+
+ROLE_NOTES = {
+    "admin": "superuser: /admin/",
+    "coordinator": "coordinator of every demo project: dashboards, imports, releases, members",
+    "coordinator2": "a second coordinator of every demo project",
+    "annotator1": "annotator: writes QA pairs and trivia items, translates trivia; has an item sent back",
+    "annotator2": "annotator: has a pair in progress and items in review",
+    "reviewer": "reviewer: reviews QA and trivia items, validates (doha-val), verifies entity questions",
+}
+
+
 class Command(BaseCommand):
     help = (
-        "Create demo users (password 'localqa-demo') and three demo projects with page pairs. "
-        "Re-running creates nothing twice and changes no existing account's password."
+        "Create demo users (password 'localqa-demo') and a demo project of each kind: three Wikipedia QA "
+        "projects, a validation, a trivia and an entity-question project, each with work in every state. "
+        "Re-running creates nothing twice, keeps all data and changes no existing account's password."
     )
 
     def handle(self, *args, **options) -> None:
@@ -91,12 +148,13 @@ class Command(BaseCommand):
             users = {demo.username: self._ensure_user(demo) for demo in USERS}
             for demo in PROJECTS:
                 self._ensure_project(demo, users, guidelines_template)
+            for other in OTHER_KINDS:
+                self._ensure_other_kind(other, users)
 
-        self.stdout.write(f"\nLogins (password for all: {DEMO_PASSWORD}):")
+        self.stdout.write(f"\nLogins at {DEV_SERVER}/accounts/login/ (password for all: {DEMO_PASSWORD}):")
         for demo in USERS:
-            what = "superuser, /admin/" if demo.superuser else ", ".join(sorted(demo.roles)) + " in every demo project"
-            self.stdout.write(f"  {demo.username:<12} {what}")
-        self.stdout.write(f"\nOpen {DEV_SERVER}/ (run `python manage.py runserver` first).")
+            self.stdout.write(f"  {demo.username:<13} {ROLE_NOTES.get(demo.username, '')}")
+        self.stdout.write(f"\nOpen {DEV_SERVER}/ (`make run` serves it there; else `python manage.py runserver`).")
         if not settings.DEBUG:
             self.stderr.write(
                 "DEBUG is off: the demo accounts have a published password. "
@@ -142,13 +200,35 @@ class Command(BaseCommand):
                 f"A project {demo.slug!r} exists with other languages "
                 f"({project.local_language}–{project.standard_language}); rename it or use another database."
             )
+        self._ensure_members(project, users)
+        report = pairs_import_jsonl(project=project, path=DEMO_DIR / f"{demo.slug}.jsonl", source=PagePair.Source.DEMO)
+        if not report.ok:  # the demo files ship with the code; a problem here is a bug
+            raise CommandError(f"Demo data for {demo.slug} is broken: " + "; ".join(map(str, report.problems)))
+        if not QAItem.objects.filter(project=project).exists():  # a new project: work in every state
+            states.wikipedia_states(project, users)
+        self.stdout.write(f"{demo.slug}: {report.summary()}  {project_url(project)}")
+
+    def _ensure_members(self, project: Project, users: dict) -> None:
         for demo_user in USERS:
             if (
                 demo_user.roles
                 and not Membership.objects.filter(project=project, user=users[demo_user.username]).exists()
             ):
                 services.membership_set(project=project, user=users[demo_user.username], roles=demo_user.roles)
-        report = pairs_import_jsonl(project=project, path=DEMO_DIR / f"{demo.slug}.jsonl", source=PagePair.Source.DEMO)
-        if not report.ok:  # the demo files ship with the code; a problem here is a bug
-            raise CommandError(f"Demo data for {demo.slug} is broken: " + "; ".join(map(str, report.problems)))
-        self.stdout.write(f"{demo.slug}: {report.summary()}  {project_url(project)}")
+
+    def _ensure_other_kind(self, demo: OtherKind, users: dict) -> None:
+        """A validation, trivia or entity-question project: created once with its demo work, then left alone."""
+        project = Project.all_objects.filter(slug=demo.slug).first()
+        if project is not None:
+            if project.kind != demo.kind:
+                raise CommandError(
+                    f"A project {demo.slug!r} exists of another kind ({project.get_kind_display()}); "
+                    "rename it or use another database."
+                )
+            self._ensure_members(project, users)
+            self.stdout.write(f"{demo.slug}: exists; left as it is.  {project_url(project)}")
+            return
+        project = demo.create(name=demo.name, slug=demo.slug, created_by=users["coordinator"])
+        self._ensure_members(project, users)
+        demo.states(project, users, DEMO_DIR)
+        self.stdout.write(f"{demo.slug}: created with demo work.  {project_url(project)}")

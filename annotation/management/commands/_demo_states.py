@@ -1,0 +1,152 @@
+"""Work in progress for the demo projects (demo_setup): a few items in each state, made through the services
+the pages call, so every role finds something to do and something done. Each function runs once, on a
+project it has just created; a second `demo_setup` leaves what is there as it is."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.management.base import CommandError
+
+from annotation import services
+from annotation.models import PagePair, Project, QAItem
+from exports import services as exports
+from multichoice import entities as entity_services
+from multichoice import services as trivia_services
+from review import services as review_services
+
+Users = Mapping[str, AbstractBaseUser]
+
+# (question, standard answer, local answer, evidence: a piece of the pair's local lead)
+WIKIPEDIA_ITEMS: dict[str, dict[str, list[tuple[str, str, str, str]]]] = {
+    "yue-cmn": {
+        "缽仔糕": [
+            ("钵仔糕用什么原料制作？", "粘米粉、澄面和砂糖", "粘米粉、澄麵同砂糖", "用粘米粉、澄麵同砂糖開漿"),
+            ("怎么吃？", "用两支竹签挑起来吃", "用兩支竹籤挑起嚟食", "用兩支竹籤由缽邊挑起成件糕"),
+        ],
+        "石角村": [("石角村村口的榕树有多少岁？", "三百多岁", "三百幾歲", "三百幾歲嘅細葉榕")],
+    },
+    "bar-deu": {
+        "Weißwurscht": [
+            ("Bis wann isst man traditionell Weißwürste?", "Vor dem Mittagsläuten", "Bevors Mittag leit",
+             "derf s'Mittagsleitn ned hean"),
+            ("Was trinkt man zur Weißwurst?", "Ein Weißbier", "A Weißbier", "a Weißbier"),
+        ],
+    },
+}  # fmt: skip
+
+
+def _criteria(project: Project, flag: str = "", comment: str = "") -> dict[str, dict[str, str]]:
+    return {
+        c["key"]: {"verdict": "flag", "comment": comment} if c["key"] == flag else {"verdict": "pass", "comment": ""}
+        for c in project.review_criteria
+    }
+
+
+def _annotate(project: Project, user: AbstractBaseUser, title: str, submit: bool) -> list[QAItem]:
+    pair = services.pair_claim_next(project=project, user=user)
+    if pair is None or pair.local_title != title:
+        raise CommandError(f"Demo {project.slug}: expected to hand {user} the pair {title!r}, got {pair}.")
+    services.pair_screen(pair=pair, user=user, decision="annotate")
+    items = []
+    for question, standard, local, evidence in WIKIPEDIA_ITEMS[project.slug][title]:
+        start = pair.local_lead.find(evidence)
+        if start < 0:
+            raise CommandError(f"Demo {project.slug}: {evidence!r} is not in the lead of {title!r}.")
+        items.append(
+            services.qa_item_create(
+                pair=pair,
+                user=user,
+                question=question,
+                answer_standard=standard,
+                answer_local=local,
+                spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
+            )
+        )
+    if submit:
+        services.pair_submit(pair=pair, user=user)
+    return items
+
+
+def wikipedia_states(project: Project, users: Users) -> None:
+    """yue-cmn: a pair reviewed (one item accepted, one sent back with a comment) and released, a pair being
+    annotated; bar-deu: a pair in review. The other pairs wait in the pool."""
+    if project.slug == "yue-cmn":
+        services.project_update(project=project, lead_qa_min=1)
+        _annotate(project, users["annotator1"], "缽仔糕", submit=True)
+        for flag in ("", "standalone"):
+            slot = review_services.review_claim_next(project=project, user=users["reviewer"])
+            assert slot is not None
+            judgments = _criteria(project, flag, "Which dish? Name the 缽仔糕 so the question stands on its own.")
+            review_services.review_submit(slot=slot, user=users["reviewer"], version=slot.version, judgments=judgments)
+        _annotate(project, users["annotator2"], "石角村", submit=False)
+        exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
+    elif project.slug == "bar-deu":
+        _annotate(project, users["annotator2"], "Weißwurscht", submit=True)
+
+
+def validation_states(project: Project, users: Users, demo_dir: Path) -> None:
+    """Six collected pairs imported; the reviewer has validated two of them, which are released."""
+    from annotation.importers import ImportSource
+    from validation import services as validation
+
+    validation.validation_settings_update(project=project, tasks=["question", "location"])
+    path = demo_dir / "doha-val.jsonl"
+    report = validation.validation_items_import(
+        project=project, source=ImportSource(path.name, data=path.read_bytes()), user=users["coordinator"]
+    )
+    if not report.ok:
+        raise CommandError(f"Demo data {path.name} is broken: " + "; ".join(map(str, report.problems)))
+    for _ in range(2):
+        slot = validation.validation_claim_next(project=project, user=users["reviewer"])
+        assert slot is not None
+        data = {"question": "good", "location_relevant": "yes"}
+        validation.validation_submit(slot=slot, user=users["reviewer"], version=slot.version, data=data)
+    exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
+
+
+def trivia_states(project: Project, users: Users, demo_dir: Path) -> None:
+    """Items written by both annotators: in review, sent back with a comment, accepted (waiting for a translator),
+    translated; then a release."""
+    for line in (demo_dir / "bar-trivia.jsonl").read_text(encoding="utf-8").splitlines():
+        record: dict[str, Any] = json.loads(line)
+        state, author = record.pop("state"), users[record.pop("author")]
+        comment = record.pop("comment", "")
+        target = (record.pop("target_question", ""), record.pop("target_candidates", []))
+        item = trivia_services.trivia_item_create(project=project, user=author, **record)
+        if state == "in_review":
+            continue
+        item = trivia_services.trivia_items(project).get(pk=item.pk)
+        keys = [c["key"] for c in project.review_criteria]
+        met = {key: state != "sent_back" or index > 0 for index, key in enumerate(keys)}
+        trivia_services.trivia_review(item=item, user=users["reviewer"], criteria=met, comment=comment)
+        if state == "translated":
+            translator = users["annotator2"] if author == users["annotator1"] else users["annotator1"]
+            claimed = trivia_services.translation_claim_next(project=project, user=translator)
+            assert claimed is not None and claimed.pk == item.pk
+            trivia_services.translation_submit(
+                item=claimed, user=translator, target_question=target[0], target_candidates=target[1]
+            )
+    exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
+
+
+def entity_states(project: Project, users: Users, demo_dir: Path) -> None:
+    """Six companies imported, their questions generated; the reviewer verified one and rejected one; a release."""
+    path = demo_dir / "companies.csv"
+    entity_services.entities_import(project=project, data=path.read_bytes(), name=path.name, user=users["coordinator"])
+    entity_services.questions_generate(project=project, user=users["coordinator"])
+    for decision in ("accept", "reject"):
+        question = entity_services.verification_next(project=project, user=users["reviewer"])
+        assert question is not None
+        entity_services.question_verify(
+            question=question, user=users["reviewer"], version=question.item.version, decision=decision
+        )
+    exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
+
+
+def pairs_waiting(project: Project) -> int:
+    return PagePair.objects.filter(project=project).available().count()
