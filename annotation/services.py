@@ -118,6 +118,7 @@ def project_region_vocabulary_map(
         project=project, actor=actor, region_vocabulary={**(project.region_vocabulary or {}), **clean}
     )
 
+
 SLUG_RULE = "letters, digits, hyphens and underscores only, e.g. doha-val"
 
 
