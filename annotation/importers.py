@@ -1173,9 +1173,7 @@ class _Writer:
                 current = existing.get((pair_id, slot))
                 field_name = f"Question{slot}_qualitychecked"
                 if current is None:
-                    warn(
-                        field_name, f"a review outcome for slot {slot}, but the pair has no item there; not applied"
-                    )
+                    warn(field_name, f"a review outcome for slot {slot}, but the pair has no item there; not applied")
                     continue
                 original = outcome.revisions[0]
                 if (
