@@ -875,13 +875,13 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
                 report.add_warning(field_name, message, file=name, record=key)
 
             # A quality row repeats its base row: its residue is reported once, with the base file.
-            quiet = role == "quality" and base_row is not None
+            quiet = role == "quality"
             ok = (
                 wilova.check_row(
                     key,
                     row,
                     problem=problem,
-                    warn=_only_new(warn, base_row) if quiet else warn,
+                    warn=_only_new(warn, base_row) if quiet and base_row is not None else warn,
                     topics=project.topics,
                     quality=role == "quality",
                 )
@@ -1170,42 +1170,43 @@ class _Writer:
                 slot = outcome.metadata["wilova"]["slot"]
                 if outcome.status == QAItem.Status.SUBMITTED:
                     continue  # the file gives no outcome for this slot
-                item = existing.get((pair_id, slot))
+                current = existing.get((pair_id, slot))
                 field_name = f"Question{slot}_qualitychecked"
-                if item is None:
+                if current is None:
                     warn(field_name, f"a review outcome for slot {slot}, but the pair has no item there; not applied")
                     continue
                 original = outcome.revisions[0]
                 if (
-                    item.status != QAItem.Status.SUBMITTED
-                    or item.version != 1
-                    or item.pk in begun
-                    or (item.question, item.answer_standard) != (original["question"], original["answer_standard"])
+                    current.status != QAItem.Status.SUBMITTED
+                    or current.version != 1
+                    or current.pk in begun
+                    or (current.question, current.answer_standard)
+                    != (original["question"], original["answer_standard"])
                 ):
                     warn(
                         field_name,
                         f"the item in slot {slot} changed in localqa since its base import "
-                        f"({item.get_status_display().lower()}); the file's outcome was not applied",
+                        f"({current.get_status_display().lower()}); the file's outcome was not applied",
                     )
                     continue
                 self.report.count("review_outcomes", outcome.status)
                 if not self.write:
                     continue
-                item.status, item.question = outcome.status, outcome.question
-                item.answer_standard, item.version = outcome.answer_standard, len(outcome.revisions)
-                slot_metadata = {**item.metadata.get("wilova", {}), **outcome.metadata["wilova"]}
-                item.metadata = {**item.metadata, "wilova": slot_metadata}
-                item.updated_at = now
-                changed.append(item)
+                current.status, current.question = outcome.status, outcome.question
+                current.answer_standard, current.version = outcome.answer_standard, len(outcome.revisions)
+                slot_metadata = {**current.metadata.get("wilova", {}), **outcome.metadata["wilova"]}
+                current.metadata = {**current.metadata, "wilova": slot_metadata}
+                current.updated_at = now
+                changed.append(current)
                 for number, revision in enumerate(outcome.revisions[1:], start=2):
-                    revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
+                    revisions.append(QAItemRevision(item=current, number=number, created_at=now, **revision))
                 events.append(
                     ItemEvent(
-                        item=item,
+                        item=current,
                         action=outcome.status,
                         from_status=QAItem.Status.SUBMITTED,
                         to_status=outcome.status,
-                        revision_number=item.version,
+                        revision_number=current.version,
                         note=f"review outcome imported from {self.quality_file}",
                         created_at=now,
                     )

@@ -552,3 +552,26 @@ def test_the_command_prints_the_residue_it_kept(project, tmp_path):
     assert "warning: zh.zh-yue-YM.json, record '茶餐厅2', field Answer4: has text, but slot 4 has no question" in (
         out.getvalue()
     )
+
+
+def test_the_import_page_refuses_a_rerun_without_a_mapping_and_keeps_the_choices_made(
+    client, nan_project, coordinator, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(coordinator)
+    files = [SimpleUploadedFile(name, data) for name, data in nan_release().items()]
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post(reverse("import_start", args=[nan_project.slug]), {"files": files, "dry_run": "1"})
+    job_id = int(started["Location"].rstrip("/").rsplit("/", 1)[1])
+    url = reverse("import_rerun", args=[nan_project.slug, job_id])
+
+    empty = client.post(url, {"region_name": ["Fujian", "Taiwan"], "region_value": ["", ""]})
+    wrong = client.post(url, {"region_name": ["Fujian", "Taiwan"], "region_value": ["local", "nearby"]})
+
+    assert empty.status_code == 400 and "Map the regions this project does not know yet" in empty.content.decode()
+    page = wrong.content.decode()
+    assert wrong.status_code == 400 and "must map to one of the project&#x27;s regions" in page
+    assert '<option value="local" selected>' in page  # Fujian's choice is still there
+    nan_project.refresh_from_db()
+    assert "Fujian" not in nan_project.region_vocabulary
+    assert not PagePair.objects.filter(project=nan_project).exists()
