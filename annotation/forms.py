@@ -26,7 +26,10 @@ class ProjectCreateForm(ProjectSettingsForm):
         help_text="Leave empty to derive it (zh-yue for yue).",
     )
     standard_wiki = forms.CharField(
-        max_length=32, required=False, validators=[validate_wiki_code], help_text="Leave empty to derive it (zh for cmn)."
+        max_length=32,
+        required=False,
+        validators=[validate_wiki_code],
+        help_text="Leave empty to derive it (zh for cmn).",
     )
 
     field_order = ["name", "slug", "local_language", "standard_language", "local_wiki", "standard_wiki"]

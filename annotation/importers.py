@@ -31,6 +31,7 @@ from annotation import wilova
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from annotation.wilova import ItemRecord, PairRecord, locate
+from config import jsontext
 
 BATCH_ROWS = 1000
 BATCH_CHARS = 8_000_000  # flush earlier when pairs carry long full texts, so memory stays flat
@@ -451,7 +452,10 @@ def _csv_record(cells: dict[str, str], problem: _Problems, project: Project) -> 
             data[name] = int(value) if value.strip().isdigit() else value
         elif name == "metadata":
             try:
-                data[name] = json.loads(value)
+                data[name] = jsontext.loads(value)
+            except jsontext.NonFiniteNumber as error:
+                problem(name, f"holds {error.value} at {error.path or 'its top'}: JSON has no NaN or Infinity")
+                return None
             except json.JSONDecodeError as error:
                 problem(name, f"is not JSON: {error.msg} at column {error.colno}")
                 return None
@@ -499,7 +503,10 @@ def _parse_json_object(text: str, problem: _Problems) -> dict[str, Any] | None:
         return obj
 
     try:
-        data = json.loads(text, object_pairs_hook=keep_pairs)
+        data = jsontext.loads(text, object_pairs_hook=keep_pairs)
+    except jsontext.NonFiniteNumber as error:
+        problem(error.key or None, f"{error.path} is {error.value}: JSON has no NaN or Infinity; write null")
+        return None
     except json.JSONDecodeError as error:
         problem(None, f"invalid JSON: {error.msg} at column {error.colno}")
         return None
@@ -748,7 +755,7 @@ def _import_wilova(plan: list[tuple[ImportSource, str, int]], *, writer: _Writer
         data = item.read()
         writer.bytes_read(len(data))
         try:
-            rows = json.loads(data.decode("utf-8"))
+            rows = jsontext.loads(data.decode("utf-8"))
         except UnicodeDecodeError as error:
             report.add_problem(
                 None, None, f"not valid UTF-8: byte 0x{data[error.start]:02x} at byte offset {error.start}", file=label

@@ -88,7 +88,9 @@ class Project(models.Model):
     kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.WIKIPEDIA_QA)
     local_language = models.CharField(max_length=8, help_text="ISO 639-3 code of the local variety, e.g. yue or bar.")
     local_wiki = models.CharField(
-        max_length=32, validators=[validate_wiki_code], help_text="Wikipedia code of the local wiki, e.g. zh-yue or bar."
+        max_length=32,
+        validators=[validate_wiki_code],
+        help_text="Wikipedia code of the local wiki, e.g. zh-yue or bar.",
     )
     standard_language = models.CharField(
         max_length=8, help_text="ISO 639-3 code of the standard language, e.g. cmn or deu."
@@ -97,7 +99,10 @@ class Project(models.Model):
         max_length=32, validators=[validate_wiki_code], help_text="Wikipedia code of the standard wiki, e.g. zh or de."
     )
     standard_variant = models.CharField(
-        max_length=16, blank=True, validators=[validate_variant], help_text="Script variant for the standard wiki, e.g. zh-hk (Chinese only)."
+        max_length=16,
+        blank=True,
+        validators=[validate_variant],
+        help_text="Script variant for the standard wiki, e.g. zh-hk (Chinese only).",
     )
     guidelines = models.TextField(blank=True, help_text="Markdown.")
     guidelines_version = models.PositiveIntegerField(default=1)

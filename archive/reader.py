@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import io
-import json
 import shutil
 import uuid
 import zipfile
@@ -33,6 +32,7 @@ from archive.checks import archive_check, archive_verify
 from archive.files import release_path
 from archive.registry import ROOT, ArchivedModel, archived_models
 from archive.rows import USER_FIELDS, decode_value
+from config import jsontext
 from config.jobs import pause_between_steps
 
 Progress = Callable[[int, int, str], None]
@@ -147,7 +147,9 @@ def _lines(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[_Where, Any]
     with archive.open(member) as raw:
         for where.line, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), start=1):
             try:
-                record = json.loads(line)
+                record = jsontext.loads(line)
+            except jsontext.NonFiniteNumber as error:
+                raise where.error(f"{error.msg}.") from None
             except ValueError as error:
                 raise where.error(f"not valid JSON ({error}).") from None
             if not isinstance(record, dict):

@@ -107,12 +107,7 @@ def _csv_writing_calls(source: str) -> list[str]:
 
 
 def test_the_scan_finds_every_way_of_writing_csv():
-    hidden = (
-        "import csv as c\nw = c.writer(out)\n"
-        "from csv import DictWriter\n"
-        "make = csv.writer\n"
-        "frame.to_csv(out)\n"
-    )
+    hidden = "import csv as c\nw = c.writer(out)\nfrom csv import DictWriter\nmake = csv.writer\nframe.to_csv(out)\n"
     assert len(_csv_writing_calls(hidden)) == 4
     assert _csv_writing_calls("rows = csv.reader(text)\nwriter = csv_writer(out)\n") == []
 
