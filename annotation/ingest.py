@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -31,8 +30,8 @@ from django.utils import timezone
 from django.utils.text import get_valid_filename
 
 from annotation.errors import InvalidInput, InvalidState
-from annotation.languages import VARIANT
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
+from annotation.languages import VARIANT
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
 from audit import services as audit

@@ -15,7 +15,6 @@ from django.urls import reverse
 
 from exports.csv_safety import csv_writer, spreadsheet_safe
 from tests.conftest import api_as
-from tests.validation.conftest import second_reviewer, vproject  # noqa: F401 (fixtures)
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # Writers that must stay byte-exact: path -> why. None: every CSV localqa writes is opened by people.

@@ -198,7 +198,7 @@ def test_a_list_refuses_a_limit_or_offset_the_database_cannot_hold(project, coor
 
 
 def test_a_list_keeps_answering_limits_inside_the_bounds(project, coordinator):
-    for number in range(3):
+    for _ in range(3):
         factories.pair(project)
 
     response = api_as(coordinator).get(f"/api/projects/{project.slug}/pairs/?limit=2&offset=1")
