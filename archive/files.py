@@ -14,10 +14,9 @@ from typing import Any
 from django.conf import settings
 
 from exports.models import Release
+from exports.paths import NAME_PATTERN
 
-MEMBER = re.compile(
-    r"^files/release-(?P<pk>[0-9]{1,19})/(?P<name>(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*)$"
-)
+MEMBER = re.compile(rf"^files/release-(?P<pk>[0-9]{{1,19}})/(?P<name>{NAME_PATTERN})$")
 
 
 def release_members(project: Any) -> Iterator[tuple[str, Path, str, dict[str, Any]]]:
