@@ -424,3 +424,4 @@ from annotation.models_ingest import (  # noqa: E402, F401
     SourceRow,
     WikiPage,
 )
+from annotation.models_tokens import ApiToken  # noqa: E402, F401
