@@ -24,7 +24,7 @@ from annotation import tokens
 from annotation.api import NO_CONTENT, _paginated, _responses, _validated
 from annotation.errors import InvalidInput
 from annotation.models import ApiToken
-from annotation.signin import lockout_message
+from annotation.signin import lockout_message, lockout_username
 
 
 class SignInInput(serializers.Serializer):
@@ -76,7 +76,9 @@ class TokenObtainApi(APIView):
     def post(self, request: Request) -> Response:
         data = _validated(SignInInput, request.data)
         # The Django request: the lockout reads and marks it (the DRF wrapper would hide the marks).
-        user = authenticate(request._request, username=data["username"], password=data["password"])
+        # Spelled as the sign-in form spells it (stripped, NFKC), so both ways of signing in agree on who it is.
+        username = lockout_username(request._request, {"username": data["username"]}) or ""
+        user = authenticate(request._request, username=username, password=data["password"])
         if getattr(request._request, "axes_locked_out", False):
             return Response({"detail": lockout_message(), "code": "locked_out"}, status=429)
         if user is None:

@@ -16,6 +16,7 @@ The two keys are what Django authenticates and who is really asking:
 from __future__ import annotations
 
 import unicodedata
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -52,6 +53,14 @@ def client_address(request: HttpRequest) -> str | None:
         if address:
             return address
     return request.META.get("REMOTE_ADDR")
+
+
+def failure_limit(request: HttpRequest, credentials: dict[str, Any] | None = None) -> int:
+    return int(settings.LOGIN_MAX_FAILURES)
+
+
+def lockout_time(request: HttpRequest | None = None) -> timedelta:
+    return timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
 
 
 def lockout_message() -> str:

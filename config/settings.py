@@ -5,7 +5,6 @@ folder, Celery tasks executed in-process, DEBUG on. Production sets at least
 SECRET_KEY, DEBUG=false, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL.
 """
 
-from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -226,8 +225,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"  # counts in the fail-open cache above
-AXES_FAILURE_LIMIT = LOGIN_MAX_FAILURES
-AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+AXES_FAILURE_LIMIT = "annotation.signin.failure_limit"  # LOGIN_MAX_FAILURES, read when counting
+AXES_COOLOFF_TIME = "annotation.signin.lockout_time"  # LOGIN_LOCKOUT_MINUTES
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # guesses during a lockout do not prolong it
