@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -30,7 +32,7 @@ class ApiToken(models.Model):
     def __str__(self) -> str:
         return f"{self.prefix}… of {self.user_id}"
 
-    def is_live(self, now: timezone.datetime | None = None) -> bool:
+    def is_live(self, now: datetime.datetime | None = None) -> bool:
         now = now or timezone.now()
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 

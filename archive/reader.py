@@ -358,24 +358,24 @@ def _checked(field: models.Field, value: Any, obj: models.Model | None = None) -
 def _adjust(label: str, obj: models.Model, slug: str) -> None:
     """Values that name the project's place on this server: its slug, where its release files live; and work
     that was not finished when the project was archived, which must not start here on files it names."""
+    row: Any = obj
     if label == ROOT:
-        obj.slug = slug  # type: ignore[attr-defined]
+        row.slug = slug
     elif label == "exports.Release":
-        if obj.path:  # type: ignore[attr-defined]
-            obj.path = release_path(slug, obj.version)  # type: ignore[attr-defined]
-        if obj.status in obj.ACTIVE:  # type: ignore[attr-defined]
-            obj.status, obj.error = obj.Status.FAILED, UNFINISHED  # type: ignore[attr-defined]
+        if row.path:
+            row.path = release_path(slug, row.version)
+        if row.status in row.ACTIVE:
+            row.status, row.error = row.Status.FAILED, UNFINISHED
     elif label == "annotation.ImportJob":
         # Uploads are not archived: a stored path would name some other file of this server.
-        obj.files = [  # type: ignore[attr-defined]
-            {"name": str(f.get("name", ""))[:255], "size": f.get("size")}
-            for f in obj.files
-            if isinstance(f, dict)  # type: ignore[attr-defined]
+        files = row.files if isinstance(row.files, list) else []
+        row.files = [
+            {"name": str(f.get("name", ""))[:255], "size": f.get("size")} for f in files if isinstance(f, dict)
         ]
-        if obj.status in (obj.Status.PENDING, obj.Status.RUNNING):  # type: ignore[attr-defined]
-            obj.status, obj.error = obj.Status.FAILED, UNFINISHED  # type: ignore[attr-defined]
-    elif label == "annotation.Collection" and obj.status in (obj.Status.PENDING, obj.Status.RUNNING):  # type: ignore[attr-defined]
-        obj.status, obj.error = obj.Status.FAILED, UNFINISHED  # type: ignore[attr-defined]
+        if row.status in (row.Status.PENDING, row.Status.RUNNING):
+            row.status, row.error = row.Status.FAILED, UNFINISHED
+    elif label == "annotation.Collection" and row.status in (row.Status.PENDING, row.Status.RUNNING):
+        row.status, row.error = row.Status.FAILED, UNFINISHED
 
 
 UNFINISHED = "Not finished when the project was archived; archives do not carry unfinished work. Start it again."

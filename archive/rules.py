@@ -8,7 +8,7 @@ fields: usernames as sign-in takes them, known language codes, prompt templates,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -22,7 +22,7 @@ from exports.paths import release_files_problems
 def username_problem(username: str) -> str | None:
     """Why sign-in could not take this username (None when it could): the model's validator and length, NFKC."""
     user_model = get_user_model()
-    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    field = cast(models.CharField, user_model._meta.get_field(user_model.USERNAME_FIELD))
     if len(username) > (field.max_length or 150):
         return f"at most {field.max_length} characters."
     if user_model.normalize_username(username) != username:
