@@ -73,8 +73,7 @@ def lockout_response(
     """429: the sign-in form again with the reason (what was typed stays), or JSON for the API."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": lockout_message(), "code": "locked_out"}, status=429)
-    form = AuthenticationForm(request, data=request.POST or None)
-    form.is_valid()  # binds the data; its errors are replaced by the one that matters
-    form.errors.clear()
-    form.add_error(None, lockout_message())
-    return render(request, "registration/login.html", {"form": form, "next": request.POST.get("next", "")}, status=429)
+    # Unbound, with the name typed kept: validating the form again would check the password once more.
+    form = AuthenticationForm(request, initial={"username": request.POST.get("username", "")})
+    context = {"form": form, "lockout": lockout_message(), "next": request.POST.get("next", "")}
+    return render(request, "registration/login.html", context, status=429)
