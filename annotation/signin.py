@@ -19,11 +19,23 @@ import unicodedata
 from datetime import timedelta
 from typing import Any
 
+from axes.backends import AxesStandaloneBackend
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from ipware import get_client_ip
+
+
+class LockoutBackend(AxesStandaloneBackend):
+    """axes' guard, for sign-ins that come with a request (every HTTP one: the form, the token endpoint, the
+    admin). A call without a request is code on this server (a shell, the test client's `login`), not a guess
+    from outside; axes would refuse it outright, so it is left to the next backend."""
+
+    def authenticate(self, request: HttpRequest | None, *args: Any, **kwargs: Any) -> None:
+        if request is None:
+            return None
+        return super().authenticate(request, *args, **kwargs)
 
 
 def lockout_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:

@@ -221,7 +221,7 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 if TRUSTED_PROXY_COUNT < 0:
     raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 (no proxy) or the number of proxies in front.")
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out name before any password is checked
+    "annotation.signin.LockoutBackend",  # axes: refuses a locked-out name before any password is checked
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"  # counts in the fail-open cache above
@@ -234,6 +234,7 @@ AXES_USERNAME_CALLABLE = "annotation.signin.lockout_username"
 AXES_CLIENT_IP_CALLABLE = "annotation.signin.client_address"
 AXES_LOCKOUT_CALLABLE = "annotation.signin.lockout_response"
 AXES_SENSITIVE_PARAMETERS = ["password"]
+AXES_VERBOSE = False  # no banner on every start and management command; failures and lockouts are still logged
 if not CACHE_URL:
     # The embedded default counts in each process's memory; axes warns about that, and it is the trade-off
     # of a single-process setup (production sets REDIS_URL, which every web process shares).

@@ -145,7 +145,7 @@ def test_there_is_one_lockout_mechanism():
     """The hand-written lockout is gone: axes' backend guards authenticate() for every caller."""
     from django.conf import settings
 
-    assert settings.AUTHENTICATION_BACKENDS[0] == "axes.backends.AxesStandaloneBackend"
+    assert settings.AUTHENTICATION_BACKENDS[0] == "annotation.signin.LockoutBackend"
     assert "axes.middleware.AxesMiddleware" in settings.MIDDLEWARE
     with pytest.raises(ImportError):
         __import__("annotation.views.auth")
