@@ -1,10 +1,8 @@
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 
 from annotation import api, api_imports
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="api_token"),
     path("projects/", api.ProjectListApi.as_view(), name="api_projects"),
     path("projects/<slug:slug>/", api.ProjectDetailApi.as_view(), name="api_project"),
     path("projects/<slug:slug>/next-steps/", api.NextStepsApi.as_view(), name="api_next_steps"),

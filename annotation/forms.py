@@ -1,6 +1,6 @@
 from django import forms
 
-from annotation.languages import language_choices
+from annotation.languages import language_choices, validate_wiki_code
 from annotation.models import Project, Role, Screening
 
 
@@ -38,8 +38,18 @@ class ProjectCreateForm(ProjectSettingsForm):
     slug = forms.SlugField(max_length=60, help_text="Short name used in URLs, e.g. yue-cmn.")
     local_language = forms.ChoiceField(choices=language_choices, initial="yue")
     standard_language = forms.ChoiceField(choices=language_choices, initial="cmn")
-    local_wiki = forms.CharField(max_length=32, required=False, help_text="Leave empty to derive it (zh-yue for yue).")
-    standard_wiki = forms.CharField(max_length=32, required=False, help_text="Leave empty to derive it (zh for cmn).")
+    local_wiki = forms.CharField(
+        max_length=32,
+        required=False,
+        validators=[validate_wiki_code],
+        help_text="Leave empty to derive it (zh-yue for yue).",
+    )
+    standard_wiki = forms.CharField(
+        max_length=32,
+        required=False,
+        validators=[validate_wiki_code],
+        help_text="Leave empty to derive it (zh for cmn).",
+    )
 
     region_vocabulary = None  # type: ignore[assignment]  # seeded from the study's languages; edited afterwards
 

@@ -35,6 +35,7 @@ from annotation import wilova
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from annotation.wilova import ItemRecord, PairRecord, locate
+from config import jsontext
 
 BATCH_ROWS = 1000
 BATCH_CHARS = 8_000_000  # flush earlier when pairs carry long full texts, so memory stays flat
@@ -524,7 +525,10 @@ def _csv_record(cells: dict[str, str], problem: _Problems, project: Project) -> 
             data[name] = int(value) if value.strip().isdigit() else value
         elif name == "metadata":
             try:
-                data[name] = json.loads(value)
+                data[name] = jsontext.loads(value)
+            except jsontext.NonFiniteNumber as error:
+                problem(name, f"holds {error.value} at {error.path or 'its top'}: JSON has no NaN or Infinity")
+                return None
             except json.JSONDecodeError as error:
                 problem(name, f"is not JSON: {error.msg} at column {error.colno}")
                 return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -32,6 +31,7 @@ from django.utils.text import get_valid_filename
 
 from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
+from annotation.languages import VARIANT
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
 from audit import services as audit
@@ -42,7 +42,6 @@ from config.jobs import pause_between_steps
 logger = logging.getLogger(__name__)
 
 MAX_TITLES = 50_000
-VARIANT = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})+")  # zh-hk, zh-hans, sr-el: what MediaWiki's `variant` takes
 Outcome = CollectionTitle.Outcome
 
 

@@ -5,7 +5,10 @@ Arabic is `ar`), so every project stores both; the wiki code is derived from
 this table and can be overridden.
 """
 
+import re
 from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
 
 
 @dataclass(frozen=True)
@@ -114,3 +117,36 @@ def get_language(code: str) -> Language:
 
 def language_choices() -> list[tuple[str, str]]:
     return sorted(((lang.code, f"{lang.name} ({lang.code})") for lang in _LANGUAGES), key=lambda c: c[1])
+
+
+# A Wikipedia code is a host name label: lowercase letters, digits and inner hyphens (zh-yue, zh-min-nan,
+# bat-smg, roa-tara, be-tarask). It becomes the host the worker connects to (WIKIPEDIA_API_URL), so nothing
+# else may pass: no dots, colons, slashes, `#` or `@` that would point the request at another host.
+WIKI_CODE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+WIKI_CODE_MAX = 32
+WIKI_CODE_RULE = "a Wikipedia code is lowercase letters, digits and hyphens, e.g. zh-yue, bar or zh-min-nan"
+
+
+def is_wiki_code(value: object) -> bool:
+    """True for wiki-code syntax (also used for script variants such as zh-hk)."""
+    return isinstance(value, str) and len(value) <= WIKI_CODE_MAX and WIKI_CODE.fullmatch(value) is not None
+
+
+def validate_wiki_code(value: object) -> None:
+    """Django validator form of `is_wiki_code` (model and form fields, serializers, archive rows)."""
+    if not is_wiki_code(value):
+        raise ValidationError(f"{str(value)[:40]!r} is not a wiki code: {WIKI_CODE_RULE}.", code="wiki_code")
+
+
+# A script variant MediaWiki's `variant` takes (zh-hk, zh-hans, sr-el); sent as a parameter, never as the host.
+VARIANT = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})+")
+VARIANT_RULE = "a script variant is a code such as zh-cn, zh-hk or zh-tw"
+
+
+def is_variant(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= 16 and VARIANT.fullmatch(value) is not None
+
+
+def validate_variant(value: object) -> None:
+    if not is_variant(value):
+        raise ValidationError(f"{str(value)[:40]!r} is not a script variant: {VARIANT_RULE}.", code="variant")

@@ -6,7 +6,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.languages import Language, get_language
+from annotation.languages import Language, get_language, validate_variant, validate_wiki_code
 
 DEFAULT_REVIEW_CRITERIA = [
     {
@@ -91,13 +91,22 @@ class Project(models.Model):
     slug = models.SlugField(max_length=60, unique=True)
     kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.WIKIPEDIA_QA)
     local_language = models.CharField(max_length=8, help_text="ISO 639-3 code of the local variety, e.g. yue or bar.")
-    local_wiki = models.CharField(max_length=32, help_text="Wikipedia code of the local wiki, e.g. zh-yue or bar.")
+    local_wiki = models.CharField(
+        max_length=32,
+        validators=[validate_wiki_code],
+        help_text="Wikipedia code of the local wiki, e.g. zh-yue or bar.",
+    )
     standard_language = models.CharField(
         max_length=8, help_text="ISO 639-3 code of the standard language, e.g. cmn or deu."
     )
-    standard_wiki = models.CharField(max_length=32, help_text="Wikipedia code of the standard wiki, e.g. zh or de.")
+    standard_wiki = models.CharField(
+        max_length=32, validators=[validate_wiki_code], help_text="Wikipedia code of the standard wiki, e.g. zh or de."
+    )
     standard_variant = models.CharField(
-        max_length=16, blank=True, help_text="Script variant for the standard wiki, e.g. zh-hk (Chinese only)."
+        max_length=16,
+        blank=True,
+        validators=[validate_variant],
+        help_text="Script variant for the standard wiki, e.g. zh-hk (Chinese only).",
     )
     guidelines = models.TextField(blank=True, help_text="Markdown.")
     guidelines_version = models.PositiveIntegerField(default=1)
@@ -425,3 +434,4 @@ from annotation.models_ingest import (  # noqa: E402, F401
     SourceRow,
     WikiPage,
 )
+from annotation.models_tokens import ApiToken  # noqa: E402, F401

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.languages import validate_variant, validate_wiki_code
 from annotation.models import PagePair, Project
 
 
@@ -37,9 +38,9 @@ class Collection(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.TITLES)
     category = models.CharField(max_length=500, blank=True, help_text="Local-wiki category, for category sources.")
-    local_wiki = models.CharField(max_length=32)
-    standard_wiki = models.CharField(max_length=32)
-    standard_variant = models.CharField(max_length=16, blank=True)
+    local_wiki = models.CharField(max_length=32, validators=[validate_wiki_code])
+    standard_wiki = models.CharField(max_length=32, validators=[validate_wiki_code])
+    standard_variant = models.CharField(max_length=16, blank=True, validators=[validate_variant])
     local_heavy_only = models.BooleanField(
         default=True, help_text="Keep a pair only if the local lead and full text are both longer than the standard."
     )

@@ -11,6 +11,7 @@ from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.languages import validate_wiki_code
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role
 
 # Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
@@ -110,8 +111,8 @@ class ProjectSettingsInput(serializers.Serializer):
     reviewers_per_item = serializers.IntegerField(required=False)
     claim_minutes = serializers.IntegerField(required=False)
     standard_variant = serializers.CharField(required=False, allow_blank=True, max_length=16)
-    local_wiki = serializers.CharField(required=False, max_length=32)
-    standard_wiki = serializers.CharField(required=False, max_length=32)
+    local_wiki = serializers.CharField(required=False, max_length=32, validators=[validate_wiki_code])
+    standard_wiki = serializers.CharField(required=False, max_length=32, validators=[validate_wiki_code])
     region_vocabulary = serializers.DictField(
         child=serializers.CharField(),
         required=False,

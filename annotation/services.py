@@ -22,7 +22,7 @@ from django.utils.text import slugify
 from annotation import wilova
 from annotation.access import is_coordinator
 from annotation.errors import InvalidInput, InvalidState, StaleEdit
-from annotation.languages import UnknownLanguage, get_language
+from annotation.languages import VARIANT_RULE, WIKI_CODE_RULE, UnknownLanguage, get_language, is_variant, is_wiki_code
 from annotation.models import (
     DEFAULT_REGIONS,
     EvidenceSpan,
@@ -79,6 +79,11 @@ def _check_project_settings(values: Mapping[str, Any]) -> None:
         errors["claim_minutes"] = ["must be between 1 and 1440 minutes"]
     if "name" in values and not str(values["name"]).strip():
         errors["name"] = ["must not be empty"]
+    for field in ("local_wiki", "standard_wiki"):
+        if values.get(field) is not None and not is_wiki_code(values[field]):
+            errors[field] = [WIKI_CODE_RULE]
+    if values.get("standard_variant") and not is_variant(values["standard_variant"]):
+        errors["standard_variant"] = [VARIANT_RULE]
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
@@ -154,7 +159,12 @@ def project_create(
     unknown = set(project_settings) - set(PROJECT_SETTINGS)
     if unknown:
         raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
-    values = {"name": name, **project_settings}
+    values = {
+        "name": name,
+        "local_wiki": local_wiki or get_language(local_language).wiki,
+        "standard_wiki": standard_wiki or get_language(standard_language).wiki,
+        **project_settings,
+    }
     _check_project_settings(
         {"lead_qa_min": 2, "lead_qa_max": 3, **values}  # defaults of the model, for the range check
     )
@@ -168,8 +178,6 @@ def project_create(
                 slug=slug,
                 local_language=local_language,
                 standard_language=standard_language,
-                local_wiki=local_wiki or get_language(local_language).wiki,
-                standard_wiki=standard_wiki or get_language(standard_language).wiki,
                 created_by=created_by,
                 **values,
             )

@@ -18,6 +18,8 @@ import httpx
 import wikipediaapi
 from django.conf import settings
 
+from annotation.languages import is_variant, is_wiki_code
+
 USER_AGENT_NAME = "localqa/0.1"
 _HEADING = re.compile(r"(^|\n) *==+ .*? ==+ *(\n|$)")
 
@@ -147,6 +149,9 @@ class WikiSession:
     def _client(self, wiki: str, variant: str = "") -> _Wikipedia:
         key = (wiki, variant)
         if key not in self._clients:
+            # The code becomes the host name: whatever a row or a caller says, only a wiki code gets this far.
+            if not is_wiki_code(wiki) or (variant and not is_variant(variant)):
+                raise WikipediaError(f"{wiki[:40]!r}/{variant[:40]!r} is not a wiki code and script variant.")
             self._clients[key] = _Wikipedia(
                 user_agent=user_agent(),
                 language=wiki,

@@ -11,13 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-
 from exports.models import Release
+from exports.paths import NAME_PATTERN, inside, release_folder
 
-MEMBER = re.compile(
-    r"^files/release-(?P<pk>[0-9]{1,19})/(?P<name>(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*)$"
-)
+MEMBER = re.compile(rf"^files/release-(?P<pk>[0-9]{{1,19}})/(?P<name>{NAME_PATTERN})$")
 
 
 def release_members(project: Any) -> Iterator[tuple[str, Path, str, dict[str, Any]]]:
@@ -30,7 +27,7 @@ def release_members(project: Any) -> Iterator[tuple[str, Path, str, dict[str, An
                 raise ValueError(f"Release {pk}: the file name {entry['name']!r} cannot be archived safely.")
             yield (
                 member,
-                Path(settings.MEDIA_ROOT) / path / entry["name"],
+                inside(release_folder(path), entry["name"]),
                 entry.get("sha256", ""),
                 {
                     "model": Release._meta.label,

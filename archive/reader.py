@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import io
-import json
 import shutil
 import uuid
 import zipfile
@@ -33,7 +32,10 @@ from archive.checks import archive_check, archive_verify
 from archive.files import release_path
 from archive.registry import ROOT, ArchivedModel, archived_models
 from archive.rows import USER_FIELDS, decode_value
+from archive.rules import row_problems, username_problem
+from config import jsontext
 from config.jobs import pause_between_steps
+from exports import paths
 
 Progress = Callable[[int, int, str], None]
 BATCH = 1000
@@ -147,7 +149,9 @@ def _lines(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[_Where, Any]
     with archive.open(member) as raw:
         for where.line, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), start=1):
             try:
-                record = json.loads(line)
+                record = jsontext.loads(line)
+            except jsontext.NonFiniteNumber as error:
+                raise where.error(f"{error.msg}.") from None
             except ValueError as error:
                 raise where.error(f"not valid JSON ({error}).") from None
             if not isinstance(record, dict):
@@ -164,6 +168,9 @@ def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
         username = record.get("username")
         if not isinstance(username, str) or not username:
             raise where.error("'username' is missing.")
+        problem = username_problem(username)
+        if problem:
+            raise where.error(f"field 'username': {problem}", field="file")
         existing = user_model._base_manager.filter(username=username).values_list("pk", flat=True).first()
         if existing is not None:
             users[username], matched = existing, matched + 1
@@ -173,7 +180,7 @@ def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
             if field_name in record:
                 field = user_model._meta.get_field(field_name)
                 try:
-                    setattr(person, field.attname, decode_value(field, record[field_name]))
+                    setattr(person, field.attname, _checked(field, decode_value(field, record[field_name])))
                 except ValidationError as error:
                     raise where.error(f"field {field_name!r}: {'; '.join(error.messages)}") from None
         person.set_unusable_password()
@@ -292,10 +299,12 @@ def _import_model(
                 setattr(obj, field.attname, new)
             else:
                 try:
-                    setattr(obj, field.attname, decode_value(field, value))
+                    setattr(obj, field.attname, _checked(field, decode_value(field, value), obj))
                 except (ValidationError, ValueError, TypeError) as error:
                     message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
                     raise where.error(f"field {field_name!r}: {message}") from None
+        for field_name, problem in row_problems(label, obj):
+            raise where.error(f"field {field_name!r}: {problem}")
         _translate_ids(entry, obj, maps, where)
         _adjust(label, obj, slug)
         batch.append((old, obj, str(where.line)))
@@ -338,12 +347,38 @@ def _translate_ids(entry: ArchivedModel, obj: models.Model, maps: _Maps, where: 
             setattr(obj, field_name, maps.floor(target, value))
 
 
+def _checked(field: models.Field, value: Any, obj: models.Model | None = None) -> Any:
+    """The value if the field's own rules take it (length, choices, validators such as wiki codes, e-mail)."""
+    if value not in field.empty_values:
+        field.validate(value, obj)  # type: ignore[arg-type]
+        field.run_validators(value)
+    return value
+
+
 def _adjust(label: str, obj: models.Model, slug: str) -> None:
-    """Values that name the project's place on this server: its slug, and where its release files live."""
+    """Values that name the project's place on this server: its slug, where its release files live; and work
+    that was not finished when the project was archived, which must not start here on files it names."""
+    row: Any = obj
     if label == ROOT:
-        obj.slug = slug  # type: ignore[attr-defined]
-    elif label == "exports.Release" and obj.path:  # type: ignore[attr-defined]
-        obj.path = release_path(slug, obj.version)  # type: ignore[attr-defined]
+        row.slug = slug
+    elif label == "exports.Release":
+        if row.path:
+            row.path = release_path(slug, row.version)
+        if row.status in row.ACTIVE:
+            row.status, row.error = row.Status.FAILED, UNFINISHED
+    elif label == "annotation.ImportJob":
+        # Uploads are not archived: a stored path would name some other file of this server.
+        files = row.files if isinstance(row.files, list) else []
+        row.files = [
+            {"name": str(f.get("name", ""))[:255], "size": f.get("size")} for f in files if isinstance(f, dict)
+        ]
+        if row.status in (row.Status.PENDING, row.Status.RUNNING):
+            row.status, row.error = row.Status.FAILED, UNFINISHED
+    elif label == "annotation.Collection" and row.status in (row.Status.PENDING, row.Status.RUNNING):
+        row.status, row.error = row.Status.FAILED, UNFINISHED
+
+
+UNFINISHED = "Not finished when the project was archived; archives do not carry unfinished work. Start it again."
 
 
 def _written(manifest: dict[str, Any], maps: _Maps) -> list[tuple[int | None, str]]:
@@ -368,9 +403,16 @@ def _place_files(
             raise InvalidInput(
                 f"{entry.get('member')}: not a file of release v{release.version}, or not the bytes it published."
             )
-        final = Path(settings.MEDIA_ROOT) / release.path
+        # The name comes from the archive's own Release row: it must stay inside the release's folder, and the
+        # folder inside this project's releases (checked as paths, not only as text, before anything is written).
+        final = paths.release_folder(release.path)
+        if final.parent != (paths.releases_root() / slug).resolve():
+            raise InvalidInput(f"manifest.json: files[{position}] points outside the project's releases.")
         temporary = staging / final.name
-        target = temporary / recorded["name"]
+        try:
+            target = paths.inside(temporary, str(recorded["name"]))
+        except InvalidInput as error:
+            raise InvalidInput(f"{entry.get('member')}: {error.message}", field="file") from None
         target.parent.mkdir(parents=True, exist_ok=True)
         with archive.open(entry["member"]) as source, target.open("wb") as out:
             shutil.copyfileobj(source, out, 1 << 16)

@@ -30,6 +30,7 @@ ROOT = "annotation.Project"
 EXCLUDED: dict[str, str] = {
     "annotation.WikiPage": "A server-wide cache of fetched Wikipedia pages, shared by every project; it fills "
     "itself again on the next collection.",
+    "annotation.ApiToken": "A person's credentials on this server: they never leave it (and name no project).",
     "archive.ProjectArchive": "The record of this server's exports and imports: about the server, not the "
     "project (an archive cannot contain itself).",
 }

@@ -54,7 +54,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: turns a sign-in lockout (annotation/signin.py) into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -213,18 +215,50 @@ CACHES = {
     }
 }
 
-# Guessing passwords: after this many failures for one user name from one address, wait.
+# Guessing passwords (annotation/signin.py): after this many failures for one user name from one client
+# address — through the sign-in form, POST /api/auth/token/ or the admin alike — that pair waits this long.
 LOGIN_MAX_FAILURES = env.int("LOGIN_MAX_FAILURES", default=5)
 LOGIN_LOCKOUT_MINUTES = env.int("LOGIN_LOCKOUT_MINUTES", default=15)
+# How many reverse proxies of ours stand in front of localqa, each adding to X-Forwarded-For (the shipped
+# nginx: 1). 0: REMOTE_ADDR is the client. Behind a proxy, leaving it 0 makes every client the proxy's address,
+# so a few wrong guesses would lock a name for everyone; setting it without a proxy lets clients pick their own
+# address. Used for the sign-in lockout and the API throttles.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 (no proxy) or the number of proxies in front.")
+AUTHENTICATION_BACKENDS = [
+    "annotation.signin.LockoutBackend",  # axes: refuses a locked-out name before any password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"  # counts in the fail-open cache above
+AXES_FAILURE_LIMIT = "annotation.signin.failure_limit"  # LOGIN_MAX_FAILURES, read when counting
+AXES_COOLOFF_TIME = "annotation.signin.lockout_time"  # LOGIN_LOCKOUT_MINUTES
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # guesses during a lockout do not prolong it
+AXES_USERNAME_CALLABLE = "annotation.signin.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "annotation.signin.client_address"
+AXES_LOCKOUT_CALLABLE = "annotation.signin.lockout_response"
+AXES_SENSITIVE_PARAMETERS = ["password"]
+AXES_VERBOSE = False  # no banner on every start and management command; failures and lockouts are still logged
+if not CACHE_URL:
+    # The embedded default counts in each process's memory; axes warns about that, and it is the trade-off
+    # of a single-process setup (production sets REDIS_URL, which every web process shares).
+    SILENCED_SYSTEM_CHECKS = ["axes.W001"]
+
+# API tokens (annotation/tokens.py): days a new token works (0: until revoked). Signing out keeps them.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
+if API_TOKEN_DAYS < 0:
+    raise ImproperlyConfigured("API_TOKEN_DAYS must be 0 (no expiry) or a number of days.")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "annotation.tokens.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
@@ -234,7 +268,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("API_THROTTLE_ANON", default="60/min"),
         "user": env.str("API_THROTTLE_USER", default="3000/min"),
+        "auth": env.str("API_THROTTLE_AUTH", default="20/min"),  # POST /api/auth/token/, per client address
     },
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # throttles key on the client address as the sign-in lockout does
 }
 
 SPECTACULAR_SETTINGS = {

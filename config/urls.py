@@ -3,14 +3,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotation.views.auth import LoginView
-
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/login/", LoginView.as_view(), name="login"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
+    path("api/auth/", include("annotation.api_auth_urls")),
     path("api/", include("annotation.api_urls")),
     path("api/", include("review.api_urls")),
     path("api/", include("review.calculator_api_urls")),
@@ -21,6 +20,7 @@ urlpatterns = [
     path("api/", include("annotation.api_deleted_urls")),
     path("api/", include("audit.api_urls")),
     path("api/", include("archive.api_urls")),
+    path("account/", include("annotation.account_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
     path("", include("review.calculator_urls")),

@@ -38,7 +38,7 @@ from audit import services as audit
 from audit.models import Action
 from config.enqueue import enqueue_on_commit
 from config.jobs import pause_between_steps
-from exports import formats
+from exports import formats, paths
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release
@@ -476,8 +476,9 @@ def release_build_now(**request: Any) -> Release:
 def release_file_path(release: Release, name: str) -> Path:
     """The path of one published file; only names listed in the release's files are served."""
     if not release.is_published or release.file_entry(name) is None:
-        raise InvalidInput(f"The release has no file called {name!r}.", field="name")
-    return Path(settings.MEDIA_ROOT) / release.path / name
+        raise InvalidInput(f"The release has no file called {name[:80]!r}.", field="name")
+    # Listed is not enough: a row may come from an imported archive, so the path itself is checked too.
+    return paths.inside(paths.release_folder(release.path), name)
 
 
 def release_archive_name(release: Release) -> str:

@@ -21,6 +21,7 @@ from django.core.validators import URLValidator
 from annotation.importers import ImportReport, ImportSource
 from annotation.languages import UnknownLanguage, get_language
 from annotation.services import MAX_TEXT_FIELD
+from config import jsontext
 from validation.models import DomainLabel
 from validation.text import domain_of
 
@@ -92,7 +93,10 @@ def _rows(text: str, fmt: str, source: ImportSource, report: ImportReport) -> It
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
+                data = jsontext.loads(raw)
+            except jsontext.NonFiniteNumber as error:
+                report.add_problem(line, error.key or None, f"{error.msg}; write null or a number", file=source.name)
+                continue
             except json.JSONDecodeError as error:
                 report.add_problem(line, None, f"not valid JSON: {error.msg} (column {error.colno})", file=source.name)
                 continue

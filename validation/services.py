@@ -10,7 +10,6 @@ report (`annotation.importers.ImportReport`).
 
 from __future__ import annotations
 
-import csv
 import io
 import random
 import statistics as stats
@@ -35,6 +34,7 @@ from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevisi
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from exports.csv_safety import csv_writer
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot
@@ -323,9 +323,13 @@ def seed_query_create(
 
 
 def seed_queries_csv(project: Project) -> bytes:
-    """The seed queries as the collection tool reads them: `topic,query`, UTF-8."""
+    """The seed queries as the collection tool reads them: `topic,query`, UTF-8.
+
+    People open it too, so it goes through the formula-safe writer: a query starting with `=`, `+`, `-` or `@`
+    gets a leading `'` (no search engine needs a query that a spreadsheet would run as a formula).
+    """
     out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out, lineterminator="\n")
     writer.writerow(["topic", "query"])
     for topic, query in SeedQuery.objects.filter(project=project).order_by("id").values_list("topic", "query"):
         writer.writerow([topic, query])

@@ -35,13 +35,22 @@ def template_problems(templates: dict[str, Any]) -> dict[str, list[str]]:
             problems[name] = ["a template is needed for every scenario"]
             continue
         try:
-            used = {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+            parsed = [(field, spec, conversion) for _, field, spec, conversion in string.Formatter().parse(template)]
         except ValueError as error:
             problems[name] = [f"{error} (write a literal brace as {{{{ or }}}})"]
             continue
+        used = {field for field, _, _ in parsed if field is not None}
+        # A spec ({question:>20000000}) or a conversion ({local_lead!r}) makes str.format pad or repr without
+        # bound: only the plain placeholder is a template; attribute and index access are unknown names.
+        shaped = next((field for field, spec, conversion in parsed if field is not None and (spec or conversion)), None)
         unknown = sorted(used - set(FIELDS))
-        if unknown:
-            problems[name] = [f"unknown placeholder {{{unknown[0]}}}; use one of {', '.join(FIELDS)}"]
+        if shaped is not None:
+            problems[name] = [
+                f"{{{shaped[:40]}}} has a conversion (!r) or a format spec (:>20); write plain placeholders only, "
+                "such as {question}"
+            ]
+        elif unknown:
+            problems[name] = [f"unknown placeholder {{{unknown[0][:40]}}}; use one of {', '.join(FIELDS)}"]
         elif "question" not in used:
             problems[name] = ["the template must contain {question}"]
     unknown_scenarios = sorted(set(templates) - set(SCENARIOS))
@@ -106,6 +115,10 @@ class PromptsWriter(ReleaseWriter):
 
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
+        problems = template_problems(state.prompt_templates)
+        if problems:  # saved before templates were checked this strictly, or written into the table directly
+            first = next(iter(problems))
+            raise ValueError(f"Prompt template {first.removeprefix('prompt_templates.')}: {problems[first][0]}.")
         self.templates = {scenario: state.prompt_templates[scenario] for scenario in SCENARIOS}
         threshold = state.prompt_process_from
         if threshold is not None and state.items_expected >= threshold:

@@ -25,10 +25,10 @@ def prompt_hashes(release: Release) -> dict[str, str]:
 
 @pytest.fixture
 def hostile_project(released_project: Project) -> Project:
-    """Prompts that use every field, with a format spec on one (encoded whole), and hostile text in the items."""
+    """Prompts that use every field, with a literal % and newlines, and hostile text in the items."""
     templates = DEFAULT_PROMPT_TEMPLATES | {
         "question_only": "{local_title} / {standard_title}: {question} 100%",
-        "local_lead": "{local_lead!s}\n\n{question}",
+        "local_lead": "{local_lead}\n\n{question}",
     }
     ExportSettings.objects.update_or_create(project=released_project, defaults={"prompt_templates": templates})
     items = list(released_project.items.all())

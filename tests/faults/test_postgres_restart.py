@@ -36,7 +36,7 @@ django.setup()
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
+from annotation.tokens import api_token_create
 call_command("migrate", verbosity=0)
 user = get_user_model().objects.create_user("restart", password="a long enough password 1")
 session = SessionStore()
@@ -44,7 +44,7 @@ session[SESSION_KEY] = str(user.pk)
 session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
 session[HASH_SESSION_KEY] = user.get_session_auth_hash()
 session.create()
-print(Token.objects.create(user=user).key, session.session_key)
+print(api_token_create(user=user)[1], session.session_key)
 """
 
 

@@ -20,11 +20,11 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode, checks
 
 from annotation import ingest
 from annotation import services as authoring
+from annotation.tokens import api_token_create
 from review import services as review
 from tests import factories
 from tests.exports.conftest import authored_pair
@@ -76,7 +76,7 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
     collection = ingest.collection_create(project=project, user=coordinator, titles=["Minga"])
     factories.pair(project)
     return {
-        "token": Token.objects.create(user=coordinator).key,
+        "token": api_token_create(user=coordinator)[1],
         "path": {
             "slug": project.slug,
             "pair_id": pair.pk,

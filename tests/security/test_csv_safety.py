@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import re
@@ -13,14 +14,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from exports.csv_safety import csv_writer, spreadsheet_safe
+from tests.conftest import api_as
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-# Writers that must stay byte-exact: path -> why.
-BYTE_EXACT: dict[str, str] = {
-    # The seed queries file is input for the NativQA collection tool, which sends each query to a search engine
-    # as written: a leading ' would change the query. It is a tool's input, not a table for people to open.
-    "validation/services.py": "seed_queries_csv: input of the collection tool, queries must stay as written",
-}
+# Writers that must stay byte-exact: path -> why. None: every CSV localqa writes is opened by people.
+BYTE_EXACT: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -85,13 +83,59 @@ def test_the_calculator_csv_download_quotes_a_rater_called_like_a_formula(client
     assert all(re.fullmatch(r"-[\d.e-]+", cell) for cell in negative), negative  # only numbers start with '-'
 
 
+def _csv_writing_calls(source: str) -> list[str]:
+    """Every way a module could write CSV without the helper: csv.writer/DictWriter however imported, to_csv."""
+    tree = ast.parse(source)
+    csv_names = {"csv"} | {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "csv"
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "csv":
+            found += [f"from csv import {a.name}" for a in node.names if a.name in ("writer", "DictWriter", "*")]
+        elif isinstance(node, ast.Attribute) and node.attr in ("writer", "DictWriter"):
+            if isinstance(node.value, ast.Name) and node.value.id in csv_names:
+                found.append(f"{node.value.id}.{node.attr} (line {node.lineno})")
+        elif isinstance(node, ast.Attribute) and node.attr == "to_csv":
+            found.append(f".to_csv (line {node.lineno})")
+    return found
+
+
+def test_the_scan_finds_every_way_of_writing_csv():
+    hidden = "import csv as c\nw = c.writer(out)\nfrom csv import DictWriter\nmake = csv.writer\nframe.to_csv(out)\n"
+    assert len(_csv_writing_calls(hidden)) == 4
+    assert _csv_writing_calls("rows = csv.reader(text)\nwriter = csv_writer(out)\n") == []
+
+
 def test_every_csv_writer_in_the_code_goes_through_the_helper():
-    pattern = re.compile(r"csv\.(writer|DictWriter)\(")
-    offenders = []
+    offenders = {}
     for path in PROJECT_DIR.rglob("*.py"):
         relative = path.relative_to(PROJECT_DIR).as_posix()
-        if relative.startswith((".venv/", "tests/", "bench/")) or relative == "exports/csv_safety.py":
+        if relative.startswith((".venv/", "tests/", "bench/", "node_modules/")) or relative == "exports/csv_safety.py":
             continue
-        if relative not in BYTE_EXACT and pattern.search(path.read_text(encoding="utf-8")):
-            offenders.append(relative)
+        calls = _csv_writing_calls(path.read_text(encoding="utf-8"))
+        if calls and relative not in BYTE_EXACT:
+            offenders[relative] = calls
     assert not offenders, f"Write CSV with exports.csv_safety.csv_writer: {offenders}"
+
+
+def test_the_seed_queries_csv_quotes_a_query_written_like_a_formula(client, vproject, coordinator):
+    from validation import services as validation
+
+    for query in ('=HYPERLINK("http://evil.example","x")', "+1+cmd|' /C calc'!A0", "@SUM(1,2)", "plain query"):
+        validation.seed_query_create(project=vproject, topic="=topic", query=query, user=coordinator)
+    client.force_login(coordinator)
+
+    for response in (
+        client.get(reverse("validation_seeds_csv", args=[vproject.slug])),
+        api_as(coordinator).get(f"/api/projects/{vproject.slug}/validation/seeds/csv/"),
+    ):
+        assert response.status_code == 200
+        rows = list(csv.reader(io.StringIO(response.content.decode())))
+        cells = [cell for row in rows[1:] for cell in row]
+        assert "'=topic" in cells and "'@SUM(1,2)" in cells and "plain query" in cells
+        assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@", "\t", "\r"))], cells
