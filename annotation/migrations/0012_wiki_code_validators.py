@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0010_queue_statistics'),
+        ('annotation', '0011_project_region_vocabulary'),
     ]
 
     operations = [

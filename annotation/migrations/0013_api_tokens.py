@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0011_wiki_code_validators'),
+        ('annotation', '0012_wiki_code_validators'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
