@@ -177,7 +177,7 @@ def test_a_jsonl_line_with_nan_is_refused_naming_its_line_and_field(
     job.refresh_from_db()
     assert job.status == ImportJob.Status.REFUSED, job.error
     problem = job.report["problems"][0]
-    assert (problem["line"], problem["field"]) == (2, "metadata")
+    assert (problem["line"], problem["field"]) == (2, "metadata.score")
     assert number in problem["message"]
     assert not PagePair.objects.filter(project=project).exists()
 
