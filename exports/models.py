@@ -59,7 +59,12 @@ def default_prompt_templates() -> dict[str, str]:
 
 def project_prompt_templates(project: Project) -> dict[str, str]:
     """The default templates of a project: each lead named by its language ("Mandarin lead section:")."""
-    return _prompt_templates(project.standard.name, project.local.name)
+    from annotation.languages import UnknownLanguage
+
+    try:
+        return _prompt_templates(project.standard.name, project.local.name)
+    except UnknownLanguage:
+        return default_prompt_templates()
 
 
 class ReleaseQuerySet(models.QuerySet["Release"]):
@@ -99,6 +104,8 @@ class Release(models.Model):
     files = models.JSONField(default=list, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     path = models.CharField(max_length=300, blank=True)
+    # What was unfinished in the project when the build read it ({ready, checked, unfinished: [...]}; exports.readiness).
+    readiness = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
@@ -151,6 +158,10 @@ class Release(models.Model):
     def split_shares(self) -> list[tuple[str, int]]:
         """(split, percent) in train, dev, test order (the JSON column does not keep key order)."""
         return [(name, self.splits[name]) for name in ("train", "dev", "test") if self.splits.get(name)]
+
+    @property
+    def unfinished(self) -> list[dict]:
+        return list((self.readiness or {}).get("unfinished") or [])
 
     def file_entry(self, name: str) -> dict | None:
         return next((entry for entry in self.files if entry["name"] == name), None)

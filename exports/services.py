@@ -42,6 +42,7 @@ from exports import formats
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release, project_prompt_templates
+from exports.readiness import Readiness, release_readiness
 from exports.records import (
     SPLIT_NAMES,
     Splitter,
@@ -168,7 +169,26 @@ def _check_statuses(statuses: Iterable[str] | None) -> list[str]:
     return statuses
 
 
-# Requesting and building
+# Readiness, requesting and building
+
+
+def release_readiness_get(
+    *,
+    project: Project,
+    item_statuses: Iterable[str] | None = None,
+    splits: dict[str, int] | None = None,
+    seed: int | None = None,
+) -> Readiness:
+    """What is unfinished for a release with these choices (the defaults of `release_request` when left out).
+
+    Without a seed, the seed the next release would keep (the latest published one's) is used.
+    """
+    statuses = _check_statuses(item_statuses)
+    splits = _check_splits(splits)
+    if seed is None:
+        previous = Release.objects.published().filter(project=project).order_by("-version").first()
+        seed = previous.seed if previous else None
+    return release_readiness(project, statuses=statuses, splits=splits, seed=seed)
 
 
 def release_request(
@@ -205,6 +225,8 @@ def release_request(
     if seed is None:
         previous = Release.objects.published().filter(project=project).order_by("-version").first()
         seed = previous.seed if previous else secrets.randbelow(2**31)
+    # What is unfinished as requested (the build records it again from its snapshot); building anyway is allowed.
+    readiness = release_readiness(project, statuses=statuses, splits=splits, seed=seed).as_record()
     try:
         with transaction.atomic():
             release = Release.objects.create(
@@ -215,6 +237,7 @@ def release_request(
                 seed=seed,
                 changelog=changelog,
                 license=license,
+                readiness=readiness,
                 created_by=user,
             )
             audit.record(
@@ -228,6 +251,7 @@ def release_request(
                 splits=splits,
                 seed=seed,
                 license=license,
+                unfinished={check["check"]: check["count"] for check in readiness["unfinished"]},
             )
     except IntegrityError as error:
         message = str(error)  # PostgreSQL names the constraint; SQLite names the table
@@ -451,6 +475,9 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
                     writer.add_pairs(pair_records)
                 progress.advance(0)
             state.statistics, (state.agreement, state.agreement_note) = figures()
+            state.readiness = release_readiness(
+                project, statuses=statuses, splits=state.splits, seed=release.seed
+            ).as_record()
             for writer in writers:
                 entries = writer.finish()
                 if isinstance(writer, formats.ManifestWriter):
@@ -479,6 +506,7 @@ def _publish(release: Release, temporary: Path, token: str, state: formats.Build
             status=Release.Status.PUBLISHED,
             files=files,
             counts=state.counts,
+            readiness=state.readiness,
             path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
             progress_done=F("progress_total"),
             finished_at=timezone.now(),
@@ -493,6 +521,7 @@ def _publish(release: Release, temporary: Path, token: str, state: formats.Build
             version=release.version,
             files=len(files),
             counts=state.counts,
+            unfinished={check["check"]: check["count"] for check in state.readiness.get("unfinished", [])},
         )
         os.rename(temporary, final)  # atomic on one filesystem; a failure rolls the row back
 

@@ -31,3 +31,11 @@ def duration(seconds: int | None) -> str:
 @register.filter
 def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
     return mapping.get(key) if mapping else None
+
+
+@register.filter
+def display(value, kind: str = "") -> str:  # type: ignore[no-untyped-def]
+    """The display name of a code (annotation.display): `{{ item.status|display:"item_status" }}`."""
+    from annotation.display import display_name
+
+    return display_name(value, kind)
