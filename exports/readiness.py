@@ -165,9 +165,15 @@ def _check_splits(
                 "Splits that are empty or tiny (fewer than %d items)" % TINY_SPLIT,
                 len(small),
                 reverse("release_list", args=[project.slug]) + "#release-form",
-                f"{how}: {described} (of {sum(sizes.values())} items, {len(sizes)} {'pairs' if by_pair else 'units'})",
+                f"{how}: {described} (of {sum(sizes.values())} items, {len(sizes)} {_units(len(sizes), by_pair)})",
             )
         )
+
+
+def _units(n: int, by_pair: bool) -> str:
+    if by_pair:
+        return "pair" if n == 1 else "pairs"
+    return "item" if n == 1 else "items"
 
 
 def _check_agreement(readiness: Readiness, project: Project) -> None:

@@ -390,6 +390,9 @@ def _check_judgments(project: Project, judgments: Mapping[str, Mapping[str, Any]
         if not isinstance(comment, str) or len(comment) > MAX_TEXT_FIELD:
             errors[f"{where}.comment"] = [f"must be text of at most {MAX_TEXT_FIELD} characters"]
             continue
+        if raw["verdict"] == Judgment.Verdict.FLAG and project.flag_needs_reason and not comment.strip():
+            errors[f"{where}.comment"] = ["a flag needs a reason: say what is wrong, for the author"]
+            continue
         checked.append(JudgmentInput(key, raw["verdict"], comment.strip()))
     if errors:
         first = next(iter(errors))
@@ -1288,6 +1291,7 @@ REVIEW_SETTINGS = (
     "review_criteria",
     "reviewer_may_rewrite",
     "blind_review",
+    "flag_needs_reason",
     "topics",
     "regions",
     "labellers_per_pair",
@@ -1330,7 +1334,7 @@ def _check_review_settings(changes: Mapping[str, Any]) -> dict[str, Any]:
             if too_long:
                 errors[name] = [f"{too_long[0]!r} is longer than 64 characters"]
             clean[name] = values
-        elif name in ("reviewer_may_rewrite", "blind_review"):
+        elif name in ("reviewer_may_rewrite", "blind_review", "flag_needs_reason"):
             if not isinstance(value, bool):
                 errors[name] = ["must be true or false"]
             clean[name] = value
