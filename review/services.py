@@ -710,6 +710,38 @@ def latest_flags(item: QAItem) -> list[Judgment]:
     )
 
 
+def items_flags(item_ids: Iterable[int]) -> dict[int, list[Judgment]]:
+    """The flags (criterion and reason) of each item's latest revision, for many items in one query."""
+    latest = QAItemRevision.objects.filter(item=OuterRef("item_id")).order_by("-number").values("id")[:1]
+    flags: dict[int, list[Judgment]] = defaultdict(list)
+    for judgment in (
+        Judgment.objects.filter(item_id__in=list(item_ids), verdict=Judgment.Verdict.FLAG)
+        .annotate(latest=Subquery(latest))
+        .filter(revision_id=F("latest"))
+        .order_by("item_id", "id")
+    ):
+        flags[judgment.item_id].append(judgment)
+    return flags
+
+
+def author_items(*, project: Project, user: AbstractBaseUser, limit: int = 200) -> list[QAItem]:
+    """An author's submitted items, sent back first, each with `flags`: what the review flagged and why."""
+    order = {Status.NEEDS_REWRITE: 0, Status.SUBMITTED: 1}
+    items = sorted(
+        QAItem.objects.alive()
+        .filter(project=project, author=user)
+        .exclude(status=Status.DRAFT)
+        .select_related("pair")
+        .only("id", "kind", "status", "question", "updated_at", "version", "project_id", "pair__id", "pair__local_title")
+        .order_by("-updated_at")[:limit],
+        key=lambda item: order.get(item.status, 2),
+    )
+    flags = items_flags(item.pk for item in items if item.status == Status.NEEDS_REWRITE)
+    for item in items:
+        item.flags = flags.get(item.pk, [])  # type: ignore[attr-defined]
+    return items
+
+
 def show_reviewer_names(project: Project, membership: Membership | None, item: QAItem, user: Any) -> bool:
     """Blind review hides reviewers from authors; coordinators and reviewers always see names."""
     if not project.blind_review:
