@@ -41,7 +41,11 @@ def _choices() -> dict[str, dict[str, str]]:
         "item_kind": dict(QAItem.Kind.choices),
         "pair_status": dict(PagePair.Status.choices),
         "decision": dict(Screening.Decision.choices),
-        "exclusion": {**dict(Screening.Decision.choices), "translated": "Translation", "structural": "Structural mismatch"},
+        "exclusion": {
+            **dict(Screening.Decision.choices),
+            "translated": "Translation",
+            "structural": "Structural mismatch",
+        },
         "match": dict(EvidenceSpan.Match.choices),
         "role": dict(Role.choices),
         "project_kind": dict(Project.Kind.choices),
@@ -64,13 +68,21 @@ def _choices() -> dict[str, dict[str, str]]:
     except ImportError:
         pass
     else:
-        sets |= {"domain": dict(DomainLabel.choices), "task": dict(Task.choices), "question_reason": dict(QUESTION_BAD_REASONS)}
+        sets |= {
+            "domain": dict(DomainLabel.choices),
+            "task": dict(Task.choices),
+            "question_reason": dict(QUESTION_BAD_REASONS),
+        }
     try:
         from multichoice.models import Difficulty, ProblemTag, Subset
     except ImportError:
         pass
     else:
-        sets |= {"problem_tag": dict(ProblemTag.choices), "subset": dict(Subset.choices), "difficulty": dict(Difficulty.choices)}
+        sets |= {
+            "problem_tag": dict(ProblemTag.choices),
+            "subset": dict(Subset.choices),
+            "difficulty": dict(Difficulty.choices),
+        }
     try:
         from exports.models import Release
     except ImportError:

@@ -97,7 +97,7 @@ def serve(root: Path, items: int, port: int, workdir: Path) -> tuple[subprocess.
         try:
             import urllib.request
 
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1)  # noqa: S310 - local
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1)
             break
         except OSError:
             time.sleep(0.2)

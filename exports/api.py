@@ -154,7 +154,9 @@ class ReadinessOutput(serializers.Serializer):
 
 class ReadinessInput(serializers.Serializer):
     item_statuses = serializers.ListField(
-        child=serializers.ChoiceField(choices=QAItem.Status.choices), required=False, help_text="Accepted when left out."
+        child=serializers.ChoiceField(choices=QAItem.Status.choices),
+        required=False,
+        help_text="Accepted when left out.",
     )
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
 
@@ -172,7 +174,11 @@ class ReleaseReadinessApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        query = {"item_statuses": request.query_params.getlist("item_statuses")} if "item_statuses" in request.query_params else {}
+        query = (
+            {"item_statuses": request.query_params.getlist("item_statuses")}
+            if "item_statuses" in request.query_params
+            else {}
+        )
         if "seed" in request.query_params:
             query["seed"] = request.query_params["seed"]
         data = _validated(ReadinessInput, query)

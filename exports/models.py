@@ -104,7 +104,7 @@ class Release(models.Model):
     files = models.JSONField(default=list, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     path = models.CharField(max_length=300, blank=True)
-    # What was unfinished in the project when the build read it ({ready, checked, unfinished: [...]}; exports.readiness).
+    # What was unfinished when the build read the project ({ready, checked, unfinished: [...]}; exports.readiness).
     readiness = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

@@ -90,7 +90,9 @@ def release_readiness(
     if wikipedia and review_app:
         from review.models import FinalLabel, LabelKind, Verification
 
-        kinds = [kind for kind, values in ((LabelKind.TOPIC, project.topics), (LabelKind.REGION, project.regions)) if values]
+        kinds = [
+            kind for kind, values in ((LabelKind.TOPIC, project.topics), (LabelKind.REGION, project.regions)) if values
+        ]
         if kinds:
             pairs = PagePair.objects.filter(project=project, pk__in=released.values("pair_id"))
             labelled = Q()
@@ -162,7 +164,7 @@ def _check_splits(
         readiness.unfinished.append(
             Check(
                 "splits_small",
-                "Splits that are empty or tiny (fewer than %d items)" % TINY_SPLIT,
+                f"Splits that are empty or tiny (fewer than {TINY_SPLIT} items)",
                 len(small),
                 reverse("release_list", args=[project.slug]) + "#release-form",
                 f"{how}: {described} (of {sum(sizes.values())} items, {len(sizes)} {_units(len(sizes), by_pair)})",

@@ -709,4 +709,3 @@ def _scratch_dir() -> Path:
     path = releases_root() / ".scratch"
     path.mkdir(parents=True, exist_ok=True)
     return path
-

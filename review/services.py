@@ -732,7 +732,9 @@ def author_items(*, project: Project, user: AbstractBaseUser, limit: int = 200) 
         .filter(project=project, author=user)
         .exclude(status=Status.DRAFT)
         .select_related("pair")
-        .only("id", "kind", "status", "question", "updated_at", "version", "project_id", "pair__id", "pair__local_title")
+        .only(
+            "id", "kind", "status", "question", "updated_at", "version", "project_id", "pair__id", "pair__local_title"
+        )
         .order_by("-updated_at")[:limit],
         key=lambda item: order.get(item.status, 2),
     )

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0010_queue_statistics'),
+        ("annotation", "0010_queue_statistics"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='project',
-            name='flag_needs_reason',
-            field=models.BooleanField(default=True, help_text='A reviewer who flags a criterion must say why (the author reads it).'),
+            model_name="project",
+            name="flag_needs_reason",
+            field=models.BooleanField(
+                default=True, help_text="A reviewer who flags a criterion must say why (the author reads it)."
+            ),
         ),
     ]

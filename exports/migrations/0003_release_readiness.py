@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('exports', '0002_remove_release_options'),
+        ("exports", "0002_remove_release_options"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='release',
-            name='readiness',
+            model_name="release",
+            name="readiness",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

@@ -23,7 +23,7 @@ from review.views.common import evidence_context
 
 ITEMS_PER_PAGE = 50
 # One key per criterion verdict, in criterion order: pass on the digits, flag on the letters below them.
-PASS_KEYS = "123456789"
+PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
 # Kinds whose items are reviewed on their own screen (the slot, claim and judgments are still this app's).
 KIND_REVIEW_PAGES = {Project.Kind.TRIVIA: "trivia_item", Project.Kind.ENTITY_QA: "entity_verify"}

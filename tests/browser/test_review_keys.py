@@ -19,7 +19,7 @@ def _in_view(page: Page, selector: str) -> None:
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     height = page.viewport_size["height"]
-    assert 0 <= box["y"] and box["y"] + box["height"] <= height, f"{selector} is outside the first screen: {box}"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, f"{selector} is outside the first screen: {box}"
 
 
 def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, project, annotator, reviewer):
@@ -33,7 +33,12 @@ def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, proj
     # First item: everything on one screen, keys on the buttons; A passes every criterion, Enter submits and goes on.
     expect(page.locator("#judgment-form")).to_be_visible()
     first = page.locator(".item-summary .q").inner_text()
-    for selector in (".item-summary .q", ".evidence-text mark", "#judgment-submit-next", 'fieldset.criterion:last-of-type'):
+    for selector in (
+        ".item-summary .q",
+        ".evidence-text mark",
+        "#judgment-submit-next",
+        "fieldset.criterion:last-of-type",
+    ):
         _in_view(page, selector)
     assert page.evaluate("document.documentElement.scrollHeight") <= 900 + 1
     expect(page.locator('fieldset[data-criterion="fluency"] label.pass kbd')).to_have_text("1")
@@ -86,7 +91,9 @@ def test_the_review_screen_on_a_phone(page: Page, project, annotator, reviewer):
     page.screenshot(path="/tmp/rev-review-390.png", full_page=True)
 
 
-def test_the_coordinator_sees_what_is_unfinished_before_building(page: Page, project, annotator, coordinator, settings, tmp_path):
+def test_the_coordinator_sees_what_is_unfinished_before_building(
+    page: Page, project, annotator, coordinator, settings, tmp_path
+):
     settings.MEDIA_ROOT = tmp_path / "media"
     authored_pair(project, annotator)
     authored_pair(project, annotator, evidence=("深水埗", "六十幾年"), status="rejected")

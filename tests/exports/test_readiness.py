@@ -34,7 +34,9 @@ def _finish_everything(project: Project, user) -> None:
         assert number
 
 
-def test_a_project_half_done_shows_each_unfinished_thing_with_its_count_and_a_link(released_project, client, coordinator):
+def test_a_project_half_done_shows_each_unfinished_thing_with_its_count_and_a_link(
+    released_project, client, coordinator
+):
     QAItem.objects.filter(project=released_project, status="accepted").order_by("id").filter(
         pk__in=QAItem.objects.filter(project=released_project, status="accepted").order_by("-id").values("pk")[:1]
     ).update(status=QAItem.Status.SUBMITTED)
@@ -103,16 +105,22 @@ def test_agreement_not_computed_counts_judgments_since_the_latest_report(release
     slot = ReviewSlot.objects.filter(item=item).first()
     ReviewSlot.objects.filter(pk=slot.pk).update(status="done", reviewer=reviewer)
     revision = slot.revision
-    judgment = Judgment.objects.create(slot=slot, item=item, revision=revision, reviewer=reviewer, criterion="fluency", verdict="pass")
+    judgment = Judgment.objects.create(
+        slot=slot, item=item, revision=revision, reviewer=reviewer, criterion="fluency", verdict="pass"
+    )
 
     assert _unfinished(services.release_readiness_get(project=released_project))["agreement_not_computed"] == 1
     from django.utils import timezone
 
-    AgreementReport.objects.create(project=released_project, status="done", finished_at=timezone.now(), judgment_watermark=judgment.pk)
+    AgreementReport.objects.create(
+        project=released_project, status="done", finished_at=timezone.now(), judgment_watermark=judgment.pk
+    )
     assert "agreement_not_computed" not in _unfinished(services.release_readiness_get(project=released_project))
 
 
-def test_building_anyway_records_what_was_unfinished_in_the_row_card_and_manifest(released_project, coordinator, client):
+def test_building_anyway_records_what_was_unfinished_in_the_row_card_and_manifest(
+    released_project, coordinator, client
+):
     release = services.release_build_now(project=released_project, user=coordinator, seed=5)
 
     assert release.status == "published", release.error

@@ -77,7 +77,9 @@ def test_a_pair_deleted_while_the_build_runs_is_in_the_release_and_the_build_suc
     pairs = list(PagePair.objects.filter(project=five_pairs).order_by("-id"))
     last = pairs[0]  # its items come in the last chunk, after the change
 
-    release = _build_changing(five_pairs, coordinator, monkeypatch, lambda: annotation.pair_delete(pair=last, user=coordinator))
+    release = _build_changing(
+        five_pairs, coordinator, monkeypatch, lambda: annotation.pair_delete(pair=last, user=coordinator)
+    )
 
     assert release.status == Release.Status.PUBLISHED, release.error
     assert release.counts["lead_qa"] == 10
@@ -88,9 +90,7 @@ def test_a_pair_deleted_while_the_build_runs_is_in_the_release_and_the_build_suc
 
 
 @pytest.mark.django_db(transaction=True)
-def test_items_rejected_and_edited_while_the_build_runs_are_released_as_they_were(
-    five_pairs, coordinator, monkeypatch
-):
+def test_items_rejected_and_edited_while_the_build_runs_are_released_as_they_were(five_pairs, coordinator, monkeypatch):
     last_items = list(QAItem.objects.filter(project=five_pairs).order_by("-pair_id", "-id")[:2])
     rejected, edited = last_items
     question = edited.question

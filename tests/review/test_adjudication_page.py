@@ -26,7 +26,7 @@ def test_nothing_is_chosen_until_someone_chooses_and_names_are_display_names(dis
     html = client.get(reverse("adjudication", args=[disputed.project.slug])).content.decode()
 
     assert '<option value="" selected>Choose…</option>' in html
-    assert "<select name=\"value\" required>" in html
+    assert '<select name="value" required>' in html
     assert html.count(" selected") == 1  # only the empty choice
     assert "Science, math &amp; technology" in html
     assert ">science-math-technology<" not in html and "<strong>science-math-technology</strong>" not in html

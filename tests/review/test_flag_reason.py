@@ -26,7 +26,9 @@ def test_a_flag_without_a_reason_is_refused_by_the_service(project, claimed, rev
     assert project.flag_needs_reason is True  # the default
 
     with pytest.raises(InvalidInput) as refused:
-        services.review_submit(slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", "  "))
+        services.review_submit(
+            slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", "  ")
+        )
 
     assert refused.value.field == "judgments.standalone.comment"
     assert "needs a reason" in refused.value.message
@@ -38,14 +40,22 @@ def test_with_the_setting_off_a_flag_may_come_without_a_reason(project, claimed,
     services.project_review_settings_update(project=project, actor=coordinator, flag_needs_reason=False)
     project.refresh_from_db()
 
-    slot = services.review_submit(slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", ""))
+    slot = services.review_submit(
+        slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", "")
+    )
 
     assert slot.status == ReviewSlot.Status.DONE
 
 
 def test_the_review_page_refuses_a_bare_flag_in_place_and_keeps_what_was_chosen(project, claimed, reviewer, client):
     client.force_login(reviewer)
-    data = {"version": claimed.version, "verdict-fluency": "pass", "verdict-standalone": "flag", "verdict-appropriateness": "pass", "then": "next"}
+    data = {
+        "version": claimed.version,
+        "verdict-fluency": "pass",
+        "verdict-standalone": "flag",
+        "verdict-appropriateness": "pass",
+        "then": "next",
+    }
 
     response = client.post(reverse("review_slot", args=[project.slug, claimed.pk]), data)
 
@@ -64,7 +74,9 @@ def test_the_api_refuses_a_bare_flag_and_the_settings_api_turns_it_off(project, 
     assert refused.status_code == 400
     assert refused.json()["field"] == "judgments.appropriateness.comment"
 
-    settings = api_as(coordinator).patch(f"/api/projects/{project.slug}/review/settings/", {"flag_needs_reason": False}, format="json")
+    settings = api_as(coordinator).patch(
+        f"/api/projects/{project.slug}/review/settings/", {"flag_needs_reason": False}, format="json"
+    )
     assert settings.status_code == 200 and settings.json()["flag_needs_reason"] is False
     accepted = api_as(reviewer).post(url, {"version": claimed.version, "judgments": judgments}, format="json")
     assert accepted.status_code == 200
@@ -84,7 +96,10 @@ def test_the_author_reads_criterion_and_reason_on_my_items_the_rewrite_page_and_
         for item in items:
             slot = services.review_claim(item=item, user=reviewer)
             services.review_submit(
-                slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "appropriateness", f"答非所问 {item.pk}")
+                slot=slot,
+                user=reviewer,
+                version=slot.version,
+                judgments=flag(project, "appropriateness", f"答非所问 {item.pk}"),
             )
     client.force_login(annotator)
 
@@ -99,12 +114,18 @@ def test_the_author_reads_criterion_and_reason_on_my_items_the_rewrite_page_and_
     mine = {row["id"]: row for row in body}
     assert mine[items[0].pk]["status"] == "needs_rewrite"
     assert mine[items[0].pk]["flags"] == [
-        {"criterion": "appropriateness", "criterion_label": "Answer appropriateness", "reason": f"答非所问 {items[0].pk}"}
+        {
+            "criterion": "appropriateness",
+            "criterion_label": "Answer appropriateness",
+            "reason": f"答非所问 {items[0].pk}",
+        }
     ]
 
 
 def test_an_item_that_passed_has_no_flags_in_the_api(project, claimed, reviewer, annotator):
-    services.review_submit(slot=claimed, user=reviewer, version=claimed.version, judgments=all_pass(Project.objects.get(pk=project.pk)))
+    services.review_submit(
+        slot=claimed, user=reviewer, version=claimed.version, judgments=all_pass(Project.objects.get(pk=project.pk))
+    )
 
     body = api_as(annotator).get(f"/api/projects/{project.slug}/my-items/").json()
 
