@@ -98,7 +98,8 @@ def release_readiness(
             labelled = Q()
             for kind in kinds:
                 labelled &= Q(Exists(FinalLabel.objects.filter(pair=OuterRef("pk"), kind=kind)))
-            imported = Q(metadata__wilova__has_key="labels")
+            # Imported projects bring labels in metadata; a positive filter (a missing key is NULL on PostgreSQL).
+            imported = Q(pk__in=PagePair.objects.filter(project=project, metadata__wilova__has_key="labels").values("pk"))
             _count(
                 readiness,
                 "pairs_not_labelled",

@@ -117,3 +117,35 @@ def test_the_coordinator_sees_what_is_unfinished_before_building(
     page.locator("#build-release").click()
     expect(page.locator("#release-state")).to_have_text("Published")
     expect(page.locator("#release-unfinished")).to_contain_text("Rejected items")
+
+
+def test_adjudication_by_keyboard_starts_with_nothing_chosen(page: Page, project, annotator, coordinator):
+    from review import services as review
+    from review.models import FinalLabel
+    from tests import factories
+
+    other = factories.user("coordinator2")
+    from annotation import services as authoring
+
+    authoring.membership_set(project=project, user=other, roles={"coordinator"})
+    pair, _ = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
+    for user, topic in ((coordinator, "science-math-technology"), (other, "history")):
+        review.label_set(pair=pair, user=user, kind="topic", value=topic)
+        review.label_set(pair=pair, user=user, kind="region", value="local")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/adjudication/")
+
+    row = page.locator("#adjudication tbody tr").first
+    expect(row).to_contain_text("Science, math & technology")
+    expect(row.locator("select")).to_have_value("")
+    page.screenshot(path="/tmp/rev-adjudication-1440.png")
+    row.get_by_role("button", name="Set", exact=True).focus()
+    page.keyboard.press("Enter")  # Set with nothing chosen: the browser asks for a choice, nothing is recorded
+    expect(row.locator("select")).to_be_focused()
+    assert not FinalLabel.objects.filter(pair=pair, kind="topic").exists()
+    row.get_by_role("button", name="Use “Science, math & technology”").focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator(".message.success")).to_contain_text("Final label recorded")
+    assert FinalLabel.objects.get(pair=pair, kind="topic").value == "science-math-technology"
