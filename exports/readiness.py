@@ -99,7 +99,8 @@ def release_readiness(
             for kind in kinds:
                 labelled &= Q(Exists(FinalLabel.objects.filter(pair=OuterRef("pk"), kind=kind)))
             # Imported projects bring labels in metadata; a positive filter (a missing key is NULL on PostgreSQL).
-            imported = Q(pk__in=PagePair.objects.filter(project=project, metadata__wilova__has_key="labels").values("pk"))
+            with_labels = PagePair.objects.filter(project=project, metadata__wilova__has_key="labels")
+            imported = Q(pk__in=with_labels.values("pk"))
             _count(
                 readiness,
                 "pairs_not_labelled",
