@@ -123,6 +123,9 @@ class Project(models.Model):
         default=False, help_text="A reviewer may rewrite a flagged item directly instead of sending it back."
     )
     blind_review = models.BooleanField(default=True, help_text="Authors do not see who reviewed their items.")
+    flag_needs_reason = models.BooleanField(
+        default=True, help_text="A reviewer who flags a criterion must say why (the author reads it)."
+    )
     topics = models.JSONField(default=default_topics, blank=True)
     regions = models.JSONField(default=default_regions, blank=True)
     region_vocabulary = models.JSONField(

@@ -44,6 +44,11 @@ class ReleaseOutput(serializers.ModelSerializer):
     counts = serializers.DictField(read_only=True)
     splits = serializers.DictField(child=serializers.IntegerField(), read_only=True)
     item_statuses = serializers.ListField(child=serializers.CharField(), read_only=True)
+    readiness = serializers.DictField(
+        read_only=True,
+        help_text="What was unfinished when the release was requested, then when its build read the project: "
+        "{ready, checked, unfinished: [{check, label, count, detail}]}.",
+    )
 
     class Meta:
         model = Release
@@ -61,6 +66,7 @@ class ReleaseOutput(serializers.ModelSerializer):
             "percent",
             "files",
             "counts",
+            "readiness",
             "error",
             "created_by",
             "created_at",
@@ -130,6 +136,54 @@ class ExportSettingsInput(serializers.Serializer):
     )
     license = serializers.CharField(required=False)
     version = serializers.IntegerField(required=False, help_text="Refuse if the settings changed since this version.")
+
+
+class ReadinessCheckOutput(serializers.Serializer):
+    code = serializers.CharField(help_text="e.g. pairs_not_labelled, items_not_verified, splits_small")
+    label = serializers.CharField()
+    count = serializers.IntegerField()
+    url = serializers.CharField(help_text="The page where the work is done.")
+    detail = serializers.CharField()
+
+
+class ReadinessOutput(serializers.Serializer):
+    ready = serializers.BooleanField()
+    checked = serializers.ListField(child=serializers.CharField(), help_text="The checks made for this project kind.")
+    unfinished = ReadinessCheckOutput(many=True)
+
+
+class ReadinessInput(serializers.Serializer):
+    item_statuses = serializers.ListField(
+        child=serializers.ChoiceField(choices=QAItem.Status.choices),
+        required=False,
+        help_text="Accepted when left out.",
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+
+
+class ReleaseReadinessApi(APIView):
+    @extend_schema(
+        summary="What is unfinished before a release is built (coordinator)",
+        description="Each unfinished check with its count and the page where the work is done. Building anyway is "
+        "allowed; the release records what was unfinished.",
+        parameters=[
+            OpenApiParameter("item_statuses", str, many=True, required=False),
+            OpenApiParameter("seed", int, required=False),
+        ],
+        responses=_responses({200: ReadinessOutput}, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        query = (
+            {"item_statuses": request.query_params.getlist("item_statuses")}
+            if "item_statuses" in request.query_params
+            else {}
+        )
+        if "seed" in request.query_params:
+            query["seed"] = request.query_params["seed"]
+        data = _validated(ReadinessInput, query)
+        readiness = services.release_readiness_get(project=project, **data)
+        return Response(ReadinessOutput(readiness.as_dict()).data)
 
 
 class ReleaseListApi(APIView):

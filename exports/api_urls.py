@@ -5,6 +5,7 @@ from exports import api
 urlpatterns = [
     path("projects/<slug:slug>/releases/", api.ReleaseListApi.as_view(), name="api_releases"),
     path("projects/<slug:slug>/releases/diff/", api.ReleaseDiffApi.as_view(), name="api_release_diff"),
+    path("projects/<slug:slug>/releases/readiness/", api.ReleaseReadinessApi.as_view(), name="api_release_readiness"),
     path("projects/<slug:slug>/releases/<int:version>/", api.ReleaseDetailApi.as_view(), name="api_release"),
     path(
         "projects/<slug:slug>/releases/<int:version>/rebuild/",

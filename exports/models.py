@@ -23,14 +23,31 @@ from annotation.models import Project
 DEFAULT_SPLITS = {"train": 70, "dev": 10, "test": 20}
 
 # The study's prompts: the question, optional context blocks, an instruction to put the answer in tags.
-_CONTEXT = "Here is some relevant information: {context}\n\n"
+# Each context block says which lead it is, by the project's language names ("Cantonese lead section:").
 _ASK = "{question}\n\nPut your final answer inside <answer></answer> tags."
-DEFAULT_PROMPT_TEMPLATES = {
+LEGACY_CONTEXT = "Here is some relevant information: {context}\n\n"  # the wording before each lead was named
+
+
+def _prompt_templates(standard: str, local: str) -> dict[str, str]:
+    standard, local = (name.replace("{", "{{").replace("}", "}}") for name in (standard, local))
+    standard_block = f"{standard} lead section: {{standard_lead}}\n\n"
+    local_block = f"{local} lead section: {{local_lead}}\n\n"
+    return {
+        "question_only": _ASK,
+        "standard_lead": standard_block + _ASK,
+        "local_lead": local_block + _ASK,
+        "both_leads": standard_block + local_block + _ASK,
+    }
+
+
+# Without a project (the column default, tests): "Standard lead section:", "Local lead section:".
+DEFAULT_PROMPT_TEMPLATES = _prompt_templates("Standard", "Local")
+LEGACY_PROMPT_TEMPLATES = {
     "question_only": _ASK,
-    "standard_lead": _CONTEXT.replace("{context}", "{standard_lead}") + _ASK,
-    "local_lead": _CONTEXT.replace("{context}", "{local_lead}") + _ASK,
-    "both_leads": _CONTEXT.replace("{context}", "{standard_lead}")
-    + _CONTEXT.replace("{context}", "{local_lead}")
+    "standard_lead": LEGACY_CONTEXT.replace("{context}", "{standard_lead}") + _ASK,
+    "local_lead": LEGACY_CONTEXT.replace("{context}", "{local_lead}") + _ASK,
+    "both_leads": LEGACY_CONTEXT.replace("{context}", "{standard_lead}")
+    + LEGACY_CONTEXT.replace("{context}", "{local_lead}")
     + _ASK,
 }
 PROMPT_FIELDS = ("question", "standard_lead", "local_lead", "standard_title", "local_title")
@@ -38,6 +55,16 @@ PROMPT_FIELDS = ("question", "standard_lead", "local_lead", "standard_title", "l
 
 def default_prompt_templates() -> dict[str, str]:
     return dict(DEFAULT_PROMPT_TEMPLATES)
+
+
+def project_prompt_templates(project: Project) -> dict[str, str]:
+    """The default templates of a project: each lead named by its language ("Mandarin lead section:")."""
+    from annotation.languages import UnknownLanguage
+
+    try:
+        return _prompt_templates(project.standard.name, project.local.name)
+    except UnknownLanguage:
+        return default_prompt_templates()
 
 
 class ReleaseQuerySet(models.QuerySet["Release"]):
@@ -77,6 +104,8 @@ class Release(models.Model):
     files = models.JSONField(default=list, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     path = models.CharField(max_length=300, blank=True)
+    # What was unfinished when the build read the project ({ready, checked, unfinished: [...]}; exports.readiness).
+    readiness = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
@@ -129,6 +158,10 @@ class Release(models.Model):
     def split_shares(self) -> list[tuple[str, int]]:
         """(split, percent) in train, dev, test order (the JSON column does not keep key order)."""
         return [(name, self.splits[name]) for name in ("train", "dev", "test") if self.splits.get(name)]
+
+    @property
+    def unfinished(self) -> list[dict]:
+        return list((self.readiness or {}).get("unfinished") or [])
 
     def file_entry(self, name: str) -> dict | None:
         return next((entry for entry in self.files if entry["name"] == name), None)

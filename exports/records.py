@@ -19,6 +19,7 @@ import queue
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -27,6 +28,7 @@ from django.db import connection
 from django.db.models import Count, F, Lookup
 
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
+from exports.snapshot import Snapshot
 
 CHUNK = 2000
 SPLIT_NAMES = ("train", "dev", "test")
@@ -474,28 +476,37 @@ T = TypeVar("T")
 _DONE = object()
 
 
-def _own_connection_sees_the_data() -> bool:
+def _own_connection_sees_the_data(snapshot: Snapshot | None = None) -> bool:
     """Whether a thread with a database connection of its own would see what this one sees.
 
     It sees only committed rows: inside a transaction (tests, a caller's atomic block) the
-    work stays in this thread.
+    work stays in this thread. Within a build's snapshot, only a PostgreSQL snapshot can be
+    joined by another connection (exports.snapshot).
     """
+    if snapshot is not None:
+        return snapshot.shareable
     return not connection.in_atomic_block
 
 
-def in_background(work: Callable[[], T]) -> Callable[[], T]:
+def _reading(snapshot: Snapshot | None) -> AbstractContextManager[None]:
+    return snapshot.join() if snapshot is not None else nullcontext()
+
+
+def in_background(work: Callable[[], T], snapshot: Snapshot | None = None) -> Callable[[], T]:
     """Start `work` in a thread with its own database connection; the returned function waits for its result.
 
-    The release's statistics and agreement figures are computed while its files are written.
+    The release's statistics and agreement figures are computed while its files are written
+    (in the build's `snapshot`, when given).
     """
-    if not _own_connection_sees_the_data():
+    if not _own_connection_sees_the_data(snapshot):
         result = work()
         return lambda: result
     outcome: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            outcome["result"] = work()
+            with _reading(snapshot):
+                outcome["result"] = work()
         except BaseException as error:  # raised in the caller by the waiting function
             outcome["error"] = error
         finally:
@@ -513,15 +524,16 @@ def in_background(work: Callable[[], T]) -> Callable[[], T]:
     return wait
 
 
-def read_ahead(chunks: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+def read_ahead(chunks: Iterator[Any], depth: int = 2, snapshot: Snapshot | None = None) -> Iterator[Any]:
     """The chunks of `chunks`, read by a thread of their own while the caller writes the previous ones.
 
     PostgreSQL prepares the next chunk (its queries run on the other core) while
     this thread encodes; the queue is bounded, so memory holds `depth` chunks more.
     The reading thread has a database connection of its own (see
-    `_own_connection_sees_the_data` for when the chunks are read here instead).
+    `_own_connection_sees_the_data` for when the chunks are read here instead); within a
+    build, it reads in the build's `snapshot`.
     """
-    if not _own_connection_sees_the_data():
+    if not _own_connection_sees_the_data(snapshot):
         yield from chunks
         return
     handoff: queue.Queue[Any] = queue.Queue(maxsize=depth)
@@ -529,15 +541,16 @@ def read_ahead(chunks: Iterator[Any], depth: int = 2) -> Iterator[Any]:
 
     def read() -> None:
         try:
-            for chunk in chunks:
-                while not stop.is_set():
-                    try:
-                        handoff.put(chunk, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
+            with _reading(snapshot):
+                for chunk in chunks:
+                    while not stop.is_set():
+                        try:
+                            handoff.put(chunk, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
             handoff.put(_DONE)
         except BaseException as error:  # handed to the caller, who raises it
             handoff.put(error)

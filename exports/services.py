@@ -41,7 +41,8 @@ from config.jobs import pause_between_steps
 from exports import formats, paths
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
-from exports.models import DEFAULT_SPLITS, ExportSettings, Release
+from exports.models import DEFAULT_SPLITS, ExportSettings, Release, project_prompt_templates
+from exports.readiness import Readiness, release_readiness
 from exports.records import (
     SPLIT_NAMES,
     Splitter,
@@ -51,6 +52,7 @@ from exports.records import (
     read_ahead,
     release_items,
 )
+from exports.snapshot import SideConnection, build_snapshot
 from exports.statistics import release_agreement, release_statistics
 
 log = logging.getLogger(__name__)
@@ -83,7 +85,9 @@ def release_dir(release: Release) -> Path:
 
 
 def export_settings_get(*, project: Project) -> ExportSettings:
-    settings_row, _ = ExportSettings.objects.get_or_create(project=project)
+    settings_row, _ = ExportSettings.objects.get_or_create(
+        project=project, defaults={"prompt_templates": project_prompt_templates(project)}
+    )
     return settings_row
 
 
@@ -165,7 +169,26 @@ def _check_statuses(statuses: Iterable[str] | None) -> list[str]:
     return statuses
 
 
-# Requesting and building
+# Readiness, requesting and building
+
+
+def release_readiness_get(
+    *,
+    project: Project,
+    item_statuses: Iterable[str] | None = None,
+    splits: dict[str, int] | None = None,
+    seed: int | None = None,
+) -> Readiness:
+    """What is unfinished for a release with these choices (the defaults of `release_request` when left out).
+
+    Without a seed, the seed the next release would keep (the latest published one's) is used.
+    """
+    statuses = _check_statuses(item_statuses)
+    splits = _check_splits(splits)
+    if seed is None:
+        previous = Release.objects.published().filter(project=project).order_by("-version").first()
+        seed = previous.seed if previous else None
+    return release_readiness(project, statuses=statuses, splits=splits, seed=seed)
 
 
 def release_request(
@@ -202,6 +225,8 @@ def release_request(
     if seed is None:
         previous = Release.objects.published().filter(project=project).order_by("-version").first()
         seed = previous.seed if previous else secrets.randbelow(2**31)
+    # What is unfinished as requested (the build records it again from its snapshot); building anyway is allowed.
+    readiness = release_readiness(project, statuses=statuses, splits=splits, seed=seed).as_record()
     try:
         with transaction.atomic():
             release = Release.objects.create(
@@ -212,6 +237,7 @@ def release_request(
                 seed=seed,
                 changelog=changelog,
                 license=license,
+                readiness=readiness,
                 created_by=user,
             )
             audit.record(
@@ -225,6 +251,7 @@ def release_request(
                 splits=splits,
                 seed=seed,
                 license=license,
+                unfinished={check["check"]: check["count"] for check in readiness["unfinished"]},
             )
     except IntegrityError as error:
         message = str(error)  # PostgreSQL names the constraint; SQLite names the table
@@ -324,14 +351,29 @@ class _Progress:
     release_pk: int
     token: str
     done: int = 0
+    side: SideConnection | None = None  # within the build's own snapshot, writes go through another connection
+
+    def _write(self, **values: Any) -> int:
+        def update() -> int:
+            return Release.objects.filter(
+                pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
+            ).update(**values)
+
+        return self.side.run(update) if self.side is not None else update()
+
+    def total(self, total: int) -> None:
+        self._write(progress_total=total)
 
     def advance(self, n: int) -> None:
         self.done += n
-        if not Release.objects.filter(
-            pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
-        ).update(progress_done=self.done, heartbeat_at=timezone.now()):
+        if not self._write(progress_done=self.done, heartbeat_at=timezone.now()):
             raise BuildLost
         pause_between_steps()
+        build_step_hook(self.done)
+
+
+def build_step_hook(done: int) -> None:
+    """Tests only: called after every chunk of a build (a test changes the project here, mid-build)."""
 
 
 def release_build(*, release_id: int) -> Release | None:
@@ -388,49 +430,68 @@ def release_build(*, release_id: int) -> Release | None:
 
 
 def _write_release(release: Release, root: Path, progress: _Progress) -> formats.BuildState:
+    """Write every file of the release from one snapshot of the database (exports.snapshot).
+
+    Changes made while the build runs (a pair deleted, an item rejected or edited) are not in
+    this release and cannot fail it: it is the project as it was when the build began reading.
+    """
     project = release.project
     statuses = release.item_statuses
-    total = release_items(project, statuses).count()
-    Release.objects.filter(pk=release.pk, build_token=progress.token).update(progress_total=total)
-    # Needed by the card and the manifest only, when the writers finish: computed while the items are written.
-    figures = in_background(lambda: (release_statistics(project, statuses), release_agreement(project, statuses)))
     state = formats.BuildState(
         release=release,
         project=project,
         splits={name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)},
         prompt_templates=export_settings_get(project=project).prompt_templates,
-        items_expected=total,
         prompt_process_from=settings.RELEASE_PROMPT_PROCESS_FROM,
     )
+    # Counted before the snapshot, for the progress bar and the writers' choices: the writers open (and may
+    # create their settings rows) before the build's read-only snapshot begins.
+    state.items_expected = release_items(project, statuses).count()
+    progress.total(state.items_expected)
     root.mkdir(parents=True, exist_ok=False)
     writers = formats.release_writers(project)
     for writer in writers:
         writer.open(root, state)
+    side = None
     try:
-        splitter = Splitter(release.splits, release.seed)
-        chunk = settings.RELEASE_CHUNK_SIZE
-        for item_chunk in read_ahead(iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk)):
-            records = item_chunk.records()
+        with build_snapshot() as snapshot:
+            if snapshot.own:
+                progress.side = side = SideConnection()
+            # Needed by the card and the manifest only, when the writers finish: computed while the items are written.
+            figures = in_background(
+                lambda: (release_statistics(project, statuses), release_agreement(project, statuses)), snapshot
+            )
+            splitter = Splitter(release.splits, release.seed)
+            chunk = settings.RELEASE_CHUNK_SIZE
+            items = iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk)
+            for item_chunk in read_ahead(items, snapshot=snapshot):
+                records = item_chunk.records()
+                for writer in writers:
+                    writer.add_items(records)
+                progress.advance(len(records))
+            pairs = iter_pair_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk)
+            for pair_records in read_ahead(pairs, snapshot=snapshot):
+                for writer in writers:
+                    writer.add_pairs(pair_records)
+                progress.advance(0)
+            state.statistics, (state.agreement, state.agreement_note) = figures()
+            state.readiness = release_readiness(
+                project, statuses=statuses, splits=state.splits, seed=release.seed
+            ).as_record()
             for writer in writers:
-                writer.add_items(records)
-            progress.advance(len(records))
-        for pair_records in read_ahead(
-            iter_pair_records(project, statuses=statuses, splitter=splitter, chunk_size=chunk)
-        ):
-            for writer in writers:
-                writer.add_pairs(pair_records)
-            progress.advance(0)
-        state.statistics, (state.agreement, state.agreement_note) = figures()
-        for writer in writers:
-            entries = writer.finish()
-            if isinstance(writer, formats.ManifestWriter):
-                state.manifest = entries[0]  # type: ignore[attr-defined]
-            else:
-                state.entries.extend(entries)
+                entries = writer.finish()
+                if isinstance(writer, formats.ManifestWriter):
+                    state.manifest = entries[0]  # type: ignore[attr-defined]
+                else:
+                    state.entries.extend(entries)
     except BaseException:
         for writer in writers:
             writer.abort()
         raise
+    finally:
+        progress.side = None
+        if side is not None:
+            side.close()
     return state
 
 
@@ -445,6 +506,7 @@ def _publish(release: Release, temporary: Path, token: str, state: formats.Build
             status=Release.Status.PUBLISHED,
             files=files,
             counts=state.counts,
+            readiness=state.readiness,
             path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
             progress_done=F("progress_total"),
             finished_at=timezone.now(),
@@ -459,6 +521,7 @@ def _publish(release: Release, temporary: Path, token: str, state: formats.Build
             version=release.version,
             files=len(files),
             counts=state.counts,
+            unfinished={check["check"]: check["count"] for check in state.readiness.get("unfinished", [])},
         )
         os.rename(temporary, final)  # atomic on one filesystem; a failure rolls the row back
 

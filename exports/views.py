@@ -35,6 +35,7 @@ def release_list(request: HttpRequest, slug: str) -> HttpResponse:
         if membership.is_coordinator
         else None,
         "project_formats": formats.available_project_formats(project) if membership.is_coordinator else [],
+        "readiness": services.release_readiness_get(project=project) if membership.is_coordinator else None,
     }
     return render(request, "exports/release_list.html", context)
 
@@ -57,6 +58,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
         "releases": releases_for_project(project),
         "form": form,
         "project_formats": formats.available_project_formats(project),
+        "readiness": services.release_readiness_get(project=project),
     }
     return render(request, "exports/release_list.html", context, status=400)
 

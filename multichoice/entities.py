@@ -455,8 +455,11 @@ def question_verify(
             raise StaleEdit("Someone else changed this question; reload it.", current=question)
         if decision != "swap":
             verdict = Judgment.Verdict.PASS if decision == "accept" else Judgment.Verdict.FLAG
+            # A rejection is the verifier's whole reason (the flag needs one; a generated question has no author).
+            comment = "" if verdict == Judgment.Verdict.PASS else "Rejected at verification."
             judgments = {
-                criterion["key"]: {"verdict": verdict, "comment": ""} for criterion in question.project.review_criteria
+                criterion["key"]: {"verdict": verdict, "comment": comment}
+                for criterion in question.project.review_criteria
             }
             slot.refresh_from_db()
             review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)

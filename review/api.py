@@ -22,6 +22,7 @@ from review import access, services
 from review.models import ReviewSlot
 from review.serializers import (
     AdjudicationRowOutput,
+    AuthorItemOutput,
     DashboardOutput,
     DocumentQaOutput,
     FinalLabelOutput,
@@ -90,6 +91,17 @@ class ReviewItemListApi(APIView):
         query = _validated(ReviewFilterInput, request.query_params)
         items = review_items(project, query.get("status", ""), query.get("kind", ""))
         return _paginated(self, request, items, ReviewItemOutput)
+
+
+class MyItemsApi(APIView):
+    @extend_schema(
+        summary="Your submitted items (annotator): sent back first, each flag with its criterion and reason",
+        responses=_responses({200: AuthorItemOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+        items = services.author_items(project=project, user=request.user)
+        return Response(AuthorItemOutput(items, many=True, context={"project": project}).data)
 
 
 class ReviewNextApi(APIView):

@@ -6,6 +6,7 @@ P = "projects/<slug:slug>/"
 
 urlpatterns = [
     path(P + "review/items/", api.ReviewItemListApi.as_view(), name="api_review_items"),
+    path(P + "my-items/", api.MyItemsApi.as_view(), name="api_my_items"),
     path(P + "review/settings/", api.ReviewSettingsApi.as_view(), name="api_review_settings"),
     path(P + "review/next/", api.ReviewNextApi.as_view(), name="api_review_next"),
     path(P + "review/items/<int:item_id>/claim/", api.ReviewClaimApi.as_view(), name="api_review_claim"),

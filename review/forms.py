@@ -16,6 +16,9 @@ class ReviewSettingsForm(forms.Form):
     )
     reviewer_may_rewrite = forms.BooleanField(required=False, label="Reviewers may rewrite flagged items themselves")
     blind_review = forms.BooleanField(required=False, label="Blind review: authors do not see who reviewed")
+    flag_needs_reason = forms.BooleanField(
+        required=False, label="A flag needs a reason (the reviewer says what is wrong; the author reads it)"
+    )
     topics = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), help_text="One topic per line.")
     regions = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="One region relevance per line.")
     labellers_per_pair = forms.IntegerField(min_value=1, max_value=10, label="Labellers per pair")
@@ -30,6 +33,7 @@ class ReviewSettingsForm(forms.Form):
             ),
             "reviewer_may_rewrite": project.reviewer_may_rewrite,
             "blind_review": project.blind_review,
+            "flag_needs_reason": project.flag_needs_reason,
             "topics": "\n".join(project.topics),
             "regions": "\n".join(project.regions),
             "labellers_per_pair": project.labellers_per_pair,

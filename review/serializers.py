@@ -65,6 +65,30 @@ class JudgmentOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class FlagOutput(serializers.Serializer):
+    criterion = serializers.CharField(help_text="The criterion key, e.g. appropriateness.")
+    criterion_label = serializers.SerializerMethodField()
+    reason = serializers.CharField(source="comment", allow_blank=True, help_text="What the reviewer said is wrong.")
+
+    def get_criterion_label(self, judgment: Any) -> str:
+        for criterion in self.context["project"].review_criteria:
+            if criterion.get("key") == judgment.criterion:
+                return str(criterion.get("label") or judgment.criterion)
+        return str(judgment.criterion)
+
+
+class AuthorItemOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    pair = serializers.IntegerField(source="pair_id")
+    pair_title = serializers.CharField(source="pair.local_title")
+    kind = ItemKindField()
+    status = ItemStatusField()
+    question = serializers.CharField()
+    version = serializers.IntegerField()
+    updated_at = serializers.DateTimeField()
+    flags = FlagOutput(many=True, help_text="Sent back for a rewrite: each flagged criterion and its reason.")
+
+
 class SlotOutput(serializers.Serializer):
     id = serializers.IntegerField()
     item = ItemOutput()
@@ -371,6 +395,7 @@ class ReviewSettingsOutput(serializers.Serializer):
     review_criteria = CriterionOutput(many=True)
     reviewer_may_rewrite = serializers.BooleanField()
     blind_review = serializers.BooleanField()
+    flag_needs_reason = serializers.BooleanField(help_text="A flag must come with a reason (the comment).")
     topics = serializers.ListField(child=serializers.CharField())
     regions = serializers.ListField(child=serializers.CharField())
     labellers_per_pair = serializers.IntegerField()
@@ -388,6 +413,7 @@ class ReviewSettingsInput(serializers.Serializer):
     review_criteria = CriterionInput(many=True, required=False)
     reviewer_may_rewrite = serializers.BooleanField(required=False)
     blind_review = serializers.BooleanField(required=False)
+    flag_needs_reason = serializers.BooleanField(required=False)
     topics = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
     regions = serializers.ListField(child=serializers.CharField(max_length=64), required=False)
     labellers_per_pair = serializers.IntegerField(required=False)

@@ -395,6 +395,9 @@ def _check_judgments(project: Project, judgments: Mapping[str, Mapping[str, Any]
         if not isinstance(comment, str) or len(comment) > MAX_TEXT_FIELD:
             errors[f"{where}.comment"] = [f"must be text of at most {MAX_TEXT_FIELD} characters"]
             continue
+        if raw["verdict"] == Judgment.Verdict.FLAG and project.flag_needs_reason and not comment.strip():
+            errors[f"{where}.comment"] = ["a flag needs a reason: say what is wrong, for the author"]
+            continue
         checked.append(JudgmentInput(key, raw["verdict"], comment.strip()))
     if errors:
         first = next(iter(errors))
@@ -710,6 +713,40 @@ def latest_flags(item: QAItem) -> list[Judgment]:
     return list(
         Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG).select_related("reviewer")
     )
+
+
+def items_flags(item_ids: Iterable[int]) -> dict[int, list[Judgment]]:
+    """The flags (criterion and reason) of each item's latest revision, for many items in one query."""
+    latest = QAItemRevision.objects.filter(item=OuterRef("item_id")).order_by("-number").values("id")[:1]
+    flags: dict[int, list[Judgment]] = defaultdict(list)
+    for judgment in (
+        Judgment.objects.filter(item_id__in=list(item_ids), verdict=Judgment.Verdict.FLAG)
+        .annotate(latest=Subquery(latest))
+        .filter(revision_id=F("latest"))
+        .order_by("item_id", "id")
+    ):
+        flags[judgment.item_id].append(judgment)
+    return flags
+
+
+def author_items(*, project: Project, user: AbstractBaseUser, limit: int = 200) -> list[QAItem]:
+    """An author's submitted items, sent back first, each with `flags`: what the review flagged and why."""
+    order = {Status.NEEDS_REWRITE: 0, Status.SUBMITTED: 1}
+    items = sorted(
+        QAItem.objects.alive()
+        .filter(project=project, author=user)
+        .exclude(status=Status.DRAFT)
+        .select_related("pair")
+        .only(
+            "id", "kind", "status", "question", "updated_at", "version", "project_id", "pair__id", "pair__local_title"
+        )
+        .order_by("-updated_at")[:limit],
+        key=lambda item: order.get(item.status, 2),
+    )
+    flags = items_flags(item.pk for item in items if item.status == Status.NEEDS_REWRITE)
+    for item in items:
+        item.flags = flags.get(item.pk, [])  # type: ignore[attr-defined]
+    return items
 
 
 def show_reviewer_names(project: Project, membership: Membership | None, item: QAItem, user: Any) -> bool:
@@ -1293,6 +1330,7 @@ REVIEW_SETTINGS = (
     "review_criteria",
     "reviewer_may_rewrite",
     "blind_review",
+    "flag_needs_reason",
     "topics",
     "regions",
     "labellers_per_pair",
@@ -1335,7 +1373,7 @@ def _check_review_settings(changes: Mapping[str, Any]) -> dict[str, Any]:
             if too_long:
                 errors[name] = [f"{too_long[0]!r} is longer than 64 characters"]
             clean[name] = values
-        elif name in ("reviewer_may_rewrite", "blind_review"):
+        elif name in ("reviewer_may_rewrite", "blind_review", "flag_needs_reason"):
             if not isinstance(value, bool):
                 errors[name] = ["must be true or false"]
             clean[name] = value

@@ -47,3 +47,11 @@ def project_nav(context: template.Context, project: Project) -> dict:
         "groups": navigation.project_nav(project, membership, path),
         "home_current": path == project.get_absolute_url(),
     }
+
+
+@register.filter
+def display(value, kind: str = "") -> str:  # type: ignore[no-untyped-def]
+    """The display name of a code (annotation.display): `{{ item.status|display:"item_status" }}`."""
+    from annotation.display import display_name
+
+    return display_name(value, kind)

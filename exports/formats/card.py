@@ -39,9 +39,39 @@ def _interval(stat: dict[str, Any]) -> str:
     return "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
 
 
+def unfinished_section(readiness: dict[str, Any]) -> list[str]:
+    """Markdown lines saying what was unfinished when the release was built (none when it was ready)."""
+    unfinished = readiness.get("unfinished") or []
+    if not unfinished:
+        return []
+    out = [
+        "## Unfinished when released",
+        "",
+        "This release was built although the project was not finished; read its figures with that in mind.",
+        "",
+        "| | count |",
+        "|---|---:|",
+    ]
+    for check in unfinished:
+        detail = f" ({_md(check['detail'])})" if check.get("detail") else ""
+        out.append(f"| {_md(check['label'])}{detail} | {check['count']} |")
+    return [*out, ""]
+
+
 class DatasetCardWriter(ReleaseWriter):
     def finish(self) -> list[FileEntry]:
-        return [write_file(self.root, NAME, self.render().encode())]
+        return [write_file(self.root, NAME, self.with_readiness(self.render()).encode())]
+
+    def with_readiness(self, card: str) -> str:
+        """The card with its "Unfinished when released" section after the title (every kind's card)."""
+        section = unfinished_section(self.state.readiness)
+        if not section:
+            return card
+        lines = card.split("\n")
+        ends = [n for n, line in enumerate(lines) if line == "---"]
+        start = ends[1] + 1 if len(ends) > 1 else 0  # after the YAML header
+        title = next((n for n in range(start, len(lines)) if lines[n].startswith("# ")), start)
+        return "\n".join([*lines[: title + 1], "", *section, *lines[title + 1 :]])
 
     def _configs(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """(config name, [(split, path)]) for every file with data; empty files are left out (they would not load)."""

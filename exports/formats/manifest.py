@@ -48,6 +48,7 @@ class ManifestWriter(ReleaseWriter):
                 "prompt_templates": state.prompt_templates,
             },
             "counts": state.counts,
+            "readiness": state.readiness,
             "statistics": state.statistics,
             "agreement": state.agreement,
             "agreement_note": state.agreement_note,

@@ -138,16 +138,7 @@ def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> Http
 def my_items(request: HttpRequest, slug: str) -> HttpResponse:
     """An author's submitted items with their review outcome; items sent back come first."""
     project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
-    order = {QAItem.Status.NEEDS_REWRITE: 0, QAItem.Status.SUBMITTED: 1}
-    items = sorted(
-        QAItem.objects.alive()
-        .filter(project=project, author=request.user)
-        .exclude(status=QAItem.Status.DRAFT)
-        .select_related("pair")
-        .only("id", "kind", "status", "question", "updated_at", "project_id", "pair__id", "pair__local_title")
-        .order_by("-updated_at")[:200],
-        key=lambda item: order.get(item.status, 2),
-    )
+    items = services.author_items(project=project, user=request.user)
     return render(request, "review/my_items.html", {"project": project, "items": items})
 
 

@@ -94,6 +94,9 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     rows = services.adjudication_list(project)
+    for row in rows:  # the values in dispute, offered first (one button each)
+        row["disputed"] = list(dict.fromkeys(label.value for label in row["labels"]))
+        row["values"] = project.topics if row["kind"] == "topic" else project.regions
     return render(request, "review/adjudication.html", {"project": project, "rows": rows})
 
 
@@ -106,7 +109,8 @@ def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
             pair=pair,
             user=request.user,
             kind=request.POST.get("kind", ""),
-            value=request.POST.get("value", ""),
+            # One of the disputed values' buttons, or the value chosen in the list (which starts empty).
+            value=request.POST.get("choose") or request.POST.get("value", ""),
             detail=request.POST.get("detail", ""),
             version=_int(request.POST.get("version"), "version"),
         )

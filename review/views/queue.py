@@ -22,6 +22,9 @@ from review.models import Judgment, ReviewSlot
 from review.views.common import evidence_context
 
 ITEMS_PER_PAGE = 50
+# One key per criterion verdict, in criterion order: pass on the digits, flag on the letters below them.
+PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
+FLAG_KEYS = "qwertyuio"
 # Kinds whose items are reviewed on their own screen (the slot, claim and judgments are still this app's).
 KIND_REVIEW_PAGES = {Project.Kind.TRIVIA: "trivia_item", Project.Kind.ENTITY_QA: "entity_verify"}
 
@@ -129,6 +132,17 @@ def _judgment_input(request: HttpRequest, project: Project) -> dict[str, dict[st
     return judgments
 
 
+def _criterion_errors(error: ServiceError) -> dict[str, str]:
+    """The service's per-criterion errors (`judgments.fluency.comment`), by criterion key, to show in place."""
+    details = getattr(error, "details", None) or {}
+    found: dict[str, str] = {}
+    for field, messages_ in details.items():
+        parts = str(field).split(".")
+        if len(parts) >= 2 and parts[0] == "judgments" and messages_:
+            found.setdefault(parts[1], str(messages_[0]))
+    return found
+
+
 @login_required
 def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
@@ -138,6 +152,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         return redirect(KIND_REVIEW_PAGES[project.kind], slug, item.pk)
     status = 200
     submitted = {}
+    errors: dict[str, str] = {}
     if request.method == "POST":
         submitted = _judgment_input(request, project)
         try:
@@ -152,6 +167,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         except ServiceError as error:
             report_error(request, error)
             status = error.status_code
+            errors = _criterion_errors(error)
         else:
             messages.success(request, "Review recorded. Thank you!")
             if request.POST.get("then") == "next":
@@ -170,8 +186,11 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
             **criterion,
             "judgment": judgments.get(criterion["key"]),
             "submitted": submitted.get(criterion["key"], {}),
+            "error": errors.get(criterion["key"], ""),
+            "pass_key": PASS_KEYS[index] if index < len(PASS_KEYS) else "",
+            "flag_key": FLAG_KEYS[index] if index < len(FLAG_KEYS) else "",
         }
-        for criterion in project.review_criteria
+        for index, criterion in enumerate(project.review_criteria)
     ]
     context = {
         "project": project,

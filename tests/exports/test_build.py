@@ -391,6 +391,9 @@ def committed_project(transactional_db, project, annotator):
     return project
 
 
+@pytest.mark.postgresql(
+    reason="on SQLite a build reads in its own thread: its read transaction cannot be shared with a reader thread"
+)
 def test_chunks_read_ahead_by_a_thread_give_the_files_a_build_in_one_thread_gives(
     committed_project, coordinator, settings, monkeypatch
 ):
@@ -420,6 +423,9 @@ def test_chunks_read_ahead_by_a_thread_give_the_files_a_build_in_one_thread_give
     assert len(read_jsonl(published_dir(ahead) / "lead_qa.jsonl")) == 4
 
 
+@pytest.mark.postgresql(
+    reason="on SQLite a build reads in its own thread: its read transaction cannot be shared with a reader thread"
+)
 def test_an_error_while_reading_ahead_fails_the_build_and_stops_the_reader(
     committed_project, coordinator, settings, monkeypatch
 ):

@@ -66,6 +66,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/releases/", None, (403, 404, 200, 200, 200, 200)),
     ("post", "projects/{slug}/releases/", {"changelog": "x"}, (403, 404, 403, 403, 202, 202)),
     ("get", "projects/{slug}/releases/diff/?old=1&new=1", None, (403, 404, 200, 200, 200, 200)),
+    ("get", "projects/{slug}/releases/readiness/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/releases/1/", None, (403, 404, 200, 200, 200, 200)),
     ("post", "projects/{slug}/releases/2/rebuild/", None, (403, 404, 403, 403, 202, 202)),
     ("post", "projects/{slug}/releases/1/cancel/", None, (403, 404, 403, 403, 409, 409)),  # published: not cancellable

@@ -194,6 +194,7 @@ USERS = ["anonymous", "outsider", "annotator", "reviewer", "coordinator"]
 FOUND = {"result": "found", "version": 0, "sentences": [span_of("老板姓陈。", STANDARD_TEXT)]}
 ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("get", "review/items/", lambda w: None, (403, 404, 403, 200, 200)),
+    ("get", "my-items/", lambda w: None, (403, 404, 200, 403, 403)),
     ("get", "review/settings/", lambda w: None, (403, 404, 200, 200, 200)),
     ("patch", "review/settings/", lambda w: {"blind_review": False}, (403, 404, 403, 403, 200)),
     ("post", "review/next/", lambda w: None, (403, 404, 403, 200, 403)),

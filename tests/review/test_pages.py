@@ -95,12 +95,12 @@ def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
     client.force_login(coordinator)
     url = reverse("pair_labels", args=[project.slug, pair.pk])
 
-    assert "sport" not in client.get(url).content.decode().split('id="other-labels"')[1]
+    assert "Sport" not in client.get(url).content.decode().split('id="other-labels"')[1]
     response = client.post(url, {"topic": "food", "region": "local", "region_detail": "Hong Kong",
                                  "topic_version": "0", "region_version": "0"})  # fmt: skip
     assert response.status_code == 302
     others = client.get(url).content.decode().split('id="other-labels"')[1]
-    assert "sport" in others and "Hong Kong" in others
+    assert "Sport" in others and "Hong Kong" in others
 
 
 def test_the_dashboard_shows_true_counts_and_bars(client, project, annotator, reviewer, coordinator, submitted):

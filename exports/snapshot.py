@@ -1,0 +1,109 @@
+"""One consistent read of the database for a whole release build.
+
+A build reads for minutes while people keep working: a pair deleted, an item
+rejected or edited between two chunks must neither fail the build nor half
+appear in it. Every read of a build happens inside one snapshot, so the release
+is the state of the project at the moment its build began reading:
+
+- PostgreSQL: a REPEATABLE READ READ ONLY transaction; its snapshot is exported
+  (`pg_export_snapshot`), and the threads that read ahead or compute the figures
+  join it with `SET TRANSACTION SNAPSHOT`, so every connection sees the same rows.
+- SQLite (WAL): a deferred read transaction (`BEGIN DEFERRED`, not the IMMEDIATE
+  transactions of the settings, which would take the write lock and stop every
+  writer for the length of the build). Writers go on; this connection keeps
+  reading the state of its first read. A snapshot cannot be shared between
+  SQLite connections, so the build reads in its own thread.
+- Inside a caller's transaction (tests, an atomic block) that transaction is the
+  snapshot already.
+
+The build's own writes (progress and heartbeat, which a cancel must be able to
+stop) go through `SideConnection`, a connection of another thread, and are
+committed at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TypeVar
+
+from django.db import connection, transaction
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The build's read: `kind` is "postgresql", "sqlite" or "caller" (the caller's transaction)."""
+
+    kind: str
+    ident: str = ""  # the exported PostgreSQL snapshot
+
+    @property
+    def shareable(self) -> bool:
+        """Whether a thread with a connection of its own can read this snapshot (`join`)."""
+        return self.kind == "postgresql"
+
+    @property
+    def own(self) -> bool:
+        """Whether the build opened this read itself (its writes then go through a `SideConnection`)."""
+        return self.kind != "caller"
+
+    @contextmanager
+    def join(self) -> Iterator[None]:
+        """In another thread: read exactly what the build reads (PostgreSQL only)."""
+        if not self.shareable:
+            raise RuntimeError("Only a PostgreSQL snapshot can be shared between connections.")
+        _health_checked()
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                cursor.execute("SET TRANSACTION SNAPSHOT %s", [self.ident])
+            yield
+
+
+def _health_checked() -> None:
+    """Open the connection (and run its health check) before the transaction: its first statement must be SET."""
+    with connection.cursor():
+        pass
+
+
+@contextmanager
+def build_snapshot() -> Iterator[Snapshot]:
+    """Everything read inside sees the database as it was when this began."""
+    if connection.in_atomic_block:
+        yield Snapshot("caller")
+        return
+    _health_checked()
+    if connection.vendor == "postgresql":
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                cursor.execute("SELECT pg_export_snapshot()")
+                ident = cursor.fetchone()[0]
+            yield Snapshot("postgresql", ident)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("BEGIN DEFERRED")
+        cursor.execute("SELECT count(*) FROM sqlite_master")  # the first read fixes what the transaction sees
+    try:
+        yield Snapshot(connection.vendor)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("ROLLBACK")  # nothing was written: ending the read is all that is left
+
+
+class SideConnection:
+    """Runs short writes on a thread of its own (its own connection, autocommit) and waits for each."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="release-progress")
+
+    def run(self, work: Callable[[], T]) -> T:
+        return self._pool.submit(work).result()
+
+    def close(self) -> None:
+        self._pool.submit(lambda: connection.close()).result()  # the thread's own connection
+        self._pool.shutdown()
