@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0010_queue_statistics"),
+        ("annotation", "0013_api_tokens"),
     ]
 
     operations = [
