@@ -115,7 +115,9 @@ def test_a_stale_autosave_answers_409_showing_the_newer_text_and_keeps_it(client
     body = response.content.decode()
     assert response.status_code == 409
     assert "较新的问题？" in body
-    assert "Save mine over it" in body
+    assert '<td class="mine" data-field="question"' in body and "旧副本的问题？" in body  # both, side by side
+    assert f'name="keep_mine_version" value="{item.version}"' in body
+    assert "Load the newer version" in body
     item.refresh_from_db()
     assert item.question == "较新的问题？"
 
