@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
 
 SCRIPT_FETCH_MODES = {"cors", "same-origin", "no-cors"}  # Sec-Fetch-Mode of fetch/XHR; a page load is "navigate"
 
@@ -36,11 +38,26 @@ def not_signed_in(request: HttpRequest) -> JsonResponse:
     return response
 
 
+def back_after_sign_in(request: HttpRequest) -> HttpResponseRedirect:
+    """A plain form posted while signed out: sign in, then back to the page the form was on.
+
+    `next` pointing at the POST-only address would end, after signing in, on a GET it refuses (405).
+    """
+    referer = request.headers.get("Referer", "")
+    allowed = url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    parts = urlsplit(referer)
+    back = (parts.path + (f"?{parts.query}" if parts.query else "")) if allowed and parts.path else "/"
+    return HttpResponseRedirect(f"{resolve_url(settings.LOGIN_URL)}?{urlencode({REDIRECT_FIELD_NAME: back})}")
+
+
 class ScriptAuthMiddleware:
     """Turn the sign-in redirect of `login_required` into 401 JSON for script requests.
 
     Followed by a script, that redirect would put the whole sign-in page into a fragment
-    of the page (and its autofocus would take the annotator's keystrokes).
+    of the page (and its autofocus would take the annotator's keystrokes). For a plain
+    form posted while signed out, signing in leads back to the form's page.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -52,7 +69,9 @@ class ScriptAuthMiddleware:
             response.status_code == 302
             and not request.user.is_authenticated
             and urlsplit(response.get("Location", "")).path == resolve_url(settings.LOGIN_URL)
-            and is_script_request(request)
         ):
-            return not_signed_in(request)
+            if is_script_request(request):
+                return not_signed_in(request)
+            if request.method == "POST":
+                return back_after_sign_in(request)
         return response

@@ -327,3 +327,106 @@ def test_a_too_long_answer_shows_its_limit_and_is_refused_not_cut(page: Page, an
     item.refresh_from_db()
     assert item.answer_standard == long_text[:-1]
     expect(page.locator("#lead-count .n")).to_have_text("1")
+
+
+BAVARIAN_LEAD = (
+    "Da Kaiserschmarrn is a Mehlspeis aus da boarischn und östareichischn Kuchl. Ma machtn aus Oa, Mehl, Muich "
+    "und a weng Zucka; da Teig werd in da Pfanna zrissn und mit Zwetschgnröster gessn. Da Kaiser Franz Joseph "
+    "soi'n bsonders gern megn ham."
+)
+GERMAN_LEAD = "Der Kaiserschmarrn ist eine Süßspeise der österreichischen und bayerischen Küche."
+
+
+def _pair_with_items(coordinator, annotator, slug, local, standard, title, lead, standard_lead, facts):
+    project = factories.project(
+        coordinator, slug=slug, local_language=local, standard_language=standard, guidelines=GUIDELINES
+    )
+    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    factories.pair(
+        project,
+        local_title=title,
+        standard_title=title,
+        local_lead=lead,
+        standard_lead=standard_lead,
+        standard_text=standard_lead + "\n== Geschichte ==\n" + standard_lead,
+    )
+    pair = services.pair_claim_next(project=project, user=annotator)
+    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    for evidence, question, answer_standard, answer_local in facts:
+        start = lead.index(evidence)
+        services.qa_item_create(
+            pair=pair,
+            user=annotator,
+            question=question,
+            answer_standard=answer_standard,
+            answer_local=answer_local,
+            spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
+        )
+    return pair
+
+
+GUIDELINES = (
+    "## Lead-section QAs\n\nFind 2–3 facts that are on the local page only. Questions stand alone, "
+    "answers are short phrases. Avoid mostly “which year” questions."
+)
+ARABIC_LEAD = (
+    "الكُشَري أكلة شعبية مصرية، بتتعمل من الرز والمكرونة والعدس والصلصة والبصل المحمّر، "
+    "وبيتاكل في كل حتة في مصر، وأشهر محلاته في وسط البلد."
+)
+
+
+@pytest.mark.parametrize(
+    ("slug", "local", "standard", "title", "lead", "standard_lead", "facts"),
+    [
+        ("yue-zh", "yue", "cmn", "𠮶間茶餐廳", factories.CANTONESE_LEAD, factories.MANDARIN_LEAD,
+         [("老闆姓陳", "这家茶餐厅的老板姓什么？", "姓陈", "姓陳"), ("菠蘿油", "招牌菜是什么？", "菠萝油", "菠蘿油"),
+          ("逢星期三休息", "星期几休息？", "星期三", "星期三")]),
+        ("bar-de", "bar", "deu", "Kaiserschmarrn", BAVARIAN_LEAD, GERMAN_LEAD,
+         [("Zwetschgnröster", "Womit wird Kaiserschmarrn gegessen?", "Zwetschgenröster", "Zwetschgnröster"),
+          ("Kaiser Franz Joseph", "Wer soll ihn besonders gern gemocht haben?", "Kaiser Franz Joseph",
+           "Kaiser Franz Joseph")]),
+        ("arz-ar", "arz", "arb", "كشري", ARABIC_LEAD, "الكشري طبق مصري يتكون من الأرز والمعكرونة والعدس.",
+         [("وسط البلد", "أين توجد أشهر محلات الكشري؟", "وسط البلد", "وسط البلد"),
+          ("البصل المحمّر", "ما الذي يوضع فوق الكشري؟", "البصل المقلي", "البصل المحمّر")]),
+    ],
+    ids=["cantonese", "bavarian", "arabic"],
+)  # fmt: skip
+def test_the_layout_keeps_the_local_lead_in_view_and_the_guidelines_beside_it(
+    browser, live_server, coordinator, annotator, slug, local, standard, title, lead, standard_lead, facts
+):
+    pair = _pair_with_items(coordinator, annotator, slug, local, standard, title, lead, standard_lead, facts)
+    for width, height in ((1440, 900), (390, 844)):
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": width, "height": height}, locale="en-GB"
+        )
+        page = context.new_page()
+        log_in(page, "annotator")
+        open_pair(page, pair)
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"the page scrolls sideways by {overflow}px at {width}px"
+        page.screenshot(path=f"/tmp/annot-{slug}-{width}.png")
+        # Working on the last item: the local lead with its highlights is still in view.
+        last = page.locator("#items-list .item-card").last
+        last.locator("textarea[name=answer_local]").focus()
+        last.scroll_into_view_if_needed()
+        lead_box = page.locator("#local-lead").bounding_box()
+        assert lead_box["y"] >= -1 and lead_box["y"] < height / 2, lead_box
+        expect(page.locator("#local-lead mark.hl").first).to_be_in_viewport()
+        page.screenshot(path=f"/tmp/annot-{slug}-{width}-editing.png")
+        if width == 1440:
+            page.keyboard.press("Escape")
+            page.keyboard.press("g")
+            panel = page.locator("#guidelines-panel")
+            expect(panel).to_be_visible()
+            guide = panel.bounding_box()
+            for pane in ("#local-lead", "#standard-lead"):
+                box = page.locator(pane).bounding_box()
+                assert box["x"] + box["width"] <= guide["x"] or guide["x"] + guide["width"] <= box["x"], pane
+            page.screenshot(path=f"/tmp/annot-{slug}-{width}-guidelines.png")
+            page.keyboard.press("g")
+            page.keyboard.press("?")
+            expect(page.locator("#keys-overlay")).to_be_visible()
+            page.screenshot(path=f"/tmp/annot-{slug}-{width}-keys.png")
+        else:
+            assert page.locator(".topbar").bounding_box()["height"] <= 48
+        context.close()
