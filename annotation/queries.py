@@ -41,6 +41,10 @@ class Progress:
 RECENT_ITEMS = 200  # the median of active time is over this many of the latest items
 
 
+def _since(times: list[datetime | None], start: datetime) -> int:
+    return sum(1 for at in times if at is not None and at >= start)
+
+
 def annotator_progress(*, project: Project, user: AbstractBaseUser, session_started: datetime) -> Progress:
     """Pairs done (submitted, or excluded at screening) and items submitted, today and since `session_started`."""
     from annotation.models import PagePair, PairSkip, QAItem, Screening
@@ -70,10 +74,10 @@ def annotator_progress(*, project: Project, user: AbstractBaseUser, session_star
         .values_list("active_seconds", flat=True)[:RECENT_ITEMS]
     )
     return Progress(
-        pairs_today=sum(1 for at in pair_times if at >= today),
-        items_today=sum(1 for at in item_times if at >= today),
-        pairs_session=sum(1 for at in pair_times if at >= session_started),
-        items_session=sum(1 for at in item_times if at >= session_started),
+        pairs_today=_since(pair_times, today),
+        items_today=_since(item_times, today),
+        pairs_session=_since(pair_times, session_started),
+        items_session=_since(item_times, session_started),
         median_item_minutes=round(statistics.median(seconds) / 60, 1) if seconds else None,
         pairs_left=PagePair.objects.filter(project=project)
         .available()

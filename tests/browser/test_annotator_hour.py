@@ -430,3 +430,43 @@ def test_the_layout_keeps_the_local_lead_in_view_and_the_guidelines_beside_it(
         else:
             assert page.locator(".topbar").bounding_box()["height"] <= 48
         context.close()
+
+
+def test_evidence_by_double_click_and_by_word_steps_from_a_clicked_caret(page: Page, coordinator, annotator):
+    pair = _pair_with_items(
+        coordinator, annotator, "bar-de", "bar", "deu", "Kaiserschmarrn", BAVARIAN_LEAD, GERMAN_LEAD, []
+    )
+    item = services.qa_item_create(pair=pair, user=annotator)
+    log_in(page, "annotator")
+    open_pair(page, pair)
+    word = page.evaluate(
+        """(w) => {
+            const walker = document.createTreeWalker(document.getElementById("local-lead"), NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const at = node.data.indexOf(w);
+                if (at < 0) continue;
+                const range = document.createRange();
+                range.setStart(node, at + 2);
+                range.setEnd(node, at + 3);
+                const r = range.getClientRects()[0];
+                return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+            }
+        }""",
+        "Zwetschgnröster",
+    )
+    page.mouse.dblclick(word["x"], word["y"])
+    page.wait_for_function("() => window.getSelection().toString().trim() === 'Zwetschgnröster'")
+    page.keyboard.press("Enter")
+    expect(card(page, item.pk).locator(".chip-text")).to_have_text(["Zwetschgnröster"])
+
+    # A click puts the caret there; Ctrl+Shift+Right then takes whole words from it.
+    page.mouse.click(word["x"] - 30, word["y"])
+    page.keyboard.press("Control+ArrowRight")
+    page.keyboard.press("Control+ArrowRight")
+    page.keyboard.press("Control+Shift+ArrowRight")
+    page.keyboard.press("e")
+    wait_saved(page, item.pk)
+    spans = list(item.spans.order_by("start").values_list("start", "end", "text"))
+    assert all(BAVARIAN_LEAD[start:end] == text for start, end, text in spans)
+    assert len(spans) == 2 and spans[0][2] == "Zwetschgnröster"
+    assert spans[1][0] > spans[0][1]  # from the clicked caret on, not from the start of the lead

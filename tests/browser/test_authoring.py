@@ -214,10 +214,11 @@ def test_stale_edit_shows_the_conflict_and_keeps_the_annotators_text(page: Page,
     other = context.new_page()
     other.goto(annotating_pair.get_absolute_url())
 
+    question = card(page, item.pk).locator("textarea[name=question]")
+    question.focus()  # editing here (a tab that is not would reload the item when the other one saves)
     other.locator(f"#item-{item.pk} textarea[name=question]").fill("别处保存的问题？")
     wait_saved(other, item.pk)
 
-    question = card(page, item.pk).locator("textarea[name=question]")
     question.fill("我自己的问题？")
     conflict = page.locator(f"#item-{item.pk}-status .conflict")
     expect(conflict).to_be_visible()
