@@ -69,15 +69,23 @@ def _session_started(request: HttpRequest) -> datetime:
 
 def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
     """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
-    from review.views.items import verification_panel  # review builds on annotation, not the other way round
+    # review builds on annotation, not the other way round
+    from review.views.items import latest_verifications, verification_panel
 
     project = pair.project
     items = _pair_items(pair)
     is_mine = pair.assignee_id == request.user.pk
     editable = is_mine and pair.is_editable
-    lead_count = sum(1 for item in items if item.kind == QAItem.Kind.LEAD)
+    leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
+    lead_count = len(leads)
+    latest = latest_verifications(leads) if is_mine and leads else {}
     entries = [
-        _item_context(item, verification_panel(item) if item.kind == QAItem.Kind.LEAD and is_mine else None)
+        _item_context(
+            item,
+            verification_panel(item, current=latest.get(item.pk))
+            if item.kind == QAItem.Kind.LEAD and is_mine
+            else None,
+        )
         for item in items
     ]
     return {
@@ -261,9 +269,11 @@ def _refused_save_page(request: HttpRequest, item: QAItem, refused: dict, status
     """
     context = _pair_context(request, item.pair)
     sent = {name: request.POST[name] for name in TEXT_FIELDS if name in request.POST}
-    for entry in context["items"]:
-        if entry["item"].pk != item.pk:
-            continue
+    entries = [entry for entry in context["items"] if entry["item"].pk == item.pk]
+    if not entries or entries[0]["item"].kind != QAItem.Kind.LEAD:  # deleted meanwhile: no form to show it in
+        report_error(request, refused["error"])
+        return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+    for entry in entries:
         for name, value in sent.items():
             setattr(entry["item"], name, value)
         if "spans" in request.POST:

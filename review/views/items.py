@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -166,12 +167,31 @@ def _posted_sentences(request: HttpRequest, item: QAItem) -> list[dict]:
     return sentences
 
 
+_UNKNOWN: Any = object()
+
+
+def latest_verifications(items: list[QAItem]) -> dict[int, Verification]:
+    """The latest verification of each of these items, in one query (a page of items must not ask per item)."""
+    latest: dict[int, Verification] = {}
+    for verification in Verification.objects.filter(item__in=items).order_by("item_id", "number"):
+        latest[verification.item_id] = verification
+    return latest
+
+
 def verification_panel(
-    item: QAItem, *, query: str | None = None, note: str | None = None, error: ServiceError | None = None
+    item: QAItem,
+    *,
+    query: str | None = None,
+    note: str | None = None,
+    error: ServiceError | None = None,
+    current: Verification | None = _UNKNOWN,
 ) -> dict:
     """A lead item's verification where its answer is written: the latest result and note, a search of the
-    standard full text (pre-filled from the answer) listing only the matching sentences and the ticked ones."""
-    current = services.verification_current(item)
+    standard full text (pre-filled from the answer) listing only the matching sentences and the ticked ones.
+
+    `current`: the item's latest verification when the caller has it already (`latest_verifications`)."""
+    if current is _UNKNOWN:
+        current = services.verification_current(item)
     chosen = {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None} if current else set()
     query = item.answer_standard if query is None else query
     results = [
