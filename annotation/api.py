@@ -29,6 +29,8 @@ from annotation.queries import count_of
 from annotation.serializers import (
     ActivityInput,
     ErrorOutput,
+    GiveBackInput,
+    GiveBackOutput,
     ItemCreateInput,
     ItemOutput,
     ItemUpdateInput,
@@ -333,6 +335,20 @@ class PairSubmitApi(APIView):
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         pair = services.pair_submit(pair=pair, user=request.user)
         return Response(_pair_detail(pair))
+
+
+class PairGiveBackApi(APIView):
+    @extend_schema(
+        summary="Skip a pair you hold: it goes back to the queue (not to you again), with an optional reason",
+        description="409 when the pair has QA items or is no longer open (screened out, submitted).",
+        request=GiveBackInput,
+        responses=_responses({201: GiveBackOutput}),
+    )
+    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+        pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+        data = _validated(GiveBackInput, request.data)
+        skip = services.pair_give_back(pair=pair, user=request.user, reason=data["reason"])
+        return Response(GiveBackOutput(skip).data, status=status.HTTP_201_CREATED)
 
 
 class PairActivityApi(APIView):

@@ -17,6 +17,9 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/<int:pair_id>/items/", api.PairItemListApi.as_view(), name="api_pair_items"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/submit/", api.PairSubmitApi.as_view(), name="api_pair_submit"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", api.PairActivityApi.as_view(), name="api_pair_activity"),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/give-back/", api.PairGiveBackApi.as_view(), name="api_pair_give_back"
+    ),
     path("projects/<slug:slug>/items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_item"),
     path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
     path("projects/<slug:slug>/imports/", api_imports.ImportListApi.as_view(), name="api_imports"),

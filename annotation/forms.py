@@ -10,6 +10,9 @@ class ProjectSettingsForm(forms.Form):
     lead_qa_min = forms.IntegerField(min_value=1, max_value=20, initial=2, label="Lead QAs per pair, at least")
     lead_qa_max = forms.IntegerField(min_value=1, max_value=20, initial=3, label="Lead QAs per pair, at most")
     collect_document_qa = forms.BooleanField(required=False, label="Collect document-level QAs")
+    verification_required = forms.BooleanField(
+        required=False, label="Require full-document verification of every lead QA before a pair is submitted"
+    )
     reviewers_per_item = forms.IntegerField(min_value=1, max_value=10, initial=1)
     claim_minutes = forms.IntegerField(min_value=1, max_value=1440, initial=30, label="Claim expires after (minutes)")
     region_vocabulary = forms.CharField(

@@ -113,6 +113,10 @@ class Project(models.Model):
     lead_qa_min = models.PositiveSmallIntegerField(default=2)
     lead_qa_max = models.PositiveSmallIntegerField(default=3)
     collect_document_qa = models.BooleanField(default=False)
+    verification_required = models.BooleanField(
+        default=False,
+        help_text="Every lead-section QA must be verified on the standard full text before its pair is submitted.",
+    )
     reviewers_per_item = models.PositiveSmallIntegerField(default=1)
     claim_minutes = models.PositiveIntegerField(
         default=30, help_text="An unscreened pair returns to the pool after this many idle minutes."
@@ -276,6 +280,23 @@ class PagePair(models.Model):
     @property
     def is_editable(self) -> bool:
         return self.status == self.Status.ANNOTATING
+
+
+class PairSkip(models.Model):
+    """An annotator gave a pair back to the queue unfinished, with an optional reason. Every one is kept."""
+
+    pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="skips")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    status_before = models.CharField(max_length=16)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["annotator", "pair"], name="pairskip_annotator_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.pair_id} given back by {self.annotator_id}"
 
 
 class Screening(models.Model):

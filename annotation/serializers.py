@@ -80,6 +80,7 @@ class ProjectOutput(serializers.ModelSerializer):
             "lead_qa_min",
             "lead_qa_max",
             "collect_document_qa",
+            "verification_required",
             "reviewers_per_item",
             "claim_minutes",
             "region_vocabulary",
@@ -108,6 +109,7 @@ class ProjectSettingsInput(serializers.Serializer):
     lead_qa_min = serializers.IntegerField(required=False)
     lead_qa_max = serializers.IntegerField(required=False)
     collect_document_qa = serializers.BooleanField(required=False)
+    verification_required = serializers.BooleanField(required=False)
     reviewers_per_item = serializers.IntegerField(required=False)
     claim_minutes = serializers.IntegerField(required=False)
     standard_variant = serializers.CharField(required=False, allow_blank=True, max_length=16)
@@ -250,6 +252,19 @@ class ScreeningInput(serializers.Serializer):
         max_length=16, help_text="annotate, translated, structural, or other (with a note saying why)."
     )
     note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class GiveBackInput(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Why the pair is skipped (optional, recorded)."
+    )
+
+
+class GiveBackOutput(serializers.Serializer):
+    pair = serializers.IntegerField(source="pair_id")
+    status_before = serializers.CharField(help_text="The pair's status when it was given back: claimed or annotating.")
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
 
 
 class ActivityInput(serializers.Serializer):

@@ -28,6 +28,7 @@ from annotation.models import (
     EvidenceSpan,
     Membership,
     PagePair,
+    PairSkip,
     Project,
     QAItem,
     QAItemRevision,
@@ -46,6 +47,7 @@ PROJECT_SETTINGS = (
     "lead_qa_min",
     "lead_qa_max",
     "collect_document_qa",
+    "verification_required",
     "reviewers_per_item",
     "claim_minutes",
     "standard_variant",
@@ -283,6 +285,7 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
                 PagePair.objects.select_for_update(skip_locked=True, of=("self",))
                 .filter(project=project)
                 .filter(condition)
+                .exclude(pk__in=PairSkip.objects.filter(annotator=user).values("pair_id"))  # given back: not again
                 .order_by("id")
                 .only("id", "status", "claim_expires_at")
                 .first()
@@ -311,6 +314,46 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
             pair.project = project
             return pair
     return None
+
+
+def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") -> PairSkip:
+    """Return a pair the user holds to the queue unfinished (skip it), with an optional reason, recorded.
+
+    The queue does not hand that pair to the same annotator again. A pair with QA items is not given
+    back: its items would be left behind under someone else's pair (delete them first, or finish it).
+    """
+    reason = (reason or "").strip()
+    if len(reason) > MAX_TEXT_FIELD:
+        raise InvalidInput(f"The reason is longer than {MAX_TEXT_FIELD} characters.", field="reason")
+    _require_assignee(pair, user)
+    open_statuses = {PagePair.Status.CLAIMED, PagePair.Status.ANNOTATING}
+    if pair.status not in open_statuses:
+        raise InvalidState(f"A {pair.get_status_display().lower()} pair cannot be given back.", field="pair")
+    if pair.items.alive().exists():
+        raise InvalidState(
+            "This pair has QA items: delete them before giving the pair back, or finish and submit it.", field="pair"
+        )
+    now = timezone.now()
+    with transaction.atomic():
+        updated = PagePair.objects.filter(pk=pair.pk, assignee=user, status__in=open_statuses).update(
+            status=PagePair.Status.NEW,
+            assignee=None,
+            claimed_at=None,
+            claim_expires_at=None,
+            screening_decision="",
+            version=F("version") + 1,
+            updated_at=now,
+        )
+        if not updated:
+            raise InvalidState("This pair changed in the meantime; reload it.", field="pair")
+        skip = PairSkip.objects.create(
+            pair=pair, annotator=user, status_before=pair.status, reason=reason, created_at=now
+        )
+        audit.record(user, Action.PAIR_GIVEN_BACK, pair, project=pair.project, before=pair.status, reason=reason)
+    pair.refresh_from_db(
+        fields=["status", "assignee", "claimed_at", "claim_expires_at", "screening_decision", "version"]
+    )
+    return skip
 
 
 def _require_assignee(pair: PagePair, user: AbstractBaseUser) -> None:
@@ -747,6 +790,13 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
                 check_document_evidence(pair, item.spans.all())
             except InvalidInput as error:
                 errors.setdefault(f"{where}.spans", []).append(f"item {number}: {error.message}")
+    if project.verification_required:
+        verified = _verified_item_ids([item.pk for item in lead_items])
+        for number, item in enumerate(items, start=1):
+            if item.kind == QAItem.Kind.LEAD and item.pk not in verified:
+                errors.setdefault(f"items[{number}].verification", []).append(
+                    f"item {number}: not verified on the standard page yet"
+                )
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)
@@ -768,6 +818,13 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         audit.record(user, Action.PAIR_SUBMITTED, pair, project=project, items=len(items))
     pair.refresh_from_db()
     return pair
+
+
+def _verified_item_ids(item_ids: list[int]) -> set[int]:
+    """Which of these items have a recorded full-document verification (any result counts: it was checked)."""
+    from review.models import Verification  # review builds on annotation, not the other way round
+
+    return set(Verification.objects.filter(item_id__in=item_ids).values_list("item_id", flat=True))
 
 
 def qa_item_revision_create(

@@ -1,9 +1,11 @@
 from django.urls import path
 
-from annotation.views import authoring, deleted, imports, projects
+from annotation.views import auth, authoring, deleted, imports, projects
 
 urlpatterns = [
     path("", projects.home, name="home"),
+    path("accounts/session/", auth.session_state, name="session_state"),
+    path("accounts/signed-in/", auth.signed_in, name="signed_in"),
     path("projects/new/", projects.project_create, name="project_create"),
     path("deleted-projects/", deleted.deleted_projects, name="deleted_projects"),
     path("deleted-projects/<slug:slug>/restore/", deleted.project_restore, name="project_restore"),
@@ -39,6 +41,7 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/<int:pair_id>/", authoring.pair_detail, name="pair_detail"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/screen/", authoring.pair_screen, name="pair_screen"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/submit/", authoring.pair_submit, name="pair_submit"),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/give-back/", authoring.pair_give_back, name="pair_give_back"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/delete/", deleted.pair_delete, name="pair_delete"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/restore/", deleted.pair_restore, name="pair_restore"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", authoring.pair_activity, name="pair_activity"),

@@ -29,6 +29,7 @@ class Action(models.TextChoices):
     MEMBER_LANGUAGES = "member.languages_changed", "Reviewer languages changed"
     PAIR_SCREENED = "pair.screened", "Pair screened"
     PAIR_SUBMITTED = "pair.submitted", "Pair submitted"
+    PAIR_GIVEN_BACK = "pair.given_back", "Pair given back to the queue"
     PAIR_DELETED = "pair.deleted", "Pair deleted"
     PAIR_RESTORED = "pair.restored", "Pair restored"
     PAIR_PURGED = "pair.purged", "Pair purged for good"

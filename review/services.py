@@ -773,13 +773,19 @@ class Sentence:
 
 
 _SENTENCE = re.compile(r"[^\n]+?(?:[。！？!?；;]+[」』”’）)]*|\.(?=\s)|$)", re.MULTILINE)
+_HEADING = re.compile(r"\s*(={2,6})[^=\n].*?\1\s*")  # a wiki section heading line: == 制作 ==
 
 
 def sentences_of(text: str) -> list[Sentence]:
-    """Split a text into sentences with code-point offsets (Python str indices), whitespace trimmed."""
+    """Split a text into sentences with code-point offsets (Python str indices), whitespace trimmed.
+
+    Wiki section headings (`== 制作 ==`) are not sentences: nothing can be verified by them.
+    """
     sentences: list[Sentence] = []
     for found in _SENTENCE.finditer(text):
         piece = found.group()
+        if _HEADING.fullmatch(piece):
+            continue
         start = found.start() + (len(piece) - len(piece.lstrip()))
         end = found.end() - (len(piece) - len(piece.rstrip()))
         if end > start:

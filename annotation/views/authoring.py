@@ -1,12 +1,14 @@
 """The annotator's screens: next pair, screening, authoring QA items, submitting."""
 
 import json
+from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -14,9 +16,14 @@ from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user
 from annotation.errors import InvalidInput, ServiceError, StaleEdit
 from annotation.forms import ScreeningForm
-from annotation.models import EvidenceSpan, PagePair, QAItem, Role
+from annotation.models import EvidenceSpan, PagePair, QAItem, Role, Screening
+from annotation.queries import annotator_progress
+from annotation.services import MAX_TEXT_FIELD
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
+
+SESSION_STARTED = "localqa:work-started"  # when this signed-in session first opened a pair
+TEXT_FIELDS = ("question", "answer_standard", "answer_local")
 
 
 @login_required
@@ -41,33 +48,73 @@ def _pair_items(pair: PagePair) -> list[QAItem]:
     return items
 
 
-def _item_context(item: QAItem) -> dict:
+def _item_context(item: QAItem, verification: dict | None = None) -> dict:
     return {
         "item": item,
         "spans_json": json.dumps(
             [{"start": s.start, "end": s.end, "text": s.text} for s in item.spans.all()], ensure_ascii=False
         ),
         "warnings": qa_item_warnings(item),
+        "verify": verification,
+    }
+
+
+def _session_started(request: HttpRequest) -> datetime:
+    started = request.session.get(SESSION_STARTED)
+    if started is None:
+        request.session[SESSION_STARTED] = timezone.now().isoformat()
+        return timezone.now()
+    return datetime.fromisoformat(started)
+
+
+def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
+    """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
+    # review builds on annotation, not the other way round
+    from review.views.items import latest_verifications, verification_panel
+
+    project = pair.project
+    items = _pair_items(pair)
+    is_mine = pair.assignee_id == request.user.pk
+    editable = is_mine and pair.is_editable
+    leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
+    lead_count = len(leads)
+    latest = latest_verifications(leads) if is_mine and leads else {}
+    entries = [
+        _item_context(
+            item,
+            verification_panel(item, current=latest.get(item.pk))
+            if item.kind == QAItem.Kind.LEAD and is_mine
+            else None,
+        )
+        for item in items
+    ]
+    return {
+        "project": project,
+        "pair": pair,
+        "is_mine": is_mine,
+        "editable": editable,
+        "items": entries,
+        "lead_count": lead_count,
+        "can_add_lead": lead_count < project.lead_qa_max,
+        "unverified": sum(1 for entry in entries if entry["verify"] and not entry["verify"]["current"]),
+        "max_text": MAX_TEXT_FIELD,
+        "has_local_text": bool(pair.local_text),
+        "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),
+        "screening_form": ScreeningForm(initial={"decision": pair.screening_decision or None}),
+        "screenings": pair.screenings.select_related("annotator"),
+        "screening_label": Screening.Decision(pair.screening_decision).label.lower() if pair.screening_decision else "",
+        "progress": (
+            annotator_progress(project=project, user=request.user, session_started=_session_started(request))
+            if is_mine
+            else None
+        ),
     }
 
 
 @login_required
 def pair_detail(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_user(request.user, slug, pair_id)
-    project = pair.project
-    items = _pair_items(pair)
-    is_mine = pair.assignee_id == request.user.pk
-    context = {
-        "project": project,
-        "pair": pair,
-        "is_mine": is_mine,
-        "editable": is_mine and pair.is_editable,
-        "items": [_item_context(item) for item in items],
-        "lead_count": sum(1 for item in items if item.kind == QAItem.Kind.LEAD),
-        "screening_form": ScreeningForm(initial={"decision": pair.screening_decision or None}),
-        "screenings": pair.screenings.select_related("annotator"),
-    }
-    return render(request, "annotation/pair_detail.html", context)
+    return render(request, "annotation/pair_detail.html", _pair_context(request, pair))
 
 
 @login_required
@@ -92,6 +139,7 @@ def pair_screen(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def pair_submit(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+    """Submit the pair; with `then=next`, go straight on to the next pair of the queue."""
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     try:
         services.pair_submit(pair=pair, user=request.user)
@@ -99,6 +147,24 @@ def pair_submit(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
     messages.success(request, "Submitted for review. Thank you!")
+    if request.POST.get("then") == "next":
+        return queue_next(request, slug)
+    return redirect("project_detail", slug)
+
+
+@login_required
+@require_POST
+def pair_give_back(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+    """Skip a pair: it goes back to the queue (not to this annotator again), with an optional reason."""
+    pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+    try:
+        services.pair_give_back(pair=pair, user=request.user, reason=request.POST.get("reason", ""))
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("pair_detail", slug, pair.pk)
+    messages.success(request, "Pair given back to the queue.")
+    if request.POST.get("then") == "next":
+        return queue_next(request, slug)
     return redirect("project_detail", slug)
 
 
@@ -131,7 +197,16 @@ def item_create(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
     if request.htmx:
-        context = {"project": pair.project, "pair": pair, "editable": True, **_item_context(item)}
+        from review.views.items import verification_panel
+
+        context = {
+            "project": pair.project,
+            "pair": pair,
+            "editable": True,
+            "is_mine": True,
+            "max_text": MAX_TEXT_FIELD,
+            **_item_context(item, verification_panel(item) if item.kind == QAItem.Kind.LEAD else None),
+        }
         return render(request, "annotation/pair_detail.html#item-card", context)
     return redirect(f"{pair.get_absolute_url()}#item-{item.pk}")
 
@@ -157,7 +232,8 @@ def item_save(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     status = 200
     context: dict = {"project": item.project, "pair": item.pair, "editable": True}
     try:
-        version = int(request.POST.get("version", ""))
+        # "Keep mine as a new version" after a conflict saves over the version it was shown.
+        version = int(request.POST.get("keep_mine_version") or request.POST.get("version", ""))
         item = services.qa_item_update(
             item=item,
             user=request.user,
@@ -172,18 +248,40 @@ def item_save(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         context.update(item=item, error=InvalidInput("version: missing or not a number", field="version"))
         status = 400
     except StaleEdit as error:
-        context.update(item=item, error=error, current=error.current)
+        sent = {name: request.POST.get(name, getattr(item, name)) for name in TEXT_FIELDS}
+        context.update(item=item, error=error, current=error.current, mine=sent)
         status = 409
     except ServiceError as error:
         context.update(item=item, error=error)
         status = error.status_code
     if not request.htmx:
-        if "error" in context:
-            report_error(request, context["error"])
-        else:
+        if "error" not in context:
             messages.success(request, "Saved.")
-        return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+            return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+        return _refused_save_page(request, item, context, status)
     return render(request, "annotation/pair_detail.html#item-saved", context, status=status)
+
+
+def _refused_save_page(request: HttpRequest, item: QAItem, refused: dict, status: int) -> HttpResponse:
+    """The plain form's refused save: the page again, the item's form holding what was sent, the error beside it.
+
+    On a conflict the newer version is shown next to the sent text, which is never lost.
+    """
+    context = _pair_context(request, item.pair)
+    sent = {name: request.POST[name] for name in TEXT_FIELDS if name in request.POST}
+    entries = [entry for entry in context["items"] if entry["item"].pk == item.pk]
+    if not entries or entries[0]["item"].kind != QAItem.Kind.LEAD:  # deleted meanwhile: no form to show it in
+        report_error(request, refused["error"])
+        return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+    for entry in entries:
+        for name, value in sent.items():
+            setattr(entry["item"], name, value)
+        if "spans" in request.POST:
+            entry["spans_json"] = request.POST["spans"]
+        entry.update(
+            error=refused["error"], current=refused.get("current"), mine=sent, sent_version=request.POST.get("version")
+        )
+    return render(request, "annotation/pair_detail.html", context, status=status)
 
 
 @login_required

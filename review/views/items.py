@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -145,38 +146,106 @@ def my_items(request: HttpRequest, slug: str) -> HttpResponse:
 # Full-document verification
 
 
+def _posted_sentences(request: HttpRequest, item: QAItem) -> list[dict]:
+    sentences = []
+    for value in request.POST.getlist("sentence"):
+        try:
+            start, end = (int(part) for part in value.split(":", 1))
+        except ValueError:
+            sentences.append({"start": None, "end": None, "text": value})
+            continue
+        sentences.append({"start": start, "end": end, "text": item.pair.standard_text[start:end]})
+    return sentences
+
+
+_UNKNOWN: Any = object()
+
+
+def latest_verifications(items: list[QAItem]) -> dict[int, Verification]:
+    """The latest verification of each of these items, in one query (a page of items must not ask per item)."""
+    latest: dict[int, Verification] = {}
+    for verification in Verification.objects.filter(item__in=items).order_by("item_id", "number"):
+        latest[verification.item_id] = verification
+    return latest
+
+
+def verification_panel(
+    item: QAItem,
+    *,
+    query: str | None = None,
+    note: str | None = None,
+    error: ServiceError | None = None,
+    current: Verification | None = _UNKNOWN,
+) -> dict:
+    """A lead item's verification where its answer is written: the latest result and note, a search of the
+    standard full text (pre-filled from the answer) listing only the matching sentences and the ticked ones.
+
+    `current`: the item's latest verification when the caller has it already (`latest_verifications`)."""
+    if current is _UNKNOWN:
+        current = services.verification_current(item)
+    chosen = {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None} if current else set()
+    query = item.answer_standard if query is None else query
+    results = [
+        r for r in services.verification_search(item.pair.standard_text, query) if r.match or r.sentence.key in chosen
+    ]
+    return {
+        "item": item,
+        "current": current,
+        "version": current.number if current else 0,
+        "possible": bool(item.pair.standard_text),
+        "query": query,
+        "results": results,
+        "matches": sum(1 for r in results if r.match),
+        "chosen": chosen,
+        "note": (current.note if current else "") if note is None else note,
+        "error": error,
+    }
+
+
 @login_required
 def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    """Search the standard full text (pre-filled with the answer) and record found, with sentences, or not found."""
+    """Search the standard full text (pre-filled with the answer) and record found, with sentences, or not found.
+
+    The authoring page shows the same as a panel in each lead item (`panel=1`; htmx swaps it in place).
+    """
     item = get_item_for_reader(request.user, slug, item_id)
     project = item.project
     status = 200
+    in_panel = request.GET.get("panel") == "1" or request.POST.get("panel") == "1"
+    error: ServiceError | None = None
     if request.method == "POST":
-        sentences = []
-        for value in request.POST.getlist("sentence"):
-            try:
-                start, end = (int(part) for part in value.split(":", 1))
-            except ValueError:
-                sentences.append({"start": None, "end": None, "text": value})
-                continue
-            sentences.append({"start": start, "end": end, "text": item.pair.standard_text[start:end]})
         try:
             services.verification_record(
                 item=item,
                 user=request.user,
                 result=request.POST.get("result", ""),
-                sentences=sentences,
+                sentences=_posted_sentences(request, item),
                 query=request.POST.get("q", ""),
                 note=request.POST.get("note", ""),
                 version=_int(request, "version"),
             )
-        except ServiceError as error:
-            report_error(request, error)
-            status = error.status_code
+        except ServiceError as caught:
+            error = caught
+            status = caught.status_code
         else:
-            messages.success(request, "Verification recorded.")
-            return redirect("item_verify", slug, item.pk)
+            if not request.htmx:
+                messages.success(request, "Verification recorded.")
+                if in_panel:
+                    return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}-verify")
+                return redirect("item_verify", slug, item.pk)
     query = request.GET.get("q", request.POST.get("q", item.answer_standard))
+    if in_panel and request.htmx:
+        note = request.POST.get("note") if error else None
+        context = {
+            "project": project,
+            "pair": item.pair,
+            "verify": verification_panel(item, query=query, note=note, error=error),
+            "max_text": authoring.MAX_TEXT_FIELD,
+        }
+        fragment = "verify-results" if request.method == "GET" else "verify-panel"
+        return render(request, f"annotation/pair_detail.html#{fragment}", context, status=status)
+    if error is not None:
+        report_error(request, error)
     current = services.verification_current(item)
     chosen = {f"{s['start']}:{s['end']}" for s in current.sentences} if current else set()
     results = services.verification_search(item.pair.standard_text, query)
@@ -193,6 +262,7 @@ def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         "possible": bool(item.pair.standard_text),
         "is_lead": item.kind == QAItem.Kind.LEAD,
         "results_choices": Verification.Result.choices,
+        "note": request.POST.get("note", "") if error else (current.note if current else ""),
     }
     template = "review/verify.html#search-results" if request.htmx and request.method == "GET" else "review/verify.html"
     return render(request, template, context, status=status)

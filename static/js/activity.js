@@ -49,7 +49,8 @@ export function initActivity() {
     if (!sending) return;
     fetch(url, { method: "POST", body: sending.data, credentials: "same-origin", keepalive: true })
       .then((response) => {
-        if (response.status >= 500) counted += sending.seconds * 1000;
+        // Signed out or a stale token: keep the seconds for a beat after signing in again.
+        if (response.status >= 500 || response.status === 401 || response.status === 403) counted += sending.seconds * 1000;
       })
       .catch(() => {
         counted += sending.seconds * 1000; // offline: send it with the next beat

@@ -1,13 +1,18 @@
 // Nothing typed is lost: a localStorage backup of every item form while it is
-// unsaved, visible save states, retries while offline, a warning before leaving
-// with unsaved work, and "save mine over it" after a stale edit (409).
+// unsaved, visible save states, retries while offline, saving again once signed
+// in after a sign-out (401) or a changed security token (403), a warning before
+// leaving with unsaved work, and the ways out of a stale edit (409): load the
+// newer version, compare both, or keep mine as a new version. Resolving clears
+// the browser copy, and every other tab showing that copy reloads the item.
+
+import { problemOf, refreshSession, showSignedOut, whenSignedIn } from "./session.js";
 
 const FIELDS = ["question", "answer_standard", "answer_local", "spans"];
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 15000;
 
 const retries = new WeakMap(); // form -> {attempt, timer}
-let waitingSubmit = null; // a page form (e.g. "Submit pair") held back until the drafts are saved
+let waitingSubmit = null; // {form, submitter}: a page form (e.g. "Submit pair") held back until the drafts are saved
 const sent = new WeakMap(); // form -> content of the request in flight
 
 const storageKey = (itemId) => `localqa:item:${itemId}`;
@@ -55,6 +60,24 @@ function clearBackup(form) {
     /* storage disabled */
   }
 }
+
+/** Replace an item's card with the server's current one (the newer version after a conflict). */
+function reloadItem(itemId) {
+  const card = document.getElementById(`item-${itemId}`);
+  if (!card) return Promise.resolve();
+  const form = card.querySelector("form.item-form");
+  if (form) {
+    cancelRetry(form);
+    markDirty(form, false);
+  }
+  return window.htmx.ajax("GET", window.location.pathname, {
+    target: `#item-${CSS.escape(String(itemId))}`,
+    select: `#item-${CSS.escape(String(itemId))}`,
+    swap: "outerHTML",
+  });
+}
+
+const csrfRetried = new WeakSet(); // a form sent again once with a fresh token (no loop)
 
 function setStatus(form, state, message) {
   const box = statusBox(form);
@@ -158,6 +181,7 @@ export function initAutosave() {
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (status >= 200 && status < 300) {
       cancelRetry(form);
+      csrfRetried.delete(form);
       // Typing during the request leaves newer text: that stays unsaved (its own save is queued).
       if (sameContent(sent.get(form) || {}, content(form))) {
         clearBackup(form);
@@ -169,7 +193,7 @@ export function initAutosave() {
       if (waitingSubmit && !anyUnsaved()) {
         const held = waitingSubmit;
         waitingSubmit = null;
-        held.submit();
+        held.form.requestSubmit(held.submitter); // with the button pressed (e.g. "then=next")
       }
     } else if (status === 400 || status === 409) {
       cancelRetry(form); // the answer (swapped in) says what to do; the text stays in the form and the backup
@@ -189,10 +213,31 @@ export function initAutosave() {
   document.addEventListener("htmx:timeout", offline);
 
   document.addEventListener("htmx:responseError", (event) => {
-    const form = event.detail.elt;
-    if (!isItemForm(form)) return;
+    const elt = event.detail.elt;
     const status = event.detail.xhr.status;
-    markDirty(form, true);
+    const problem = problemOf(event.detail.xhr);
+    const form = isItemForm(elt) ? elt : null;
+    if (form) {
+      markDirty(form, true);
+      writeBackup(form);
+    }
+    const again = () => {
+      const target = elt instanceof HTMLFormElement ? elt : elt.closest && elt.closest("form");
+      if (target && target.isConnected) target.requestSubmit();
+    };
+    if (status === 401) {
+      showSignedOut();
+      if (form) setStatus(form, "error", "Not saved — you are signed out. Your text is kept in this browser and saved when you sign in.");
+      waitingSubmit = null;
+      whenSignedIn(again);
+      return;
+    }
+    if (status === 403 && problem.code === "csrf" && !csrfRetried.has(elt)) {
+      csrfRetried.add(elt); // signed in again elsewhere: the token changed; fetch it and send once more
+      refreshSession().then(again, () => {});
+      return;
+    }
+    if (!form) return;
     if (status >= 500) {
       setStatus(form, "error", "Not saved — the server had a problem, retrying…");
       scheduleRetry(form);
@@ -214,20 +259,49 @@ export function initAutosave() {
 
   document.addEventListener("click", (event) => {
     const keep = event.target.closest && event.target.closest(".keep-mine");
-    if (!keep) return;
-    const form = document.querySelector(`#item-${CSS.escape(keep.dataset.itemId)} form.item-form`);
-    if (!form) return;
-    form.elements.version.value = keep.dataset.version;
-    writeBackupVersion(form, keep.dataset.version);
-    save(form);
+    if (keep) {
+      // A submit button: the form is sent with it (keep_mine_version) right after this.
+      const form = keep.closest("form.item-form");
+      if (form) {
+        form.elements.version.value = keep.dataset.version;
+        writeBackupVersion(form, keep.dataset.version);
+      }
+      return;
+    }
+    const newer = event.target.closest && event.target.closest(".load-newer");
+    if (newer) {
+      const form = newer.closest("form.item-form");
+      if (form) clearBackup(form); // every other tab hears it (storage event) and drops its copy too
+      reloadItem(newer.dataset.itemId);
+    }
+  });
+
+  // Another tab resolved or saved an item: its browser copy is gone. A tab holding that same
+  // copy (or nothing of its own) reloads the item, so a rejected text does not come back.
+  window.addEventListener("storage", (event) => {
+    const match = event.key && /^localqa:item:(\d+)$/.exec(event.key);
+    if (!match || event.newValue !== null) return;
+    const form = document.querySelector(`#item-${match[1]} form.item-form[hx-post]`);
+    if (!form || form.classList.contains("htmx-request")) return;
+    let copy = null;
+    try {
+      copy = JSON.parse(event.oldValue || "null");
+    } catch {
+      /* not ours */
+    }
+    const ownEdit = form.classList.contains("is-dirty") && !(copy && sameContent(copy, content(form)));
+    if (!ownEdit && !form.contains(document.activeElement)) {
+      form.closest(".item-card")?.querySelector(".notice.restored")?.remove();
+      reloadItem(match[1]);
+    }
   });
 
   // Submitting the pair right after typing: save the drafts first, then submit.
   document.addEventListener("submit", (event) => {
     const form = event.target;
-    if (isItemForm(form) || form.hasAttribute("hx-post") || !anyUnsaved()) return;
+    if (isItemForm(form) || form.hasAttribute("hx-post") || form.hasAttribute("hx-get") || !anyUnsaved()) return;
     event.preventDefault();
-    waitingSubmit = form;
+    waitingSubmit = { form, submitter: event.submitter && event.submitter.form === form ? event.submitter : null };
     for (const dirty of document.querySelectorAll("form.item-form.is-dirty:not(.htmx-request)")) save(dirty);
   });
 

@@ -18,6 +18,7 @@ const state = {
   focus: 0,
   activeItemId: null,
   wordBounds: null,
+  placed: false, // the caret was put somewhere (a click, a selection, an added span), not just at the start
 };
 
 // Items and their spans
@@ -305,6 +306,7 @@ function moved(position, forward, byWord) {
 function select(anchor, focus) {
   state.anchor = anchor;
   state.focus = focus;
+  state.placed = true;
   renderLead({ fromDom: false });
 }
 
@@ -364,6 +366,45 @@ export function currentItemId() {
   return activeItemId();
 }
 
+export function activateItem(itemId) {
+  setActive(itemId);
+}
+
+/** Add the lead's current selection to an item's evidence; false (with a hint on the item) when nothing is selected. */
+export function addSelectionTo(itemId) {
+  const span = currentSelection();
+  setActive(itemId);
+  if (!span) {
+    notify(itemId, "Select text in the local lead first (press l to put the caret there).");
+    return false;
+  }
+  addSpan(itemId, span);
+  select(span.end, span.end);
+  return true;
+}
+
+/** The first character of the lead that is in view: where the reader is. */
+function visibleStart() {
+  const box = state.lead.getBoundingClientRect();
+  const x = Math.max(box.left, 0) + 4;
+  const y = Math.max(box.top, 0) + 4;
+  const hit = document.caretRangeFromPoint ? document.caretRangeFromPoint(x, y) : null;
+  if (!hit || !state.lead.contains(hit.startContainer)) return 0;
+  return utf16ToCodePoint(state.text, utf16OffsetOf(hit.startContainer, hit.startOffset));
+}
+
+/** Focus the lead with the keyboard caret where the reader is: where they last clicked or added, else the first line in view. */
+export function focusLead() {
+  if (!state.lead) return;
+  if (!state.placed) {
+    const at = visibleStart();
+    state.anchor = state.focus = at;
+  }
+  state.placed = true;
+  state.lead.focus({ preventScroll: true });
+  select(state.focus, state.focus);
+}
+
 function refreshItems() {
   document.getElementById("no-items")?.toggleAttribute("hidden", cards().length > 0);
   allSpans(); // numbers and colours first, the chips use them
@@ -386,8 +427,11 @@ export function initSpans() {
 
   lead.addEventListener("keydown", onLeadKeydown);
   lead.addEventListener("focus", () => {
-    // Keyboard focus shows the caret; a mouse press is left alone (it is starting a selection).
-    if (lead.matches(":focus-visible") && !selectionInLead()) select(state.focus, state.focus);
+    // Keyboard focus shows the caret where the reader is; a mouse press is left alone (it is starting a selection).
+    if (lead.matches(":focus-visible") && !selectionInLead()) {
+      if (!state.placed) state.anchor = state.focus = visibleStart();
+      select(state.focus, state.focus);
+    }
   });
   lead.addEventListener("mouseup", () => {
     // A click (no drag) places the caret there; a drag leaves the selection alone.

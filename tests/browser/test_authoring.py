@@ -110,8 +110,7 @@ def test_annotator_screens_selects_evidence_after_a_non_bmp_character_and_submit
     page.goto(project.get_absolute_url())
     page.locator("#next-pair").click()
     expect(page).to_have_url(re.compile(rf"/pairs/{pair.pk}/$"))
-    page.get_by_label("Annotate this pair").check()
-    page.locator("#screen-submit").click()
+    page.locator("#screen-submit").click()  # "Annotate this pair"
     expect(page.locator("#add-item")).to_be_visible()
 
     first = add_item(page)
@@ -215,10 +214,11 @@ def test_stale_edit_shows_the_conflict_and_keeps_the_annotators_text(page: Page,
     other = context.new_page()
     other.goto(annotating_pair.get_absolute_url())
 
+    question = card(page, item.pk).locator("textarea[name=question]")
+    question.focus()  # editing here (a tab that is not would reload the item when the other one saves)
     other.locator(f"#item-{item.pk} textarea[name=question]").fill("别处保存的问题？")
     wait_saved(other, item.pk)
 
-    question = card(page, item.pk).locator("textarea[name=question]")
     question.fill("我自己的问题？")
     conflict = page.locator(f"#item-{item.pk}-status .conflict")
     expect(conflict).to_be_visible()
@@ -227,7 +227,7 @@ def test_stale_edit_shows_the_conflict_and_keeps_the_annotators_text(page: Page,
     item.refresh_from_db()
     assert item.question == "别处保存的问题？"
 
-    conflict.get_by_role("button", name="Save mine over it").click()
+    conflict.get_by_role("button", name="Keep mine as a new version").click()
     wait_saved(page, item.pk)
     item.refresh_from_db()
     assert item.question == "我自己的问题？"

@@ -209,14 +209,16 @@ def test_records_carry_the_review_apps_verification_labels_and_review_count(rele
     PagePair.objects.filter(pk=pair.pk).update(standard_text=standard_text)
     sentence = {"start": 8, "end": len(standard_text), "text": standard_text[8:]}
     review.Verification.objects.create(item=item, number=1, result="not_found", sentences=[])
-    review.Verification.objects.create(item=item, number=2, result="found", sentences=[sentence])
+    review.Verification.objects.create(
+        item=item, number=2, result="found", sentences=[sentence], note="在第二段；用词不同"
+    )
     review.FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="agreement")
     review.FinalLabel.objects.create(pair=pair, kind="region", value="local", method="adjudicated")
 
     release = services.release_build_now(project=released_project, user=coordinator)
 
     record = next(r for r in lines_of(release, "lead_qa.jsonl") if r["id"] == f"{released_project.slug}-q{item.pk}")
-    assert record["verification"] == {"status": "found", "sentences": [sentence]}
+    assert record["verification"] == {"status": "found", "sentences": [sentence], "note": "在第二段；用词不同"}
     assert standard_text[sentence["start"] : sentence["end"]] == sentence["text"]
     assert (record["topic"], record["region"]) == ("food", "local")
     others = [r for r in lines_of(release, "lead_qa.jsonl") if r["pair_id"] != record["pair_id"]]
