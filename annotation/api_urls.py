@@ -1,10 +1,9 @@
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 
-from annotation import api, api_imports
+from annotation import api, api_imports, api_people
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="api_token"),
+    path("auth/token/", api_people.TokenApi.as_view(), name="api_token"),
     path("projects/", api.ProjectListApi.as_view(), name="api_projects"),
     path("projects/<slug:slug>/", api.ProjectDetailApi.as_view(), name="api_project"),
     path("projects/<slug:slug>/members/", api.MemberListApi.as_view(), name="api_members"),

@@ -12,6 +12,11 @@ class ProjectSettingsForm(forms.Form):
     collect_document_qa = forms.BooleanField(required=False, label="Collect document-level QAs")
     reviewers_per_item = forms.IntegerField(min_value=1, max_value=10, initial=1)
     claim_minutes = forms.IntegerField(min_value=1, max_value=1440, initial=30, label="Claim expires after (minutes)")
+    releases_public = forms.BooleanField(
+        required=False,
+        label="Publish releases to anyone signed in",
+        help_text="Everyone with an account may list, open and download the published releases; nothing else.",
+    )
     version = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
 
@@ -28,6 +33,42 @@ class ProjectCreateForm(ProjectSettingsForm):
 class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
     roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+
+
+class PersonForm(forms.Form):
+    """Add one person (a new account, or an existing one by username or e-mail), or change a member's roles."""
+
+    username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _")
+    email = forms.EmailField(required=False, label="E-mail", help_text="The invitation link is e-mailed here.")
+    name = forms.CharField(max_length=150, required=False, label="Full name")
+    roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+    languages = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Languages read",
+        help_text="ISO 639-3 codes separated by ; (e.g. yue;cmn). Reviewers are given items in these.",
+    )
+    access = forms.ChoiceField(
+        choices=[("invitation", "A one-time invitation link"), ("password", "An initial password, shown once")],
+        initial="invitation",
+        required=False,
+        widget=forms.RadioSelect,
+        label="A new account gets",
+    )
+
+
+class PeopleCsvForm(forms.Form):
+    file = forms.FileField(
+        label="CSV file",
+        help_text="Columns username,email,name,roles,languages; several roles or languages separated by ;",
+    )
+    access = forms.ChoiceField(
+        choices=[("invitation", "One-time invitation links"), ("password", "Initial passwords, shown once")],
+        initial="invitation",
+        required=False,
+        widget=forms.RadioSelect,
+        label="New accounts get",
+    )
 
 
 class ScreeningForm(forms.Form):

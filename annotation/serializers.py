@@ -81,6 +81,7 @@ class ProjectOutput(serializers.ModelSerializer):
             "collect_document_qa",
             "reviewers_per_item",
             "claim_minutes",
+            "releases_public",
             "version",
             "created_at",
             "updated_at",
@@ -111,6 +112,9 @@ class ProjectSettingsInput(serializers.Serializer):
     standard_variant = serializers.CharField(required=False, allow_blank=True, max_length=16)
     local_wiki = serializers.CharField(required=False, max_length=32)
     standard_wiki = serializers.CharField(required=False, max_length=32)
+    releases_public = serializers.BooleanField(
+        required=False, help_text="Anyone signed in may list, open and download the published releases."
+    )
 
 
 class ProjectCreateInput(ProjectSettingsInput):
@@ -129,10 +133,13 @@ class ProjectUpdateInput(ProjectSettingsInput):
 class MembershipOutput(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     roles = serializers.ListField(child=serializers.ChoiceField(choices=Role.choices), read_only=True)
+    name = serializers.CharField(source="user.get_full_name", read_only=True)
+    active = serializers.BooleanField(source="is_active", read_only=True, help_text="False once deactivated.")
+    account_active = serializers.BooleanField(source="user.is_active", read_only=True)
 
     class Meta:
         model = Membership
-        fields = ["username", "roles", "created_at"]
+        fields = ["username", "name", "roles", "active", "account_active", "deactivated_at", "created_at"]
         read_only_fields = fields
 
 

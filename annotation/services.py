@@ -38,6 +38,7 @@ PROJECT_SETTINGS = (
     "standard_variant",
     "local_wiki",
     "standard_wiki",
+    "releases_public",
 )
 
 
@@ -147,9 +148,10 @@ def membership_set(
     if not roles:
         raise InvalidInput("A member needs at least one role; remove the member instead.", field="roles")
     with transaction.atomic():
-        existing = Membership.objects.select_for_update().filter(project=project, user=user).first()
+        # all_objects: a deactivated member keeps their row (and stays deactivated) when their roles change.
+        existing = Membership.all_objects.select_for_update().filter(project=project, user=user).first()
         before = existing.roles if existing is not None else []
-        membership, created = Membership.objects.update_or_create(
+        membership, created = Membership.all_objects.update_or_create(
             project=project,
             user=user,
             defaults={f"is_{role}": role in roles for role in Role.values},
@@ -168,7 +170,7 @@ def membership_remove(*, project: Project, user: AbstractBaseUser, actor: Abstra
     ):
         raise InvalidState("A project keeps at least one coordinator.", field="user")
     with transaction.atomic():
-        membership = Membership.objects.filter(project=project, user=user).first()
+        membership = Membership.all_objects.filter(project=project, user=user).first()
         if membership is None:
             return
         audit.record(actor, Action.MEMBER_REMOVED, membership, label=user.get_username(), before=membership.roles)

@@ -190,7 +190,7 @@ def test_demo_setup_twice_gives_the_same_data(db):
     assert demo_counts() == first
     assert first["projects"] == 3
     assert 15 <= first["pairs"] <= 18
-    assert first["memberships"] == 3 * 4  # coordinator, two annotators, reviewer in each project
+    assert first["memberships"] == 3 * 5  # coordinator, two annotators, reviewer, researcher in each project
     assert "localqa-demo" in first_output and "annotator1" in first_output
     assert "http://127.0.0.1:8000/projects/yue-cmn/" in first_output
     assert "0 pairs created" in second_output
@@ -207,6 +207,8 @@ def test_demo_setup_creates_usable_logins_with_the_right_roles(db, client):
     assert roles[("bar-deu", "reviewer")] == ["reviewer"]
     assert roles[("arz-arb", "annotator2")] == ["annotator"]
     assert roles[("yue-cmn", "coordinator")] == ["coordinator"]
+    assert {roles[(slug, "researcher")][0] for slug in ("yue-cmn", "bar-deu", "arz-arb")} == {"researcher"}
+    assert client.login(username="researcher", password="localqa-demo")
 
 
 def test_demo_setup_leaves_an_existing_password_alone(db):
