@@ -391,12 +391,19 @@ def membership_deactivate(*, project: Project, user: AbstractBaseUser, actor: Ab
         now = timezone.now()
         Membership.all_objects.filter(pk=membership.pk).update(deactivated_at=now)
         membership.deactivated_at = now
-        released = _release_claims(project=project, user=user, now=now)
-        audit.record(actor, Action.MEMBER_DEACTIVATED, membership, label=user.get_username(), **released)
+        slots, pairs = _release_claims(project=project, user=user, now=now)
+        audit.record(
+            actor,
+            Action.MEMBER_DEACTIVATED,
+            membership,
+            label=user.get_username(),
+            review_slots_released=slots,
+            pairs_released=pairs,
+        )
     return membership
 
 
-def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> dict[str, int]:
+def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> tuple[int, int]:
     from review.models import ReviewSlot
 
     slots = ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
@@ -406,7 +413,7 @@ def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> di
     pairs = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED).update(
         claim_expires_at=now - timedelta(seconds=1)
     )
-    return {"review_slots_released": slots, "pairs_released": pairs}
+    return slots, pairs
 
 
 def membership_reactivate(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None) -> Membership:

@@ -8,7 +8,10 @@ tests assert those statuses. This module adds what no single app can:
   those tables (or in `OWN_API` below), so a new endpoint without an entry fails here;
 - the cross-project dimension: members of project A (each role, and a member holding every role) get 404 on
   every URL of project B, for every method; and B's objects addressed through A's URL answer exactly like an id
-  that does not exist (404), for A's members and for a superuser alike.
+  that does not exist (404), for A's members and for a superuser alike;
+- the researcher, a role no app table has a column for: every page and API operation of a project, run against
+  a project of the route's own kind, answers exactly as `RESEARCHER_PAGES` / `RESEARCHER_API` say (and 403
+  for everything they do not list: no queue, no change).
 """
 
 from __future__ import annotations
@@ -173,8 +176,9 @@ def test_own_api_rows(cast, role, method, path, body, statuses):
 
 
 @pytest.fixture
-def cast(project, annotator, reviewer, coordinator, outsider, superuser):
+def cast(project, annotator, reviewer, coordinator, outsider, superuser, researcher):
     return {
+        "researcher": researcher,
         "annotator": annotator,
         "reviewer": reviewer,
         "coordinator": coordinator,
@@ -261,7 +265,7 @@ def page_cases() -> list[Any]:
 @pytest.mark.parametrize(("method", "path"), api_cases())
 def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, lead, project_b, method, path):
     url = path.format(**project_b["values"])
-    for role in ("annotator", "reviewer", "coordinator", "lead"):
+    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
         user = lead if role == "lead" else cast[role]
 
         response = getattr(api_as(user), method)(url, {}, format="json")
@@ -273,7 +277,7 @@ def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, 
 def test_members_of_project_a_get_404_on_every_page_of_project_b(client, cast, lead, project_b, name, method):
     values = project_b["values"]
     url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
-    for role in ("annotator", "reviewer", "coordinator", "lead"):
+    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
         client.force_login(lead if role == "lead" else cast[role])
 
         response = getattr(client, method)(url)
@@ -330,3 +334,128 @@ def test_project_b_objects_exist_for_its_own_coordinator(project_b, method, path
         pytest.skip("A route of another kind of project (project B is a Wikipedia QA project).")
     # Anything but 404: 400 for the diff without ?old=&new=, 403 where a role is checked before the object.
     assert response.status_code in (200, 400, 403), f"GET {url}: {response.content[:200]}"
+
+
+# The researcher: every route, with what a member holding only the researcher role gets
+#
+# Researchers read releases (their statistics are in the manifest and the card) and agreement reports, and the
+# guidelines; everything else, queues above all, is refused (403). Each row runs against a project of the route's
+# kind, where the researcher is a member, with that project's own objects where the route names one.
+
+OK, REDIRECT, REFUSED, MISSING = 200, 302, 403, 404
+PAGE_KINDS = {"validation_": "validation", "trivia_": "trivia", "entity_": "entity_qa"}  # url name prefixes
+API_KINDS = {"validation/": "validation", "trivia/": "trivia", "entities/": "entity_qa"}  # after projects/{slug}/
+
+# Pages: url name -> status; any other page of a project is refused (403).
+RESEARCHER_PAGES: dict[str, int] = {
+    "project_detail": REDIRECT,  # to the releases
+    "project_guidelines": OK,
+    "release_list": OK,
+    "release_detail": OK,
+    "release_diff": OK,
+    "release_file": OK,
+    "release_archive": OK,
+    "agreement": OK,
+    "agreement_report": OK,
+    "agreement_download": OK,
+    "validation_home": OK,  # each kind's landing page, which shows a researcher no queue
+    "trivia_home": OK,
+    "entity_home": OK,
+    "project_restore": MISSING,  # a deleted project exists only for its coordinators
+}
+# API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
+RESEARCHER_API: dict[tuple[str, str], int] = {
+    ("get", "/api/projects/{slug}/"): OK,
+    # A project's settings of its kind (criteria, languages, tasks) are read like the guidelines.
+    ("get", "/api/projects/{slug}/review/settings/"): OK,
+    ("get", "/api/projects/{slug}/validation/settings/"): OK,
+    ("get", "/api/projects/{slug}/trivia/settings/"): OK,
+    ("get", "/api/projects/{slug}/releases/"): OK,
+    ("get", "/api/projects/{slug}/releases/{version}/"): OK,
+    ("get", "/api/projects/{slug}/releases/diff/"): 400,  # readable; without ?old=&new= it says what is missing
+    ("get", "/api/projects/{slug}/releases/{version}/files/{name}"): OK,
+    ("get", "/api/projects/{slug}/releases/{version}/archive/"): OK,
+    ("get", "/api/projects/{slug}/agreement/reports/"): OK,
+    ("get", "/api/projects/{slug}/agreement/reports/{report_id}/"): OK,
+    ("post", "/api/deleted-projects/{slug}/restore/"): MISSING,
+}
+
+
+def _kind(name_or_path: str, kinds: dict[str, str]) -> str:
+    return next((kind for prefix, kind in kinds.items() if name_or_path.startswith(prefix)), "wikipedia_qa")
+
+
+def test_every_researcher_row_names_a_route_that_exists():
+    assert set(RESEARCHER_PAGES) <= set(page_tables())
+    assert set(RESEARCHER_API) <= schema_operations()
+
+
+@pytest.fixture
+def kind_worlds(project_b, coordinator, annotator, reviewer):
+    """A researcher who is a member of project B (Wikipedia QA, one of everything) and of a project of every
+    other kind, with the objects their routes name."""
+    from multichoice import entities
+    from multichoice import services as trivia
+    from tests.multichoice.conftest import CATEGORIES, item_values
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+    from tests.validation.conftest import COLLECTED_TSV, tsv_source
+    from validation import services as validation
+
+    researcher = factories.user("researcher_b")
+    owner = project_b["owner"]
+    vproject = validation.validation_project_create(
+        name="V", slug="v-eng", language="eng", location="Qatar", created_by=owner
+    )
+    validation.validation_items_import(project=vproject, source=tsv_source(COLLECTED_TSV), user=owner)
+    tproject = trivia.trivia_project_create(
+        name="T", slug="t-eus", source_language="eus", target_language="eng", categories=CATEGORIES, created_by=owner
+    )
+    authoring.membership_set(project=tproject, user=annotator, roles={"annotator"})
+    titem = trivia.trivia_item_create(project=tproject, user=annotator, **item_values(question="T?"))
+    eproject = entities.entity_project_create(
+        name="E", slug="e-eng", language="eng", attributes=ATTRIBUTES, created_by=owner
+    )
+    entities.entities_import(project=eproject, data=CSV.encode(), name="companies.csv")
+    entities.questions_generate(project=eproject)
+    b = Membership.objects.get(project__slug=project_b["values"]["slug"], user=owner).project
+    for kind_project in (b, vproject, tproject, eproject):
+        authoring.membership_set(project=kind_project, user=researcher, roles={"researcher"})
+    values = project_b["values"]
+    return {
+        "researcher": researcher,
+        "wikipedia_qa": values,
+        "validation": values | {"slug": vproject.slug, "item_id": vproject.validation_items.first().item_id},
+        "trivia": values | {"slug": tproject.slug, "item_id": titem.item_id},
+        "entity_qa": values | {"slug": eproject.slug, "entity_id": eproject.entities.first().pk},
+    }
+
+
+def test_a_researcher_gets_exactly_the_reading_pages(client, kind_worlds):
+    """Every page of a project, of the route's own kind, with its own objects (one world for all: it is costly)."""
+    client.force_login(kind_worlds["researcher"])
+    wrong = []
+    for case in page_cases():
+        name, method = case.values
+        values = kind_worlds[_kind(name, PAGE_KINDS)]
+        url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
+
+        status = getattr(client, method)(url).status_code
+
+        if status != RESEARCHER_PAGES.get(name, REFUSED):
+            wrong.append(f"{method.upper()} {name} ({url}): {status}")
+    assert not wrong, wrong
+
+
+def test_a_researcher_gets_exactly_the_reading_api(kind_worlds):
+    api = api_as(kind_worlds["researcher"])
+    wrong = []
+    for case in api_cases():
+        method, path = case.values
+        values = kind_worlds[_kind(path.removeprefix("/api/projects/{slug}/"), API_KINDS)]
+        url = path.format(**values)
+
+        response = getattr(api, method)(url, {}, format="json")
+
+        if response.status_code != RESEARCHER_API.get((method, path), REFUSED):
+            wrong.append(f"{method.upper()} {url}: {response.status_code} {response.content[:120]!r}")
+    assert not wrong, wrong
