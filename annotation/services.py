@@ -639,7 +639,9 @@ def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def
     """Deleted projects the user may restore: those they coordinate (every one for a superuser)."""
     projects = Project.all_objects.filter(deleted_at__isnull=False).select_related("deleted_by")
     if not user.is_superuser:
-        projects = projects.filter(memberships__user=user, memberships__is_coordinator=True)
+        projects = projects.filter(
+            memberships__user=user, memberships__is_coordinator=True, memberships__deactivated_at__isnull=True
+        )
     return projects.order_by("-deleted_at", "slug")
 
 
