@@ -20,8 +20,10 @@ def _membership(user: AnyUser, project: Project) -> Membership | None:
     if not user.is_authenticated:
         return None
     if user.is_superuser:
-        return Membership(project=project, user=user, is_coordinator=True, is_annotator=True, is_reviewer=True)  # type: ignore[misc]
-    return Membership.objects.filter(project=project, user=user).first()
+        return Membership(  # type: ignore[misc]
+            project=project, user=user, is_coordinator=True, is_annotator=True, is_reviewer=True, is_researcher=True
+        )
+    return Membership.objects.filter(project=project, user=user).first()  # active memberships only
 
 
 def _require(membership: Membership | None, role: Role | None) -> Membership:
@@ -35,7 +37,8 @@ def _require(membership: Membership | None, role: Role | None) -> Membership:
 def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
     """The project, with `project.membership` set to the user's membership (roles).
 
-    A member's project and membership come in one query: this runs on every request.
+    A member's project and membership come in one query: this runs on every request. A deactivated
+    membership counts as none (404), through `Membership.objects`.
     """
     if user.is_authenticated and not user.is_superuser:
         membership = (
@@ -50,6 +53,24 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) 
     if project is None:
         raise Http404("No such project.")
     project.membership = _require(membership, role)  # type: ignore[attr-defined]
+    return project
+
+
+def get_project_for_release_reader(user: AnyUser, slug: str) -> Project:
+    """A project whose releases the user may read: any member, or anyone signed in when it publishes them.
+
+    A signed-in non-member of a project with `releases_public` gets a membership without roles, so every
+    check of a role further on refuses them (403); other projects stay 404 for them.
+    """
+    try:
+        return get_project_for_user(user, slug)
+    except Http404:
+        if not user.is_authenticated:
+            raise
+        project = Project.objects.filter(slug=slug, releases_public=True).first()
+        if project is None:
+            raise
+    project.membership = Membership(project=project, user=user)  # type: ignore[attr-defined, misc]
     return project
 
 
@@ -131,7 +152,7 @@ def user_projects(user: AnyUser):  # type: ignore[no-untyped-def]
     """Projects the user may open, for lists."""
     if user.is_superuser:
         return Project.objects.all()
-    return Project.objects.filter(memberships__user=user).distinct()
+    return Project.objects.filter(memberships__user=user, memberships__deactivated_at__isnull=True).distinct()
 
 
 def require_project_creator(user: AnyUser) -> None:

@@ -39,6 +39,9 @@ class MembershipInline(admin.TabularInline):
     extra = 0
     raw_id_fields = ["user"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return Membership.all_objects.all()  # deactivated members too (the default manager hides them)
+
 
 @admin.register(Project)
 class ProjectAdmin(PurgeAdmin):

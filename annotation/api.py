@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation import access, services
+from annotation import access, people, services
 from annotation.errors import InvalidInput
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
@@ -190,7 +190,9 @@ class ProjectDetailApi(APIView):
 
 
 def _member(project: Project, username: str) -> Membership:
-    membership = Membership.objects.select_related("user").filter(project=project, user__username=username).first()
+    membership = (  # deactivated members too: their roles can change, and they can be removed
+        Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
+    )
     if membership is None:
         raise Http404("No such member of this project.")
     return membership
@@ -198,13 +200,12 @@ def _member(project: Project, username: str) -> Membership:
 
 class MemberListApi(APIView):
     @extend_schema(
-        summary="Members of a project and their roles (coordinator)",
+        summary="Members of a project and their roles, deactivated ones too (coordinator)",
         responses=_responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        members = Membership.objects.filter(project=project).select_related("user").order_by("user__username")
-        return Response(MembershipOutput(members, many=True).data)
+        return Response(MembershipOutput(people.members_of(project), many=True).data)
 
     @extend_schema(
         summary="Add a member, or set the roles of an existing one (coordinator)",

@@ -13,6 +13,7 @@ from django.contrib.auth import authenticate
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,7 +21,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotation import tokens
+from annotation import people, tokens
 from annotation.api import NO_CONTENT, _paginated, _responses, _validated
 from annotation.errors import InvalidInput
 from annotation.models import ApiToken
@@ -83,6 +84,8 @@ class TokenObtainApi(APIView):
             return Response({"detail": lockout_message(), "code": "locked_out"}, status=429)
         if user is None:
             raise InvalidInput("Unable to sign in with that username and password.", field="password")
+        if people.must_change_password(user):
+            raise PermissionDenied("Choose your own password first: sign in on the web page.")
         token, key = tokens.api_token_create(user=user, name=data.get("name", ""), via=ApiToken.Via.SIGN_IN)
         return Response(_new(token, key))
 

@@ -22,6 +22,11 @@ class ProjectSettingsForm(forms.Form):
         help_text="One per line: a fine-grained region as a release writes it = local, standard or other "
         "(e.g. Hong Kong = local). An import asks for any region not listed here.",
     )
+    releases_public = forms.BooleanField(
+        required=False,
+        label="Publish releases to anyone signed in",
+        help_text="Everyone with an account may list, open and download the published releases; nothing else.",
+    )
     version = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     def clean_region_vocabulary(self) -> dict[str, str]:
@@ -62,6 +67,42 @@ class ProjectCreateForm(ProjectSettingsForm):
 class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
     roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+
+
+class PersonForm(forms.Form):
+    """Add one person (a new account, or an existing one by username or e-mail), or change a member's roles."""
+
+    username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _")
+    email = forms.EmailField(required=False, label="E-mail", help_text="The invitation link is e-mailed here.")
+    name = forms.CharField(max_length=150, required=False, label="Full name")
+    roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+    languages = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Languages read",
+        help_text="ISO 639-3 codes separated by ; (e.g. yue;cmn). Reviewers are given items in these.",
+    )
+    access = forms.ChoiceField(
+        choices=[("invitation", "A one-time invitation link"), ("password", "An initial password, shown once")],
+        initial="invitation",
+        required=False,
+        widget=forms.RadioSelect,
+        label="A new account gets",
+    )
+
+
+class PeopleCsvForm(forms.Form):
+    file = forms.FileField(
+        label="CSV file",
+        help_text="Columns username,email,name,roles,languages; several roles or languages separated by ;",
+    )
+    access = forms.ChoiceField(
+        choices=[("invitation", "One-time invitation links"), ("password", "Initial passwords, shown once")],
+        initial="invitation",
+        required=False,
+        widget=forms.RadioSelect,
+        label="New accounts get",
+    )
 
 
 class ScreeningForm(forms.Form):

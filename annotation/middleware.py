@@ -1,4 +1,5 @@
-"""Requests made by the page's scripts (htmx, fetch) get answers a script can act on, never a sign-in page."""
+"""Requests made by the page's scripts (htmx, fetch) get answers a script can act on, never a sign-in page; and
+someone signed in with a password another person chose sets their own before anything else."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from urllib.parse import urlencode, urlsplit
 from django.conf import settings
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
-from django.shortcuts import resolve_url
+from django.shortcuts import redirect, resolve_url
+from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+# Set in the session at sign-in (annotation.views.auth.LoginView), so the check costs no query per request.
+MUST_CHANGE_PASSWORD = "localqa_must_change_password"  # noqa: S105 (a session key, not a password)
+ALLOWED_URL_NAMES = {"password_change", "password_change_done", "logout", "login"}
 SCRIPT_FETCH_MODES = {"cors", "same-origin", "no-cors"}  # Sec-Fetch-Mode of fetch/XHR; a page load is "navigate"
 
 
@@ -75,3 +80,20 @@ class ScriptAuthMiddleware:
             if request.method == "POST":
                 return back_after_sign_in(request)
         return response
+
+
+class PasswordChangeRequiredMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.session.get(MUST_CHANGE_PASSWORD) and request.user.is_authenticated:
+            try:
+                name = resolve(request.path_info).url_name
+            except Resolver404:
+                name = None
+            if name not in ALLOWED_URL_NAMES:
+                if request.path_info.startswith("/api/"):
+                    return JsonResponse({"detail": "Choose your own password first (Change password)."}, status=403)
+                return redirect(f"{reverse('password_change')}?{urlencode({'next': request.get_full_path()})}")
+        return self.get_response(request)

@@ -74,6 +74,7 @@ class Role(models.TextChoices):
     COORDINATOR = "coordinator", "Coordinator"
     ANNOTATOR = "annotator", "Annotator"
     REVIEWER = "reviewer", "Reviewer"
+    RESEARCHER = "researcher", "Researcher"
 
 
 # The home page of each project kind but Wikipedia QA, whose home is `project_detail`.
@@ -141,6 +142,9 @@ class Project(models.Model):
     document_qa_minutes = models.PositiveSmallIntegerField(
         default=15, help_text="Time box shown while authoring a document-level QA."
     )
+    releases_public = models.BooleanField(
+        default=False, help_text="Anyone signed in may list, open and download the published releases."
+    )
     version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
@@ -177,13 +181,29 @@ class Project(models.Model):
         return get_language(self.standard_language)
 
 
+class ActiveMembershipManager(models.Manager):
+    """Memberships that count: a deactivated member is out of every access check, queue and reviewer list.
+
+    `Membership.all_objects` still sees them, for the members page and reactivation; their items,
+    reviews and audit events stay, because nothing is deleted.
+    """
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(deactivated_at__isnull=True)
+
+
 class Membership(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     is_coordinator = models.BooleanField(default=False)
     is_annotator = models.BooleanField(default=False)
     is_reviewer = models.BooleanField(default=False)
+    is_researcher = models.BooleanField(default=False, help_text="Reads releases and agreement reports; no queues.")
     created_at = models.DateTimeField(default=timezone.now)
+    deactivated_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ActiveMembershipManager()
+    all_objects = models.Manager()  # noqa: DJ012 (a manager, declared after the default one on purpose)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "user"], name="membership_unique")]
@@ -198,6 +218,30 @@ class Membership(models.Model):
     @property
     def roles(self) -> list[str]:
         return [role.value for role in Role if self.has_role(role)]
+
+    @property
+    def role_labels(self) -> list[str]:
+        return [role.label for role in Role if self.has_role(role)]
+
+    @property
+    def is_active(self) -> bool:
+        return self.deactivated_at is None
+
+
+class Account(models.Model):
+    """What localqa keeps about a person beyond Django's user: whether they must choose a new password."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account")
+    must_change_password = models.BooleanField(
+        default=False, help_text="Set when someone else chose the password; cleared when the person sets their own."
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"account of {self.user}"
 
 
 class PairQuerySet(models.QuerySet["PagePair"]):

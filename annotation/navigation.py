@@ -12,9 +12,12 @@ from django.urls import reverse
 
 from annotation.models import Membership, Project
 
-# (group, label, url name, who may use it). Who: "all", or the roles of which any one is enough.
+# (group, label, url name, who may use it). Who: "public" (anyone who may see the project, members or not, when
+# its releases are published to everyone signed in), "all" (every member), or the roles of which any one is enough.
+PUBLIC = "public"
 ALL = "all"
 REVIEW = ("reviewer", "coordinator")
+READ = ("reviewer", "coordinator", "researcher")  # reports a researcher reads
 COORD = ("coordinator",)
 ANNOT = ("annotator",)
 
@@ -23,11 +26,11 @@ KIND_LINKS: dict[str, list[tuple[str, str, str, object]]] = {
         ("Work", "Guidelines", "project_guidelines", ALL),
         ("Work", "My items", "my_items", ANNOT),
         ("Review", "Review queue", "review_queue", REVIEW),
-        ("Review", "Agreement", "agreement", REVIEW),
+        ("Review", "Agreement", "agreement", READ),
         ("Review", "Dashboard", "dashboard", COORD),
         ("Review", "Labels", "label_list", COORD),
         ("Review", "Reviewers", "reviewers", COORD),
-        ("Data", "Releases", "release_list", ALL),
+        ("Data", "Releases", "release_list", PUBLIC),
         ("Data", "Pairs", "pair_list", COORD),
         ("Data", "Items", "item_list", COORD),
         ("Data", "Import", "import_start", COORD),
@@ -41,7 +44,7 @@ KIND_LINKS: dict[str, list[tuple[str, str, str, object]]] = {
     Project.Kind.VALIDATION: [
         ("Review", "Duplicates", "validation_duplicates", COORD),
         ("Review", "Agreement", "validation_agreement", COORD),
-        ("Data", "Releases", "release_list", ALL),
+        ("Data", "Releases", "release_list", PUBLIC),
         ("Data", "Items", "validation_items", COORD),
         ("Data", "Import", "validation_import", COORD),
         ("Data", "Seed queries", "validation_seeds", COORD),
@@ -52,11 +55,11 @@ KIND_LINKS: dict[str, list[tuple[str, str, str, object]]] = {
     Project.Kind.TRIVIA: [
         ("Work", "Write an item", "trivia_item_new", ANNOT),
         ("Review", "Review queue", "review_queue", REVIEW),
-        ("Review", "Agreement", "agreement", REVIEW),
+        ("Review", "Agreement", "agreement", READ),
         ("Review", "Reviewers", "reviewers", COORD),
         ("Review", "Tagged translations", "trivia_problems", COORD),
         ("Review", "Balance", "trivia_balance", COORD),
-        ("Data", "Releases", "release_list", ALL),
+        ("Data", "Releases", "release_list", PUBLIC),
         ("Data", "Items", "trivia_items", COORD),
         ("Data", "Import", "trivia_import", COORD),
         ("Settings", "Trivia settings", "trivia_settings", COORD),
@@ -64,9 +67,9 @@ KIND_LINKS: dict[str, list[tuple[str, str, str, object]]] = {
     ],
     Project.Kind.ENTITY_QA: [
         ("Review", "Review queue", "review_queue", REVIEW),
-        ("Review", "Agreement", "agreement", REVIEW),
+        ("Review", "Agreement", "agreement", READ),
         ("Review", "Reviewers", "reviewers", COORD),
-        ("Data", "Releases", "release_list", ALL),
+        ("Data", "Releases", "release_list", PUBLIC),
         ("Settings", "Members", "project_members", COORD),
     ],
 }
@@ -90,8 +93,10 @@ class NavGroup:
 
 
 def _may(membership: Membership | None, who: object) -> bool:
-    if who == ALL:
+    if who == PUBLIC:
         return True
+    if who == ALL:
+        return membership is not None and bool(membership.roles)
     return membership is not None and any(membership.has_role(role) for role in who)  # type: ignore[attr-defined]
 
 

@@ -84,6 +84,7 @@ class ProjectOutput(serializers.ModelSerializer):
             "reviewers_per_item",
             "claim_minutes",
             "region_vocabulary",
+            "releases_public",
             "version",
             "created_at",
             "updated_at",
@@ -121,6 +122,9 @@ class ProjectSettingsInput(serializers.Serializer):
         help_text="Fine-grained region as a release writes it → one of the project's regions (local, standard, "
         'other), e.g. {"Hong Kong": "local"}. Replaces the whole table.',
     )
+    releases_public = serializers.BooleanField(
+        required=False, help_text="Anyone signed in may list, open and download the published releases."
+    )
 
 
 class ProjectCreateInput(ProjectSettingsInput):
@@ -139,10 +143,13 @@ class ProjectUpdateInput(ProjectSettingsInput):
 class MembershipOutput(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True)
     roles = serializers.ListField(child=serializers.ChoiceField(choices=Role.choices), read_only=True)
+    name = serializers.CharField(source="user.get_full_name", read_only=True)
+    active = serializers.BooleanField(source="is_active", read_only=True, help_text="False once deactivated.")
+    account_active = serializers.BooleanField(source="user.is_active", read_only=True)
 
     class Meta:
         model = Membership
-        fields = ["username", "roles", "created_at"]
+        fields = ["username", "name", "roles", "active", "account_active", "deactivated_at", "created_at"]
         read_only_fields = fields
 
 

@@ -54,6 +54,7 @@ PROJECT_SETTINGS = (
     "local_wiki",
     "standard_wiki",
     "region_vocabulary",
+    "releases_public",
 )
 MAX_REGION_NAME = 200  # as long as a label's finer region may be
 
@@ -228,9 +229,10 @@ def membership_set(
     if not roles:
         raise InvalidInput("A member needs at least one role; remove the member instead.", field="roles")
     with transaction.atomic():
-        existing = Membership.objects.select_for_update().filter(project=project, user=user).first()
+        # all_objects: a deactivated member keeps their row (and stays deactivated) when their roles change.
+        existing = Membership.all_objects.select_for_update().filter(project=project, user=user).first()
         before = existing.roles if existing is not None else []
-        membership, created = Membership.objects.update_or_create(
+        membership, created = Membership.all_objects.update_or_create(
             project=project,
             user=user,
             defaults={f"is_{role}": role in roles for role in Role.values},
@@ -249,7 +251,7 @@ def membership_remove(*, project: Project, user: AbstractBaseUser, actor: Abstra
     ):
         raise InvalidState("A project keeps at least one coordinator.", field="user")
     with transaction.atomic():
-        membership = Membership.objects.filter(project=project, user=user).first()
+        membership = Membership.all_objects.filter(project=project, user=user).first()
         if membership is None:
             return
         audit.record(actor, Action.MEMBER_REMOVED, membership, label=user.get_username(), before=membership.roles)
@@ -759,7 +761,9 @@ def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def
     """Deleted projects the user may restore: those they coordinate (every one for a superuser)."""
     projects = Project.all_objects.filter(deleted_at__isnull=False).select_related("deleted_by")
     if not user.is_superuser:
-        projects = projects.filter(memberships__user=user, memberships__is_coordinator=True)
+        projects = projects.filter(
+            memberships__user=user, memberships__is_coordinator=True, memberships__deactivated_at__isnull=True
+        )
     return projects.order_by("-deleted_at", "slug")
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import auth, authoring, deleted, imports, projects
+from annotation.views import auth, authoring, deleted, imports, people, projects
 
 urlpatterns = [
     path("", projects.home, name="home"),
@@ -13,11 +13,39 @@ urlpatterns = [
     path("projects/<slug:slug>/settings/", projects.project_settings, name="project_settings"),
     path("projects/<slug:slug>/delete/", deleted.project_delete, name="project_delete"),
     path("projects/<slug:slug>/deleted/", deleted.deleted_list, name="deleted_list"),
-    path("projects/<slug:slug>/members/", projects.project_members, name="project_members"),
+    path("projects/<slug:slug>/members/", people.project_members, name="project_members"),
+    path("projects/<slug:slug>/members/import/", people.project_people_import, name="project_people_import"),
     path(
         "projects/<slug:slug>/members/<str:username>/remove/",
-        projects.project_member_remove,
+        people.project_member_remove,
         name="project_member_remove",
+    ),
+    path(
+        "projects/<slug:slug>/members/<str:username>/deactivate/",
+        people.project_member_deactivate,
+        name="project_member_deactivate",
+    ),
+    path(
+        "projects/<slug:slug>/members/<str:username>/reactivate/",
+        people.project_member_reactivate,
+        name="project_member_reactivate",
+    ),
+    path(
+        "projects/<slug:slug>/members/<str:username>/access/",
+        people.project_member_access,
+        name="project_member_access",
+    ),
+    path(
+        "projects/<slug:slug>/members/<str:username>/account/deactivate/",
+        people.account_set_active,
+        {"active": False},
+        name="account_deactivate",
+    ),
+    path(
+        "projects/<slug:slug>/members/<str:username>/account/reactivate/",
+        people.account_set_active,
+        {"active": True},
+        name="account_reactivate",
     ),
     path("projects/<slug:slug>/guidelines/", projects.project_guidelines, name="project_guidelines"),
     path("projects/<slug:slug>/pairs/", projects.pair_list, name="pair_list"),

@@ -28,6 +28,7 @@ from review.models import ItemEvent
 OBJECT_TYPES = {
     "project": "project",
     "membership": "member",
+    "user": "person",
     "reviewerlanguages": "member",
     "pagepair": "pair",
     "qaitem": "item",

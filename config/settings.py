@@ -77,6 +77,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "annotation.middleware.ScriptAuthMiddleware",  # 401 JSON, not the sign-in page, for htmx/fetch
+    "annotation.middleware.PasswordChangeRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -139,6 +140,25 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 CSRF_FAILURE_VIEW = "annotation.views.auth.csrf_failure"
 LOGIN_REDIRECT_URL = "home"
+# Invitation links and password-reset links stop working after this many seconds (and once used).
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=3 * 24 * 3600)
+
+# E-mail (invitations, password resets): printed to the console unless EMAIL_URL (smtp+tls://user:pass@host:587)
+# or EMAIL_HOST is set.
+if env.str("EMAIL_URL", default=""):
+    vars().update(env.email_url("EMAIL_URL"))
+elif env.str("EMAIL_HOST", default=""):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = env.str("EMAIL_HOST")
+    EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+    EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+    EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+    EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=EMAIL_PORT == 587)
+    EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=EMAIL_PORT == 465)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="localqa <localqa@localhost>")
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"

@@ -1,7 +1,8 @@
 """Who may see, download and cut releases: the one place that loads releases for a user.
 
 Every member of a project (any role) may list, open, compare and download its
-published releases: the people who made the data may read it. Cutting a
+published releases: the people who made the data may read it, and so may anyone
+signed in when the project publishes its releases (`Project.releases_public`). Cutting a
 release, building one again and editing the export settings need the
 coordinator role. A non-member gets 404, a member without the role 403.
 """
@@ -10,14 +11,17 @@ from __future__ import annotations
 
 from django.http import Http404
 
-from annotation.access import AnyUser, get_project_for_user
+from annotation.access import AnyUser, get_project_for_release_reader, get_project_for_user
 from annotation.models import Project, Role
 from exports.models import Release
 
 
 def get_release_for_user(user: AnyUser, slug: str, version: int, *, role: Role | None = None) -> Release:
     """The project's release with this version: the latest row of that number (a failed build may share it)."""
-    project = get_project_for_user(user, slug, role=role)
+    if role is None:
+        project = get_project_for_release_reader(user, slug)
+    else:
+        project = get_project_for_user(user, slug, role=role)
     return get_release_of_project(project, version)
 
 

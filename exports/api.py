@@ -194,7 +194,7 @@ class ReleaseListApi(APIView):
         responses=_responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug)
+        project = access.get_project_for_release_reader(request.user, slug)
         services.release_expire_stale(project=project)
         return _paginated(self, request, releases_for_project(project), ReleaseOutput)
 
@@ -217,7 +217,7 @@ class ReleaseDetailApi(APIView):
         responses=_responses({200: ReleaseOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
-        project = access.get_project_for_user(request.user, slug)
+        project = access.get_project_for_release_reader(request.user, slug)
         services.release_expire_stale(project=project)
         return Response(ReleaseOutput(get_release_of_project(project, version)).data)
 
@@ -281,7 +281,7 @@ class ReleaseDiffApi(APIView):
         responses=_responses({200: DiffOutput}),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug)
+        project = access.get_project_for_release_reader(request.user, slug)
         query = _validated(DiffInput, request.query_params)
         old = get_release_of_project(project, query["old"])
         new = get_release_of_project(project, query["new"])

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from annotation.access import get_project_for_user
+from annotation.access import get_project_for_release_reader, get_project_for_user
 from annotation.errors import ServiceError
 from annotation.models import Role
 from annotation.views.common import report_error
@@ -25,7 +25,7 @@ DIFF_LIMIT = 500  # ids listed per kind on the page; the API returns all
 
 @login_required
 def release_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug)
+    project = get_project_for_release_reader(request.user, slug)
     services.release_expire_stale(project=project)
     membership = project.membership  # type: ignore[attr-defined]
     context = {
@@ -66,7 +66,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def release_detail(request: HttpRequest, slug: str, version: int) -> HttpResponse:
-    project = get_project_for_user(request.user, slug)
+    project = get_project_for_release_reader(request.user, slug)
     services.release_expire_stale(project=project)
     release = get_release_of_project(project, version)
     template = "exports/release_detail.html"
@@ -125,7 +125,7 @@ def release_archive(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 @login_required
 def release_diff(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug)
+    project = get_project_for_release_reader(request.user, slug)
     published = list(releases_for_project(project).published().values_list("version", flat=True))
     initial = {"old": published[1], "new": published[0]} if len(published) > 1 else {}
     form = DiffForm(request.GET or None, initial=initial)

@@ -103,11 +103,11 @@ class ReportLost(Exception):
 
 
 def get_project_for_agreement(user: AnyUser, slug: str) -> Project:
-    """Agreement figures are for coordinators and reviewers; non-members 404, other members 403."""
+    """Agreement figures are for coordinators, reviewers and researchers; non-members 404, other members 403."""
     project = get_project_for_user(user, slug)
     membership: Membership = project.membership  # type: ignore[attr-defined]
-    if not (membership.is_coordinator or membership.is_reviewer):
-        raise PermissionDenied("Agreement figures are for the project's coordinators and reviewers.")
+    if not (membership.is_coordinator or membership.is_reviewer or membership.is_researcher):
+        raise PermissionDenied("Agreement figures are for the project's coordinators, reviewers and researchers.")
     return project
 
 
@@ -121,7 +121,8 @@ def get_report_for_user(user: AnyUser, slug: str, report_id: int) -> AgreementRe
 
 
 def sees_rater_names(project: Project) -> bool:
-    """Coordinators see per-rater figures (pair matrix, annotator strata); reviewers see the project's figures only."""
+    """Coordinators see per-rater figures (pair matrix, annotator strata); reviewers and researchers see the
+    project's figures only."""
     return bool(project.membership.is_coordinator)  # type: ignore[attr-defined]
 
 

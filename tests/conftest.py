@@ -1,4 +1,5 @@
-"""The shared cast: a project with a coordinator, an annotator, a reviewer and an outsider."""
+"""The shared cast: a project with a coordinator, an annotator, a reviewer and an outsider (and, when a test
+asks for one, a researcher)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,14 @@ def project(coordinator, annotator, second_annotator, reviewer):
     services.membership_set(project=project, user=second_annotator, roles={"annotator"})
     services.membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project
+
+
+@pytest.fixture
+def researcher(project):
+    """A member of `project` with the researcher role only: releases and agreement reports, no queues."""
+    user = factories.user("researcher")
+    services.membership_set(project=project, user=user, roles={"researcher"})
+    return user
 
 
 @pytest.fixture

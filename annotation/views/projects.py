@@ -1,5 +1,4 @@
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -7,16 +6,14 @@ from django.db.models import Count, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch
-from django.views.decorators.http import require_POST
 
 from annotation import services
 from annotation.access import get_project_for_user, user_projects
 from annotation.errors import ServiceError
-from annotation.forms import MemberForm, ProjectCreateForm, ProjectSettingsForm, project_settings_initial
-from annotation.models import KIND_HOMES, Membership, PagePair, Project, QAItem, Role
+from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
+from annotation.models import KIND_HOMES, PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of
-from annotation.views.common import report_error
 
 PAIRS_PER_PAGE = 50
 
@@ -72,9 +69,11 @@ def _my_pairs(project, user):  # type: ignore[no-untyped-def]
 @login_required
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug)
+    membership = project.membership  # type: ignore[attr-defined]
+    if membership.roles == [Role.RESEARCHER]:
+        return redirect("release_list", project.slug)  # a researcher's work is the releases
     if project.kind in KIND_HOMES:  # each kind's own page, never the Wikipedia QA one
         return redirect(KIND_HOMES[project.kind], project.slug)
-    membership = project.membership  # type: ignore[attr-defined]
     context: dict = {
         "project": project,
         "membership": membership,
@@ -108,47 +107,6 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Settings saved.")
             return redirect("project_settings", project.slug)
     return render(request, "annotation/project_form.html", {"form": form, "project": project, "creating": False})
-
-
-@login_required
-def project_members(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    form = MemberForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = get_user_model().objects.filter(username=form.cleaned_data["username"]).first()
-        if user is None:
-            form.add_error("username", "No user with this name.")
-        else:
-            try:
-                services.membership_set(
-                    project=project, user=user, roles=form.cleaned_data["roles"], actor=request.user
-                )
-            except ServiceError as error:
-                form.add_error(None, error.message)
-            else:
-                messages.success(request, f"{user.username}: roles saved.")
-                return redirect("project_members", project.slug)
-    members = Membership.objects.filter(project=project).select_related("user")
-    return render(
-        request,
-        "annotation/members.html",
-        {"project": project, "members": members, "form": form, "roles": Role.choices},
-    )
-
-
-@login_required
-@require_POST
-def project_member_remove(request: HttpRequest, slug: str, username: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    user = get_user_model().objects.filter(username=username).first()
-    if user is not None:
-        try:
-            services.membership_remove(project=project, user=user, actor=request.user)
-        except ServiceError as error:
-            report_error(request, error)
-        else:
-            messages.success(request, f"{username} is no longer a member.")
-    return redirect("project_members", project.slug)
 
 
 @login_required

@@ -199,9 +199,14 @@ def test_demo_setup_twice_gives_the_same_data(db):
     kinds = sorted(Project.objects.values_list("kind", flat=True))
     assert kinds == ["entity_qa", "trivia", "validation", "wikipedia_qa", "wikipedia_qa", "wikipedia_qa"]
     assert 15 <= first["pairs"] <= 18
-    # two coordinators, two annotators and the reviewer in each project
-    assert first["memberships"] == 6 * 5
-    assert "localqa-demo" in first_output and "annotator1" in first_output and "coordinator2" in first_output
+    # two coordinators, two annotators, the reviewer and the researcher in each project
+    assert first["memberships"] == 6 * 6
+    assert (
+        "localqa-demo" in first_output
+        and "annotator1" in first_output
+        and "coordinator2" in first_output
+        and "researcher" in first_output
+    )
     assert "http://127.0.0.1:8000/accounts/login/" in first_output
     for url in ("/projects/yue-cmn/", "/projects/doha-val/validation/", "/projects/bavaria-trivia/trivia/",
                 "/projects/bavaria-companies/entities/"):  # fmt: skip
@@ -252,6 +257,8 @@ def test_demo_setup_creates_usable_logins_with_the_right_roles(db, client):
     assert roles[("bar-deu", "reviewer")] == ["reviewer"]
     assert roles[("arz-arb", "annotator2")] == ["annotator"]
     assert roles[("yue-cmn", "coordinator")] == ["coordinator"]
+    assert {roles[(slug, "researcher")][0] for slug in ("yue-cmn", "bar-deu", "arz-arb")} == {"researcher"}
+    assert client.login(username="researcher", password="localqa-demo")
 
 
 def test_demo_setup_leaves_an_existing_password_alone(db):

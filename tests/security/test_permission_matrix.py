@@ -8,7 +8,10 @@ tests assert those statuses. This module adds what no single app can:
   those tables (or in `OWN_API` below), so a new endpoint without an entry fails here;
 - the cross-project dimension: members of project A (each role, and a member holding every role) get 404 on
   every URL of project B, for every method; and B's objects addressed through A's URL answer exactly like an id
-  that does not exist (404), for A's members and for a superuser alike.
+  that does not exist (404), for A's members and for a superuser alike;
+- the researcher, a role no app table has a column for: every page and API operation of a project, run against
+  a project of the route's own kind, answers exactly as `RESEARCHER_PAGES` / `RESEARCHER_API` say (and 403
+  for everything they do not list: no queue, no change).
 """
 
 from __future__ import annotations
@@ -177,8 +180,9 @@ def test_own_api_rows(cast, role, method, path, body, statuses):
 
 
 @pytest.fixture
-def cast(project, annotator, reviewer, coordinator, outsider, superuser):
+def cast(project, annotator, reviewer, coordinator, outsider, superuser, researcher):
     return {
+        "researcher": researcher,
         "annotator": annotator,
         "reviewer": reviewer,
         "coordinator": coordinator,
@@ -405,7 +409,7 @@ def _values(worlds: Worlds, route: str) -> dict[str, Any]:
 def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, lead, worlds, method, path):
     worlds.a(kind_of(path))  # the cast are members of a project of this kind, too
     url = path.format(**_values(worlds, path))
-    for role in ("annotator", "reviewer", "coordinator", "lead"):
+    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
         user = lead if role == "lead" else cast[role]
 
         response = getattr(api_as(user), method)(url, {}, format="json")
@@ -419,7 +423,7 @@ def test_members_of_project_a_get_404_on_every_page_of_project_b(client, cast, l
     worlds.a(kind_of(_page_route(name)))
     values = _values(worlds, _page_route(name))
     url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
-    for role in ("annotator", "reviewer", "coordinator", "lead"):
+    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
         client.force_login(lead if role == "lead" else cast[role])
 
         response = getattr(client, method)(url)
@@ -497,3 +501,103 @@ def test_every_kind_specific_route_is_recognised_by_its_kind():
     """A new kind's routes must get a marker here, or the matrix would test them against a Wikipedia project."""
     kinds = {kind_of(path) for _, path in schema_operations()} | {kind_of(_page_route(n)) for n in page_tables()}
     assert kinds == set(Project.Kind.values)
+
+
+# The researcher: every route, with what a member holding only the researcher role gets
+#
+# Researchers read releases (their statistics are in the manifest and the card) and agreement reports, and the
+# guidelines; everything else, queues above all, is refused (403). Each row runs against a project of the route's
+# kind, where the researcher is a member, with that project's own objects where the route names one.
+
+OK, REDIRECT, REFUSED, MISSING = 200, 302, 403, 404
+PAGE_KINDS = {"validation_": "validation", "trivia_": "trivia", "entity_": "entity_qa"}  # url name prefixes
+API_KINDS = {"validation/": "validation", "trivia/": "trivia", "entities/": "entity_qa"}  # after projects/{slug}/
+
+# Pages: url name -> status; any other page of a project is refused (403).
+RESEARCHER_PAGES: dict[str, int] = {
+    "project_detail": REDIRECT,  # to the releases
+    "project_guidelines": OK,
+    "release_list": OK,
+    "release_detail": OK,
+    "release_diff": OK,
+    "release_file": OK,
+    "release_archive": OK,
+    "agreement": OK,
+    "agreement_report": OK,
+    "agreement_download": OK,
+    "validation_home": OK,  # each kind's landing page, which shows a researcher no queue
+    "trivia_home": OK,
+    "entity_home": OK,
+    "project_restore": MISSING,  # a deleted project exists only for its coordinators
+}
+# API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
+RESEARCHER_API: dict[tuple[str, str], int] = {
+    ("get", "/api/projects/{slug}/"): OK,
+    # A project's settings of its kind (criteria, languages, tasks) are read like the guidelines.
+    ("get", "/api/projects/{slug}/review/settings/"): OK,
+    ("get", "/api/projects/{slug}/validation/settings/"): OK,
+    ("get", "/api/projects/{slug}/trivia/settings/"): OK,
+    ("get", "/api/projects/{slug}/releases/"): OK,
+    ("get", "/api/projects/{slug}/releases/{version}/"): OK,
+    ("get", "/api/projects/{slug}/releases/diff/"): 400,  # readable; without ?old=&new= it says what is missing
+    ("get", "/api/projects/{slug}/releases/{version}/files/{name}"): OK,
+    ("get", "/api/projects/{slug}/releases/{version}/archive/"): OK,
+    ("get", "/api/projects/{slug}/agreement/reports/"): OK,
+    ("get", "/api/projects/{slug}/agreement/reports/{report_id}/"): OK,
+    ("post", "/api/deleted-projects/{slug}/restore/"): MISSING,
+}
+
+
+def _kind(name_or_path: str, kinds: dict[str, str]) -> str:
+    return next((kind for prefix, kind in kinds.items() if name_or_path.startswith(prefix)), "wikipedia_qa")
+
+
+def test_every_researcher_row_names_a_route_that_exists():
+    assert set(RESEARCHER_PAGES) <= set(page_tables())
+    assert set(RESEARCHER_API) <= schema_operations()
+
+
+@pytest.fixture
+def kind_worlds(worlds):
+    """A researcher who is a member of project B of every kind (each with one of everything its routes name)."""
+    researcher = factories.user("researcher_b")
+    wikipedia = dict(worlds.b(Project.Kind.WIKIPEDIA_QA)["values"])
+    found: dict[str, Any] = {"researcher": researcher}
+    for kind in Project.Kind.values:
+        values = wikipedia | worlds.b(kind)["values"]
+        authoring.membership_set(
+            project=Project.objects.get(slug=values["slug"]), user=researcher, roles={"researcher"}
+        )
+        found[kind] = values
+    return found
+
+
+def test_a_researcher_gets_exactly_the_reading_pages(client, kind_worlds):
+    """Every page of a project, of the route's own kind, with its own objects (one world for all: it is costly)."""
+    client.force_login(kind_worlds["researcher"])
+    wrong = []
+    for case in page_cases():
+        name, method = case.values
+        values = kind_worlds[_kind(name, PAGE_KINDS)]
+        url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
+
+        status = getattr(client, method)(url).status_code
+
+        if status != RESEARCHER_PAGES.get(name, REFUSED):
+            wrong.append(f"{method.upper()} {name} ({url}): {status}")
+    assert not wrong, wrong
+
+
+def test_a_researcher_gets_exactly_the_reading_api(kind_worlds):
+    api = api_as(kind_worlds["researcher"])
+    wrong = []
+    for case in api_cases():
+        method, path = case.values
+        values = kind_worlds[_kind(path.removeprefix("/api/projects/{slug}/"), API_KINDS)]
+        url = path.format(**values)
+
+        response = getattr(api, method)(url, {}, format="json")
+
+        if response.status_code != RESEARCHER_API.get((method, path), REFUSED):
+            wrong.append(f"{method.upper()} {url}: {response.status_code} {response.content[:120]!r}")
+    assert not wrong, wrong

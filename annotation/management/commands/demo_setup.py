@@ -39,6 +39,7 @@ USERS = [
     DemoUser("annotator1", frozenset({"annotator"})),
     DemoUser("annotator2", frozenset({"annotator"})),
     DemoUser("reviewer", frozenset({"reviewer"})),
+    DemoUser("researcher", frozenset({"researcher"})),  # reads releases and agreement reports
 ]
 
 

@@ -1,0 +1,100 @@
+"""A coordinator adds a person with an invitation link; the new person opens it in a browser of their own,
+chooses a password and lands on the project."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def _no_horizontal_scroll(page) -> None:  # type: ignore[no-untyped-def]
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 1, f"the page scrolls sideways by {overflow}px"
+
+
+def test_a_coordinator_invites_a_person_who_sets_a_password_and_lands_on_the_project(
+    browser: Browser, live_server, page, project, coordinator
+):
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/members/")
+    form = page.locator("#add-person")
+    form.get_by_label("Username").fill("mei")
+    form.get_by_label("E-mail").fill("mei@example.org")
+    form.get_by_label("Full name").fill("陳美 Mei <b>Chan</b>")
+    form.get_by_label("Annotator").check()
+    form.get_by_label("Languages read").fill("yue;cmn")
+    form.get_by_label("A one-time invitation link").check()
+    form.get_by_role("button", name="Add person").click()
+
+    link_field = page.locator("#people-added .invitation-link")
+    expect(link_field).to_have_value(re.compile(r"/accounts/invitation/"))
+    expect(page.locator("#members")).to_contain_text("陳美 Mei <b>Chan</b>")  # shown as text
+    for name, size in SIZES.items():
+        page.set_viewport_size(size)
+        page.screenshot(path=f"/tmp/people-members-{name}.png", full_page=True)
+        _no_horizontal_scroll(page)
+    link = link_field.input_value()
+
+    newcomer = browser.new_context(base_url=live_server.url, viewport=SIZES["phone"], locale="en-GB")
+    try:
+        fresh = newcomer.new_page()
+        fresh.goto(link)
+        expect(fresh.get_by_role("heading", name="Welcome to localqa")).to_be_visible()
+        assert "/accounts/invitation/" in fresh.url and "set-password" in fresh.url  # the token left the URL
+        fresh.screenshot(path="/tmp/people-invitation-phone.png", full_page=True)
+        _no_horizontal_scroll(fresh)
+        fresh.get_by_label("New password", exact=True).fill("a-long-Own-password-42")
+        fresh.get_by_label("New password confirmation").fill("a-long-Own-password-42")
+        fresh.get_by_role("button", name="Save my password").click()
+
+        expect(fresh).to_have_url(re.compile(rf"/projects/{project.slug}/$"))
+        expect(fresh.locator(".topbar .who")).to_have_text("mei")
+        fresh.set_viewport_size(SIZES["desktop"])
+        fresh.screenshot(path="/tmp/people-landed-desktop.png", full_page=True)
+
+        fresh.goto(link)  # the link works once
+        expect(fresh.locator("#link-invalid")).to_be_visible()
+    finally:
+        newcomer.close()
+
+
+def test_a_person_with_an_initial_password_chooses_their_own_first(
+    browser: Browser, live_server, page, project, coordinator
+):
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/members/")
+    form = page.locator("#add-person")
+    form.get_by_label("Username").fill("kai")
+    form.get_by_label("Researcher").check()
+    form.get_by_label("An initial password, shown once").check()
+    form.get_by_role("button", name="Add person").click()
+    password = page.locator("#people-added code.initial-password").inner_text()
+
+    newcomer = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"], locale="en-GB")
+    try:
+        fresh = newcomer.new_page()
+        fresh.goto("/accounts/login/")
+        fresh.get_by_label("Username").fill("kai")
+        fresh.get_by_label("Password").fill(password)
+        fresh.get_by_role("button", name="Log in").click()
+        expect(fresh.get_by_role("heading", name="Choose your own password")).to_be_visible()
+        fresh.screenshot(path="/tmp/people-forced-change-desktop.png", full_page=True)
+        fresh.goto(f"/projects/{project.slug}/")
+        expect(fresh.get_by_role("heading", name="Choose your own password")).to_be_visible()  # nothing else first
+        fresh.get_by_label("Old password").fill(password)
+        fresh.get_by_label("New password", exact=True).fill("a-long-Own-password-42")
+        fresh.get_by_label("New password confirmation").fill("a-long-Own-password-42")
+        fresh.get_by_role("button", name="Save my password").click()
+
+        expect(fresh).to_have_url(re.compile(rf"/projects/{project.slug}/releases/$"))  # a researcher's landing
+        expect(fresh.get_by_role("heading", name="Releases")).to_be_visible()
+    finally:
+        newcomer.close()
