@@ -64,6 +64,11 @@ def _live_database(transactional_db):
     """The live server runs in another thread: its requests must see committed data."""
 
 
+def open_account_menu(page: Page) -> None:
+    """Open the account menu of the top bar (under the username): API, tokens, password, log out."""
+    page.locator(".topbar .account-menu summary").click()
+
+
 def open_menu(page: Page, group: str) -> None:
     """Open one task menu of the project bar (a <details>), as a person clicks its summary."""
     page.locator(".crumbs summary", has_text=group).click()

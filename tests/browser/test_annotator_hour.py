@@ -12,7 +12,7 @@ from annotation import services
 from annotation.models import PagePair, PairSkip, QAItem
 from review.models import Verification
 from tests import factories
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, open_account_menu
 from tests.browser.test_authoring import card, wait_saved
 
 pytestmark = pytest.mark.browser
@@ -40,6 +40,7 @@ def open_pair(page: Page, pair: PagePair) -> None:
 
 def log_out_in(other: Page) -> None:
     other.goto("/")
+    open_account_menu(other)
     other.locator(".topbar").get_by_role("button", name="Log out").click()
     expect(other.locator(".topbar")).to_contain_text("Log in")
 

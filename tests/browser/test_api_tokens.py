@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 
 from annotation.models import ApiToken
 from tests import factories
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, open_account_menu
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -15,6 +15,7 @@ pytestmark = pytest.mark.browser
 
 def test_a_person_makes_an_api_token_sees_it_once_and_revokes_it(page: Page, annotator):
     log_in(page, "annotator")
+    open_account_menu(page)
     page.get_by_role("link", name="API tokens").click()
 
     page.get_by_label("What it is for").fill("nightly export")

@@ -71,7 +71,7 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
 
     switch_user(page, "coordinator")
     page.goto("/projects/basque-trivia/trivia/problems/")
-    expect(page.locator("table")).to_contain_text("outdated")
+    expect(page.locator("table")).to_contain_text("Outdated information")  # the tag's display name
     page.get_by_role("link", name="Non dago Atxondo?").click()
     page.get_by_label("Source question").fill("Non dago Atxondo gaur?")
     page.get_by_label("Translated question").fill("Where is Atxondo today?")

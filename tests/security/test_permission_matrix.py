@@ -533,6 +533,7 @@ RESEARCHER_PAGES: dict[str, int] = {
 # API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
 RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/"): OK,
+    ("get", "/api/projects/{slug}/next-steps/"): OK,  # their own next steps: none beyond reading
     # A project's settings of its kind (criteria, languages, tasks) are read like the guidelines.
     ("get", "/api/projects/{slug}/review/settings/"): OK,
     ("get", "/api/projects/{slug}/validation/settings/"): OK,
