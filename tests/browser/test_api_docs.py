@@ -20,6 +20,6 @@ def test_api_docs_render_from_our_own_static_files_without_csp_violations(page: 
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("localqa API")
     # The operations rendered, grouped by tag (a heading per tag; the tag's name links to its section).
     expect(page.get_by_role("heading", level=3).first).to_be_visible(timeout=20_000)
-    expect(page.get_by_role("link", name="projects", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="accounts", exact=True)).to_be_visible()
     assert not problems, problems
     assert not [url for url in outside if not url.startswith("data:")], outside
