@@ -133,6 +133,7 @@ ROLE_NOTES = {
     "annotator1": "annotator: writes QA pairs and trivia items, translates trivia; has an item sent back",
     "annotator2": "annotator: has a pair in progress and items in review",
     "reviewer": "reviewer: reviews QA and trivia items, validates (doha-val), verifies entity questions",
+    "researcher": "researcher: reads releases, their statistics and agreement reports (no queues)",
 }
 
 
