@@ -3,7 +3,7 @@
 Each view loads its objects through an access function (which decides 404 vs
 403), types the request with an input serializer, calls one service and
 renders an output serializer. Service errors become 400/409 responses in
-`annotation.api_errors`; bad input types are reported the same way, as
+`common.api_errors`; bad input types are reported the same way, as
 `{detail, field, details}` with fields named like `spans[0].end`.
 """
 
@@ -12,23 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import OuterRef, QuerySet
+from django.db.models import OuterRef
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access, people, services
-from annotation.errors import InvalidInput
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of
 from annotation.serializers import (
     ActivityInput,
-    ErrorOutput,
     GiveBackInput,
     GiveBackOutput,
     ItemCreateInput,
@@ -51,60 +49,8 @@ from annotation.serializers import (
     WarningOutput,
 )
 from annotation.warnings import qa_item_warnings
-
-BAD_INPUT = OpenApiResponse(ErrorOutput, description="Bad input; `field` and `details` name what is wrong.")
-NOT_ALLOWED = OpenApiResponse(
-    ErrorOutput, description="Not logged in, or a member without the needed role or ownership."
-)
-NOT_FOUND = OpenApiResponse(ErrorOutput, description="No such object, or you are not a member of the project.")
-CONFLICT = OpenApiResponse(ErrorOutput, description="The object is not in a state that allows this.")
-NO_CONTENT = OpenApiResponse(description="Done; nothing to return.")
-
-
-def _responses(
-    ok: dict[int, Any], *, bad_input: bool = True, conflict: bool = True, not_found: bool = True
-) -> dict[int, Any]:
-    responses = {**ok, 403: NOT_ALLOWED}
-    if not_found:
-        responses[404] = NOT_FOUND
-    if bad_input:
-        responses[400] = BAD_INPUT
-    if conflict:
-        responses.setdefault(409, CONFLICT)
-    return responses
-
-
-def _flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
-    """DRF's nested serializer errors as `{"spans[0].end": [...]}`, the way services name fields."""
-    if isinstance(errors, dict):
-        flat: dict[str, list[str]] = {}
-        for key, value in errors.items():
-            name = f"{prefix}[{key}]" if isinstance(key, int) else (f"{prefix}.{key}" if prefix else str(key))
-            flat.update(_flatten(value, name))
-        return flat
-    if isinstance(errors, list) and any(isinstance(value, dict | list) for value in errors):
-        flat = {}
-        for index, value in enumerate(errors):
-            if value:
-                flat.update(_flatten(value, f"{prefix}[{index}]"))
-        return flat
-    messages = errors if isinstance(errors, list) else [errors]
-    return {prefix or api_settings.NON_FIELD_ERRORS_KEY: [str(message) for message in messages]}
-
-
-def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    if not serializer.is_valid():
-        errors = _flatten(serializer.errors)
-        first = next(iter(errors))
-        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
-    return dict(serializer.validated_data)
-
-
-def _paginated(view: APIView, request: Request, queryset: QuerySet, output: type[serializers.Serializer]) -> Response:
-    paginator = view.pagination_class()  # type: ignore[attr-defined]
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(output(page, many=True).data)
+from common.api import NO_CONTENT, paginated, responses, validated
+from common.errors import InvalidInput
 
 
 def _pair_detail(pair: PagePair) -> dict[str, Any]:
@@ -122,21 +68,21 @@ class ProjectListApi(APIView):
 
     @extend_schema(
         summary="Projects you are a member of",
-        responses=_responses({200: ProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
+        responses=responses({200: ProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
     def get(self, request: Request) -> Response:
         projects = access.user_projects(request.user).order_by("name", "slug")
-        return _paginated(self, request, projects, ProjectOutput)
+        return paginated(self, request, projects, ProjectOutput)
 
     @extend_schema(
         summary="Create a project; you become its coordinator",
         description="Needs the `annotation.add_project` permission. Wiki codes are derived from the languages.",
         request=ProjectCreateInput,
-        responses=_responses({201: ProjectOutput}, conflict=False, not_found=False),
+        responses=responses({201: ProjectOutput}, conflict=False, not_found=False),
     )
     def post(self, request: Request) -> Response:
         access.require_project_creator(request.user)
-        data = _validated(ProjectCreateInput, request.data)
+        data = validated(ProjectCreateInput, request.data)
         project = services.project_create(created_by=request.user, **data)
         return Response(ProjectOutput(project).data, status=status.HTTP_201_CREATED)
 
@@ -144,7 +90,7 @@ class ProjectListApi(APIView):
 class NextStepsApi(APIView):
     @extend_schema(
         summary="What you do next in a project: one step per role you hold, with its counts",
-        responses=_responses({200: NextStepOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: NextStepOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug)
@@ -157,7 +103,7 @@ class ProjectDetailApi(APIView):
 
     @extend_schema(
         summary="A project and your roles in it",
-        responses=_responses({200: ProjectDetailOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ProjectDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug)
@@ -166,11 +112,11 @@ class ProjectDetailApi(APIView):
     @extend_schema(
         summary="Change project settings (coordinator)",
         request=ProjectUpdateInput,
-        responses=_responses({200: ProjectDetailOutput, 409: StaleProjectOutput}),
+        responses=responses({200: ProjectDetailOutput, 409: StaleProjectOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ProjectUpdateInput, request.data)
+        data = validated(ProjectUpdateInput, request.data)
         membership = project.membership  # type: ignore[attr-defined]
         project = services.project_update(project=project, actor=request.user, **data)
         project.membership = membership  # type: ignore[attr-defined]
@@ -178,7 +124,7 @@ class ProjectDetailApi(APIView):
 
     @extend_schema(
         summary="Delete a project (coordinator); soft: restore it through /api/deleted-projects/",
-        responses=_responses({204: NO_CONTENT}, bad_input=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -201,7 +147,7 @@ def _member(project: Project, username: str) -> Membership:
 class MemberListApi(APIView):
     @extend_schema(
         summary="Members of a project and their roles, deactivated ones too (coordinator)",
-        responses=_responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -210,11 +156,11 @@ class MemberListApi(APIView):
     @extend_schema(
         summary="Add a member, or set the roles of an existing one (coordinator)",
         request=MembershipCreateInput,
-        responses=_responses({200: MembershipOutput}, conflict=False),
+        responses=responses({200: MembershipOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(MembershipCreateInput, request.data)
+        data = validated(MembershipCreateInput, request.data)
         user = get_user_model().objects.filter(username=data["username"]).first()
         if user is None:
             raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
@@ -226,12 +172,12 @@ class MemberDetailApi(APIView):
     @extend_schema(
         summary="Set a member's roles (coordinator)",
         request=MembershipRolesInput,
-        responses=_responses({200: MembershipOutput}, conflict=False),
+        responses=responses({200: MembershipOutput}, conflict=False),
     )
     def patch(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
-        data = _validated(MembershipRolesInput, request.data)
+        data = validated(MembershipRolesInput, request.data)
         membership = services.membership_set(
             project=project, user=membership.user, roles=data["roles"], actor=request.user
         )
@@ -239,7 +185,7 @@ class MemberDetailApi(APIView):
 
     @extend_schema(
         summary="Remove a member (coordinator); a project keeps at least one coordinator",
-        responses=_responses({204: NO_CONTENT}, bad_input=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -257,12 +203,12 @@ class PairListApi(APIView):
     @extend_schema(
         summary="Page pairs: all of them for a coordinator, your own for an annotator",
         parameters=[PairFilterInput],
-        responses=_responses({200: PairListOutput(many=True)}, conflict=False),
+        responses=responses({200: PairListOutput(many=True)}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug)
         pairs = access.pairs_for_user(project)
-        query = _validated(PairFilterInput, request.query_params)
+        query = validated(PairFilterInput, request.query_params)
         if "status" in query:
             pairs = pairs.filter(status=query["status"])
         pairs = (
@@ -271,13 +217,13 @@ class PairListApi(APIView):
             .annotate(item_count=count_of(QAItem.objects.alive().filter(pair=OuterRef("pk"))))
             .order_by("id")
         )
-        return _paginated(self, request, pairs, PairListOutput)
+        return paginated(self, request, pairs, PairListOutput)
 
 
 class PairDetailApi(APIView):
     @extend_schema(
         summary="A page pair with its texts and its live QA items",
-        responses=_responses({200: PairDetailOutput}, bad_input=False, conflict=False),
+        responses=responses({200: PairDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
@@ -285,7 +231,7 @@ class PairDetailApi(APIView):
 
     @extend_schema(
         summary="Delete a pair with its items (coordinator); soft: restore it from the project's deleted list",
-        responses=_responses({204: NO_CONTENT}, bad_input=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
@@ -298,7 +244,7 @@ class QueueNextApi(APIView):
         summary="Claim the next pair to screen (annotator)",
         description="Returns the unscreened pair you already hold, else a pair from the pool; 204 when it is empty.",
         request=None,
-        responses=_responses(
+        responses=responses(
             {200: PairDetailOutput, 204: OpenApiResponse(description="The pool is empty.")},
             bad_input=False,
             conflict=False,
@@ -316,11 +262,11 @@ class PairScreeningApi(APIView):
     @extend_schema(
         summary="Screen a pair you hold: annotate it, or exclude it with a reason",
         request=ScreeningInput,
-        responses=_responses({200: PairDetailOutput}),
+        responses=responses({200: PairDetailOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        data = _validated(ScreeningInput, request.data)
+        data = validated(ScreeningInput, request.data)
         pair = services.pair_screen(pair=pair, user=request.user, **data)
         return Response(_pair_detail(pair))
 
@@ -330,7 +276,7 @@ class PairSubmitApi(APIView):
         summary="Send a pair's items on to review",
         description="400 with `details` naming each incomplete field, e.g. `items[2].question`.",
         request=None,
-        responses=_responses({200: PairDetailOutput}),
+        responses=responses({200: PairDetailOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
@@ -343,11 +289,11 @@ class PairGiveBackApi(APIView):
         summary="Skip a pair you hold: it goes back to the queue (not to you again), with an optional reason",
         description="409 when the pair has QA items or is no longer open (screened out, submitted).",
         request=GiveBackInput,
-        responses=_responses({201: GiveBackOutput}),
+        responses=responses({201: GiveBackOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        data = _validated(GiveBackInput, request.data)
+        data = validated(GiveBackInput, request.data)
         skip = services.pair_give_back(pair=pair, user=request.user, reason=data["reason"])
         return Response(GiveBackOutput(skip).data, status=status.HTTP_201_CREATED)
 
@@ -356,11 +302,11 @@ class PairActivityApi(APIView):
     @extend_schema(
         summary="Report active seconds spent on a pair (and an item)",
         request=ActivityInput,
-        responses=_responses({204: NO_CONTENT}),
+        responses=responses({204: NO_CONTENT}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        data = _validated(ActivityInput, request.data)
+        data = validated(ActivityInput, request.data)
         item = None
         if data["item"] is not None:
             item = access.get_item_for_user(request.user, slug, data["item"], role=Role.ANNOTATOR)
@@ -374,7 +320,7 @@ class PairActivityApi(APIView):
 class PairItemListApi(APIView):
     @extend_schema(
         summary="The live QA items of a pair",
-        responses=_responses({200: ItemOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ItemOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
@@ -384,11 +330,11 @@ class PairItemListApi(APIView):
     @extend_schema(
         summary="Start a QA item on a pair you are annotating, optionally with its content",
         request=ItemCreateInput,
-        responses=_responses({201: ItemOutput}),
+        responses=responses({201: ItemOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        data = _validated(ItemCreateInput, request.data)
+        data = validated(ItemCreateInput, request.data)
         item = services.qa_item_create(pair=pair, user=request.user, **data)
         return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)
 
@@ -398,7 +344,7 @@ class ItemDetailApi(APIView):
 
     @extend_schema(
         summary="A QA item with its evidence spans",
-        responses=_responses({200: ItemOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ItemOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
@@ -411,17 +357,17 @@ class ItemDetailApi(APIView):
             "If the item changed since `version`, nothing is saved and the 409 carries the newer item as `current`."
         ),
         request=ItemUpdateInput,
-        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+        responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
     def patch(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
-        data = _validated(ItemUpdateInput, request.data)
+        data = validated(ItemUpdateInput, request.data)
         item = services.qa_item_update(item=item, user=request.user, **data)
         return Response(ItemOutput(item).data)
 
     @extend_schema(
         summary="Delete an item: a draft of yours, or any item as a coordinator (soft: it can be restored)",
-        responses=_responses({204: NO_CONTENT}, bad_input=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def delete(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
@@ -432,7 +378,7 @@ class ItemDetailApi(APIView):
 class ItemWarningsApi(APIView):
     @extend_schema(
         summary="Advice on a QA item (never blocking)",
-        responses=_responses({200: WarningOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: WarningOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)

@@ -22,10 +22,10 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import people, tokens
-from annotation.api import NO_CONTENT, _paginated, _responses, _validated
-from annotation.errors import InvalidInput
 from annotation.models import ApiToken
 from annotation.signin import lockout_message, lockout_username
+from common.api import NO_CONTENT, paginated, responses, validated
+from common.errors import InvalidInput
 
 
 class SignInInput(serializers.Serializer):
@@ -75,7 +75,7 @@ class TokenObtainApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = _validated(SignInInput, request.data)
+        data = validated(SignInInput, request.data)
         # The Django request: the lockout reads and marks it (the DRF wrapper would hide the marks).
         # Spelled as the sign-in form spells it (stripped, NFKC), so both ways of signing in agree on who it is.
         username = lockout_username(request._request, {"username": data["username"]}) or ""
@@ -95,18 +95,18 @@ class TokenListApi(APIView):
 
     @extend_schema(
         summary="Your API tokens, newest first (signed in)",
-        responses=_responses({200: TokenOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
+        responses=responses({200: TokenOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
     def get(self, request: Request) -> Response:
-        return _paginated(self, request, tokens.api_tokens_of(request.user), TokenOutput)
+        return paginated(self, request, tokens.api_tokens_of(request.user), TokenOutput)
 
     @extend_schema(
         summary="Make a new API token (signed in)",
         request=TokenCreateInput,
-        responses=_responses({201: NewTokenOutput}, conflict=False, not_found=False),
+        responses=responses({201: NewTokenOutput}, conflict=False, not_found=False),
     )
     def post(self, request: Request) -> Response:
-        data = _validated(TokenCreateInput, request.data)
+        data = validated(TokenCreateInput, request.data)
         token, key = tokens.api_token_create(user=request.user, name=data.get("name", ""), via=ApiToken.Via.PAGE)
         return Response(_new(token, key), status=status.HTTP_201_CREATED)
 
@@ -115,7 +115,7 @@ class TokenRevokeAllApi(APIView):
     @extend_schema(
         summary="Revoke all your API tokens, this one included (signed in)",
         request=None,
-        responses=_responses({204: NO_CONTENT}, bad_input=False, conflict=False, not_found=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False, conflict=False, not_found=False),
     )
     def post(self, request: Request) -> Response:
         tokens.api_tokens_revoke_all(user=request.user)
@@ -125,7 +125,7 @@ class TokenRevokeAllApi(APIView):
 class TokenDetailApi(APIView):
     @extend_schema(
         summary="Revoke one of your API tokens (signed in; someone else's is 404)",
-        responses=_responses({204: NO_CONTENT}, bad_input=False, conflict=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False, conflict=False),
     )
     def delete(self, request: Request, token_id: int) -> Response:
         token = tokens.api_token_of_user(request.user, token_id)

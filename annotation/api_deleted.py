@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import access, services
-from annotation.api import _responses
 from annotation.models import Role
 from annotation.serializers import ItemOutput, PairListOutput, ProjectOutput
+from common.api import responses
 
 
 class DeletedByMixin(serializers.Serializer):
@@ -51,7 +51,7 @@ class DeletedProjectOutput(DeletedByMixin, serializers.Serializer):
 class DeletedListApi(APIView):
     @extend_schema(
         summary="What can be restored in a project: deleted pairs and items (coordinator)",
-        responses=_responses({200: DeletedListOutput}, bad_input=False, conflict=False),
+        responses=responses({200: DeletedListOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -62,7 +62,7 @@ class PairRestoreApi(APIView):
     @extend_schema(
         summary="Restore a deleted pair with the items deleted with it (coordinator)",
         request=None,
-        responses=_responses({200: PairListOutput}, bad_input=False),
+        responses=responses({200: PairListOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_deleted_pair_for_user(request.user, slug, pair_id)
@@ -75,7 +75,7 @@ class ItemRestoreApi(APIView):
     @extend_schema(
         summary="Restore a deleted QA item as it was (coordinator)",
         request=None,
-        responses=_responses({200: ItemOutput}, bad_input=False),
+        responses=responses({200: ItemOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_deleted_item_for_user(request.user, slug, item_id)
@@ -85,7 +85,7 @@ class ItemRestoreApi(APIView):
 class DeletedProjectListApi(APIView):
     @extend_schema(
         summary="Deleted projects you may restore (those you coordinate; every one for a superuser)",
-        responses=_responses({200: DeletedProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
+        responses=responses({200: DeletedProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
     def get(self, request: Request) -> Response:
         return Response(DeletedProjectOutput(services.deleted_projects_for(request.user), many=True).data)
@@ -95,7 +95,7 @@ class ProjectRestoreApi(APIView):
     @extend_schema(
         summary="Restore a deleted project (its coordinators, superusers)",
         request=None,
-        responses=_responses({200: ProjectOutput}, bad_input=False),
+        responses=responses({200: ProjectOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_deleted_project_for_user(request.user, slug)

@@ -19,15 +19,14 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access, ingest
-from annotation.api import _paginated, _responses, _validated
 from annotation.importers import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
-from annotation.serializers import ErrorOutput, _named_enum
+from common.api import ErrorOutput, named_enum, paginated, responses, validated
 
-ImportStatusField = _named_enum(ImportJob.Status, "ImportStatusEnum")
-CollectionStatusField = _named_enum(Collection.Status, "CollectionStatusEnum")
-CollectionSourceField = _named_enum(Collection.Source, "CollectionSourceEnum")
-OutcomeField = _named_enum(CollectionTitle.Outcome, "CollectionOutcomeEnum")
+ImportStatusField = named_enum(ImportJob.Status, "ImportStatusEnum")
+CollectionStatusField = named_enum(Collection.Status, "CollectionStatusEnum")
+CollectionSourceField = named_enum(Collection.Source, "CollectionSourceEnum")
+OutcomeField = named_enum(CollectionTitle.Outcome, "CollectionOutcomeEnum")
 
 REPORT_SCHEMA = {
     "type": "object",
@@ -214,12 +213,12 @@ class ImportListApi(APIView):
 
     @extend_schema(
         summary="Imports of the project, newest first (coordinator)",
-        responses=_responses({200: ImportJobOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ImportJobOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         jobs = ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
-        return _paginated(self, request, jobs, ImportJobOutput)
+        return paginated(self, request, jobs, ImportJobOutput)
 
     @extend_schema(
         summary="Upload files to import (coordinator); a worker imports them",
@@ -229,11 +228,11 @@ class ImportListApi(APIView):
             "and the report. Files over IMPORT_MAX_BYTES are refused with 400."
         ),
         request={"multipart/form-data": ImportCreateInput},
-        responses=_responses({202: ImportJobOutput}, conflict=False),
+        responses=responses({202: ImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(
+        data = validated(
             ImportCreateInput,
             {
                 "files": request.FILES.getlist("files"),
@@ -249,7 +248,7 @@ class ImportListApi(APIView):
 class ImportDetailApi(APIView):
     @extend_schema(
         summary="An import: status, progress and, once it has ended, its report (coordinator)",
-        responses=_responses({200: ImportJobOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ImportJobOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, job_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -268,11 +267,11 @@ class ImportRerunApi(APIView):
             "job; 409 if the dry run cannot be run again (its files are gone, or it was run again already)."
         ),
         request=ImportRerunInput,
-        responses=_responses({202: ImportJobOutput, 409: OpenApiResponse(ErrorOutput, description="Not rerunnable.")}),
+        responses=responses({202: ImportJobOutput, 409: OpenApiResponse(ErrorOutput, description="Not rerunnable.")}),
     )
     def post(self, request: Request, slug: str, job_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ImportRerunInput, request.data)
+        data = validated(ImportRerunInput, request.data)
         job = ingest.import_job_rerun(job=_job(project, job_id), user=request.user, **data)
         job.refresh_from_db()
         return Response(ImportJobOutput(job, context={"detail": True}).data, status=status.HTTP_202_ACCEPTED)
@@ -284,22 +283,22 @@ class CollectionListApi(APIView):
 
     @extend_schema(
         summary="Wikipedia collections of the project, newest first (coordinator)",
-        responses=_responses({200: CollectionOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: CollectionOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         collections = Collection.objects.filter(project=project).select_related("created_by")
-        return _paginated(self, request, collections.order_by("-created_at", "-id"), CollectionOutput)
+        return paginated(self, request, collections.order_by("-created_at", "-id"), CollectionOutput)
 
     @extend_schema(
         summary="Collect page pairs from Wikipedia for titles or a category (coordinator)",
         description="Give `titles` (local-wiki titles) or a `category`. Answers 202; a worker collects.",
         request=CollectionCreateInput,
-        responses=_responses({202: CollectionOutput}, conflict=False),
+        responses=responses({202: CollectionOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(CollectionCreateInput, request.data)
+        data = validated(CollectionCreateInput, request.data)
         collection = ingest.collection_create(project=project, user=request.user, **data)
         collection.refresh_from_db()
         return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)
@@ -308,7 +307,7 @@ class CollectionListApi(APIView):
 class CollectionDetailApi(APIView):
     @extend_schema(
         summary="A collection's status and progress, with titles counted by outcome (coordinator)",
-        responses=_responses({200: CollectionOutput}, bad_input=False, conflict=False),
+        responses=responses({200: CollectionOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, collection_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -325,7 +324,7 @@ class CollectionTitlesApi(APIView):
                 "outcome", OpenApiTypes.STR, enum=CollectionTitle.Outcome.values, description="Only this outcome."
             )
         ],
-        responses=_responses({200: CollectionTitleOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: CollectionTitleOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, collection_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -333,14 +332,14 @@ class CollectionTitlesApi(APIView):
         outcome = request.query_params.get("outcome")
         if outcome in CollectionTitle.Outcome.values:
             titles = titles.filter(outcome=outcome)
-        return _paginated(self, request, titles, CollectionTitleOutput)
+        return paginated(self, request, titles, CollectionTitleOutput)
 
 
 class CollectionCancelApi(APIView):
     @extend_schema(
         summary="Cancel a collection (coordinator); a running one stops before its next title",
         request=None,
-        responses=_responses({200: CollectionOutput}, bad_input=False),
+        responses=responses({200: CollectionOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, collection_id: int) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -352,7 +351,7 @@ class CollectionResumeApi(APIView):
     @extend_schema(
         summary="Resume a cancelled, failed or stalled collection from its first open title (coordinator)",
         request=None,
-        responses=_responses(
+        responses=responses(
             {202: CollectionOutput, 409: OpenApiResponse(ErrorOutput, description="Not resumable now.")},
             bad_input=False,
         ),

@@ -21,10 +21,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import access, people
-from annotation.api import BAD_INPUT, NO_CONTENT, _responses, _validated
-from annotation.errors import InvalidInput
 from annotation.models import Membership, Project, Role
 from annotation.serializers import MembershipOutput
+from common.api import BAD_INPUT, NO_CONTENT, responses, validated
+from common.errors import InvalidInput
 
 ACCESS = serializers.ChoiceField(
     choices=people.ACCESS_CHOICES, default=people.INVITATION, help_text="What a new account gets to sign in with."
@@ -104,11 +104,11 @@ class PeopleApi(APIView):
         summary="Add a person (coordinator): a new account with an invitation link or initial password, "
         "or an existing account (same username or e-mail) as a member",
         request=PersonInput,
-        responses=_responses({201: PersonAddedOutput}, conflict=False),
+        responses=responses({201: PersonAddedOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(PersonInput, request.data)
+        data = validated(PersonInput, request.data)
         choice = data.pop("access")
         result = people.person_add(project=project, actor=request.user, values=data, access=choice)
         _sent(request, project, [result])
@@ -121,11 +121,11 @@ class PeopleImportApi(APIView):
     @extend_schema(
         summary="Add everyone of a CSV (coordinator), or nobody: problems come back as details['row 3.email']",
         request={"multipart/form-data": PeopleCsvInput},
-        responses=_responses({201: PeopleAddedOutput}, conflict=False),
+        responses=responses({201: PeopleAddedOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(PeopleCsvInput, request.data)
+        data = validated(PeopleCsvInput, request.data)
         results = people.people_import_csv(
             project=project, actor=request.user, data=data["file"].read(), access=data["access"]
         )
@@ -138,7 +138,7 @@ class MemberDeactivateApi(APIView):
     @extend_schema(
         summary="Deactivate a member (coordinator): out of queues and the project; their work stays",
         request=None,
-        responses=_responses({200: MembershipOutput}, bad_input=False),
+        responses=responses({200: MembershipOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -150,7 +150,7 @@ class MemberReactivateApi(APIView):
     @extend_schema(
         summary="Reactivate a deactivated member (coordinator)",
         request=None,
-        responses=_responses({200: MembershipOutput}, bad_input=False, conflict=False),
+        responses=responses({200: MembershipOutput}, bad_input=False, conflict=False),
     )
     def post(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -162,11 +162,11 @@ class MemberAccessApi(APIView):
     @extend_schema(
         summary="A new invitation link or initial password for a member who has never signed in (coordinator)",
         request=AccessInput,
-        responses=_responses({200: PersonAddedOutput}),
+        responses=responses({200: PersonAddedOutput}),
     )
     def post(self, request: Request, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(AccessInput, request.data)
+        data = validated(AccessInput, request.data)
         result = people.person_access_issue(
             project=project, actor=request.user, user=_member(project, username), access=data["access"]
         )
@@ -180,7 +180,7 @@ class AccountActiveApi(APIView):
     @extend_schema(
         summary="Deactivate or reactivate an account (superuser): no sign-in, no API; every row it made stays",
         request=None,
-        responses=_responses({200: AccountOutput}, bad_input=False),
+        responses=responses({200: AccountOutput}, bad_input=False),
     )
     def post(self, request: Request, username: str) -> Response:
         if not request.user.is_superuser:
@@ -199,12 +199,12 @@ class PasswordChangeApi(APIView):
     @extend_schema(
         summary="Change your own password",
         request=PasswordChangeInput,
-        responses=_responses({204: NO_CONTENT}, conflict=False, not_found=False),
+        responses=responses({204: NO_CONTENT}, conflict=False, not_found=False),
     )
     def post(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise PermissionDenied("Sign in first.")
-        data = _validated(PasswordChangeInput, request.data)
+        data = validated(PasswordChangeInput, request.data)
         user = request.user
         if not user.check_password(data["old_password"]):
             raise InvalidInput("old_password: this is not your current password.", field="old_password")
@@ -230,7 +230,7 @@ class PasswordResetApi(APIView):
         responses={202: OpenApiResponse(description="Accepted."), 400: BAD_INPUT},
     )
     def post(self, request: Request) -> Response:
-        data = _validated(PasswordResetInput, request.data)
+        data = validated(PasswordResetInput, request.data)
         form = PasswordResetForm({"email": data["email"]})
         if form.is_valid():
             form.save(request=request._request, use_https=request.is_secure())

@@ -35,7 +35,7 @@ from annotation import wilova
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from annotation.wilova import ItemRecord, PairRecord, locate
-from config import jsontext
+from common import jsontext
 
 BATCH_ROWS = 1000
 BATCH_CHARS = 8_000_000  # flush earlier when pairs carry long full texts, so memory stays flat

@@ -29,15 +29,15 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
 from annotation.languages import VARIANT
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
 from audit import services as audit
 from audit.models import Action
-from config.enqueue import enqueue, enqueue_on_commit
-from config.jobs import pause_between_steps
+from common.enqueue import enqueue, enqueue_on_commit
+from common.errors import InvalidInput, InvalidState
+from common.jobs import pause_between_steps
 
 logger = logging.getLogger(__name__)
 

@@ -33,12 +33,12 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import Account, Membership, PagePair, Project, Role
 from annotation.services import membership_set
 from audit import services as audit
 from audit.models import Action
+from common.errors import InvalidInput, InvalidState
 
 INVITATION = "invitation"
 PASSWORD = "password"  # noqa: S105 (the name of a choice)

@@ -7,55 +7,23 @@ that every client meets the same rule with the same message.
 
 from __future__ import annotations
 
-from django.db import models
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.languages import validate_wiki_code
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role
+from common.api import ErrorOutput, named_enum
 
 # Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
 _TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
 
 
-def _named_enum(choices: type[models.TextChoices], name: str) -> type[serializers.ChoiceField]:
-    """A choice field shown in the schema as one named enum component.
-
-    Projects and items both have a `kind`, pairs and items both a `status`, with
-    different choices; named components keep them apart for client generators.
-    """
-    schema = {
-        "type": "string",
-        "enum": list(choices.values),
-        "description": "\n".join(f"* `{value}` - {label}" for value, label in choices.choices),
-    }
-
-    @extend_schema_field(schema, component_name=name)
-    class NamedChoiceField(serializers.ChoiceField):
-        def __init__(self, **kwargs: object) -> None:
-            super().__init__(choices=choices.choices, **kwargs)  # type: ignore[arg-type]
-
-    NamedChoiceField.__name__ = f"{name}Field"
-    return NamedChoiceField
-
-
-ProjectKindField = _named_enum(Project.Kind, "ProjectKindEnum")
-PairStatusField = _named_enum(PagePair.Status, "PairStatusEnum")
-ItemKindField = _named_enum(QAItem.Kind, "ItemKindEnum")
-ItemStatusField = _named_enum(QAItem.Status, "ItemStatusEnum")
+ProjectKindField = named_enum(Project.Kind, "ProjectKindEnum")
+PairStatusField = named_enum(PagePair.Status, "PairStatusEnum")
+ItemKindField = named_enum(QAItem.Kind, "ItemKindEnum")
+ItemStatusField = named_enum(QAItem.Status, "ItemStatusEnum")
 
 
 # Errors
-
-
-class ErrorOutput(serializers.Serializer):
-    detail = serializers.CharField(help_text="What went wrong, in a sentence.")
-    field = serializers.CharField(required=False, help_text="The field at fault, e.g. `spans[0].end`.")
-    details = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text="Every field at fault, mapped to its messages.",
-    )
 
 
 # Projects and members

@@ -21,7 +21,6 @@ from django.utils.text import slugify
 
 from annotation import wilova
 from annotation.access import is_coordinator
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.languages import VARIANT_RULE, WIKI_CODE_RULE, UnknownLanguage, get_language, is_variant, is_wiki_code
 from annotation.models import (
     DEFAULT_REGIONS,
@@ -37,6 +36,7 @@ from annotation.models import (
 )
 from audit import services as audit
 from audit.models import Action
+from common.errors import InvalidInput, InvalidState, StaleEdit
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)

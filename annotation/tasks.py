@@ -3,7 +3,7 @@
 Status, progress and errors live in the collection and import-job rows, not in
 Celery's result backend. Both services claim their row with a conditional
 update, so a duplicate delivery does nothing. A database outage mid-job sends the task again for when
-the job's heartbeat has gone stale (config/jobs.py).
+the job's heartbeat has gone stale (common/jobs.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation import ingest
-from config.jobs import retry_when_the_database_returns
+from common.jobs import retry_when_the_database_returns
 
 
 @shared_task(

@@ -20,8 +20,8 @@ from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from annotation.errors import InvalidInput
 from annotation.models import ApiToken
+from common.errors import InvalidInput
 
 LAST_USED_EVERY = timedelta(minutes=1)  # last_used_at is written at most this often per token
 

@@ -13,12 +13,12 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access
-from annotation.api import _paginated, _responses, _validated
 from annotation.models import Role
 from archive import services
 from archive.access import get_export_for_user, get_import_for_user, require_importer
 from archive.downloads import export_response
 from archive.models import ProjectArchive
+from common.api import paginated, responses, validated
 
 FILE = OpenApiResponse(OpenApiTypes.BINARY, description="The archive (.zip), streamed as an attachment.")
 
@@ -66,17 +66,17 @@ class ProjectArchiveListApi(APIView):
 
     @extend_schema(
         summary="Exports of a project, newest first (coordinator)",
-        responses=_responses({200: ArchiveOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ArchiveOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(self, request, services.exports_for_project(project), ArchiveOutput)
+        return paginated(self, request, services.exports_for_project(project), ArchiveOutput)
 
     @extend_schema(
         summary="Export the whole project into one archive (coordinator); a worker writes it",
         description="202 with the pending export; poll it for progress, then download it. 409 while one runs.",
         request=None,
-        responses=_responses({202: ArchiveOutput}, bad_input=False),
+        responses=responses({202: ArchiveOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -87,7 +87,7 @@ class ProjectArchiveListApi(APIView):
 class ProjectArchiveDetailApi(APIView):
     @extend_schema(
         summary="An export: status, progress, size, sha256, rows per model (coordinator)",
-        responses=_responses({200: ArchiveOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ArchiveOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, archive_id: int) -> Response:
         _, archive = get_export_for_user(request.user, slug, archive_id)
@@ -97,7 +97,7 @@ class ProjectArchiveDetailApi(APIView):
 class ProjectArchiveDownloadApi(APIView):
     @extend_schema(
         summary="Download a finished export (coordinator); 409 while it is being written",
-        responses=_responses({200: FILE}, bad_input=False),
+        responses=responses({200: FILE}, bad_input=False),
     )
     def get(self, request: Request, slug: str, archive_id: int) -> FileResponse:
         _, archive = get_export_for_user(request.user, slug, archive_id)
@@ -110,11 +110,11 @@ class ArchiveImportListApi(APIView):
 
     @extend_schema(
         summary="Imports of project archives, newest first (superuser)",
-        responses=_responses({200: ArchiveOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
+        responses=responses({200: ArchiveOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
     def get(self, request: Request) -> Response:
         require_importer(request.user)
-        return _paginated(self, request, services.imports_list(), ArchiveOutput)
+        return paginated(self, request, services.imports_list(), ArchiveOutput)
 
     @extend_schema(
         summary="Upload a project archive to import as a new project (superuser); a worker imports it",
@@ -123,11 +123,11 @@ class ArchiveImportListApi(APIView):
             "ratio, manifest); 400 says what is wrong and where. 202 with the pending import; poll it."
         ),
         request={"multipart/form-data": ImportInput},
-        responses=_responses({202: ArchiveOutput}, conflict=False, not_found=False),
+        responses=responses({202: ArchiveOutput}, conflict=False, not_found=False),
     )
     def post(self, request: Request) -> Response:
         require_importer(request.user)
-        data = _validated(ImportInput, request.data)
+        data = validated(ImportInput, request.data)
         archive = services.archive_import_request(upload=data["file"], user=request.user, slug=data.get("slug") or "")
         return Response(ArchiveOutput(archive).data, status=status.HTTP_202_ACCEPTED)
 
@@ -135,7 +135,7 @@ class ArchiveImportListApi(APIView):
 class ArchiveImportDetailApi(APIView):
     @extend_schema(
         summary="An import: status, progress, the project made, people matched and created (superuser)",
-        responses=_responses({200: ArchiveOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ArchiveOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, archive_id: int) -> Response:
         return Response(ArchiveOutput(get_import_for_user(request.user, archive_id)).data)

@@ -21,9 +21,9 @@ from typing import Any
 
 from django.conf import settings
 
-from annotation.errors import InvalidInput
 from archive.files import MEMBER as FILE_MEMBER
 from archive.rows import FORMAT, SCHEMA_VERSION
+from common.errors import InvalidInput
 
 DATA_MEMBER = re.compile(r"^data/[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.jsonl$")
 MANIFEST = "manifest.json"

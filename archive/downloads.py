@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.http import FileResponse
 
-from annotation.errors import InvalidState
 from archive import services
 from archive.models import ProjectArchive
+from common.errors import InvalidState
 
 
 def export_response(archive: ProjectArchive) -> FileResponse:

@@ -26,15 +26,15 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import DatabaseError, connection, models, transaction
 
-from annotation.errors import InvalidInput
 from annotation.models import Project
 from archive.checks import archive_check, archive_verify
 from archive.files import release_path
 from archive.registry import ROOT, ArchivedModel, archived_models
 from archive.rows import USER_FIELDS, decode_value
 from archive.rules import row_problems, username_problem
-from config import jsontext
-from config.jobs import pause_between_steps
+from common import jsontext
+from common.errors import InvalidInput
+from common.jobs import pause_between_steps
 from exports import paths
 
 Progress = Callable[[int, int, str], None]

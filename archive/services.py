@@ -27,7 +27,6 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotation.errors import InvalidInput, InvalidState, ServiceError
 from annotation.models import Project
 from archive.checks import archive_check
 from archive.models import ProjectArchive
@@ -35,7 +34,8 @@ from archive.reader import project_archive_read, staging_root
 from archive.writer import project_archive_write
 from audit import services as audit
 from audit.models import Action
-from config.enqueue import enqueue_on_commit
+from common.enqueue import enqueue_on_commit
+from common.errors import InvalidInput, InvalidState, ServiceError
 
 log = logging.getLogger(__name__)
 Status = ProjectArchive.Status

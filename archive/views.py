@@ -11,13 +11,13 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
-from annotation.errors import ServiceError
 from annotation.models import Role
 from annotation.views.common import report_error
 from archive import services
 from archive.access import get_export_for_user, get_import_for_user, require_importer
 from archive.downloads import export_response
 from archive.forms import ImportForm
+from common.errors import ServiceError
 
 
 @login_required

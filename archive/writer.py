@@ -20,11 +20,11 @@ from django.db import connection, transaction
 from django.db.migrations.loader import MigrationLoader
 from django.utils import timezone
 
-from annotation.errors import InvalidState
 from archive.files import release_members
 from archive.registry import ArchivedModel, archived_models, local_models
 from archive.rows import FORMAT, SCHEMA_VERSION, USER_FIELDS, columns, dumps, encode_value, plain_fields
-from config.jobs import pause_between_steps
+from common.errors import InvalidState
+from common.jobs import pause_between_steps
 
 Progress = Callable[[int, int, str], None]  # (rows done, rows in all, what is being written)
 BLOCK = 1 << 16

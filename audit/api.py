@@ -11,9 +11,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access
-from annotation.api import _responses, _validated
 from annotation.models import Project, Role
 from audit import services
+from common.api import responses, validated
 
 
 class EventFilterInput(serializers.Serializer):
@@ -64,11 +64,11 @@ class ProjectAuditApi(APIView):
     @extend_schema(
         summary="The project's audit log, newest first (coordinator)",
         parameters=[EventFilterInput],
-        responses=_responses({200: AuditEventOutput(many=True)}, conflict=False),
+        responses=responses({200: AuditEventOutput(many=True)}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(EventFilterInput, request.query_params)
+        data = validated(EventFilterInput, request.query_params)
         return _page(self, request, project, services.EventFilter(**data))
 
 
@@ -78,10 +78,10 @@ class SiteAuditApi(APIView):
     @extend_schema(
         summary="The audit log of every project, newest first (superuser)",
         parameters=[SiteEventFilterInput],
-        responses=_responses({200: AuditEventOutput(many=True)}, conflict=False, not_found=False),
+        responses=responses({200: AuditEventOutput(many=True)}, conflict=False, not_found=False),
     )
     def get(self, request: Request) -> Response:
         if not request.user.is_superuser:
             raise PermissionDenied("The log of every project is for superusers.")
-        data = _validated(SiteEventFilterInput, request.query_params)
+        data = validated(SiteEventFilterInput, request.query_params)
         return _page(self, request, None, services.EventFilter(**data))

@@ -24,7 +24,7 @@ def lower_priority(**kwargs: object) -> None:
 
 @worker_ready.connect
 def requeue_pending_jobs(**kwargs: object) -> None:
-    """Jobs queued while the broker was down (their rows still pending) start now: see config/enqueue.py."""
-    from config.enqueue import requeue_pending
+    """Jobs queued while the broker was down (their rows still pending) start now: see common/enqueue.py."""
+    from common.enqueue import requeue_pending
 
     requeue_pending()

@@ -220,7 +220,7 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="localqa")
 CELERY_TASK_IGNORE_RESULT = True  # status and progress live in our own tables
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-# Sending a task gives up within about a second when Redis is down; the job's row stays pending (config/enqueue.py).
+# Sending a task gives up within about a second when Redis is down; the job's row stays pending (common/enqueue.py).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
@@ -280,9 +280,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "config.pagination.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "common.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "common.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -317,7 +317,7 @@ IMPORT_MAX_SPANS_PER_ITEM = env.int("IMPORT_MAX_SPANS_PER_ITEM", default=50)
 CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A running job whose worker has not reported for this long is presumed dead and taken over by the next
-# delivery of its task, or sent again when a worker starts (config/jobs.py, config/enqueue.py): collections
+# delivery of its task, or sent again when a worker starts (common/jobs.py, common/enqueue.py): collections
 # and imports, release builds (or marked failed by the release pages), agreement reports.
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)

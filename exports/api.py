@@ -18,9 +18,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access
-from annotation.api import _paginated, _responses, _validated
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import QAItem, Role
+from common.api import paginated, responses, validated
+from common.errors import InvalidInput, InvalidState
 from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
 from exports.downloads import archive_response, file_response
@@ -170,7 +170,7 @@ class ReleaseReadinessApi(APIView):
             OpenApiParameter("item_statuses", str, many=True, required=False),
             OpenApiParameter("seed", int, required=False),
         ],
-        responses=_responses({200: ReadinessOutput}, conflict=False),
+        responses=responses({200: ReadinessOutput}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -181,7 +181,7 @@ class ReleaseReadinessApi(APIView):
         )
         if "seed" in request.query_params:
             query["seed"] = request.query_params["seed"]
-        data = _validated(ReadinessInput, query)
+        data = validated(ReadinessInput, query)
         readiness = services.release_readiness_get(project=project, **data)
         return Response(ReadinessOutput(readiness.as_dict()).data)
 
@@ -191,22 +191,22 @@ class ReleaseListApi(APIView):
 
     @extend_schema(
         summary="Releases of a project, newest first (members)",
-        responses=_responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_release_reader(request.user, slug)
         services.release_expire_stale(project=project)
-        return _paginated(self, request, releases_for_project(project), ReleaseOutput)
+        return paginated(self, request, releases_for_project(project), ReleaseOutput)
 
     @extend_schema(
         summary="Request a release (coordinator); a worker builds it",
         description="202 with the pending release; poll it for progress. 409 while another build of the project runs.",
         request=ReleaseRequestInput,
-        responses=_responses({202: ReleaseOutput}),
+        responses=responses({202: ReleaseOutput}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ReleaseRequestInput, request.data)
+        data = validated(ReleaseRequestInput, request.data)
         release = services.release_request(project=project, user=request.user, **data)
         return Response(ReleaseOutput(release).data, status=status.HTTP_202_ACCEPTED)
 
@@ -214,7 +214,7 @@ class ReleaseListApi(APIView):
 class ReleaseDetailApi(APIView):
     @extend_schema(
         summary="A release: status, progress, files with size and sha256, error",
-        responses=_responses({200: ReleaseOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ReleaseOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
         project = access.get_project_for_release_reader(request.user, slug)
@@ -226,7 +226,7 @@ class ReleaseRebuildApi(APIView):
     @extend_schema(
         summary="Build a failed release again (coordinator)",
         request=None,
-        responses=_responses({202: ReleaseOutput}, bad_input=False),
+        responses=responses({202: ReleaseOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, version: int) -> Response:
         release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
@@ -238,7 +238,7 @@ class ReleaseCancelApi(APIView):
     @extend_schema(
         summary="Cancel a waiting or running build (coordinator); nothing is published",
         request=None,
-        responses=_responses({200: ReleaseOutput}, bad_input=False),
+        responses=responses({200: ReleaseOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, version: int) -> Response:
         release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
@@ -249,7 +249,7 @@ class ReleaseFileApi(APIView):
     @extend_schema(
         summary="Download one file of a published release (members)",
         description="`name` is a file name as listed in the release's `files`, e.g. `lead_qa.jsonl`.",
-        responses=_responses({200: FILE}, bad_input=False, conflict=False),
+        responses=responses({200: FILE}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, version: int, name: str) -> FileResponse:
         release = get_release_for_user(request.user, slug, version)
@@ -262,7 +262,7 @@ class ReleaseFileApi(APIView):
 class ReleaseArchiveApi(APIView):
     @extend_schema(
         summary="Download a published release as one zip, streamed (members)",
-        responses=_responses({200: FILE}, bad_input=False),
+        responses=responses({200: FILE}, bad_input=False),
     )
     def get(self, request: Request, slug: str, version: int) -> StreamingHttpResponse:
         release = get_release_for_user(request.user, slug, version)
@@ -278,11 +278,11 @@ class ReleaseDiffApi(APIView):
             OpenApiParameter("old", int, required=True, description="The earlier version."),
             OpenApiParameter("new", int, required=True, description="The later version."),
         ],
-        responses=_responses({200: DiffOutput}),
+        responses=responses({200: DiffOutput}),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_release_reader(request.user, slug)
-        query = _validated(DiffInput, request.query_params)
+        query = validated(DiffInput, request.query_params)
         old = get_release_of_project(project, query["old"])
         new = get_release_of_project(project, query["new"])
         return Response(DiffOutput(services.release_diff(old=old, new=new).as_dict()).data)
@@ -291,7 +291,7 @@ class ReleaseDiffApi(APIView):
 class ExportSettingsApi(APIView):
     @extend_schema(
         summary="Prompt templates and default license of the project's releases (coordinator)",
-        responses=_responses({200: ExportSettingsOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ExportSettingsOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -300,11 +300,11 @@ class ExportSettingsApi(APIView):
     @extend_schema(
         summary="Change prompt templates or the default license (coordinator)",
         request=ExportSettingsInput,
-        responses=_responses({200: ExportSettingsOutput}),
+        responses=responses({200: ExportSettingsOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data: dict[str, Any] = _validated(ExportSettingsInput, request.data)
+        data: dict[str, Any] = validated(ExportSettingsInput, request.data)
         updated = services.export_settings_update(project=project, actor=request.user, **data)
         return Response(ExportSettingsOutput(updated).data)
 
@@ -316,7 +316,7 @@ class ProjectFormatApi(APIView):
             "404 when the format is not available on this server; 400 when the project was not imported from "
             "files of that format (there is nothing to write back)."
         ),
-        responses=_responses({200: FILE}, conflict=False),
+        responses=responses({200: FILE}, conflict=False),
     )
     def get(self, request: Request, slug: str, format_name: str) -> FileResponse:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)

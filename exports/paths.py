@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from annotation.errors import InvalidInput
+from common.errors import InvalidInput
 
 NAME_PATTERN = r"(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*"
 _NAME = re.compile(NAME_PATTERN)

@@ -32,12 +32,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import Project, QAItem
 from audit import services as audit
 from audit.models import Action
-from config.enqueue import enqueue_on_commit
-from config.jobs import pause_between_steps
+from common.enqueue import enqueue_on_commit
+from common.errors import InvalidInput, InvalidState
+from common.jobs import pause_between_steps
 from exports import formats, paths
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems

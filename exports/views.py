@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_release_reader, get_project_for_user
-from annotation.errors import ServiceError
 from annotation.models import Role
 from annotation.views.common import report_error
+from common.errors import ServiceError
 from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
 from exports.downloads import archive_response, file_response

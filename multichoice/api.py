@@ -13,8 +13,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.api import _paginated, _responses, _validated
 from annotation.models import Role
+from common.api import paginated, responses, validated
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import TriviaItem
@@ -49,12 +49,12 @@ class ProjectCreateApi(APIView):
         tags=TAG,
         summary="Create a trivia project (needs the permission to add projects)",
         request=TriviaProjectCreateInput,
-        responses=_responses({201: TriviaSettingsOutput}, not_found=False),
+        responses=responses({201: TriviaSettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
         if not request.user.has_perm("annotation.add_project"):
             raise PermissionDenied("Creating projects needs the 'add project' permission.")
-        data = _validated(TriviaProjectCreateInput, request.data)
+        data = validated(TriviaProjectCreateInput, request.data)
         project = services.trivia_project_create(created_by=request.user, **data)
         return Response(TriviaSettingsOutput(services.trivia_settings(project)).data, status=status.HTTP_201_CREATED)
 
@@ -63,7 +63,7 @@ class SettingsApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Trivia settings: languages, categories, review criteria (any member)",
-        responses=_responses({200: TriviaSettingsOutput}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaSettingsOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug)
@@ -73,11 +73,11 @@ class SettingsApi(APIView):
         tags=TAG,
         summary="Change categories or review criteria (coordinator); `version` guards against a concurrent change",
         request=TriviaSettingsUpdateInput,
-        responses=_responses({200: TriviaSettingsOutput}),
+        responses=responses({200: TriviaSettingsOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(TriviaSettingsUpdateInput, request.data)
+        data = validated(TriviaSettingsUpdateInput, request.data)
         settings = services.trivia_settings_update(project=project, actor=request.user, **data)
         settings.project.refresh_from_db()
         return Response(TriviaSettingsOutput(settings).data)
@@ -90,21 +90,21 @@ class ItemListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="All items (coordinator)",
-        responses=_responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(self, request, services.trivia_items(project), TriviaItemOutput)
+        return paginated(self, request, services.trivia_items(project), TriviaItemOutput)
 
     @extend_schema(
         tags=TAG,
         summary="Write an item (annotator role); it goes to review",
         request=TriviaItemInput,
-        responses=_responses({201: TriviaItemDetailOutput}, conflict=False),
+        responses=responses({201: TriviaItemDetailOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
-        data = _validated(TriviaItemInput, request.data)
+        data = validated(TriviaItemInput, request.data)
         item = services.trivia_item_create(project=project, user=request.user, **data)
         return Response(_detail(item), status=status.HTTP_201_CREATED)
 
@@ -115,7 +115,7 @@ class ItemDetailApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="An item with its revisions and reviews (its author, translator, reviewers, coordinators)",
-        responses=_responses({200: TriviaItemDetailOutput}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaItemDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         return Response(_detail(get_trivia_item(request.user, slug, item_id)))
@@ -124,13 +124,13 @@ class ItemDetailApi(APIView):
         tags=TAG,
         summary="The author's rewrite of an item in review or sent back: a new revision, in review again",
         request=TriviaRewriteInput,
-        responses=_responses({200: TriviaItemDetailOutput}),
+        responses=responses({200: TriviaItemDetailOutput}),
     )
     def patch(self, request: Request, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR)
         if item.item.author_id != request.user.pk:
             raise PermissionDenied("Only the author rewrites an item.")
-        data = _validated(TriviaRewriteInput, request.data)
+        data = validated(TriviaRewriteInput, request.data)
         item = services.trivia_item_rewrite(item=item, user=request.user, **data)
         return Response(_detail(item))
 
@@ -142,11 +142,11 @@ class ReviewApi(APIView):
         tags=TAG,
         summary="Review an item against the project's criteria (reviewer role); all met accepts it",
         request=TriviaReviewInput,
-        responses=_responses({201: TriviaReviewOutput}),
+        responses=responses({201: TriviaReviewOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
-        data = _validated(TriviaReviewInput, request.data)
+        data = validated(TriviaReviewInput, request.data)
         review = services.trivia_review(item=item, user=request.user, **data)
         return Response(TriviaReviewOutput(review).data, status=status.HTTP_201_CREATED)
 
@@ -157,7 +157,7 @@ class ReviewNextApi(APIView):
         summary="Claim the next review slot of an item you did not write (reviewer role; the review app's queue); "
         "204 when none",
         request=None,
-        responses=_responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
@@ -172,7 +172,7 @@ class TranslateNextApi(APIView):
         tags=TAG,
         summary="Claim the next item to translate (annotator role); 204 when none is waiting",
         request=None,
-        responses=_responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
@@ -189,11 +189,11 @@ class TranslationApi(APIView):
         tags=TAG,
         summary="Submit the translation of an item you hold; any problem tag sends it to the coordinator",
         request=TriviaTranslationInput,
-        responses=_responses({200: TriviaItemDetailOutput}),
+        responses=responses({200: TriviaItemDetailOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = get_translation_item(request.user, slug, item_id)
-        data = _validated(TriviaTranslationInput, request.data)
+        data = validated(TriviaTranslationInput, request.data)
         return Response(_detail(services.translation_submit(item=item, user=request.user, **data)))
 
 
@@ -204,11 +204,11 @@ class ResolutionApi(APIView):
         tags=TAG,
         summary="Resolve a tagged item (coordinator): fix (a source correction is a new revision), accept or drop",
         request=TriviaResolutionInput,
-        responses=_responses({200: TriviaItemDetailOutput}),
+        responses=responses({200: TriviaItemDetailOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
-        data = _validated(TriviaResolutionInput, request.data)
+        data = validated(TriviaResolutionInput, request.data)
         return Response(_detail(services.translation_resolve(item=item, user=request.user, **data)))
 
 
@@ -218,19 +218,19 @@ class ProblemListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Items with a problem tag waiting for a coordinator",
-        responses=_responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
-        return _paginated(self, request, items, TriviaItemOutput)
+        return paginated(self, request, items, TriviaItemOutput)
 
 
 class BalanceApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Item counts by category × subset × difficulty (coordinator)",
-        responses=_responses({200: TriviaBalanceOutput}, bad_input=False, conflict=False),
+        responses=responses({200: TriviaBalanceOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
@@ -244,11 +244,11 @@ class ImportApi(APIView):
         tags=TAG,
         summary="Import items from the CSV layout or JSONL (coordinator); all or nothing",
         request={"multipart/form-data": TriviaImportInput},
-        responses=_responses({200: TriviaImportOutput}, conflict=False),
+        responses=responses({200: TriviaImportOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(TriviaImportInput, request.data)
+        data = validated(TriviaImportInput, request.data)
         upload = data["file"]
         name = upload.name or "upload"
         fmt = data["format"]
@@ -280,7 +280,7 @@ class ExportCsvApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="All items (not dropped) in the CSV layout `id, category, difficulty, question, candidate0..n, answer`",
-        responses=_responses(
+        responses=responses(
             {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
         ),
     )
@@ -293,7 +293,7 @@ class ExportJsonlApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="All items (not dropped) as JSONL, with their translations",
-        responses=_responses(
+        responses=responses(
             {200: OpenApiResponse(OpenApiTypes.STR, description="application/x-ndjson")},
             bad_input=False,
             conflict=False,

@@ -11,9 +11,9 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.api import _paginated, _responses, _validated
-from annotation.errors import InvalidInput
 from annotation.models import Role
+from common.api import paginated, responses, validated
+from common.errors import InvalidInput
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question
 from multichoice.models import Entity, EntityQuestion, EntitySettings
@@ -122,12 +122,12 @@ class ProjectCreateApi(APIView):
         tags=TAG,
         summary="Create an entity-question project (needs the permission to add projects)",
         request=EntityProjectCreateInput,
-        responses=_responses({201: EntitySettingsOutput}, not_found=False),
+        responses=responses({201: EntitySettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
         if not request.user.has_perm("annotation.add_project"):
             raise PermissionDenied("Creating projects needs the 'add project' permission.")
-        data = _validated(EntityProjectCreateInput, request.data)
+        data = validated(EntityProjectCreateInput, request.data)
         data["attributes"] = [dict(a) for a in data["attributes"]]
         project = services.entity_project_create(created_by=request.user, **data)
         return Response(EntitySettingsOutput(services.entity_settings(project)).data, status=status.HTTP_201_CREATED)
@@ -139,11 +139,11 @@ class EntityListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Entities with raw and normalised values (coordinator)",
-        responses=_responses({200: EntityOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: EntityOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(self, request, Entity.objects.filter(project=project).order_by("name", "id"), EntityOutput)
+        return paginated(self, request, Entity.objects.filter(project=project).order_by("name", "id"), EntityOutput)
 
 
 class EntityImportApi(APIView):
@@ -153,11 +153,11 @@ class EntityImportApi(APIView):
         tags=TAG,
         summary="Import entities from CSV or JSONL (coordinator); all or nothing; reports what was normalised",
         request={"multipart/form-data": EntityImportInput},
-        responses=_responses({200: EntityImportOutput}, conflict=False),
+        responses=responses({200: EntityImportOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        upload = _validated(EntityImportInput, request.data)["file"]
+        upload = validated(EntityImportInput, request.data)["file"]
         report = services.entities_import(
             project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
         )
@@ -171,11 +171,11 @@ class EntityCorrectApi(APIView):
         tags=TAG,
         summary="Correct a normalised value (coordinator)",
         request=EntityCorrectInput,
-        responses=_responses({200: EntityOutput}, conflict=False),
+        responses=responses({200: EntityOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(EntityCorrectInput, request.data)
+        data = validated(EntityCorrectInput, request.data)
         entity = get_entity(request.user, slug, data.pop("entity"))
         return Response(EntityOutput(services.entity_correct(entity=entity, user=request.user, **data)).data)
 
@@ -187,11 +187,11 @@ class GenerateApi(APIView):
         tags=TAG,
         summary="Generate the inductive/deductive question pairs not generated yet (coordinator); seeded",
         request=GenerateInput,
-        responses=_responses({200: GenerateOutput}, conflict=False),
+        responses=responses({200: GenerateOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(GenerateInput, request.data or {})
+        data = validated(GenerateInput, request.data or {})
         return Response(services.questions_generate(project=project, seed=data.get("seed"), user=request.user))
 
 
@@ -201,11 +201,11 @@ class QuestionListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Generated questions (coordinator)",
-        responses=_responses({200: EntityQuestionOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: EntityQuestionOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(self, request, services.entity_questions(project), EntityQuestionOutput)
+        return paginated(self, request, services.entity_questions(project), EntityQuestionOutput)
 
 
 class VerifyNextApi(APIView):
@@ -214,7 +214,7 @@ class VerifyNextApi(APIView):
         summary="Claim the next question waiting for verification (reviewer role; the review app's queue with "
         "expiring claims, never one another verifier holds); 204 when none",
         request=None,
-        responses=_responses(
+        responses=responses(
             {200: EntityQuestionOutput, 204: OpenApiResponse(description="Nothing waiting.")},
             bad_input=False,
             conflict=False,
@@ -235,11 +235,11 @@ class VerifyApi(APIView):
         tags=TAG,
         summary="Verify a question (reviewer role): accept (with fixed wording), reject, or swap a distractor",
         request=VerifyInput,
-        responses=_responses({200: EntityQuestionOutput}),
+        responses=responses({200: EntityQuestionOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         question = get_entity_question(request.user, slug, item_id)
-        data = _validated(VerifyInput, request.data)
+        data = validated(VerifyInput, request.data)
         if data["decision"] == "swap" and "swap" not in data:
             raise InvalidInput("swap: the index of a distractor option.", field="swap")
         question = services.question_verify(

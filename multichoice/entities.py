@@ -27,11 +27,11 @@ from django.utils import timezone
 from rapidfuzz import fuzz
 
 from annotation import services as annotation_services
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.models import Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
 from review import services as review_services

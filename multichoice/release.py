@@ -18,7 +18,7 @@ from typing import Any
 from django.db.models import Max
 
 from annotation.models import QAItem, QAItemRevision
-from exports.csv_safety import csv_writer
+from common.csv_safety import csv_writer
 from exports.formats.base import FileEntry, HashedFile, dumps
 from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
 from exports.formats.manifest import ManifestWriter

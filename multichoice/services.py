@@ -8,7 +8,7 @@ the revision's `content`), the review queue, claims and judgments per criterion
 `review_submit`, `qa_item_reject`), whose judgments the agreement reports read;
 the claim pattern of the annotator's queue for the translators' queue
 (FOR UPDATE SKIP LOCKED, then a conditional update) and the error types
-(`annotation.errors`).
+(`common.errors`).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation import services as annotation_services
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.models import PagePair, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
-from exports.csv_safety import csv_writer
+from common.csv_safety import csv_writer
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import (
     DIFFICULTY_NUMBERS,
     Difficulty,

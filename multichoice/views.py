@@ -11,11 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import get_language, language_choices
 from annotation.models import QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
+from common.errors import InvalidInput, ServiceError
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import Difficulty, ProblemTag, Subset, TriviaItem

@@ -11,11 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import language_choices
 from annotation.models import Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
+from common.errors import InvalidInput, ServiceError
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question
 from multichoice.models import Entity, EntityQuestion

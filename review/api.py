@@ -15,9 +15,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.access import get_pair_for_user, get_project_for_user
-from annotation.api import NO_CONTENT, _paginated, _responses, _validated
 from annotation.models import Membership, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
+from common.api import NO_CONTENT, paginated, responses, validated
 from review import access, services
 from review.models import ReviewSlot
 from review.serializers import (
@@ -84,19 +84,19 @@ class ReviewItemListApi(APIView):
     @extend_schema(
         summary="Submitted items of the project with their review progress (reviewer, coordinator)",
         parameters=[ReviewFilterInput],
-        responses=_responses({200: ReviewItemOutput(many=True)}, conflict=False),
+        responses=responses({200: ReviewItemOutput(many=True)}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = _reviewing(request.user, slug)
-        query = _validated(ReviewFilterInput, request.query_params)
+        query = validated(ReviewFilterInput, request.query_params)
         items = review_items(project, query.get("status", ""), query.get("kind", ""))
-        return _paginated(self, request, items, ReviewItemOutput)
+        return paginated(self, request, items, ReviewItemOutput)
 
 
 class MyItemsApi(APIView):
     @extend_schema(
         summary="Your submitted items (annotator): sent back first, each flag with its criterion and reason",
-        responses=_responses({200: AuthorItemOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: AuthorItemOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
@@ -110,7 +110,7 @@ class ReviewNextApi(APIView):
         description="Returns the slot you already hold, else the oldest you may fill (never your own items); 204 when "
         "nothing is waiting.",
         request=None,
-        responses=_responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
+        responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
@@ -124,7 +124,7 @@ class ReviewClaimApi(APIView):
     @extend_schema(
         summary="Claim a review slot of a chosen item (reviewer)",
         request=None,
-        responses=_responses({200: SlotOutput}, bad_input=False),
+        responses=responses({200: SlotOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reviewer(request.user, slug, item_id)
@@ -138,7 +138,7 @@ class ReviewSlotApi(APIView):
 
     @extend_schema(
         summary="A review you hold (or any review, for a coordinator), with the item, criteria and judgments",
-        responses=_responses({200: SlotOutput}, bad_input=False, conflict=False),
+        responses=responses({200: SlotOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
@@ -149,13 +149,13 @@ class ReviewSlotApi(APIView):
         description="When every slot of the round is done the item is decided: all pass → accepted, any flag → "
         "needs rewrite. 409 if the item is no longer in review, the slot is not yours any more, or `version` is stale.",
         request=ReviewSubmitInput,
-        responses=_responses({200: SlotOutput, 409: StaleSlotOutput}),
+        responses=responses({200: SlotOutput, 409: StaleSlotOutput}),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
-        data = _validated(ReviewSubmitInput, request.data)
+        data = validated(ReviewSubmitInput, request.data)
         project = slot.item.project
         slot = services.review_submit(
             slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
@@ -167,7 +167,7 @@ class ReviewReleaseApi(APIView):
     @extend_schema(
         summary="Give a review you hold back to the queue",
         request=None,
-        responses=_responses({204: NO_CONTENT}, bad_input=False),
+        responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
@@ -181,13 +181,13 @@ class ReviewActivityApi(APIView):
     @extend_schema(
         summary="Report active seconds spent on a review you hold",
         request=ReviewActivityInput,
-        responses=_responses({204: NO_CONTENT}),
+        responses=responses({204: NO_CONTENT}),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
-        data = _validated(ReviewActivityInput, request.data)
+        data = validated(ReviewActivityInput, request.data)
         services.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -206,11 +206,11 @@ class ItemRejectApi(APIView):
     @extend_schema(
         summary="Reject an item, with a reason (coordinator)",
         request=RejectInput,
-        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+        responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_coordinator(request.user, slug, item_id)
-        data = _validated(RejectInput, request.data)
+        data = validated(RejectInput, request.data)
         item = services.qa_item_reject(item=item, user=request.user, **data)
         return Response(_item_data(item))
 
@@ -222,11 +222,11 @@ class ItemResubmitApi(APIView):
         summary="Send your rewritten item back to review (author)",
         description="Edit the item first (PATCH /items/{id}/ works while it needs a rewrite). Creates revision n+1.",
         request=VersionInput,
-        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+        responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_author(request.user, slug, item_id)
-        data = _validated(VersionInput, request.data)
+        data = validated(VersionInput, request.data)
         item = services.qa_item_resubmit(item=item, user=request.user, version=data["version"])
         return Response(_item_data(item))
 
@@ -237,12 +237,12 @@ class ItemReviewerRewriteApi(APIView):
     @extend_schema(
         summary="Rewrite a flagged item yourself, where the project allows it (reviewer)",
         request=ReviewerRewriteInput,
-        responses=_responses({200: ItemOutput, 409: StaleItemOutput}),
+        responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reviewer(request.user, slug, item_id)
         access.require_role(item, Role.REVIEWER)
-        data = _validated(ReviewerRewriteInput, request.data)
+        data = validated(ReviewerRewriteInput, request.data)
         item = services.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
         return Response(_item_data(item))
 
@@ -251,7 +251,7 @@ class ItemHistoryApi(APIView):
     @extend_schema(
         summary="Every revision of an item with its diff and reviews, and every event",
         description="Reviewer names are null for the author when the project uses blind review.",
-        responses=_responses({200: HistoryOutput}, bad_input=False, conflict=False),
+        responses=responses({200: HistoryOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
@@ -288,21 +288,21 @@ class ItemVerificationApi(APIView):
     @extend_schema(
         summary="Full-document verification of a lead item, and a search of the standard full text",
         parameters=[VerificationSearchInput],
-        responses=_responses({200: VerificationStateOutput}, conflict=False),
+        responses=responses({200: VerificationStateOutput}, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
-        query = _validated(VerificationSearchInput, request.query_params).get("q", item.answer_standard)
+        query = validated(VerificationSearchInput, request.query_params).get("q", item.answer_standard)
         return Response(VerificationStateOutput(self._state(item, query)).data)
 
     @extend_schema(
         summary="Record found (with supporting sentences as code-point offsets), not found, or not possible",
         request=VerificationInput,
-        responses=_responses({201: VerificationOutput, 409: StaleVerificationOutput}),
+        responses=responses({201: VerificationOutput, 409: StaleVerificationOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
-        data = _validated(VerificationInput, request.data)
+        data = validated(VerificationInput, request.data)
         verification = services.verification_record(item=item, user=request.user, **data)
         return Response(VerificationOutput(verification).data, status=status.HTTP_201_CREATED)
 
@@ -328,7 +328,7 @@ class PairLabelsApi(APIView):
 
     @extend_schema(
         summary="Article labels of a pair (coordinator): yours, and everyone's once all labellers are done",
-        responses=_responses({200: PairLabelsOutput}, bad_input=False, conflict=False),
+        responses=responses({200: PairLabelsOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
@@ -337,11 +337,11 @@ class PairLabelsApi(APIView):
     @extend_schema(
         summary="Set your topic or region label of a pair (coordinator); a change keeps the earlier label",
         request=LabelInput,
-        responses=_responses({200: PairLabelsOutput, 409: StaleLabelOutput}),
+        responses=responses({200: PairLabelsOutput, 409: StaleLabelOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
-        data = _validated(LabelInput, request.data)
+        data = validated(LabelInput, request.data)
         services.label_set(pair=pair, user=request.user, **data)
         return Response(self._data(pair, request.user))
 
@@ -349,7 +349,7 @@ class PairLabelsApi(APIView):
 class AdjudicationListApi(APIView):
     @extend_schema(
         summary="Pairs whose labellers disagree, kind by kind (coordinator)",
-        responses=_responses({200: AdjudicationRowOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: AdjudicationRowOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -362,11 +362,11 @@ class FinalLabelApi(APIView):
     @extend_schema(
         summary="Record the final label of a kind for a pair (coordinator adjudicating)",
         request=LabelInput,
-        responses=_responses({200: FinalLabelOutput, 409: StaleFinalLabelOutput}),
+        responses=responses({200: FinalLabelOutput, 409: StaleFinalLabelOutput}),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
-        data = _validated(LabelInput, request.data)
+        data = validated(LabelInput, request.data)
         final = services.label_adjudicate(pair=pair, user=request.user, **data)
         return Response(FinalLabelOutput(final).data)
 
@@ -377,7 +377,7 @@ class FinalLabelApi(APIView):
 class DashboardApi(APIView):
     @extend_schema(
         summary="The study's statistics table, throughput, reviewer workload, topics and regions (coordinator)",
-        responses=_responses({200: DashboardOutput}, bad_input=False, conflict=False),
+        responses=responses({200: DashboardOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -399,7 +399,7 @@ def _reviewer_row(membership: Membership) -> dict[str, Any]:
 class ReviewerListApi(APIView):
     @extend_schema(
         summary="Reviewers and the languages they read (coordinator)",
-        responses=_responses({200: ReviewerOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ReviewerOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
@@ -419,14 +419,14 @@ class ReviewerLanguagesApi(APIView):
     @extend_schema(
         summary="Set the languages a member reads (coordinator); items go only to reviewers reading the standard one",
         request=LanguagesInput,
-        responses=_responses({200: ReviewerOutput, 409: StaleLanguagesOutput}),
+        responses=responses({200: ReviewerOutput, 409: StaleLanguagesOutput}),
     )
     def put(self, request: Request, slug: str, username: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         user = get_user_model().objects.filter(username=username, memberships__project=project).first()
         if user is None:
             raise Http404("No such member of this project.")
-        data = _validated(LanguagesInput, request.data)
+        data = validated(LanguagesInput, request.data)
         services.reviewer_languages_set(project=project, user=user, actor=request.user, **data)
         membership = Membership.objects.select_related("user", "reader_languages").get(project=project, user=user)
         membership.project = project
@@ -438,7 +438,7 @@ class ReviewSettingsApi(APIView):
 
     @extend_schema(
         summary="Review criteria, rewrite and blind-review options, label sets, labellers, time box",
-        responses=_responses({200: ReviewSettingsOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ReviewSettingsOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug)
@@ -447,11 +447,11 @@ class ReviewSettingsApi(APIView):
     @extend_schema(
         summary="Change the review and label settings (coordinator)",
         request=ReviewSettingsInput,
-        responses=_responses({200: ReviewSettingsOutput, 409: StaleReviewSettingsOutput}),
+        responses=responses({200: ReviewSettingsOutput, 409: StaleReviewSettingsOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ReviewSettingsInput, request.data)
+        data = validated(ReviewSettingsInput, request.data)
         if "review_criteria" in data:
             data["review_criteria"] = [dict(criterion) for criterion in data["review_criteria"]]
         project = services.project_review_settings_update(project=project, actor=request.user, **data)
@@ -483,7 +483,7 @@ class DocumentQaApi(APIView):
     @extend_schema(
         summary="The pair's document-level QA and its time box (annotator holding the pair, coordinator)",
         description="Edit the item with PATCH /items/{id}/; its spans are offsets into the local full text.",
-        responses=_responses({200: DocumentQaOutput}, bad_input=False, conflict=False),
+        responses=responses({200: DocumentQaOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = get_pair_for_user(request.user, slug, pair_id)
@@ -492,7 +492,7 @@ class DocumentQaApi(APIView):
     @extend_schema(
         summary="Start the pair's document-level QA (at most one per pair); the time box starts now",
         request=None,
-        responses=_responses({201: DocumentQaOutput}, bad_input=False),
+        responses=responses({201: DocumentQaOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)

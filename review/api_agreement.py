@@ -15,15 +15,15 @@ from rest_framework.views import APIView
 
 from annotation.access import get_project_for_user
 from annotation.models import Role
-from annotation.serializers import ErrorOutput, _named_enum
+from common.api import ErrorOutput, named_enum
 from review import reports
 from review.models import AgreementReport
 
 NOT_ALLOWED = OpenApiResponse(ErrorOutput, description="Not logged in, or a member without the needed role.")
 NOT_FOUND = OpenApiResponse(ErrorOutput, description="No such report, or you are not a member of the project.")
 LIST_LIMIT = 100
-ReportStatusField = _named_enum(AgreementReport.Status, "AgreementReportStatusEnum")
-ReportTriggerField = _named_enum(AgreementReport.Trigger, "AgreementReportTriggerEnum")
+ReportStatusField = named_enum(AgreementReport.Status, "AgreementReportStatusEnum")
+ReportTriggerField = named_enum(AgreementReport.Trigger, "AgreementReportTriggerEnum")
 
 
 class HeadlineOutput(serializers.Serializer):

@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.errors import InvalidInput
-from annotation.serializers import ErrorOutput
+from common.api import ErrorOutput
+from common.errors import InvalidInput
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS
 from review.calculator import MAX_PAGE_ROWS, calculator_compute
 

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from django.conf import settings
 
-from annotation.errors import InvalidInput
+from common.errors import InvalidInput
 from review.agreement import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_SEED,

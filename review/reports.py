@@ -48,8 +48,8 @@ from django.utils import timezone
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
-from config.enqueue import enqueue_on_commit
-from config.jobs import pause_between_steps
+from common.enqueue import enqueue_on_commit
+from common.jobs import pause_between_steps
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,

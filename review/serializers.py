@@ -10,15 +10,16 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.serializers import ErrorOutput, ItemKindField, ItemOutput, ItemStatusField, _named_enum
+from annotation.serializers import ItemKindField, ItemOutput, ItemStatusField
+from common.api import ErrorOutput, named_enum
 from review.models import ArticleLabel, FinalLabel, ItemEvent, Judgment, LabelKind, ReviewSlot, Verification
 
-SlotStatusField = _named_enum(ReviewSlot.Status, "ReviewSlotStatusEnum")
-VerdictField = _named_enum(Judgment.Verdict, "VerdictEnum")
-VerificationResultField = _named_enum(Verification.Result, "VerificationResultEnum")
-LabelKindField = _named_enum(LabelKind, "LabelKindEnum")
-FinalMethodField = _named_enum(FinalLabel.Method, "FinalLabelMethodEnum")
-EventActionField = _named_enum(ItemEvent.Action, "ItemEventActionEnum")
+SlotStatusField = named_enum(ReviewSlot.Status, "ReviewSlotStatusEnum")
+VerdictField = named_enum(Judgment.Verdict, "VerdictEnum")
+VerificationResultField = named_enum(Verification.Result, "VerificationResultEnum")
+LabelKindField = named_enum(LabelKind, "LabelKindEnum")
+FinalMethodField = named_enum(FinalLabel.Method, "FinalLabelMethodEnum")
+EventActionField = named_enum(ItemEvent.Action, "ItemEventActionEnum")
 
 _TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
 

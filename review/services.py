@@ -24,7 +24,6 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from rapidfuzz import fuzz
 
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import (
     EvidenceSpan,
@@ -38,6 +37,7 @@ from annotation.models import (
 from annotation.services import MAX_TEXT_FIELD, _check_item_text, check_document_evidence, qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from review.models import (
     ArticleLabel,
     FinalLabel,

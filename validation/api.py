@@ -16,9 +16,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import ingest
-from annotation.api import _paginated, _responses, _validated
-from annotation.errors import InvalidInput
 from annotation.models import ImportJob, Project, Role
+from common.api import paginated, responses, validated
+from common.errors import InvalidInput
 from review.models import ReviewSlot
 from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
@@ -61,12 +61,12 @@ class ProjectCreateApi(APIView):
         tags=TAG,
         summary="Create a validation project (needs the permission to add projects)",
         request=ValidationProjectCreateInput,
-        responses=_responses({201: ValidationSettingsOutput}, not_found=False),
+        responses=responses({201: ValidationSettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
         if not request.user.has_perm("annotation.add_project"):
             raise PermissionDenied("Creating projects needs the 'add project' permission.")
-        data = _validated(ValidationProjectCreateInput, request.data)
+        data = validated(ValidationProjectCreateInput, request.data)
         project = services.validation_project_create(created_by=request.user, **data)
         return Response(
             ValidationSettingsOutput(services.validation_settings(project)).data, status=status.HTTP_201_CREATED
@@ -77,7 +77,7 @@ class SettingsApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Validation settings (any member)",
-        responses=_responses({200: ValidationSettingsOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationSettingsOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug)
@@ -87,11 +87,11 @@ class SettingsApi(APIView):
         tags=TAG,
         summary="Change the validation settings (coordinator); `version` guards against a concurrent change",
         request=ValidationSettingsUpdateInput,
-        responses=_responses({200: ValidationSettingsOutput}),
+        responses=responses({200: ValidationSettingsOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationSettingsUpdateInput, request.data)
+        data = validated(ValidationSettingsUpdateInput, request.data)
         settings = services.validation_settings_update(project=project, user=request.user, **data)
         settings.project.refresh_from_db()
         return Response(ValidationSettingsOutput(settings).data)
@@ -110,11 +110,11 @@ class ItemImportApi(APIView):
             "over IMPORT_MAX_BYTES)."
         ),
         request={"multipart/form-data": ValidationItemImportInput},
-        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
+        responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationItemImportInput, request.data)
+        data = validated(ValidationItemImportInput, request.data)
         job = ingest.import_job_create(
             project=project, user=request.user, files=[data["file"]], format=data["format"], dry_run=data["dry_run"]
         )
@@ -127,11 +127,11 @@ class SeedListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Seed queries (coordinator)",
-        responses=_responses({200: ValidationSeedQueryOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationSeedQueryOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        return _paginated(
+        return paginated(
             self, request, SeedQuery.objects.filter(project=project).order_by("id"), ValidationSeedQueryOutput
         )
 
@@ -139,11 +139,11 @@ class SeedListApi(APIView):
         tags=TAG,
         summary="Add a hand-written seed query (coordinator); a duplicate is left out and counted",
         request=ValidationSeedCreateInput,
-        responses=_responses({200: ValidationSeedReportOutput}),
+        responses=responses({200: ValidationSeedReportOutput}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationSeedCreateInput, request.data)
+        data = validated(ValidationSeedCreateInput, request.data)
         return Response(services.seed_query_create(project=project, user=request.user, **data).as_dict())
 
 
@@ -159,11 +159,11 @@ class SeedImportApi(APIView):
             "problems by line and field, nothing added). 400 at once for an unusable upload or location list."
         ),
         request={"multipart/form-data": ValidationSeedImportInput},
-        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
+        responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationSeedImportInput, request.data)
+        data = validated(ValidationSeedImportInput, request.data)
         job = services.seed_queries_import_start(
             project=project, user=request.user, upload=data["file"], locations=data["locations"]
         )
@@ -174,7 +174,7 @@ class SeedCsvApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="The seed queries as the collection tool's CSV (`topic,query`; coordinator)",
-        responses=_responses(
+        responses=responses(
             {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
         ),
     )
@@ -191,22 +191,22 @@ class DomainListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Labelled source domains (coordinator)",
-        responses=_responses({200: ValidationDomainOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationDomainOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         domains = SourceDomain.objects.filter(project=project).select_related("labelled_by").order_by("domain")
-        return _paginated(self, request, domains, ValidationDomainOutput)
+        return paginated(self, request, domains, ValidationDomainOutput)
 
     @extend_schema(
         tags=TAG,
         summary="Label a source domain (coordinator); a domain is labelled once per project (409 after)",
         request=ValidationDomainLabelInput,
-        responses=_responses({201: ValidationDomainOutput}),
+        responses=responses({201: ValidationDomainOutput}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationDomainLabelInput, request.data)
+        data = validated(ValidationDomainLabelInput, request.data)
         domain = services.source_domain_label(
             project=project, user=request.user, origin=SourceDomain.Origin.COORDINATOR, **data
         )
@@ -221,11 +221,11 @@ class DomainImportApi(APIView):
         summary="Queue an import of already-judged domains (`base_url,label`) labelling matching sources (coordinator)",
         description="202 with the import job; poll `url` for its report (`created`, `counts.items_labelled`).",
         request={"multipart/form-data": ValidationDomainImportInput},
-        responses=_responses({202: ValidationImportJobOutput}, conflict=False),
+        responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationDomainImportInput, request.data)
+        data = validated(ValidationDomainImportInput, request.data)
         job = services.source_domains_import_start(project=project, user=request.user, upload=data["file"])
         return _job_accepted(project, job)
 
@@ -234,7 +234,7 @@ class DuplicateListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Sets of duplicate QA pairs to merge (coordinator)",
-        responses=_responses({200: ValidationDuplicateGroupOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationDuplicateGroupOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
@@ -246,11 +246,11 @@ class MergeApi(APIView):
         tags=TAG,
         summary="Merge a duplicate into the QA pair kept (coordinator)",
         request=ValidationMergeInput,
-        responses=_responses({200: ValidationItemOutput}),
+        responses=responses({200: ValidationItemOutput}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
-        data = _validated(ValidationMergeInput, request.data)
+        data = validated(ValidationMergeInput, request.data)
         items = {v.item_id: v for v in project.validation_items.filter(item_id__in=[data["keep"], data["duplicate"]])}
         if data["keep"] not in items or data["duplicate"] not in items:
             raise InvalidInput("keep and duplicate must be item ids of this project.", field="duplicate")
@@ -270,7 +270,7 @@ class ItemListApi(APIView):
             OpenApiParameter("label", str, description="A domain label, or `unlabelled`."),
             OpenApiParameter("status", str, description="Item status: submitted (in validation), accepted, …"),
         ],
-        responses=_responses({200: ValidationItemOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationItemOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
@@ -287,7 +287,7 @@ class ItemDetailApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="One QA pair with its answer revisions (and diffs), judgments and their aggregate (coordinator)",
-        responses=_responses({200: ValidationItemDetailOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationItemDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
@@ -301,11 +301,11 @@ class FinalAnswerApi(APIView):
         tags=TAG,
         summary="Choose which revision's answer is the item's final answer (coordinator); recorded, used by releases",
         request=ValidationFinalAnswerInput,
-        responses=_responses({200: ValidationItemDetailOutput}, conflict=True),
+        responses=responses({200: ValidationItemDetailOutput}, conflict=True),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
-        data = _validated(ValidationFinalAnswerInput, request.data)
+        data = validated(ValidationFinalAnswerInput, request.data)
         services.validation_final_answer_choose(
             vitem=vitem, revision_number=data["revision"], user=request.user, note=data["note"]
         )
@@ -341,7 +341,7 @@ class NextApi(APIView):
         tags=TAG,
         summary="Claim the next item to validate (reviewer role); 204 when none is waiting",
         request=None,
-        responses=_responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
+        responses=responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.REVIEWER)
@@ -358,7 +358,7 @@ class TaskApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="A validation task you hold",
-        responses=_responses({200: ValidationTaskOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationTaskOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, slot_id: int) -> Response:
         return Response(_task_data(get_slot_for_validator(request.user, slug, slot_id)))
@@ -367,11 +367,11 @@ class TaskApi(APIView):
         tags=TAG,
         summary="Submit your judgment of the item (every task the project has on)",
         request=ValidationJudgmentInput,
-        responses=_responses({200: ValidationJudgmentOutput}),
+        responses=responses({200: ValidationJudgmentOutput}),
     )
     def post(self, request: Request, slot_id: int, slug: str) -> Response:
         slot = get_slot_for_validator(request.user, slug, slot_id)
-        data = _validated(ValidationJudgmentInput, request.data)
+        data = validated(ValidationJudgmentInput, request.data)
         version = data.pop("version")
         judgment = services.validation_submit(slot=slot, user=request.user, version=version, data=data)
         return Response(ValidationJudgmentOutput(judgment).data)
@@ -381,7 +381,7 @@ class AgreementApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Validator agreement per task and Likert criterion (coordinator)",
-        responses=_responses({200: ValidationAgreementOutput}, bad_input=False, conflict=False),
+        responses=responses({200: ValidationAgreementOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)

@@ -26,7 +26,6 @@ from django.utils import timezone
 
 from annotation import ingest
 from annotation import services as annotation_services
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.importers import ImportReport, ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
@@ -34,7 +33,8 @@ from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevisi
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
-from exports.csv_safety import csv_writer
+from common.csv_safety import csv_writer
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import services as review_services
 from review.agreement import agreement_summary
 from review.models import ItemEvent, ReviewSlot

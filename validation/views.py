@@ -16,11 +16,11 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
-from annotation.errors import InvalidInput, ServiceError
 from annotation.languages import language_choices
 from annotation.models import QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
+from common.errors import InvalidInput, ServiceError
 from review.models import ReviewSlot
 from review.services import text_diff
 from validation import services

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import tokens
-from annotation.errors import ServiceError
 from annotation.models import ApiToken
+from common.errors import ServiceError
 
 
 class TokenForm(forms.Form):

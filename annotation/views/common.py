@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from django.contrib import messages
 from django.http import HttpRequest
 
-from annotation.errors import ServiceError
+from common.errors import ServiceError
 
 
 def report_error(request: HttpRequest, error: ServiceError) -> None:

@@ -19,9 +19,9 @@ from annotation.access import (
     get_pair_for_user,
     get_project_for_user,
 )
-from annotation.errors import ServiceError
 from annotation.models import Role
 from annotation.views.common import report_error
+from common.errors import ServiceError
 
 
 @login_required

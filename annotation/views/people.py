@@ -15,10 +15,10 @@ from django.views.decorators.http import require_POST
 
 from annotation import people, services
 from annotation.access import get_project_for_user
-from annotation.errors import ServiceError
 from annotation.forms import PeopleCsvForm, PersonForm
 from annotation.models import Membership, Project, Role
 from annotation.views.common import report_error
+from common.errors import ServiceError
 
 
 def _page(

@@ -9,11 +9,11 @@ from django.urls import NoReverseMatch
 
 from annotation import services
 from annotation.access import get_project_for_user, user_projects
-from annotation.errors import ServiceError
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import KIND_HOMES, PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of
+from common.errors import ServiceError
 
 PAIRS_PER_PAGE = 50
 

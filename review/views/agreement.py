@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
 from annotation.models import Project, QAItem, Role
-from exports.csv_safety import csv_writer
+from common.csv_safety import csv_writer
 from review import reports
 from review.models import AgreementReport
 

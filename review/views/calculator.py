@@ -16,8 +16,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from annotation.errors import ServiceError
-from exports.csv_safety import csv_writer
+from common.csv_safety import csv_writer
+from common.errors import ServiceError
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS, summary_csv_rows
 from review.calculator import MAX_PAGE_ROWS, calculator_compute
 

@@ -14,10 +14,10 @@ from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
 from annotation.access import get_pair_for_user, get_project_for_user
-from annotation.errors import InvalidInput, ServiceError
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
+from common.errors import InvalidInput, ServiceError
 from review import services
 from review.access import (
     get_item_for_author,

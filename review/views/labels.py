@@ -13,9 +13,9 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
-from annotation.errors import InvalidInput, ServiceError
 from annotation.models import Membership, Role
 from annotation.views.common import report_error
+from common.errors import InvalidInput, ServiceError
 from review import services
 from review.access import get_pair_for_labeller
 from review.models import LabelKind, ReviewerLanguages, ReviewSlot

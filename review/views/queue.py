@@ -12,10 +12,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.access import get_project_for_user
-from annotation.errors import ServiceError, StaleEdit
 from annotation.models import Membership, Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
+from common.errors import ServiceError, StaleEdit
 from review import services
 from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
 from review.models import Judgment, ReviewSlot

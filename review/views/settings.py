@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from annotation.access import get_project_for_user
-from annotation.errors import ServiceError
 from annotation.models import Role
+from common.errors import ServiceError
 from review import services
 from review.forms import ReviewSettingsForm
 

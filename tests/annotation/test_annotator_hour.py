@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation import services
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import PagePair, PairSkip, QAItem
 from annotation.queries import annotator_progress
 from audit.models import AuditEvent
+from common.errors import InvalidInput, InvalidState
 from review import services as review
 from review.models import Verification
 from tests import factories

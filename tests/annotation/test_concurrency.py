@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from annotation import services
-from annotation.errors import InvalidState, StaleEdit
 from annotation.models import PagePair, QAItem
+from common.errors import InvalidState, StaleEdit
 from tests import factories
 
 THREADS = 20

@@ -9,8 +9,8 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from annotation import services
-from annotation.errors import InvalidInput
 from annotation.models import Project
+from common.errors import InvalidInput
 from multichoice import entities as entity_services
 from multichoice import services as trivia_services
 from multichoice.views_entities import EXAMPLE_ATTRIBUTES

@@ -11,11 +11,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from annotation.errors import InvalidInput
 from annotation.models import PagePair, Project
 from archive import services
 from archive.checks import archive_check
 from archive.models import ProjectArchive
+from common.errors import InvalidInput
 from tests.conftest import api_as
 
 

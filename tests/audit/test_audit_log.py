@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation import services as authoring
-from annotation.errors import InvalidState, StaleEdit
 from annotation.models import Project
 from audit.models import Action, AuditEvent
+from common.errors import InvalidState, StaleEdit
 from exports import services as exports
 from review import services as review
 from tests import factories

@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import PagePair, QAItem
+from common.errors import InvalidInput, InvalidState
 from exports import services
 from exports.models import DEFAULT_SPLITS, Release
 from exports.records import Splitter

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from annotation.errors import InvalidState
+from common.errors import InvalidState
 from exports import services
 from exports.models import Release
 from tests.exports.conftest import bulk_accepted_items

@@ -14,9 +14,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import ImportJob, PagePair, QAItem
+from common.enqueue import enqueue
 from config.cache import FailOpenRedisCache
 from config.celery import app as celery_app
-from config.enqueue import enqueue
 from tests.conftest import PASSWORD, api_as
 from tests.review.conftest import all_pass, complete_item
 

@@ -1,6 +1,6 @@
 """A worker killed mid-task (SIGKILL to its process group): a new worker takes the job over and finishes it once.
 
-The mechanism under test (config/enqueue.py, config/jobs.py): every job is a row claimed with a conditional
+The mechanism under test (common/enqueue.py, common/jobs.py): every job is a row claimed with a conditional
 update and kept alive by a heartbeat; a worker that starts sends every running job again, with a countdown
 that ends when the job's heartbeat goes stale, and the job's service takes a stale job over. The workers get
 a short stale time (2 s) and pause between steps (JOB_STEP_DELAY), so each job is reliably killed mid-way.
@@ -83,7 +83,7 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
     for position, title in enumerate(["Weißwurscht", "Münchn", "Kirtahutschn"]):
         CollectionTitle.objects.create(collection=collection, position=position, title=title)
     from annotation import tasks
-    from config.enqueue import enqueue
+    from common.enqueue import enqueue
 
     enqueue(tasks.collection_run, collection.pk)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from annotation import ingest
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import Collection, PagePair, WikiPage
 from annotation.wikipedia import WikipediaError, WikiSession
+from common.errors import InvalidInput, InvalidState
 from tests import factories
 from tests.imports.wiki_replay import Replay
 

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from annotation import services as annotation_services
-from annotation.errors import InvalidState
+from common.errors import InvalidState
 from multichoice import entities
 from multichoice import services as trivia_services
 from review.models import ReviewSlot

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotation import services as annotation_services
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import QAItem
+from common.errors import InvalidInput, InvalidState
 from multichoice import entities as services
 from multichoice.models import Entity, EntityQuestion
 from review.models import Judgment, ReviewSlot

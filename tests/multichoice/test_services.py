@@ -8,8 +8,8 @@ import io
 import orjson
 import pytest
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.models import QAItem, QAItemRevision
+from common.errors import InvalidInput, InvalidState
 from multichoice import services
 from multichoice.models import TriviaItem
 from review.models import ItemEvent, Judgment, ReviewSlot

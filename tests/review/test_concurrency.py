@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from annotation import services as authoring
-from annotation.errors import InvalidState, StaleEdit
+from common.errors import InvalidState, StaleEdit
 from review import services
 from review.models import Judgment, ReviewSlot
 from tests import factories

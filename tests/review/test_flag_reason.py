@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.errors import InvalidInput
 from annotation.models import Project
+from common.errors import InvalidInput
 from review import services
 from review.models import ReviewSlot
 from tests.conftest import api_as

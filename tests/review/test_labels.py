@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation import services as authoring
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import services
 from review.models import ArticleLabel, FinalLabel
 from tests import factories

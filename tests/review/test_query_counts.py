@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation import services as authoring
-from annotation.errors import InvalidState
+from common.errors import InvalidState
 from review import services
 from tests import factories
 from tests.review.conftest import all_pass, flag, submitted_pair

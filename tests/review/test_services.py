@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from annotation import services as authoring
-from annotation.errors import InvalidInput, InvalidState, StaleEdit
 from annotation.models import QAItem, QAItemRevision
+from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import services
 from review.models import ItemEvent, Judgment, ReviewSlot, Verification
 from tests import factories

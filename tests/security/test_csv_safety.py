@@ -13,7 +13,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from exports.csv_safety import csv_writer, spreadsheet_safe
+from common.csv_safety import csv_writer, spreadsheet_safe
 from tests.conftest import api_as
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -115,12 +115,12 @@ def test_every_csv_writer_in_the_code_goes_through_the_helper():
     offenders = {}
     for path in PROJECT_DIR.rglob("*.py"):
         relative = path.relative_to(PROJECT_DIR).as_posix()
-        if relative.startswith((".venv/", "tests/", "bench/", "node_modules/")) or relative == "exports/csv_safety.py":
+        if relative.startswith((".venv/", "tests/", "bench/", "node_modules/")) or relative == "common/csv_safety.py":
             continue
         calls = _csv_writing_calls(path.read_text(encoding="utf-8"))
         if calls and relative not in BYTE_EXACT:
             offenders[relative] = calls
-    assert not offenders, f"Write CSV with exports.csv_safety.csv_writer: {offenders}"
+    assert not offenders, f"Write CSV with common.csv_safety.csv_writer: {offenders}"
 
 
 def test_the_seed_queries_csv_quotes_a_query_written_like_a_formula(client, vproject, coordinator):

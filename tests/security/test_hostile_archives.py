@@ -18,9 +18,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotation.errors import InvalidInput
 from annotation.models import ImportJob, Project
 from archive import services as archives
+from common.errors import InvalidInput
 from exports import services as exports
 from exports.models import Release
 from tests.conftest import api_as

@@ -12,10 +12,10 @@ from rest_framework.test import APIClient
 
 from annotation import ingest, wikipedia
 from annotation import services as authoring
-from annotation.errors import InvalidInput
 from annotation.languages import is_wiki_code
 from annotation.models import ImportJob, PagePair, Project
-from config.pagination import BoundedLimitOffsetPagination
+from common.errors import InvalidInput
+from common.pagination import BoundedLimitOffsetPagination
 from exports import services as exports
 from exports.models import ExportSettings, Release
 from tests import factories

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.errors import InvalidState
 from audit.models import Action, AuditEvent
+from common.errors import InvalidState
 from validation import services
 from validation.models import SourceDomain
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.errors import InvalidState
 from annotation.models import QAItem
+from common.errors import InvalidState
 from review import services as review_services
 from review.models import Judgment, ReviewSlot
 from tests.conftest import api_as

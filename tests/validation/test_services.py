@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.errors import InvalidInput, InvalidState
 from annotation.importers import ImportSource
 from annotation.models import PagePair, QAItem, QAItemRevision
+from common.errors import InvalidInput, InvalidState
 from review.models import ReviewSlot
 from tests.validation.conftest import ARABIC_TSV, NATIVQA, TSV_HEADER, tsv_source
 from validation import services

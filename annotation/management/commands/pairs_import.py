@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import services
-from annotation.errors import ServiceError
 from annotation.importers import FORMATS, pairs_import
 from annotation.models import Project
+from common.errors import ServiceError
 
 
 class Command(BaseCommand):

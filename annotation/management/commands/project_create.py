@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
 
 from annotation import services
-from annotation.errors import ServiceError
 from annotation.management.commands._common import project_url
+from common.errors import ServiceError
 
 
 class Command(BaseCommand):

@@ -8,8 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import ingest
-from annotation.errors import ServiceError
 from annotation.models import Collection, CollectionTitle, Project
+from common.errors import ServiceError
 
 BAR_WIDTH = 30
 

@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.errors import ServiceError
 from annotation.models import Project
 from archive import services
+from common.errors import ServiceError
 
 
 class Command(BaseCommand):

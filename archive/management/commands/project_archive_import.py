@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.errors import ServiceError
 from archive import services
+from common.errors import ServiceError
 
 
 class Command(BaseCommand):

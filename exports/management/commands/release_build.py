@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.errors import ServiceError
 from annotation.models import Project, QAItem
+from common.errors import ServiceError
 from exports import formats, services
 from exports.models import Release
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.errors import ServiceError
 from annotation.models import Project
+from common.errors import ServiceError
 from review import reports
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS, MAX_BOOTSTRAP
 from review.calculator import calculator_compute

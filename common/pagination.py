@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 
-from annotation.errors import InvalidInput
+from common.errors import InvalidInput
 
 MAX_LIMIT = 1000
 MAX_OFFSET = 2**31 - 1  # far past any list here, and well inside what every database takes

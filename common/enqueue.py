@@ -6,7 +6,7 @@ and, when the broker cannot be reached, logs it and leaves the row pending inste
 or coordinator's request succeeds and nothing is lost. `requeue_pending` sends every pending row again; the
 worker runs it when it starts (`worker_ready`, config/celery.py), so work queued while Redis was down starts
 once Redis and the worker are back; it also sends running rows again, for a takeover once their heartbeat
-has gone stale (config/jobs.py). A duplicate message is harmless: each service claims its row with a
+has gone stale (common/jobs.py). A duplicate message is harmless: each service claims its row with a
 conditional update, so only one delivery does the work.
 """
 

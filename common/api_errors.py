@@ -5,7 +5,7 @@ from typing import Any
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotation.errors import ServiceError, StaleEdit
+from common.errors import ServiceError, StaleEdit
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
