@@ -23,7 +23,7 @@ from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from review.models import ReviewSlot
 from review.services import text_diff
-from validation import services
+from validation import pages, services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
 
@@ -366,7 +366,7 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         values = request.POST.dict()
-        data = services.judgment_data_from_form(request.POST, settings)
+        data = pages.judgment_data_from_form(request.POST, settings)
         try:
             services.validation_submit(
                 slot=slot, user=request.user, version=int(request.POST.get("version") or 0), data=data
