@@ -12,7 +12,7 @@ from annotation.api_imports import ImportJobOutput
 from annotation.languages import language_choices
 from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
 
 LABEL_HELP = "The source domain's reliability: " + ", ".join(DomainLabel.values) + "."
 
@@ -40,6 +40,10 @@ class ValidationSettingsOutput(serializers.Serializer):
     tasks = serializers.ListField(child=serializers.ChoiceField(choices=Task.choices))
     likert_criteria = ValidationCriterionSerializer(many=True)
     duplicate_threshold = serializers.IntegerField()
+    release_leave_out = serializers.ListField(
+        child=serializers.ChoiceField(choices=LeaveOut.choices),
+        help_text="Which validated items releases leave out (the dataset card counts them by reason).",
+    )
     version = serializers.IntegerField()
 
 
@@ -49,6 +53,7 @@ class ValidationSettingsUpdateInput(serializers.Serializer):
     location = serializers.CharField(max_length=200, required=False, allow_blank=True)
     likert_criteria = serializers.ListField(child=serializers.DictField(), required=False)
     duplicate_threshold = serializers.IntegerField(required=False)
+    release_leave_out = serializers.ListField(child=serializers.CharField(), required=False)
     validators_per_item = serializers.IntegerField(min_value=1, max_value=10, required=False)
 
 

@@ -51,9 +51,11 @@ def rewords(first: str, second: str) -> bool:
     restaurant), yet that word is the question. So a word only one text has must
     be matched by a close spelling in the other (a typo, a plural, a clitic) —
     unless the other text has nothing in its place, as when an article or a
-    filler word is added.
+    filler word is added. A number is never a spelling variant.
     """
     a, b = set(first.split()), set(second.split())
+    if any(char.isdigit() for word in a ^ b for char in word):
+        return False  # a number only one of them has: event 1 / event 2, the 2022 / the 2018 final
     only_a, only_b = _content_words(a - b), _content_words(b - a)
     if not only_a or not only_b:
         return True

@@ -25,7 +25,7 @@ from review.models import ReviewSlot
 from review.services import text_diff
 from validation import pages, services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
 
 ITEMS_PER_PAGE = 50
 
@@ -118,6 +118,9 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 location=request.POST.get("location", ""),
                 likert_criteria=criteria,
                 duplicate_threshold=int(request.POST.get("duplicate_threshold") or settings.duplicate_threshold),
+                release_leave_out=request.POST.getlist("release_leave_out")
+                if "release_leave_out_shown" in request.POST
+                else None,
                 validators_per_item=int(request.POST.get("validators_per_item") or project.reviewers_per_item),
             )
         except ServiceError as error:
@@ -127,7 +130,7 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Validation settings saved.")
             return redirect("validation_settings", project.slug)
-    context = {"project": project, "settings": settings, "tasks": Task.choices}
+    context = {"project": project, "settings": settings, "tasks": Task.choices, "leave_out": LeaveOut.choices}
     return render(request, "validation/settings.html", context)
 
 

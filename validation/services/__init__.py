@@ -58,6 +58,13 @@ from validation.services.projects import (
     validation_settings,
     validation_settings_update,
 )
+from validation.services.releasing import (
+    ReleasePlan,
+    assign_splits,
+    leave_out_reason,
+    split_sizes,
+    validation_release_plan,
+)
 from validation.services.seeds import (
     LOCATION_PLACEHOLDER,
     MAX_LOCATIONS,
@@ -77,7 +84,9 @@ __all__ = [
     "SEEDS",
     "UPLOAD_IMPORTER",
     "ListImportReport",
+    "ReleasePlan",
     "SeedReport",
+    "assign_splits",
     "attach_domain_labels",
     "better_answer_options",
     "domain_labels",
@@ -88,6 +97,7 @@ __all__ = [
     "item_detail_context",
     "judgment_record",
     "judgments_aggregate",
+    "leave_out_reason",
     "seed_queries_add",
     "seed_queries_csv",
     "seed_queries_import",
@@ -96,6 +106,7 @@ __all__ = [
     "source_domain_label",
     "source_domains_import",
     "source_domains_import_start",
+    "split_sizes",
     "task_context",
     "validation_agreement",
     "validation_claim_next",
@@ -105,6 +116,7 @@ __all__ = [
     "validation_items_filtered",
     "validation_items_import",
     "validation_project_create",
+    "validation_release_plan",
     "validation_settings",
     "validation_settings_update",
     "validation_submit",

@@ -16,6 +16,7 @@ from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, StaleEdit
 from validation.models import (
+    LeaveOut,
     Task,
     ValidationSettings,
 )
@@ -84,6 +85,7 @@ def validation_settings_update(
     location: str | None = None,
     likert_criteria: Any = None,
     duplicate_threshold: int | None = None,
+    release_leave_out: Sequence[str] | None = None,
     validators_per_item: int | None = None,
     user: AbstractBaseUser | None = None,
 ) -> ValidationSettings:
@@ -107,6 +109,14 @@ def validation_settings_update(
         if not 50 <= duplicate_threshold <= 100:
             raise InvalidInput("duplicate_threshold: between 50 and 100.", field="duplicate_threshold")
         changes["duplicate_threshold"] = duplicate_threshold
+    if release_leave_out is not None:
+        unknown = sorted(set(release_leave_out) - set(LeaveOut.values))
+        if unknown:
+            raise InvalidInput(
+                f"release_leave_out: unknown rule {unknown[0]!r}; use {', '.join(LeaveOut.values)}.",
+                field="release_leave_out",
+            )
+        changes["release_leave_out"] = [rule for rule in LeaveOut.values if rule in set(release_leave_out)]
     with transaction.atomic():
         if validators_per_item is not None:
             annotation_services.project_update(project=project, reviewers_per_item=validators_per_item)
