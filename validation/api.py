@@ -36,6 +36,9 @@ from validation.serializers import (
     ValidationItemOutput,
     ValidationJudgmentInput,
     ValidationJudgmentOutput,
+    ValidationLocationSerializer,
+    ValidationMergeAllInput,
+    ValidationMergeAllOutput,
     ValidationMergeInput,
     ValidationProjectCreateInput,
     ValidationSeedCreateInput,
@@ -145,6 +148,29 @@ class SeedListApi(APIView):
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSeedCreateInput, request.data)
         return Response(services.seed_query_create(project=project, user=request.user, **data).as_dict())
+
+
+class LocationListApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Locations templates are expanded for, with their forms (coordinator)",
+        responses=responses({200: ValidationLocationSerializer(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        return Response(ValidationLocationSerializer(project.locations.all(), many=True).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Add a location or change its forms (coordinator)",
+        request=ValidationLocationSerializer,
+        responses=responses({200: ValidationLocationSerializer}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(ValidationLocationSerializer, request.data)
+        location = services.location_save(project=project, name=data["name"], forms=data["forms"], user=request.user)
+        return Response(ValidationLocationSerializer(location).data)
 
 
 class SeedImportApi(APIView):
@@ -258,6 +284,22 @@ class MergeApi(APIView):
             project=project, keep=items[data["keep"]], duplicate=items[data["duplicate"]], user=request.user
         )
         return Response(ValidationItemOutput(keep).data)
+
+
+class MergeAllApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Merge the duplicates of every set (or only exact repeats, or only some sets) at once (coordinator)",
+        request=ValidationMergeAllInput,
+        responses=responses({200: ValidationMergeAllOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(ValidationMergeAllInput, request.data)
+        result = services.validation_duplicates_merge_all(
+            project=project, user=request.user, which=data["which"], keep=data.get("keep")
+        )
+        return Response(ValidationMergeAllOutput(result).data)
 
 
 class ItemListApi(APIView):

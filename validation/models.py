@@ -111,6 +111,30 @@ class ValidationSettings(models.Model):
         return task in self.tasks
 
 
+LOCATION_FORMS = [
+    ("adjective", "Adjective (Qatari, Bavarian)"),
+    ("demonym", "Its people (Qataris, New Yorkers)"),
+    ("bare", "Arabic: the name without the article (دوحة for الدوحة)"),
+    ("nisba", "Arabic: the stem -ي, -ية, -يين attach to (قطر, دوح)"),
+]
+
+
+class Location(models.Model):
+    """A place seed-query templates are expanded for: its name and the other forms templates need."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locations")
+    name = models.CharField(max_length=200)
+    forms = models.JSONField(default=dict, blank=True, help_text="Form name (LOCATION_FORMS) → text.")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="location_unique_per_project")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class SeedQuery(models.Model):
     """A query the collection tool searches with, per topic; written by hand or expanded from a template."""
 

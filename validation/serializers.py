@@ -213,6 +213,32 @@ class ValidationMergeInput(serializers.Serializer):
     duplicate = serializers.IntegerField(help_text="Item id of the duplicate merged into it.")
 
 
+class ValidationLocationSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    forms = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=200),
+        required=False,
+        default=dict,
+        help_text="Forms templates need: adjective, demonym; for Arabic bare (without the article) and nisba (the "
+        "stem -ي/-ية/-يين attach to). Arabic ones left out are derived from the name.",
+    )
+
+
+class ValidationMergeAllInput(serializers.Serializer):
+    which = serializers.ChoiceField(
+        choices=["all", "exact"], default="all", help_text="`exact`: only duplicates with the same normalised question."
+    )
+    keep = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Only the sets kept by these item ids."
+    )
+
+
+class ValidationMergeAllOutput(serializers.Serializer):
+    merged = serializers.IntegerField(help_text="Duplicates merged.")
+    sets = serializers.IntegerField(help_text="Sets they were merged in.")
+    left = serializers.IntegerField(help_text="Duplicates still listed.")
+
+
 class ValidationDuplicateGroupOutput(serializers.Serializer):
     keep = ValidationItemOutput()
     duplicates = ValidationItemOutput(many=True)

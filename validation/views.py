@@ -12,12 +12,13 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
 from annotation.languages import language_choices
-from annotation.models import QAItem, Role
+from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
@@ -25,7 +26,16 @@ from review.models import ReviewSlot
 from review.services import text_diff
 from validation import pages, services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import (
+    LOCATION_FORMS,
+    QUESTION_BAD_REASONS,
+    DomainLabel,
+    LeaveOut,
+    SeedQuery,
+    SourceDomain,
+    Task,
+    ValidationItem,
+)
 
 ITEMS_PER_PAGE = 50
 
@@ -172,6 +182,15 @@ def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     seeds = None
     if request.method == "POST":
         try:
+            if request.POST.get("action") == "location":
+                location = services.location_save(
+                    project=project,
+                    name=request.POST.get("name", ""),
+                    forms={key: request.POST.get(f"form_{key}", "") for key, _ in LOCATION_FORMS},
+                    user=request.user,
+                )
+                messages.success(request, f"Forms of {location.name} saved.")
+                return redirect("validation_seeds", project.slug)
             if request.POST.get("action") == "import":
                 job = services.seed_queries_import_start(
                     project=project,
@@ -200,8 +219,32 @@ def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     queries = SeedQuery.objects.filter(project=project).order_by("topic", "id")
     page = Paginator(queries, 100).get_page(request.GET.get("page"))
     topics = queries.values_list("topic").annotate(n=Count("id")).order_by("topic")
-    context = {"project": project, "page": page, "topics": topics, "seeds": seeds}
+    context = {
+        "project": project,
+        "page": page,
+        "topics": topics,
+        "seeds": seeds,
+        "locations": _location_rows(project),
+    }
     return render(request, "validation/seeds.html", context)
+
+
+def _location_rows(project: Project) -> list[dict[str, Any]]:
+    """Each location's forms as typed, with the derived one as the placeholder; and an empty row to add one."""
+    rows = []
+    for location in [*project.locations.all(), None]:
+        derived = services.location_forms(project, [location.name])[0] if location else None
+        fields = [
+            {
+                "key": key,
+                "label": label,
+                "value": (location.forms.get(key) or "") if location else "",
+                "derived": (derived.form(key) or "") if derived else "",
+            }
+            for key, label in LOCATION_FORMS
+        ]
+        rows.append({"name": location.name if location else "", "fields": fields})
+    return rows
 
 
 @login_required
@@ -256,7 +299,9 @@ def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
 def validation_duplicates(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     groups = services.duplicate_groups(project)
-    return render(request, "validation/duplicates.html", {"project": project, "groups": groups})
+    total = sum(len(group["duplicates"]) for group in groups)
+    context = {"project": project, "groups": groups, "duplicates_total": total}
+    return render(request, "validation/duplicates.html", context)
 
 
 @login_required
@@ -277,6 +322,26 @@ def validation_merge(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, "Items are named by their numbers.")
     else:
         messages.success(request, f"Item {duplicate.item_id} merged into item {keep.item_id}.")
+    return redirect("validation_duplicates", project.slug)
+
+
+@login_required
+@require_POST
+def validation_merge_all(request: HttpRequest, slug: str) -> HttpResponse:
+    """Merge every listed duplicate (or only the exact repeats) into the item kept of its set."""
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    try:
+        result = services.validation_duplicates_merge_all(
+            project=project, user=request.user, which=request.POST.get("which") or services.MERGE_ALL
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(
+            request,
+            f"{result['merged']} duplicate{pluralize(result['merged'])} merged in {result['sets']} "
+            f"set{pluralize(result['sets'])}; {result['left']} left to look at.",
+        )
     return redirect("validation_duplicates", project.slug)
 
 

@@ -23,7 +23,10 @@ from validation.services.domains import (
     source_domains_import,
 )
 from validation.services.duplicates import (
+    MERGE_ALL,
+    MERGE_EXACT,
     duplicate_groups,
+    validation_duplicates_merge_all,
     validation_item_merge,
 )
 from validation.services.final_answer import (
@@ -70,6 +73,8 @@ from validation.services.seeds import (
     MAX_LOCATIONS,
     SeedReport,
     expand_templates,
+    location_forms,
+    location_save,
     seed_queries_add,
     seed_queries_csv,
     seed_queries_import,
@@ -80,6 +85,8 @@ __all__ = [
     "DOMAINS",
     "LOCATION_PLACEHOLDER",
     "MAX_LOCATIONS",
+    "MERGE_ALL",
+    "MERGE_EXACT",
     "NO_SOURCE_TITLE",
     "SEEDS",
     "UPLOAD_IMPORTER",
@@ -98,6 +105,8 @@ __all__ = [
     "judgment_record",
     "judgments_aggregate",
     "leave_out_reason",
+    "location_forms",
+    "location_save",
     "seed_queries_add",
     "seed_queries_csv",
     "seed_queries_import",
@@ -110,6 +119,7 @@ __all__ = [
     "task_context",
     "validation_agreement",
     "validation_claim_next",
+    "validation_duplicates_merge_all",
     "validation_final_answer_choose",
     "validation_import_jobs",
     "validation_item_merge",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -76,3 +77,34 @@ def validation_item_merge(
         )
     keep.refresh_from_db()
     return keep
+
+
+MERGE_ALL = "all"
+MERGE_EXACT = "exact"
+
+
+def validation_duplicates_merge_all(
+    *, project: Project, user: AbstractBaseUser, which: str = MERGE_ALL, keep: Sequence[int] | None = None
+) -> dict[str, int]:
+    """Merge the duplicates of every set into its first item at once (`which="exact"`: only the exact repeats;
+    `keep`: only the sets kept by these item ids). Each merge is `validation_item_merge`, in one transaction.
+    """
+    if which not in (MERGE_ALL, MERGE_EXACT):
+        raise InvalidInput(f"which: use {MERGE_ALL} or {MERGE_EXACT}.", field="which")
+    wanted = set(keep) if keep is not None else None
+    merged = sets = 0
+    with transaction.atomic():
+        for group in duplicate_groups(project):
+            kept: ValidationItem = group["keep"]
+            if wanted is not None and kept.item_id not in wanted:
+                continue
+            members = [
+                duplicate
+                for duplicate in group["duplicates"]
+                if which == MERGE_ALL or duplicate.normalised_question == kept.normalised_question
+            ]
+            for duplicate in members:
+                kept = validation_item_merge(project=project, keep=kept, duplicate=duplicate, user=user)
+            merged += len(members)
+            sets += bool(members)
+    return {"merged": merged, "sets": sets, "left": sum(len(g["duplicates"]) for g in duplicate_groups(project))}

@@ -61,6 +61,35 @@ def _source_pairs(project: Project, urls: Sequence[str], now: Any) -> dict[str, 
     return {url: found[title] for url, title in titles.items()}
 
 
+def _not_imported_before(project: Project, pairs: list[CollectedPair]) -> tuple[list[CollectedPair], dict[str, int]]:
+    """The pairs this project has not imported yet, and how many were, by what recognised them.
+
+    A pair was imported before when an item of the project (live, merged or removed) has its source id
+    (`data_id`) and question, or its question and answer (normalised): re-importing a file, or a file that
+    repeats part of an earlier one, adds only what is new.
+    """
+    by_id: set[tuple[str, str]] = set()
+    by_content: set[tuple[str, str]] = set()
+    rows = ValidationItem.objects.filter(project=project).values_list(
+        "data_id", "normalised_question", "original_answer"
+    )
+    for data_id, question, answer in rows.iterator(chunk_size=5000):
+        if data_id:
+            by_id.add((data_id, question))
+        by_content.add((question, normalise(answer)))
+    fresh: list[CollectedPair] = []
+    again = {"source_id": 0, "content": 0}
+    for pair in pairs:
+        question = normalise(pair.question)
+        if pair.data_id and (pair.data_id, question) in by_id:
+            again["source_id"] += 1
+        elif (question, normalise(pair.answer)) in by_content:
+            again["content"] += 1
+        else:
+            fresh.append(pair)
+    return fresh, {key: n for key, n in again.items() if n}
+
+
 def validation_items_import(
     *,
     project: Project,
@@ -98,6 +127,7 @@ def validation_items_import(
     if not report.ok:
         report.reset_counts()
         return report
+    pairs, again = _not_imported_before(project, pairs)
     settings = validation_settings(project)
     # The project's live pairs that repeat nothing: the new ones are compared with these, and these are not
     # searched again (they were when they came in), so an import costs new × (kept + new), not (all)².
@@ -114,7 +144,15 @@ def validation_items_import(
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}
-    report.counts = {"qa_pairs": {"imported": len(pairs)}, "duplicates": {}}
+    report.counts = {"qa_pairs": {"imported": len(pairs)}, "duplicates": {}, "imported_before": again}
+    report.already_present = sum(again.values())
+    if report.already_present:
+        n = report.already_present
+        report.add_warning(
+            None,
+            f"{n} row{'s' if n != 1 else ''} imported before (the same data_id and question, or the same question "
+            "and answer) left out: nothing is imported twice.",
+        )
     exact = sum(1 for d in duplicates if d.index >= offset and d.exact)
     near = len(duplicate_of) - exact
     if exact:

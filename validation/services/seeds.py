@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,7 +22,10 @@ from common.errors import InvalidInput
 from validation.importers import (
     read_seed_rows,
 )
+from validation.locations import LocationForms, MissingForm, fill
 from validation.models import (
+    LOCATION_FORMS,
+    Location,
     SeedQuery,
 )
 from validation.services.projects import validation_settings
@@ -39,6 +42,7 @@ class SeedReport:
     added: int = 0
     exact_duplicates: int = 0
     near_duplicates: int = 0
+    missing_forms: dict[str, int] = field(default_factory=dict)  # "location: form" → templates left out
     removed: list[dict[str, Any]] | None = None  # [{query, location, repeats, exact, score}], first 200
 
     def as_dict(self) -> dict[str, Any]:
@@ -46,19 +50,58 @@ class SeedReport:
             "added": self.added,
             "exact_duplicates": self.exact_duplicates,
             "near_duplicates": self.near_duplicates,
+            "missing_forms": self.missing_forms,
             "removed": self.removed or [],
         }
 
 
-def expand_templates(templates: Iterable[tuple[str, str]], locations: Sequence[str]) -> list[tuple[str, str, str, str]]:
-    """(topic, query, location, template) for every template and location; a template without the placeholder once."""
+def expand_templates(
+    templates: Iterable[tuple[str, str]],
+    locations: Sequence[str | LocationForms],
+    missing: dict[str, int] | None = None,
+) -> list[tuple[str, str, str, str]]:
+    """(topic, query, location, template) for every template and location; a template without the placeholder once.
+
+    A template needing a form a location lacks (`validation.locations.fill`) is left out for that location and
+    counted in `missing` as "location: form".
+    """
+    places = [loc if isinstance(loc, LocationForms) else LocationForms(loc) for loc in locations]
     rows: list[tuple[str, str, str, str]] = []
     for topic, template in templates:
-        if LOCATION_PLACEHOLDER in template:
-            rows += [(topic, template.replace(LOCATION_PLACEHOLDER, loc), loc, template) for loc in locations]
-        else:
-            rows += [(topic, template, loc, template) for loc in locations]
+        for place in places:
+            try:
+                rows.append((topic, fill(template, place), place.name, template))
+            except MissingForm as error:
+                if missing is not None:
+                    key = f"{place.name}: {error.form}"
+                    missing[key] = missing.get(key, 0) + 1
     return rows
+
+
+def location_forms(project: Project, names: Sequence[str]) -> list[LocationForms]:
+    """The project's forms of each named location (a name it does not know has its name only)."""
+    known = {loc.name: loc.forms for loc in Location.objects.filter(project=project, name__in=list(names))}
+    return [LocationForms(name, known.get(name) or {}) for name in names]
+
+
+def location_save(*, project: Project, name: str, forms: Mapping[str, str], user: AbstractBaseUser | None) -> Location:
+    """Add a location or change its forms (an empty form is dropped: the derived one, if any, applies)."""
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise InvalidInput("name: 1 to 200 characters.", field="name")
+    unknown = sorted(set(forms) - {key for key, _ in LOCATION_FORMS})
+    if unknown:
+        keys = ", ".join(key for key, _ in LOCATION_FORMS)
+        raise InvalidInput(f"forms: unknown form {unknown[0]!r}; use {keys}.", field="forms")
+    cleaned = {key: str(value).strip() for key, value in forms.items() if str(value or "").strip()}
+    if any(len(value) > 200 for value in cleaned.values()):
+        raise InvalidInput("forms: each at most 200 characters.", field="forms")
+    with transaction.atomic():
+        location, _ = Location.objects.update_or_create(
+            project=project, name=name, defaults={"forms": cleaned, "updated_at": timezone.now()}
+        )
+        audit.record(user, Action.PROJECT_SETTINGS, project, location={"name": name, "forms": cleaned})
+    return location
 
 
 def seed_queries_add(
@@ -142,7 +185,8 @@ def seed_queries_import(
     rows = read_seed_rows(source, report)
     if not report.ok:
         return report, None
-    expanded = expand_templates(rows, cleaned)
+    missing: dict[str, int] = {}
+    expanded = expand_templates(rows, location_forms(project, cleaned), missing)
     size = source.size()
     tell = progress or (lambda done, records: None)
     tell(int(0.2 * size), len(expanded))
@@ -154,6 +198,7 @@ def seed_queries_import(
     )
     tell(size, len(expanded))
     report.created = seeds.added
+    seeds.missing_forms = missing
     return report, seeds
 
 
@@ -170,7 +215,14 @@ def seed_query_create(
     if LOCATION_PLACEHOLDER in query and not location:
         raise InvalidInput("location: the query has [LOCATION]; say which location.", field="location")
     with transaction.atomic():
-        report = seed_queries_add(project=project, rows=expand_templates([(topic, query)], [location]), user=user)
+        missing: dict[str, int] = {}
+        rows = expand_templates([(topic, query)], location_forms(project, [location]), missing)
+        if missing:
+            form = next(iter(missing)).split(": ", 1)[1]
+            raise InvalidInput(
+                f"query: it needs the {form} form of {location}; add it under Locations first.", field="query"
+            )
+        report = seed_queries_add(project=project, rows=rows, user=user)
         if report.added:
             audit.record(
                 user,
@@ -185,14 +237,15 @@ def seed_query_create(
 
 
 def seed_queries_csv(project: Project) -> bytes:
-    """The seed queries as the collection tool reads them: `topic,query`, UTF-8.
+    """The seed queries as the collection tool reads them: `topic,query`, and the `location` each was made for.
 
     People open it too, so it goes through the formula-safe writer: a query starting with `=`, `+`, `-` or `@`
     gets a leading `'` (no search engine needs a query that a spreadsheet would run as a formula).
     """
     out = io.StringIO(newline="")
     writer = csv_writer(out, lineterminator="\n")
-    writer.writerow(["topic", "query"])
-    for topic, query in SeedQuery.objects.filter(project=project).order_by("id").values_list("topic", "query"):
-        writer.writerow([topic, query])
+    writer.writerow(["topic", "query", "location"])
+    rows = SeedQuery.objects.filter(project=project).order_by("id").values_list("topic", "query", "location")
+    for topic, query, location in rows:
+        writer.writerow([topic, query, location])
     return out.getvalue().encode("utf-8")
