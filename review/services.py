@@ -216,20 +216,23 @@ def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> l
     return ReviewSlot.objects.bulk_create(slots)
 
 
-def _claimable(project: Project, user: AbstractBaseUser, now):  # type: ignore[no-untyped-def]
+def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = None):  # type: ignore[no-untyped-def]
+    """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
+    the items skipped)."""
     mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
-    return (
+    slots = (
         ReviewSlot.objects.filter(item__project=project, item__status=REVIEWABLE, item__deleted_at__isnull=True)
         .available(now)
         .exclude(item__author=user)
         .exclude(revision__author=user)
         .exclude(revision_id__in=mine)
     )
+    return slots.filter(where) if where is not None else slots
 
 
-def review_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
+def review_waiting_count(*, project: Project, user: AbstractBaseUser, where: Q | None = None) -> int:
     """How many items `review_claim_next` could still hand this reviewer (one slot each, not their own)."""
-    return _claimable(project, user, timezone.now()).values("item_id").distinct().count()
+    return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
 
 
 def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
@@ -266,7 +269,9 @@ def require_flow(project: Project, *, validation: bool = False) -> None:
         raise InvalidState("Only items of a validation project are validated.", field="item")
 
 
-def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: bool = False) -> ReviewSlot | None:
+def review_claim_next(
+    *, project: Project, user: AbstractBaseUser, validation: bool = False, where: Q | None = None
+) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
@@ -295,7 +300,7 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: b
         for status, extra in ((ReviewSlot.Status.OPEN, {}), (ReviewSlot.Status.CLAIMED, {"claim_expires_at__lt": now})):
             with transaction.atomic():
                 candidate = (
-                    _claimable(project, user, now)
+                    _claimable(project, user, now, where)
                     .filter(status=status, **extra)
                     .select_for_update(skip_locked=True, of=("self",))
                     .order_by("id")

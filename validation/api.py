@@ -40,6 +40,7 @@ from validation.serializers import (
     ValidationMergeAllInput,
     ValidationMergeAllOutput,
     ValidationMergeInput,
+    ValidationNextInput,
     ValidationProjectCreateInput,
     ValidationSeedCreateInput,
     ValidationSeedImportInput,
@@ -382,16 +383,30 @@ class NextApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Claim the next item to validate (reviewer role); 204 when none is waiting",
-        request=None,
+        request=ValidationNextInput,
         responses=responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.REVIEWER)
-        slot = services.validation_claim_next(project=project, user=request.user)
+        data = validated(ValidationNextInput, request.data)
+        slot = services.validation_claim_next(project=project, user=request.user, skipped=data.get("skip") or ())
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         slot = get_slot_for_validator(request.user, slug, slot.pk)
         return Response(_task_data(slot))
+
+
+class TaskSkipApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Skip a task you hold: it goes back to the queue (send its item in `skip` to the next claim)",
+        request=None,
+        responses=responses({204: OpenApiResponse(description="Given back.")}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = get_slot_for_validator(request.user, slug, slot_id)
+        services.validation_skip(slot=slot, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TaskApi(APIView):

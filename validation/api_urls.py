@@ -22,5 +22,6 @@ urlpatterns = [
     path(P + "items/<int:item_id>/final-answer/", api.FinalAnswerApi.as_view(), name="api_validation_final_answer"),
     path(P + "next/", api.NextApi.as_view(), name="api_validation_next"),
     path(P + "tasks/<int:slot_id>/", api.TaskApi.as_view(), name="api_validation_task"),
+    path(P + "tasks/<int:slot_id>/skip/", api.TaskSkipApi.as_view(), name="api_validation_task_skip"),
     path(P + "agreement/", api.AgreementApi.as_view(), name="api_validation_agreement"),
 ]

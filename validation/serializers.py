@@ -224,6 +224,12 @@ class ValidationLocationSerializer(serializers.Serializer):
     )
 
 
+class ValidationNextInput(serializers.Serializer):
+    skip = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Item ids you skipped: not handed to you now."
+    )
+
+
 class ValidationMergeAllInput(serializers.Serializer):
     which = serializers.ChoiceField(
         choices=["all", "exact"], default="all", help_text="`exact`: only duplicates with the same normalised question."

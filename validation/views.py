@@ -415,7 +415,7 @@ def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> Ht
 def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.REVIEWER)
     try:
-        slot = services.validation_claim_next(project=project, user=request.user)
+        slot = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
     except ServiceError as error:
         report_error(request, error)
         return redirect("validation_home", project.slug)
@@ -425,6 +425,26 @@ def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("validation_task", project.slug, slot.pk)
 
 
+def _skipped(request: HttpRequest, project: Project) -> list[int]:
+    """Items this validator skipped in this session: the queue hands them to others first."""
+    return list(request.session.get(f"validation-skipped-{project.pk}", []))
+
+
+def _next_task(request: HttpRequest, project: Project, done: str) -> HttpResponse:
+    following = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
+    if following is None:
+        messages.success(request, f"{done} That was the last item waiting for you.")
+        return redirect("validation_home", project.slug)
+    messages.success(request, f"{done} Here is the next item.")
+    return redirect("validation_task", project.slug, following.pk)
+
+
+def _left(request: HttpRequest, project: Project, slot: ReviewSlot) -> int:
+    """This item (while held) and the ones still waiting for this validator."""
+    waiting = services.validation_waiting_count(project=project, user=request.user, skipped=_skipped(request, project))
+    return waiting + (slot.status == ReviewSlot.Status.CLAIMED)
+
+
 @login_required
 def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     slot = get_slot_for_validator(request.user, slug, slot_id)
@@ -432,6 +452,14 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
     settings = services.validation_settings(project)
     values: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
+    if request.method == "POST" and request.POST.get("action") == "skip":
+        try:
+            services.validation_skip(slot=slot, user=request.user)
+        except ServiceError as error:
+            report_error(request, error)
+            return redirect("validation_task", project.slug, slot.pk)
+        request.session[f"validation-skipped-{project.pk}"] = [*_skipped(request, project), slot.item_id][-500:]
+        return _next_task(request, project, f"Item {slot.item_id} skipped: someone else will take it.")
     if request.method == "POST":
         values = request.POST.dict()
         data = pages.judgment_data_from_form(request.POST, settings)
@@ -440,18 +468,23 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
                 slot=slot, user=request.user, version=int(request.POST.get("version") or 0), data=data
             )
         except ServiceError as error:
-            report_error(request, error)
             errors = error.details if isinstance(error.details, dict) else {}
+            if not errors:
+                report_error(request, error)
         else:
-            following = services.validation_claim_next(project=project, user=request.user)
-            if following is None:
-                messages.success(request, "Saved. That was the last item waiting for you.")
-                return redirect("validation_home", project.slug)
-            messages.success(request, "Saved. Here is the next item.")
-            return redirect("validation_task", project.slug, following.pk)
+            return _next_task(request, project, "Saved.")
     context = services.task_context(slot, settings)
     context |= {"project": project, "slot": slot, "values": values, "errors": errors}
     context |= {"reasons": QUESTION_BAD_REASONS, "domain_labels": DomainLabel.choices, "Task": Task}
+    context |= {
+        "error_lines": pages.error_lines(errors, settings),
+        "likert": pages.likert_rows(settings, values, errors),
+        # This item and the ones still waiting for this validator.
+        "left": services.validation_waiting_count(
+            project=project, user=request.user, skipped=_skipped(request, project)
+        )
+        + (slot.status == ReviewSlot.Status.CLAIMED),
+    }
     status = 400 if errors else 200
     return render(request, "validation/task.html", context, status=status)
 

@@ -131,6 +131,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", "projects/{slug}/validation/next/", None, (403, 404, 403, 200, 403, 200)),
     ("get", "projects/{slug}/validation/tasks/{slot}/", None, (403, 404, 403, 200, 403, 403)),
     ("post", "projects/{slug}/validation/tasks/{slot}/", {"version": 0}, (403, 404, 403, 400, 403, 403)),
+    ("post", "projects/{slug}/validation/tasks/{slot}/skip/", None, (403, 404, 403, 204, 403, 403)),
     ("get", "projects/{slug}/validation/agreement/", None, (403, 404, 403, 403, 200, 200)),
 ]  # fmt: skip
 

@@ -101,7 +101,7 @@ def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_que
     stadium = next(r for r in records if r["data_id"] == "4")
     assert stadium["aggregate"]["question"] is None  # one good, one bad: a tie
     seeds = list(csv.reader(io.StringIO(release_file_path(release, "seed_queries.csv").read_text(encoding="utf-8"))))
-    assert seeds[0] == ["topic", "query"] and len(seeds) == 8
+    assert seeds[0] == ["topic", "query", "location"] and len(seeds) == 8
 
 
 def test_the_split_files_hold_every_line_once_with_the_default_70_10_20(validated, coordinator):

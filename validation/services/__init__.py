@@ -49,7 +49,10 @@ from validation.services.judging import (
     better_answer_options,
     task_context,
     validation_claim_next,
+    validation_routing,
+    validation_skip,
     validation_submit,
+    validation_waiting_count,
 )
 from validation.services.listing import (
     attach_domain_labels,
@@ -127,7 +130,10 @@ __all__ = [
     "validation_items_import",
     "validation_project_create",
     "validation_release_plan",
+    "validation_routing",
     "validation_settings",
     "validation_settings_update",
+    "validation_skip",
     "validation_submit",
+    "validation_waiting_count",
 ]

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import Project, QAItem, QAItemRevision
+from annotation.models import Membership, Project, QAItem, QAItemRevision
 from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import services as review_services
@@ -29,9 +29,40 @@ from validation.models import (
 from validation.services.projects import validation_settings
 
 
-def validation_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
-    """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not seen."""
-    return review_services.review_claim_next(project=project, user=user, validation=True)
+def validation_routing(*, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()) -> Q:
+    """Which items the validator is handed: those in a language they read (their reviewer languages; an item
+    without a language is in the project's), less the items they skipped. The one rule the claim and the
+    "n left" count share."""
+    membership = Membership.objects.filter(project=project, user=user).select_related("reader_languages").first()
+    languages = review_services.reader_languages(membership) if membership else [project.standard_language]
+    if user.is_superuser and membership is None:
+        where = Q()
+    else:
+        where = Q(item__validation__language__in=languages)
+        if project.standard_language in languages:
+            where |= Q(item__validation__language="")
+    skipped = list(skipped)
+    return where & ~Q(item_id__in=skipped) if skipped else where
+
+
+def validation_claim_next(
+    *, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()
+) -> ReviewSlot | None:
+    """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not
+    seen, in a language they read and not skipped (`validation_routing`)."""
+    where = validation_routing(project=project, user=user, skipped=skipped)
+    return review_services.review_claim_next(project=project, user=user, validation=True, where=where)
+
+
+def validation_waiting_count(*, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()) -> int:
+    """How many items are still waiting for this validator (the "n left" of the screen)."""
+    where = validation_routing(project=project, user=user, skipped=skipped)
+    return review_services.review_waiting_count(project=project, user=user, where=where)
+
+
+def validation_skip(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
+    """Give the item back for someone else; the caller keeps it out of this validator's next claims."""
+    review_services.review_release(slot=slot, user=user)
 
 
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
