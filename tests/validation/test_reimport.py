@@ -80,7 +80,7 @@ def test_the_import_page_reports_the_rows_imported_before(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             f"/projects/{vproject.slug}/validation/import/",
-            {"files": SimpleUploadedFile("again.tsv", TWELVE.encode()), "format": "auto"},
+            {"file": SimpleUploadedFile("again.tsv", TWELVE.encode()), "format": "auto"},
         )
 
     page = client.get(response["Location"]).content.decode()
@@ -130,3 +130,26 @@ def test_the_duplicates_page_merges_every_set_with_one_button(client, vproject, 
 
     assert "3 duplicates merged in 3 sets; 0 left to look at." in response.content.decode()
     assert services.duplicate_groups(vproject) == []
+
+
+def test_items_go_to_validators_who_read_their_language(coordinator, reviewer, second_reviewer):
+    from annotation import services as annotation_services
+    from review.services import reviewer_languages_set
+
+    project = services.validation_project_create(name="Two languages", language="arb", created_by=coordinator)
+    for user in (reviewer, second_reviewer):
+        annotation_services.membership_set(project=project, user=user, roles={"reviewer"})
+    reviewer_languages_set(project=project, user=second_reviewer, languages=["arb", "eng"], actor=coordinator)
+    rows = TSV_HEADER.replace("\tengine", "\tlanguage\tengine") + (
+        "a\tt\tq\tما هو الطبق الوطني في قطر؟\tالمجبوس.\tfactoid\t\tarb\tg\n"
+        "e\tt\tq\tWhat is the national dish of Qatar?\tMachboos.\tfactoid\t\teng\tg\n"
+    )
+    services.validation_items_import(project=project, source=tsv_source(rows), user=coordinator)
+
+    # The reviewer reads Arabic only (the project's language): the English item is never theirs.
+    assert services.validation_waiting_count(project=project, user=reviewer) == 1
+    slot = services.validation_claim_next(project=project, user=reviewer)
+    assert slot.item.validation.data_id == "a"
+    services.validation_skip(slot=slot, user=reviewer)
+    assert services.validation_claim_next(project=project, user=reviewer, skipped=[slot.item_id]) is None
+    assert services.validation_waiting_count(project=project, user=second_reviewer) == 2
