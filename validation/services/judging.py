@@ -33,9 +33,9 @@ def validation_routing(*, project: Project, user: AbstractBaseUser, skipped: Ite
     """Which items the validator is handed: those in a language they read (their reviewer languages; an item
     without a language is in the project's), less the items they skipped. The one rule the claim and the
     "n left" count share."""
-    membership = Membership.objects.filter(project=project, user=user).select_related("reader_languages").first()
+    membership = Membership.objects.filter(project=project, user_id=user.pk).select_related("reader_languages").first()
     languages = review_services.reader_languages(membership) if membership else [project.standard_language]
-    if user.is_superuser and membership is None:
+    if getattr(user, "is_superuser", False) and membership is None:
         where = Q()
     else:
         where = Q(item__validation__language__in=languages)
