@@ -202,10 +202,10 @@ def wilova_import(plan: list[tuple[ImportSource, str, int]], *, writer: Writer, 
         try:
             rows = jsontext.loads(data.decode("utf-8"))
         except jsontext.NonFiniteNumber as error:
-            for keys, token in error.found:  # a row's key, then where in the row
-                record = str(keys[0]) if keys else None
-                path = jsontext.path_text(keys[1:]) or None
-                report.add_problem(None, path, NON_FINITE_MESSAGE.format(token=token), file=label, record=record)
+            for where, token in error.found:  # a row's key, then where in the row
+                row_key = str(where[0]) if where else None
+                path = jsontext.path_text(where[1:]) or None
+                report.add_problem(None, path, NON_FINITE_MESSAGE.format(token=token), file=label, record=row_key)
             continue
         except UnicodeDecodeError as error:
             report.add_problem(
