@@ -201,9 +201,7 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    print(
-        f"{'items':>8} {'seconds':>8} {'items/s':>9} {'CPU s':>7} {'RSS before':>11} {'peak RSS':>9} {'release':>8}"
-    )
+    print(f"{'items':>8} {'seconds':>8} {'items/s':>9} {'CPU s':>7} {'RSS before':>11} {'peak RSS':>9} {'release':>8}")
     for size in args.sizes:
         slug = f"bench-release-{size}"
         if not (args.reuse and _exists(slug, size)):
