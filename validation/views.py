@@ -479,11 +479,7 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
     context |= {
         "error_lines": pages.error_lines(errors, settings),
         "likert": pages.likert_rows(settings, values, errors),
-        # This item and the ones still waiting for this validator.
-        "left": services.validation_waiting_count(
-            project=project, user=request.user, skipped=_skipped(request, project)
-        )
-        + (slot.status == ReviewSlot.Status.CLAIMED),
+        "left": _left(request, project, slot),
     }
     status = 400 if errors else 200
     return render(request, "validation/task.html", context, status=status)

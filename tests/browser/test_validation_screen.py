@@ -3,13 +3,15 @@ in words, Skip, how many are left; Arabic right to left at 1440×900 and 390 px.
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from annotation import services as annotation_services
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
+from exports.services import release_build_now, release_file_path
 from tests.browser.conftest import log_in
 from tests.validation.conftest import TSV_HEADER
 from validation import services
@@ -51,8 +53,9 @@ def arabic_project(coordinator, reviewer):
 
 
 def test_a_validator_scores_by_keys_keeps_everything_on_an_error_skips_and_sees_what_is_left(
-    page: Page, arabic_project, reviewer
+    page: Page, arabic_project, reviewer, coordinator, settings, tmp_path
 ):
+    settings.MEDIA_ROOT = tmp_path
     page.set_viewport_size({"width": 1440, "height": 900})
     log_in(page, "reviewer")
     page.goto("/projects/val-ar/validation/")
@@ -106,3 +109,26 @@ def test_a_validator_scores_by_keys_keeps_everything_on_an_error_skips_and_sees_
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.locator("#answer").evaluate("e => getComputedStyle(e).direction") == "rtl"
     shot(page, "validate-390")
+
+    # The third item, by touch-sized rows at 390 px; then the release leaves the opinion-seeking one out.
+    page.locator('input[name=question][value="good"]').check()
+    page.locator('input[name=location_relevant][value="yes"]').check()
+    page.locator('input[name=better][value="2"]').check()
+    for key in CRITERIA:
+        page.locator(f".likert-row[data-criterion={key}] label").nth(4).click()
+    page.locator("#validation-save").click()
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+
+    release = release_build_now(project=arabic_project, user=coordinator, seed=7)
+    assert release.status == "published", release.error
+    lines = [json.loads(line) for line in release_file_path(release, "validation_qa.jsonl").read_text().splitlines()]
+    assert [line["data_id"] for line in lines] == ["2"]
+    assert lines[0]["split"] == "train" and release.counts["validation_qa_by_split"] == {
+        "train": 1,
+        "dev": 0,
+        "test": 0,
+    }
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "1 validated item left out of this release:" in card
+    assert "(the validators' reason: opinion-seeking 1)" in card
+    assert 'language:\n- "arb"\n' in card

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from tests.conftest import api_as
 from tests.validation.conftest import NATIVQA
 from validation import services

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
 from exports.services import release_build_now, release_diff, release_file_path
 from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV, NATIVQA, TSV_HEADER, tsv_source

@@ -5,7 +5,7 @@ items and their revisions (`annotation.models.QAItem`/`QAItemRevision`), the
 review queue with N blind slots per item (`review.services.items_route`,
 `review_claim_next`, `review_release`), the answer diff (`review.services.text_diff`),
 the agreement statistics (`review.agreement.agreement_summary`) and the import
-report (`annotation.importers.ImportReport`).
+report (`annotation.importers.report.ImportReport`).
 
 One module per concern; this package names them all, so callers write `services.<name>`.
 """

@@ -6,7 +6,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.importers import ImportReport, ImportSource
+from annotation.importers.report import ImportReport
+from annotation.importers.sources import ImportSource
 from annotation.models import Project
 from audit import services as audit
 from audit.models import Action

@@ -12,7 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation import ingest
-from annotation.importers import ImportReport, ImportSource, ProgressCallback
+from annotation.importers.report import ImportReport
+from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
 from common.errors import InvalidState

@@ -12,7 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importers import ImportReport, ImportSource, ProgressCallback
+from annotation.importers.report import ImportReport
+from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.models import Project
 from annotation.services import MAX_TEXT_FIELD
 from audit import services as audit
