@@ -157,7 +157,9 @@ def test_the_release_diff_names_validation_items_added_removed_and_changed(valid
     assert diff["counts"] == {"added": 1, "removed": 1, "changed": 2, "unchanged": 1}
     assert diff["added"] == [record_id(arabic)]
     assert diff["removed"] == [record_id(group["duplicates"][0])]
-    assert {change["id"]: change["fields"] for change in diff["changed"]} == {
+    # Exact split sizes over a set that changed can move an item to another split: that is not what changed here.
+    changed = {change["id"]: [f for f in change["fields"] if f != "split"] for change in diff["changed"]}
+    assert changed == {
         record_id(oryx): ["answer", "answer_edited", "final_answer_chosen", "final_answer_revision"],
         record_id(group["keep"]): ["source_urls"],  # the merged duplicate's source joined the item kept
     }
