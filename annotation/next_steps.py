@@ -17,7 +17,7 @@ from annotation.models import Membership, PagePair, Project, QAItem
 from multichoice import entities as entity_services
 from multichoice import services as trivia_services
 from multichoice.models import TriviaItem
-from review import services as review_services
+from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 
 
@@ -123,7 +123,7 @@ def _wikipedia_steps(project: Project, membership: Membership, user: AbstractBas
             _url("review_next", project),
             post=True,
             facts=[
-                _n(review_services.review_waiting_count(project=project, user=user), "item waiting for you",
+                _n(review_queue.review_waiting_count(project=project, user=user), "item waiting for you",
                    "items waiting for you"),
                 _n(_held_slots(project, user), "held by you"),
             ],
@@ -142,7 +142,7 @@ def _wikipedia_steps(project: Project, membership: Membership, user: AbstractBas
 def _validation_steps(project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
     if membership.is_reviewer:
         held = _held_slots(project, user)
-        left = review_services.review_waiting_count(project=project, user=user) + held
+        left = review_queue.review_waiting_count(project=project, user=user) + held
         yield Step(
             "validation-next",
             "Validator",
@@ -207,7 +207,7 @@ def _trivia_steps(project: Project, membership: Membership, user: AbstractBaseUs
             _url("trivia_review_next", project),
             post=True,
             facts=[
-                _n(review_services.review_waiting_count(project=project, user=user), "item waiting for you",
+                _n(review_queue.review_waiting_count(project=project, user=user), "item waiting for you",
                    "items waiting for you"),
             ],
         )  # fmt: skip
@@ -233,7 +233,7 @@ def _entity_steps(project: Project, membership: Membership, user: AbstractBaseUs
             _url("entity_verify_next", project),
             post=True,
             facts=[
-                _n(review_services.review_waiting_count(project=project, user=user), "question waiting for you",
+                _n(review_queue.review_waiting_count(project=project, user=user), "question waiting for you",
                    "questions waiting for you"),
                 _n(_held_slots(project, user), "held by you"),
             ],
