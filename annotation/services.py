@@ -500,7 +500,7 @@ def qa_item_update(
     if item.author_id != user.pk:
         raise InvalidState("Only the item's author can edit it.", field="item")
     # A draft changes while its pair is being annotated; an item sent back by review changes on its own
-    # (the pair stays submitted) until the author resubmits it (review.services.qa_item_resubmit).
+    # (the pair stays submitted) until the author resubmits it (review.decisions.qa_item_resubmit).
     editable_status = QAItem.Status.NEEDS_REWRITE if item.status == QAItem.Status.NEEDS_REWRITE else QAItem.Status.DRAFT
     if editable_status == QAItem.Status.DRAFT:
         _require_authoring(pair, user)

@@ -4,7 +4,7 @@ Reused, not copied (as validation projects do): projects, members and roles
 (`annotation.services`), the access rule (`annotation.access`), QA items and
 their revisions (`annotation.models.QAItem` / `QAItemRevision`, the candidates in
 the revision's `content`), the review queue, claims and judgments per criterion
-(`review.services.items_route`, `review_claim_next`, `review_claim`,
+(`annotation.lifecycle.items_route`, `review_claim_next`, `review_claim`,
 `review_submit`, `qa_item_reject`), whose judgments the agreement reports read;
 the claim pattern of the annotator's queue for the translators' queue
 (FOR UPDATE SKIP LOCKED, then a conditional update) and the error types
@@ -95,7 +95,7 @@ def trivia_project_create(
     checked = _check_categories(categories)
     with transaction.atomic():
         # Items are written and reviewed in the source language: it is the project's standard language,
-        # the one review reads (`review.services.reviewers_eligible`).
+        # the one review reads (`review.reviewers.reviewers_eligible`).
         project = annotation_services.project_create(
             name=name,
             slug=slug,

@@ -1,4 +1,4 @@
-"""The review REST API: thin views over review.access and review.services (same conventions as annotation.api)."""
+"""The review REST API: thin views over review.access and the review services (same conventions as annotation.api)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """API shapes of the review app: input serializers type the request, output serializers render.
 
-The rules live in review.services; inputs check types only.
+The rules live in the review services (review/<concern>.py); inputs check types only.
 """
 
 from __future__ import annotations
