@@ -61,15 +61,16 @@ def _imported_names(tree: ast.AST, module: str, is_package: bool) -> Iterator[tu
                 # `from review import services` names the submodule; `from django.conf import settings` does not
                 for alias in child.names:
                     yield f"{base}.{alias.name}", child.lineno, lazy
-            elif isinstance(child, ast.Call) and _is_import_module(child.func) and _literal(child):
-                yield child.args[0].value, child.lineno, True
+            elif isinstance(child, ast.Call) and _is_import_module(child.func) and (name := _literal(child)):
+                yield name, child.lineno, True
             yield from visit(child, inner)
 
     yield from visit(tree, False)
 
 
-def _literal(call: ast.Call) -> bool:
-    return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+def _literal(call: ast.Call) -> str | None:
+    first = call.args[0] if call.args else None
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
 
 
 def _is_import_module(func: ast.expr) -> bool:

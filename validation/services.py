@@ -29,8 +29,9 @@ from annotation import services as annotation_services
 from annotation.importers import ImportReport, ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import ImportJob, ItemEvent, PagePair, Project, QAItem, QAItemRevision
-from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
+from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.csv_safety import csv_writer

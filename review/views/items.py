@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
 from annotation.access import get_pair_for_user, get_project_for_user
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
@@ -244,7 +245,7 @@ def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             "project": project,
             "pair": item.pair,
             "verify": verification_panel(item, query=query, note=note, error=error),
-            "max_text": authoring.MAX_TEXT_FIELD,
+            "max_text": MAX_TEXT_FIELD,
         }
         fragment = "verify-results" if request.method == "GET" else "verify-panel"
         return render(request, f"annotation/pair_detail.html#{fragment}", context, status=status)

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services
+from annotation import lifecycle, services
 from annotation.models import PagePair, PairSkip, QAItem
 from annotation.queries import annotator_progress
 from audit.models import AuditEvent
@@ -168,7 +168,7 @@ def test_a_stale_plain_save_shows_the_page_again_with_the_sent_text_beside_the_n
 def test_an_over_long_field_is_refused_with_a_field_error_and_nothing_is_cut(client, annotating_pair, annotator):
     item = complete_item(annotating_pair, annotator, "菠蘿油", "菠萝油")
     client.force_login(annotator)
-    too_long = "菠" * services.MAX_TEXT_FIELD + "𠮶"
+    too_long = "菠" * lifecycle.MAX_TEXT_FIELD + "𠮶"
 
     plain = client.post(save_url(item), {"version": item.version, "answer_standard": too_long})
     scripted = client.post(
