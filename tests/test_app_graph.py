@@ -200,6 +200,27 @@ def test_no_cycle_between_apps() -> None:
     assert not found, f"import cycles between apps {found}:\n" + "\n".join(detail)
 
 
+def private_imports() -> list[str]:
+    """`from <other app>.<module> import _name`: one app leaning on another's private helper."""
+    found = []
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            module = _module_name(path)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    target = node.module.split(".")[0]
+                    for alias in node.names:
+                        if target in APPS and target != app and alias.name.startswith("_"):
+                            found.append(f"{module}:{node.lineno} imports {node.module}.{alias.name}")
+    return found
+
+
+def test_no_app_imports_another_apps_private_names() -> None:
+    # The dataset card's text helpers are shared by the other kinds' cards (the release writer's part).
+    allowed = {"exports.formats.card._md", "exports.formats.card._q", "exports.formats.card._size_category"}
+    assert [found for found in private_imports() if found.split(" imports ")[1] not in allowed] == []
+
+
 @pytest.mark.xfail(strict=True, reason="common.enqueue imports the apps' tasks until the job registry lands")
 def test_common_imports_no_app() -> None:
     edges = app_graph()
