@@ -211,7 +211,7 @@ def build(slug: str) -> dict:
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     # A large build writes its prompt files in a process of its own (exports.formats.prompt_process): count it.
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     items = release.counts["lead_qa"] + release.counts["document_qa"]
     size = sum(entry["size"] for entry in release.files)
     return {

@@ -181,11 +181,11 @@ def test_a_release_build_killed_mid_way_is_taken_over_and_published_once(
 
     kill_mid_way(start_worker, lambda: Release.objects.get(pk=release.pk).progress_done >= 50)
     killed = Release.objects.get(pk=release.pk)
-    assert (killed.status, killed.files) == ("building", [])
+    assert (killed.status, killed.files) == ("running", [])
     assert not releases.release_dir(killed).exists(), "a killed build published files"
 
     second = start_worker()
-    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "published", timeout=60)
+    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "done", timeout=60)
 
     release.refresh_from_db()
     assert (release.attempts, release.version, release.counts["lead_qa"]) == (2, 1, 200)
