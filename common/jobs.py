@@ -214,7 +214,7 @@ class JobRun:
             yield
         finally:
             self._aside = None
-            pool.submit(connection.close).result()  # the thread's own connection
+            pool.submit(lambda: connection.close()).result()  # the thread's own connection (looked up there)
             pool.shutdown()
 
 
@@ -271,4 +271,3 @@ def retry_when_the_database_returns(stale_setting: str) -> dict[str, Any]:
         "max_retries": DATABASE_RETRIES,
         "default_retry_delay": int(getattr(settings, stale_setting)) + 5,
     }
-

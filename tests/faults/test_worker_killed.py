@@ -78,7 +78,7 @@ def kill_mid_way(start_worker, started) -> None:
 def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(start_worker, coordinator):
     project = factories.project(coordinator, slug="bar-de", local_language="bar", standard_language="deu")
     collection = Collection.objects.create(
-        project=project, local_wiki="bar", standard_wiki="de", total=3, created_by=coordinator
+        project=project, local_wiki="bar", standard_wiki="de", progress_total=3, created_by=coordinator
     )
     for position, title in enumerate(["Weißwurscht", "Münchn", "Kirtahutschn"]):
         CollectionTitle.objects.create(collection=collection, position=position, title=title)
@@ -95,7 +95,8 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
     second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=60)
 
     collection.refresh_from_db()
-    assert (collection.done, collection.total, collection.kept, collection.created_pairs) == (3, 3, 2, 2)
+    done = (collection.progress_done, collection.progress_total, collection.kept, collection.created_pairs)
+    assert done == (3, 3, 2, 2)
     assert not collection.titles.filter(outcome="pending").exists()
     assert sorted(PagePair.objects.filter(project=project).values_list("local_title", flat=True)) == [
         "Minga",

@@ -42,7 +42,8 @@ class Command(BaseCommand):
             raise CommandError(error.message) from None
         self.stdout.write(
             f"Collection {collection.pk}: {project.local_wiki} → {project.standard_wiki}"
-            f"{f' ({project.standard_variant})' if project.standard_variant else ''}, {collection.progress_total} titles"
+            f"{f' ({project.standard_variant})' if project.standard_variant else ''}, "
+            f"{collection.progress_total} titles"
         )
         finished = ingest.collection_run(collection_id=collection.pk, on_progress=self._progress)
         if finished is None:
@@ -86,6 +87,7 @@ class Command(BaseCommand):
         total = max(collection.progress_total, 1)
         filled = int(BAR_WIDTH * collection.progress_done / total)
         bar = "█" * filled + "·" * (BAR_WIDTH - filled)
-        line = f"\r[{bar}] {collection.progress_done}/{collection.progress_total}  kept {collection.kept}  dropped {collection.dropped}"
+        counts = f"{collection.progress_done}/{collection.progress_total}"
+        line = f"\r[{bar}] {counts}  kept {collection.kept}  dropped {collection.dropped}"
         self.stderr.write(line, ending="")
         sys.stderr.flush()
