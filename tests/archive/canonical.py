@@ -31,6 +31,7 @@ UNFINISHED = {
     "annotation.ImportJob": {"pending", "running"},
     "annotation.Collection": {"pending", "running"},
     "exports.Release": {"pending", "running"},
+    "review.AgreementReport": {"pending", "running"},
 }
 
 

@@ -87,9 +87,9 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
 
     enqueue(tasks.collection_run, collection.pk)
 
-    kill_mid_way(start_worker, lambda: Collection.objects.get(pk=collection.pk).done >= 1)
+    kill_mid_way(start_worker, lambda: Collection.objects.get(pk=collection.pk).progress_done >= 1)
     killed = Collection.objects.get(pk=collection.pk)
-    assert (killed.status, killed.done < 3) == ("running", True), "the collection had finished before the kill"
+    assert (killed.status, killed.progress_done < 3) == ("running", True), "the collection had finished before the kill"
 
     second = start_worker()
     second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=60)
