@@ -182,8 +182,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="cycles left: common.enqueue imports the apps' tasks (the job registry replaces it); annotation's display "
-    "labels, next steps, demo commands, people (reviewer languages, claims released on deactivation) and the "
+    reason="cycles left: annotation's display labels, next steps, demo commands, people (reviewer languages, claims released on deactivation) and the "
     "authoring verification panel import review, validation, multichoice and exports; annotation <-> audit "
     "(audit.record). Strict: remove this mark when the graph is clean.",
 )
@@ -221,7 +220,6 @@ def test_no_app_imports_another_apps_private_names() -> None:
     assert [found for found in private_imports() if found.split(" imports ")[1] not in allowed] == []
 
 
-@pytest.mark.xfail(strict=True, reason="common.enqueue imports the apps' tasks until the job registry lands")
 def test_common_imports_no_app() -> None:
     edges = app_graph()
     upward = {target: imports for (source, target), imports in edges.items() if source == BOTTOM}

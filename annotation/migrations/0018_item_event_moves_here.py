@@ -9,8 +9,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0016_people_researcher_and_deactivation"),
-        ("review", "0003_item_event_moves_to_annotation"),
+        ("annotation", "0017_collections_and_imports_are_jobs"),
+        ("review", "0004_item_event_moves_to_annotation"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

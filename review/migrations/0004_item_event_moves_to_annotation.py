@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("review", "0002_agreement_reports"),
+        ("review", "0003_agreement_reports_are_jobs"),
     ]
 
     operations = [
