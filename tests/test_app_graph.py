@@ -182,9 +182,9 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="cycles left: annotation's display labels, next steps, demo commands, people (reviewer languages, claims released on deactivation) and the "
-    "authoring verification panel import review, validation, multichoice and exports; annotation <-> audit "
-    "(audit.record). Strict: remove this mark when the graph is clean.",
+    reason="cycles left: annotation's display labels, next steps, demo commands, people (reviewer languages, "
+    "claims released on deactivation) and the authoring verification panel import review, validation, "
+    "multichoice and exports; annotation <-> audit (audit.record). Strict: remove this mark when the graph is clean.",
 )
 def test_no_cycle_between_apps() -> None:
     edges = app_graph()
