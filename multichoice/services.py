@@ -368,7 +368,7 @@ def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaIte
 
 
 def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of trivia reviews (`review.reports.KIND_STRATA`): each item's category, subset, difficulty."""
+    """Agreement strata of trivia reviews (registered with the kind, multichoice/kind.py): each item's category, subset, difficulty."""
     strata: dict[str, dict[int, str]] = {"category": {}, "subset": {}, "difficulty": {}}
     for item_id, category, subset, difficulty in TriviaItem.objects.filter(project=project).values_list(
         "item_id", "category", "subset", "difficulty"

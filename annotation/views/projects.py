@@ -2,7 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Q
+from django.db.models import Count, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch
@@ -10,9 +10,10 @@ from django.urls import NoReverseMatch
 from annotation import services
 from annotation.access import get_project_for_user, user_projects
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
-from annotation.models import KIND_HOMES, PagePair, Project, QAItem, Role
+from annotation.models import PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of
+from common import kinds
 from common.errors import ServiceError
 
 PAIRS_PER_PAGE = 50
@@ -28,13 +29,16 @@ def _project_link(project: Project) -> str:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = list(
-        user_projects(request.user).annotate(
-            pair_count=Count("pairs", filter=Q(pairs__deleted_at__isnull=True), distinct=True)
-        )
-    )
+    projects = list(user_projects(request.user))
+    by_kind: dict[str, list[int]] = {}
+    for project in projects:
+        by_kind.setdefault(project.kind, []).append(project.pk)
+    counts = {value: kinds.get(value).count for value in by_kind}
+    found = {value: count.count(by_kind[value]) if count else {} for value, count in counts.items()}
     for project in projects:
         project.link = _project_link(project)  # type: ignore[attr-defined]
+        count = counts[project.kind]  # each kind's own count: page pairs, items to validate, trivia items, entities
+        project.size = count.label(found[project.kind].get(project.pk, 0)) if count else ""  # type: ignore[attr-defined]
     can_create = request.user.has_perm("annotation.add_project")
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
@@ -72,8 +76,8 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     membership = project.membership  # type: ignore[attr-defined]
     if membership.roles == [Role.RESEARCHER]:
         return redirect("release_list", project.slug)  # a researcher's work is the releases
-    if project.kind in KIND_HOMES:  # each kind's own page, never the Wikipedia QA one
-        return redirect(KIND_HOMES[project.kind], project.slug)
+    if project.kind != Project.Kind.WIKIPEDIA_QA:  # each kind's own page, never the Wikipedia QA one
+        return redirect(project.get_absolute_url())
     context: dict = {
         "project": project,
         "membership": membership,

@@ -15,6 +15,7 @@ from annotation.access import get_project_for_user
 from annotation.models import Membership, Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
+from common import kinds
 from common.errors import ServiceError, StaleEdit
 from review import services
 from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
@@ -25,8 +26,6 @@ ITEMS_PER_PAGE = 50
 # One key per criterion verdict, in criterion order: pass on the digits, flag on the letters below them.
 PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
-# Kinds whose items are reviewed on their own screen (the slot, claim and judgments are still this app's).
-KIND_REVIEW_PAGES = {Project.Kind.TRIVIA: "trivia_item", Project.Kind.ENTITY_QA: "entity_verify"}
 
 
 def _reviewing_project(request: HttpRequest, slug: str) -> Project:
@@ -148,8 +147,9 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
     slot = get_slot_for_reviewer(request.user, slug, slot_id)
     item, project = slot.item, slot.item.project
-    if project.kind in KIND_REVIEW_PAGES:
-        return redirect(KIND_REVIEW_PAGES[project.kind], slug, item.pk)
+    own_page = kinds.of(project).review_page  # a kind reviewing on its own screen (slot, claim, judgments: ours)
+    if own_page is not None:
+        return redirect(own_page, slug, item.pk)
     status = 200
     submitted = {}
     errors: dict[str, str] = {}
