@@ -170,6 +170,11 @@ class Project(models.Model):
         return reverse(kinds.of(self).home, args=[self.slug])
 
     @property
+    def unit(self) -> kinds.ProjectKind:
+        """The project's kind as registered (`common.kinds`): its pages, words and release parts."""
+        return kinds.of(self)
+
+    @property
     def local(self) -> Language:
         return get_language(self.local_language)
 

@@ -89,6 +89,14 @@ class ProjectKind:
     next_steps: Callable[..., Iterable[Any]] | None = None  # (project=, membership=, user=) → steps
     review_page: str | None = None  # URL name (slug, item id) of its own review screen; None: the shared one
     item_summary: str = "review/_item_summary.html"  # template of an item's fields on the history page
+    # The fields of a revision the history page diffs: (name, label); `evidence` and `options` are read from
+    # the revision's spans and content (review.services._revision_text).
+    history_fields: tuple[tuple[str, str], ...] = (
+        ("question", "Question"),
+        ("answer_standard", "Answer (standard)"),
+        ("answer_local", "Answer (local)"),
+        ("evidence", "Evidence"),
+    )
     release_writers: Callable[[], list[Any]] | None = None  # the writers of its release, in order
     release_columns: tuple[tuple[str, str], ...] = ()  # (heading, key of `Release.counts`) on release lists
     manifest_project: Callable[[Any], dict[str, Any]] | None = None  # project → what its manifest says of it

@@ -107,6 +107,7 @@ def register() -> None:
             release_columns=(("Trivia items", release.NAME),),
             manifest_project=trivia_manifest,
             strata=trivia_review_strata,
+            history_fields=(("question", "Question"), ("options", "Candidates (✓ correct)")),
         )
     )
     kinds.register(
@@ -135,5 +136,6 @@ def register() -> None:
             release_columns=(("Questions", release.ENTITY_NAME),),
             manifest_project=entity_manifest,
             strata=entity_review_strata,
+            history_fields=(("question", "Question"), ("options", "Options (✓ correct)")),
         )
     )

@@ -119,6 +119,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 version=int(request.POST.get("version") or 0) or None,
                 categories=request.POST.get("categories", "").splitlines(),
                 review_criteria=criteria,
+                reviewers_per_item=int(request.POST.get("reviewers_per_item") or project.reviewers_per_item),
             )
         except ServiceError as error:
             report_error(request, error)

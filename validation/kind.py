@@ -57,5 +57,6 @@ def register() -> None:
             release_columns=(("QA pairs", NAME),),
             manifest_project=manifest_project,
             scopes=validation_scopes,
+            history_fields=(("question", "Question"), ("answer_standard", "Answer")),
         )
     )

@@ -98,7 +98,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = ProjectSettingsForm(request.POST or None, initial=project_settings_initial(project))
     if request.method == "POST" and form.is_valid():
         values = dict(form.cleaned_data)
@@ -121,7 +121,7 @@ def project_guidelines(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
         PagePair.objects.filter(project=project)
         .select_related("assignee")

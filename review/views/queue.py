@@ -37,15 +37,18 @@ def _reviewing_project(request: HttpRequest, slug: str) -> Project:
 
 
 def review_items(project: Project, status: str = "", kind: str = ""):  # type: ignore[no-untyped-def]
-    """Submitted (never draft) items for the filtered list, with review progress, in one query."""
+    """Submitted (never draft) items for the filtered list, with review progress, in one query; the two
+    columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
+    are the kind's words (`common.kinds.Words`)."""
+    words = kinds.of(project).words
     items = (
         QAItem.objects.alive()
         .filter(project=project)
         .exclude(status=QAItem.Status.DRAFT)
-        .select_related("pair", "author")
+        .select_related("author", *words.related())
         .only(
-            "id", "kind", "status", "question", "submitted_at", "updated_at", "version", "project_id",
-            "pair__id", "pair__local_title", "author__username",
+            "id", "kind", "status", "question", "submitted_at", "updated_at", "version", "project_id", "pair_id",
+            "author__username", *words.source_fields, *words.kind_fields,
         )
         .annotate(
             open_slots=count_of(ReviewSlot.objects.filter(item=OuterRef("pk"), status=ReviewSlot.Status.OPEN)),
@@ -55,7 +58,7 @@ def review_items(project: Project, status: str = "", kind: str = ""):  # type: i
     )  # fmt: skip
     if status in QAItem.Status.values:
         items = items.filter(status=status)
-    if kind in QAItem.Kind.values:
+    if words.kind_filter and kind in QAItem.Kind.values:
         items = items.filter(kind=kind)
     return items
 
@@ -66,6 +69,9 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
     kind = request.GET.get("kind", "")
     page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    words = kinds.of(project).words
+    for item in page:
+        item.source_text, item.kind_text = words.source_of(item), words.kind_of(item)
     held = (
         ReviewSlot.objects.filter(
             item__project=project,
@@ -82,7 +88,8 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "status": status,
         "kind": kind,
         "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
-        "kinds": QAItem.Kind.choices,
+        "kinds": QAItem.Kind.choices if words.kind_filter else [],
+        "words": words,
         "held": held,
         "waiting": ReviewSlot.objects.filter(
             item__project=project,
