@@ -141,7 +141,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
-    values: dict[str, Any] = {"answer": 0}
+    values: dict[str, Any] = {}  # no candidate marked correct until the writer marks one
     if request.method == "POST":
         values = _item_values(request.POST)
         try:

@@ -153,7 +153,7 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def item_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     items = (
         QAItem.objects.alive()
         .filter(project=project)

@@ -82,7 +82,7 @@ def test_the_releases_page_of_each_kind_shows_its_own_menu_and_columns(kinds_pro
 def test_wikipedia_screens_are_no_part_of_other_kinds(kinds_projects, coordinator):
     client = _client(coordinator)
     pages = ["pair_list", "collection_start", "import_start", "label_list", "adjudication", "dashboard",
-             "project_settings"]  # fmt: skip
+             "project_settings", "item_list"]  # fmt: skip
     for kind, project in kinds_projects.items():
         for name in pages:
             status = client.get(reverse(name, args=[project.slug])).status_code
@@ -160,3 +160,37 @@ def test_manifests_of_other_kinds_carry_no_wikipedia_settings_or_prompt_template
         assert f'"{key}"' not in text, key
     assert manifest["project"]["kind"] == "trivia"
     assert manifest["project"]["settings"]["categories"] == ["Geografia"]
+
+
+def test_the_trivia_write_form_marks_no_candidate_and_keeps_each_label_with_its_field(kinds_projects, annotator):
+    import re
+
+    project = kinds_projects[Project.Kind.TRIVIA]
+    html = _client(annotator).get(reverse("trivia_item_new", args=[project.slug])).content.decode()
+    form = html.split('id="trivia-item-form"', 1)[1].split("</form>", 1)[0]
+    assert " checked" not in form  # nobody's answer is chosen for them
+    for name in ("category", "subset", "difficulty"):
+        cell = re.search(rf'<div class="field"><label for="id_{name}">[^<]+</label>\s*<select id="id_{name}"', form)
+        assert cell is not None, name  # the label and its menu are one grid cell: no label shifts onto another menu
+    assert 'name="question" rows="3" required lang="eus" dir="ltr"' in form
+
+
+def test_an_arabic_translation_is_typed_and_shown_right_to_left(kinds_projects, annotator, second_annotator, reviewer):
+    project = kinds_projects[Project.Kind.TRIVIA]
+    annotation_services.membership_set(project=project, user=second_annotator, roles={"annotator"})
+    item = trivia_services.trivia_item_create(
+        project=project, user=annotator, question="Non?", candidates=["a", "b", "c"], answer=0, subset="local",
+        category="Geografia", difficulty="easy",
+    )  # fmt: skip
+    trivia_services.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    claimed = trivia_services.translation_claim_next(project=project, user=second_annotator)
+    page = _client(second_annotator).get(reverse("trivia_translate", args=[project.slug, claimed.item_id]))
+    html = page.content.decode()
+    assert '<textarea name="target_question" rows="2" lang="arb" dir="rtl"' in html
+    assert 'name="target0" value="" lang="arb" dir="rtl"' in html
+    trivia_services.translation_submit(
+        item=claimed, user=second_annotator, target_question="أين؟", target_candidates=["أ", "ب", "ج"],
+        problem_tags=[], problem_note="",
+    )  # fmt: skip
+    shown = _client(reviewer).get(reverse("trivia_item", args=[project.slug, claimed.item_id])).content.decode()
+    assert '<h3 lang="arb" dir="rtl">أين؟</h3>' in shown
