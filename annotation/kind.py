@@ -68,6 +68,7 @@ def register() -> None:
     kinds.register(
         kinds.ProjectKind(
             value=Project.Kind.WIKIPEDIA_QA,
+            name="Wikipedia QA",
             home="project_detail",
             settings="project_settings",
             nav=NAV,

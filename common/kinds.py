@@ -80,6 +80,7 @@ class Count:
 @dataclass(frozen=True)
 class ProjectKind:
     value: str  # `Project.Kind` value
+    name: str  # short, as the home list's Kind column reads it
     home: str  # URL name (slug) of the kind's landing page
     settings: str  # URL name (slug) of the page holding its settings (reviewers per item included)
     nav: tuple[Link, ...]

@@ -84,6 +84,7 @@ def register() -> None:
     kinds.register(
         kinds.ProjectKind(
             value=Project.Kind.TRIVIA,
+            name="Trivia",
             home="trivia_home",
             settings="trivia_settings",
             nav=TRIVIA_NAV,
@@ -113,6 +114,7 @@ def register() -> None:
     kinds.register(
         kinds.ProjectKind(
             value=Project.Kind.ENTITY_QA,
+            name="Entity questions",
             home="entity_home",
             settings="entity_home",
             nav=ENTITY_NAV,

@@ -46,6 +46,7 @@ def register() -> None:
     kinds.register(
         kinds.ProjectKind(
             value=Project.Kind.VALIDATION,
+            name="Validation",
             home="validation_home",
             settings="validation_settings",
             nav=NAV,
