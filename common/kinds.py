@@ -142,3 +142,18 @@ def of(project: Any) -> ProjectKind:
 
 def registered() -> list[ProjectKind]:
     return list(_KINDS.values())
+
+
+def sizes(projects: Iterable[Any]) -> dict[int, str]:
+    """What the home list says of each project's size, in its kind's words ("6 page pairs", "3 trivia items"):
+    one query per kind among the projects."""
+    by_kind: dict[str, list[int]] = {}
+    for project in projects:
+        by_kind.setdefault(project.kind, []).append(project.pk)
+    found: dict[int, str] = {}
+    for value, ids in by_kind.items():
+        count = get(value).count
+        if count is not None:
+            numbers = count.count(ids)
+            found |= {pk: count.label(numbers.get(pk, 0)) for pk in ids}
+    return found

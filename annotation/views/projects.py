@@ -30,15 +30,10 @@ def _project_link(project: Project) -> str:
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     projects = list(user_projects(request.user))
-    by_kind: dict[str, list[int]] = {}
-    for project in projects:
-        by_kind.setdefault(project.kind, []).append(project.pk)
-    counts = {value: kinds.get(value).count for value in by_kind}
-    found = {value: count.count(by_kind[value]) if count else {} for value, count in counts.items()}
+    sizes = kinds.sizes(projects)  # each kind's own count: page pairs, QA pairs, trivia items, entities
     for project in projects:
         project.link = _project_link(project)  # type: ignore[attr-defined]
-        count = counts[project.kind]  # each kind's own count: page pairs, items to validate, trivia items, entities
-        project.size = count.label(found[project.kind].get(project.pk, 0)) if count else ""  # type: ignore[attr-defined]
+        project.size = sizes.get(project.pk, "")  # type: ignore[attr-defined]
     can_create = request.user.has_perm("annotation.add_project")
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
