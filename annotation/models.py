@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.languages import Language, get_language, validate_variant, validate_wiki_code
+from common import kinds
 
 DEFAULT_REVIEW_CRITERIA = [
     {
@@ -77,10 +78,6 @@ class Role(models.TextChoices):
     ANNOTATOR = "annotator", "Annotator"
     REVIEWER = "reviewer", "Reviewer"
     RESEARCHER = "researcher", "Researcher"
-
-
-# The home page of each project kind but Wikipedia QA, whose home is `project_detail`.
-KIND_HOMES = {"validation": "validation_home", "trivia": "trivia_home", "entity_qa": "entity_home"}
 
 
 class Project(models.Model):
@@ -171,8 +168,13 @@ class Project(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        """The project's own page: each kind has its home (`project_detail` sends other kinds there too)."""
-        return reverse(KIND_HOMES.get(self.kind, "project_detail"), args=[self.slug])
+        """The project's own page: each kind has its home (`common.kinds`; `project_detail` sends there too)."""
+        return reverse(kinds.of(self).home, args=[self.slug])
+
+    @property
+    def unit(self) -> kinds.ProjectKind:
+        """The project's kind as registered (`common.kinds`): its pages, words and release parts."""
+        return kinds.of(self)
 
     @property
     def local(self) -> Language:

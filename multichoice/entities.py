@@ -381,7 +381,7 @@ def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQues
 
 
 def entity_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of verifications (`review.reports.KIND_STRATA`): each question's attribute and direction."""
+    """Agreement strata of verifications (multichoice/kind.py): each question's attribute and direction."""
     strata: dict[str, dict[int, str]] = {"attribute": {}, "direction": {}}
     for item_id, attribute, direction in EntityQuestion.objects.filter(project=project).values_list(
         "item_id", "attribute", "direction"

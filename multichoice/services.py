@@ -119,11 +119,15 @@ def trivia_settings_update(
     version: int | None = None,
     categories: Sequence[str] | None = None,
     review_criteria: Any = None,
+    reviewers_per_item: int | None = None,
     actor: AbstractBaseUser | None = None,
 ) -> TriviaSettings:
-    """Change the category list or the review criteria (the project's, as in every review)."""
+    """Change the category list, the review criteria or the reviewers per item (the project's, as in every
+    review): all of a trivia project's settings are here, none on the Wikipedia QA settings page."""
     settings = trivia_settings(project)
     with transaction.atomic():
+        if reviewers_per_item is not None and reviewers_per_item != project.reviewers_per_item:
+            annotation_services.project_update(project=project, reviewers_per_item=reviewers_per_item, actor=actor)
         if review_criteria is not None:
             review_project_settings.project_review_settings_update(project=project, review_criteria=review_criteria)
         changes: dict[str, Any] = {}
@@ -372,7 +376,7 @@ def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaIte
 
 
 def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of trivia reviews (`review.reports.KIND_STRATA`): each item's category, subset, difficulty."""
+    """Agreement strata of trivia reviews (multichoice/kind.py): each item's category, subset, difficulty."""
     strata: dict[str, dict[int, str]] = {"category": {}, "subset": {}, "difficulty": {}}
     for item_id, category, subset, difficulty in TriviaItem.objects.filter(project=project).values_list(
         "item_id", "category", "subset", "difficulty"

@@ -6,8 +6,8 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review"
 
     def ready(self) -> None:
-        """This app's background jobs (common/jobs.py), and the review rounds annotation.lifecycle asks for
-        without importing review (annotation sits below it)."""
+        """This app's background jobs (common/jobs.py), the review rounds annotation.lifecycle asks for without
+        importing review (annotation sits below it), and its part of the project kinds (common/kinds.py)."""
         from annotation.lifecycle import ReviewRounds, review_rounds_register
         from common.jobs import job_type_register
         from review.models_reports import AgreementReport
@@ -22,3 +22,8 @@ class ReviewConfig(AppConfig):
         review_rounds_register(
             ReviewRounds(route=review_rounds_open, close=review_rounds_close, begun=review_rounds_begun)
         )
+
+        from common import kinds
+        from review.next_steps import wikipedia_steps
+
+        kinds.extend("wikipedia_qa", next_steps=wikipedia_steps)  # the Wikipedia QA kind's part that lives here

@@ -22,6 +22,7 @@ from annotation.models import (
     QAItem,
     QAItemRevision,
 )
+from common import kinds as project_kinds
 from review.models import Judgment
 from review.routing import Status
 
@@ -73,18 +74,6 @@ def text_diff(old: str, new: str) -> list[tuple[str, str]]:
     return ops
 
 
-DIFF_FIELDS = [
-    ("question", "Question"),
-    ("answer_standard", "Answer (standard)"),
-    ("answer_local", "Answer (local)"),
-    ("evidence", "Evidence"),
-]
-
-
-# Kinds whose revisions keep options in `content` (multiple-choice items) get one more diffed field.
-OPTIONS_FIELD = ("options", "Options (✓ correct)")
-
-
 def _revision_text(revision: QAItemRevision | None, name: str) -> str:
     if revision is None:
         return ""
@@ -112,7 +101,7 @@ def item_history(item: QAItem) -> tuple[list[RevisionEntry], list[ItemEvent]]:
         entry["flagged"] = entry.get("flagged", False) or judgment.verdict == Judgment.Verdict.FLAG
     entries: list[RevisionEntry] = []
     previous = None
-    fields = DIFF_FIELDS + ([OPTIONS_FIELD] if any(revision.content for revision in revisions) else [])
+    fields = project_kinds.of(item.project).history_fields  # each kind diffs its own fields
     for revision in revisions:
         diffs = [
             FieldDiff(name, label, text_diff(_revision_text(previous, name), _revision_text(revision, name)))

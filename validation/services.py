@@ -626,7 +626,7 @@ def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: Pr
     )
 
 
-# How an import job of a validation project reads its files (annotation.ingest.KIND_IMPORTERS).
+# How an import job of a validation project reads its files (registered with the validation kind, validation/kind.py).
 UPLOAD_IMPORTER = UploadImporter(
     (*ITEM_FORMATS, SEEDS, DOMAINS), ".tsv, .csv or .jsonl", detect_item_format, _import_job_run
 )

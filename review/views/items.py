@@ -45,9 +45,12 @@ def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     project = item.project
     entries, events = review_history.item_history(item)
     show_names = review_history.show_reviewer_names(project, project.membership, item, request.user)  # type: ignore[attr-defined]
+    words = project.unit.words
     context = {
         "project": project,
         "item": item,
+        "kind_text": words.kind_of(item),
+        "source_text": words.source_of(item),
         "entries": entries,
         "events": events,
         "show_names": show_names,

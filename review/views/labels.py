@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_user
-from annotation.models import Membership, Role
+from annotation.models import Membership, Project, Role
 from annotation.views.common import report_error
 from common.errors import InvalidInput, ServiceError
 from review import labels as review_labels
@@ -35,7 +35,7 @@ def _int(value: str | None, name: str) -> int:
 @login_required
 def label_list(request: HttpRequest, slug: str) -> HttpResponse:
     """Kept pairs with how many labellers are done and whether this coordinator has labelled each."""
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
         review_labels.labelable_pairs(project)
         .only("id", "local_title", "standard_title", "status", "project_id")
@@ -94,7 +94,7 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 @login_required
 def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     rows = review_labels.adjudication_list(project)
     for row in rows:  # the values in dispute, offered first (one button each)
         row["disputed"] = list(dict.fromkeys(label.value for label in row["labels"]))
@@ -126,7 +126,7 @@ def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
 @login_required
 @vary_on_headers("HX-Request")
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     stats = review_statistics.project_statistics(project)
     template = "review/dashboard.html#stats" if request.htmx else "review/dashboard.html"
     return render(request, template, {"project": project, "stats": stats})
