@@ -18,19 +18,22 @@ from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
 
 
-def _claimable(project: Project, user: AbstractBaseUser, now):  # type: ignore[no-untyped-def]
+def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = None):  # type: ignore[no-untyped-def]
+    """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
+    the items skipped)."""
     mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
-    return (
+    slots = (
         ReviewSlot.objects.filter(item__project=project, item__status=REVIEWABLE, item__deleted_at__isnull=True)
         .available(now)
         .filter(reviewable_by_q(user, item="item__", revision="revision__"))
         .exclude(revision_id__in=mine)
     )
+    return slots.filter(where) if where is not None else slots
 
 
-def review_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
+def review_waiting_count(*, project: Project, user: AbstractBaseUser, where: Q | None = None) -> int:
     """How many items `review_claim_next` could still hand this reviewer (one slot each, not their own)."""
-    return _claimable(project, user, timezone.now()).values("item_id").distinct().count()
+    return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
 
 
 def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
@@ -61,7 +64,9 @@ def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser,
     return bool(claimed)
 
 
-def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: bool = False) -> ReviewSlot | None:
+def review_claim_next(
+    *, project: Project, user: AbstractBaseUser, validation: bool = False, where: Q | None = None
+) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
@@ -84,7 +89,7 @@ def review_claim_next(*, project: Project, user: AbstractBaseUser, validation: b
         held.refresh_from_db()
         return held
     claimed = queue_claim_next(
-        candidates=_claimable(project, user, now),
+        candidates=_claimable(project, user, now, where),
         waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=lambda candidate: _claim(candidate.pk, candidate.item_id, project, user, now),
         fields=("id", "item_id"),
