@@ -74,8 +74,23 @@ class NormalisedOutput(serializers.Serializer):
     normalised = serializers.CharField()
 
 
+class UpdatedOutput(serializers.Serializer):
+    entity = serializers.CharField()
+    attributes = serializers.ListField(child=serializers.CharField(), help_text="Attributes whose value changed.")
+
+
+class KeptOutput(serializers.Serializer):
+    entity = serializers.CharField()
+    attribute = serializers.CharField()
+    file = serializers.CharField(help_text="The file's value, not taken.")
+    kept = serializers.CharField(help_text="The coordinator's correction, kept.")
+
+
 class EntityImportOutput(serializers.Serializer):
     created = serializers.IntegerField()
+    updated = UpdatedOutput(many=True, help_text="Entities already there (same name) that the file changed.")
+    kept_corrected = KeptOutput(many=True)
+    questions_flagged = serializers.IntegerField(help_text="Questions generated from a value the update removed.")
     normalised = NormalisedOutput(many=True)
 
 
@@ -195,7 +210,7 @@ class EntityImportApi(APIView):
         report = services.entities_import(
             project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
         )
-        return Response(report)
+        return Response(EntityImportOutput(report).data)
 
 
 class EntityCorrectApi(APIView):

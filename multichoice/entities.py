@@ -98,7 +98,7 @@ def _check_attributes(value: Any) -> list[dict[str, str]]:
                 "kind": kind,
                 "inductive": inductive,
                 "deductive": deductive,
-                "statement": statement or f"The {(label or key).lower()} of {{entity}} is {{value}}.",
+                "statement": statement or f"{label or key} of {{entity}}: {{value}}.",
             }
         )
     return checked
@@ -208,20 +208,26 @@ def entities_import(
     *, project: Project, data: bytes, name: str = "entities.csv", user: AbstractBaseUser | None = None
 ) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
-    Values are normalised; what changed is reported so the coordinator can check it."""
+    Values are normalised; what changed is reported so the coordinator can check it.
+
+    An entity already in the project (same name) is updated: its description, groupings and values are the
+    file's, except values a coordinator corrected by hand (kept, and reported). Questions generated from a value
+    the update removes are flagged, as a correction flags them. A name twice in one file refuses the file.
+    """
     settings = entity_settings(project)
     records = _records(data, name)
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
-    existing = set(Entity.objects.filter(project=project).values_list("name", flat=True))
-    rows, changed = [], []
+    existing = {e.name: e for e in Entity.objects.filter(project=project)}
+    seen: dict[str, str] = {}
+    rows, changed, updates, kept = [], [], [], []
     for where, record in records:
-        entity_name = " ".join(str(record.get("name") or "").split())
+        entity_name = " ".join(str(record.get("name") or "").split())[:300]
         if not entity_name:
             raise InvalidInput(f"{where}: name: must not be empty.", field="name")
-        if entity_name in existing:
-            raise InvalidInput(f"{where}: name: {entity_name!r} is there already.", field="name")
-        existing.add(entity_name)
+        if entity_name in seen:
+            raise InvalidInput(f"{where}: name: {entity_name!r} is also on {seen[entity_name]}.", field="name")
+        seen[entity_name] = where
         groupings = {g: " ".join(str(record.get(g) or "").split()) for g in settings.grouping_fields}
         raw, values = {}, {}
         for attribute in settings.attributes:
@@ -236,20 +242,60 @@ def entities_import(
                     {"entity": entity_name, "attribute": key, "raw": raw[key], "normalised": shown(values[key])}
                 )
         description = str(record.get("description") or "").strip()
-        rows.append(
-            Entity(
-                project=project,
-                name=entity_name[:300],
-                description=description,
-                raw=raw,
-                values=values,
-                groupings=groupings,
+        old = existing.get(entity_name)
+        if old is None:
+            rows.append(
+                Entity(
+                    project=project,
+                    name=entity_name,
+                    description=description,
+                    raw=raw,
+                    values=values,
+                    groupings=groupings,
+                )
             )
-        )
+            continue
+        for key in old.corrected:
+            if key in values and values[key] != old.values.get(key):
+                kept.append(
+                    {"entity": entity_name, "attribute": key, "file": shown(values[key]), "kept": shown(old.values[key])}
+                )
+                values[key] = old.values.get(key, "")
+        differs = [k for k in values if values[k] != old.values.get(k)]
+        if differs or description != old.description or groupings != old.groupings:
+            updates.append((old, description, raw, values, groupings, differs))
+    now = timezone.now()
+    flagged = 0
     with transaction.atomic():
         Entity.objects.bulk_create(rows)
-        audit.record(user, Action.IMPORT_FINISHED, project, kind="entities", created=len(rows), normalised=len(changed))
-    return {"created": len(rows), "normalised": changed}
+        for old, description, raw, values, groupings, differs in updates:
+            Entity.objects.filter(pk=old.pk).update(
+                description=description, raw=raw, values=values, groupings=groupings
+            )
+            old.values = values
+            for key in differs:
+                flagged += _flag_outdated(old, key, now=now)
+        report = {
+            "created": len(rows),
+            "updated": [{"entity": old.name, "attributes": differs} for old, _, _, _, _, differs in updates],
+            "kept_corrected": kept,
+            "questions_flagged": flagged,
+            "normalised": changed,
+        }
+        audit.record(
+            user, Action.IMPORT_FINISHED, project, kind="entities", file=name, created=len(rows),
+            updated=len(updates), questions_flagged=flagged, normalised=len(changed),
+        )  # fmt: skip
+    return report
+
+
+def _flag_outdated(entity: Entity, attribute: str, *, now: Any) -> int:
+    """Flag the entity's questions on `attribute` whose correct value it no longer has (released or not)."""
+    return (
+        EntityQuestion.objects.filter(entity=entity, attribute=attribute, value_corrected_at__isnull=True)
+        .exclude(correct_value__in=facts(entity, attribute))
+        .update(value_corrected_at=now, value_corrected_to=shown(entity.values.get(attribute)))
+    )
 
 
 def entity_correct(*, entity: Entity, attribute: str, value: str, user: AbstractBaseUser | None = None) -> Entity:
@@ -268,14 +314,9 @@ def entity_correct(*, entity: Entity, attribute: str, value: str, user: Abstract
     )
     entity.values = {**entity.values, attribute: after}
     entity.corrected = sorted({*entity.corrected, attribute})
-    kept = facts(entity, attribute)
     with transaction.atomic():
         entity.save(update_fields=["values", "corrected"])
-        flagged = (
-            EntityQuestion.objects.filter(entity=entity, attribute=attribute, value_corrected_at__isnull=True)
-            .exclude(correct_value__in=kept)
-            .update(value_corrected_at=timezone.now(), value_corrected_to=shown(after))
-        )
+        flagged = _flag_outdated(entity, attribute, now=timezone.now())
         audit.record(
             user,
             Action.ENTITY_CORRECTED,

@@ -163,9 +163,18 @@ def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
     except ServiceError as error:
         report_error(request, error)
     else:
+        updated = f", {len(report['updated'])} updated" if report["updated"] else ""
+        flagged = f"; {report['questions_flagged']} questions flagged" if report["questions_flagged"] else ""
         messages.success(
-            request, f"{report['created']} entities imported; {len(report['normalised'])} values normalised."
+            request,
+            f"{report['created']} entities imported{updated}; {len(report['normalised'])} values normalised{flagged}.",
         )
+        for kept in report["kept_corrected"]:
+            messages.warning(
+                request,
+                f"{kept['entity']}: {kept['attribute']} kept as corrected ({kept['kept']}), not the file's "
+                f"{kept['file']}.",
+            )
     return redirect("entity_home", project.slug)
 
 

@@ -346,3 +346,56 @@ def test_corrections_and_generation_are_in_the_audit_log(entity_project, coordin
     assert corrected.details == {"attribute": "founded", "before": "1968", "after": "1969", "questions_flagged": 0}
     generated = AuditEvent.objects.get(project=entity_project, action="entity.questions_generated")
     assert generated.details["created"] == 52
+
+
+def test_a_reimport_updates_entities_keeps_corrections_and_flags_old_questions(entity_project, coordinator):
+    services.entity_correct(entity=Entity.objects.get(name="Iberia"), attribute="founded", value="1928")
+    services.questions_generate(project=entity_project)
+    data = CSV.replace("Ignacio Galán", "Ignacio Galán; Armando Martínez").replace(",1927,", ",1940,")
+
+    report = services.entities_import(project=entity_project, data=data.encode(), name="again.csv", user=coordinator)
+
+    assert report["created"] == 0
+    assert report["updated"] == [{"entity": "Iberdrola", "attributes": ["key_people"]}]
+    assert report["kept_corrected"] == [{"entity": "Iberia", "attribute": "founded", "file": "1940", "kept": "1928"}]
+    assert Entity.objects.get(name="Iberdrola").values["key_people"] == ["Ignacio Galán", "Armando Martínez"]
+    assert report["questions_flagged"] == 0  # Ignacio Galán is still a key person: nothing outdated
+    assert services.questions_generate(project=entity_project)["created"] == 2  # Armando Martínez's pair
+
+    moved = CSV.replace(
+        'Eroski is a retailer in Elorrio, Spain.",Elorrio', 'Eroski is a retailer in Arrasate.",Arrasate'
+    )
+    report = services.entities_import(project=entity_project, data=moved.encode(), name="moved.csv")
+    assert report["questions_flagged"] == 2
+    assert EntityQuestion.objects.filter(entity__name="Eroski", value_corrected_at__isnull=False).count() == 2
+
+
+def test_a_name_twice_in_one_file_refuses_it(entity_project):
+    data = "name,founded\nA,1990\nA,1991\n"
+
+    with pytest.raises(InvalidInput) as error:
+        services.entities_import(project=entity_project, data=data.encode(), name="twice.csv")
+
+    assert "twice.csv line 3: name: 'A' is also on twice.csv line 2" in error.value.message
+
+
+def test_an_attribute_error_names_its_position():
+    bad = [ATTRIBUTES[0], ATTRIBUTES[1] | {"deductive": "Which company?"}]
+
+    with pytest.raises(InvalidInput) as error:
+        services.entity_project_create(name="X", slug="x", language="eng", attributes=bad)
+
+    assert error.value.field == "attributes[2].deductive"
+    assert error.value.message.startswith("attributes[2].deductive: the template needs {value}")
+
+
+def test_an_attribute_defined_by_its_name_gets_a_key_and_a_statement(db):
+    project = services.entity_project_create(
+        name="X",
+        slug="x",
+        language="eng",
+        attributes=[{"label": "Key people", "kind": "list", "inductive": "Who at {entity}?", "deductive": "{value}?"}],
+    )
+
+    attribute = services.entity_settings(project).attributes[0]
+    assert (attribute["key"], attribute["statement"]) == ("key_people", "Key people of {entity}: {value}.")

@@ -305,7 +305,10 @@ class Worlds:
 
         project, owner, annotator, _ = self._b_of_kind(Project.Kind.TRIVIA)
         item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
-        return {"owner": owner, "values": {"slug": project.slug, "item_id": item.item_id}}
+        data = b"id,category,difficulty,question,candidate0,candidate1,candidate2,answer\n9,C,1,Q?,a,b,c,0\n"
+        imported = trivia.trivia_import_csv(project=project, data=data, subset="local", user=owner)
+        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"]}
+        return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
         from multichoice import entities
