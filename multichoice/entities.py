@@ -258,7 +258,12 @@ def entities_import(
         for key in old.corrected:
             if key in values and values[key] != old.values.get(key):
                 kept.append(
-                    {"entity": entity_name, "attribute": key, "file": shown(values[key]), "kept": shown(old.values[key])}
+                    {
+                        "entity": entity_name,
+                        "attribute": key,
+                        "file": shown(values[key]),
+                        "kept": shown(old.values[key]),
+                    }
                 )
                 values[key] = old.values.get(key, "")
         differs = [k for k in values if values[k] != old.values.get(k)]

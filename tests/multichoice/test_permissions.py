@@ -7,6 +7,8 @@ another kind has no trivia pages.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -65,8 +67,16 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
         problem_tags=["outdated"],
     )
     in_review = services.trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
-    data = b"id,category,difficulty,question,candidate0,candidate1,candidate2,answer\n9,C,1,Q?,a,b,c,0\n"
-    imported = services.trivia_import_csv(project=trivia, data=data, subset="local", user=coordinator)
+    line = {
+        "id": "9",
+        "category": "C",
+        "subset": "local",
+        "difficulty": 1,
+        "question": "Q?",
+        "candidates": ["a", "b", "c"],
+    }
+    data = json.dumps(line | {"answer": 0, "target_question": "Q?", "target_candidates": ["a", "b", "c"]}).encode()
+    imported = services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)  # translated: no queue
     return {
         "slug": trivia.slug,
         "import": imported["import_id"],
