@@ -362,7 +362,7 @@ def test_a_reimport_updates_entities_keeps_corrections_and_flags_old_questions(e
     assert report["questions_flagged"] == 0  # Ignacio Galán is still a key person: nothing outdated
     assert services.questions_generate(project=entity_project)["created"] == 2  # Armando Martínez's pair
 
-    moved = CSV.replace(
+    moved = data.replace(
         'Eroski is a retailer in Elorrio, Spain.",Elorrio', 'Eroski is a retailer in Arrasate.",Arrasate'
     )
     report = services.entities_import(project=entity_project, data=moved.encode(), name="moved.csv")
