@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
 from exports.records import Splitter
 from exports.services import release_build_now, release_diff, release_file_path
@@ -74,7 +74,7 @@ def test_an_item_needs_every_validator_before_it_is_released(imported, reviewer)
 def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_queries(validated, coordinator):
     release = release_build_now(project=validated, user=coordinator, seed=7)
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     names = {entry["name"] for entry in release.files}
     assert {"validation_qa.jsonl", "seed_queries.csv", "README.md", "manifest.json"} <= names
     assert not {"lead_qa.jsonl", "page_pairs.jsonl"} & names
