@@ -17,6 +17,7 @@ tests assert those statuses. This module adds what no single app can:
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -305,7 +306,13 @@ class Worlds:
 
         project, owner, annotator, _ = self._b_of_kind(Project.Kind.TRIVIA)
         item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
-        return {"owner": owner, "values": {"slug": project.slug, "item_id": item.item_id}}
+        line = {"id": "9", "category": "C", "subset": "local", "difficulty": 1, "question": "Q?", "answer": 0}
+        data = json.dumps(
+            line | {"candidates": ["a", "b", "c"], "target_question": "Q?", "target_candidates": ["a", "b", "c"]}
+        )
+        imported = trivia.trivia_import_jsonl(project=project, data=data.encode(), user=owner)
+        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"]}
+        return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
         from multichoice import entities

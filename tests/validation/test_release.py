@@ -302,9 +302,8 @@ def test_the_setting_releases_what_it_no_longer_leaves_out(vproject, coordinator
 
 
 def test_the_card_lists_the_languages_of_the_released_rows(coordinator, reviewer):
-    from review.reviewers import reviewer_languages_set
-
     from annotation import services as annotation_services
+    from review.reviewers import reviewer_languages_set
 
     project = services.validation_project_create(name="Doha ar", language="arb", created_by=coordinator)
     annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})

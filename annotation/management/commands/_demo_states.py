@@ -144,7 +144,11 @@ def entity_states(project: Project, users: Users, demo_dir: Path) -> None:
         question = entity_services.verification_next(project=project, user=users["reviewer"])
         assert question is not None
         entity_services.question_verify(
-            question=question, user=users["reviewer"], version=question.item.version, decision=decision
+            question=question,
+            user=users["reviewer"],
+            version=question.item.version,
+            decision=decision,
+            reason="The distractors are too easy." if decision == "reject" else "",
         )
     exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
 
