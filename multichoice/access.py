@@ -70,9 +70,13 @@ def get_entity(user: AnyUser, slug: str, entity_id: int) -> Entity:
     return entity
 
 
-def get_entity_question(user: AnyUser, slug: str, question_id: int) -> EntityQuestion:
-    """A generated question of the project (verifiers: the reviewer role)."""
-    project = get_entity_project(user, slug, role=Role.REVIEWER)
+def get_entity_question(user: AnyUser, slug: str, question_id: int, *, role: Role | None = None) -> EntityQuestion:
+    """A generated question of the project: coordinators and verifiers (the reviewer role) read it; `role`
+    narrows who may act on it (verifying needs the reviewer role)."""
+    project = get_entity_project(user, slug, role=role)
+    membership = project.membership  # type: ignore[attr-defined]
+    if not (membership.is_coordinator or membership.is_reviewer):
+        raise PermissionDenied("Questions are read by coordinators and verifiers.")
     question = (
         EntityQuestion.objects.select_related("item", "entity")
         .filter(project=project, item_id=question_id, item__deleted_at__isnull=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
@@ -17,11 +17,13 @@ from annotation.models import Role
 from common.api import paginated, responses, validated
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
-from multichoice.models import TriviaItem
+from multichoice.models import TriviaImport, TriviaItem
 from multichoice.serializers import (
     TriviaBalanceOutput,
+    TriviaImportBatchOutput,
     TriviaImportInput,
     TriviaImportOutput,
+    TriviaImportUndoOutput,
     TriviaItemDetailOutput,
     TriviaItemInput,
     TriviaItemOutput,
@@ -30,8 +32,10 @@ from multichoice.serializers import (
     TriviaReviewInput,
     TriviaReviewOutput,
     TriviaRewriteInput,
+    TriviaSendBackInput,
     TriviaSettingsOutput,
     TriviaSettingsUpdateInput,
+    TriviaTargetsInput,
     TriviaTranslationInput,
 )
 
@@ -232,9 +236,66 @@ class BalanceApi(APIView):
         summary="Item counts by category × subset × difficulty (coordinator)",
         responses=responses({200: TriviaBalanceOutput}, bad_input=False, conflict=False),
     )
+    @extend_schema(parameters=[OpenApiParameter("view", str, enum=["all", "translated"], required=False)])
     def get(self, request: Request, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return Response(services.trivia_balance(project))
+        translated = request.query_params.get("view") == "translated"
+        return Response(TriviaBalanceOutput(services.trivia_balance(project, translated_only=translated)).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Set the targets per category × subset × difficulty (coordinator); answers the balance",
+        request=TriviaTargetsInput,
+        responses=responses({200: TriviaBalanceOutput}),
+    )
+    def put(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(TriviaTargetsInput, request.data)
+        services.trivia_targets_set(project=project, actor=request.user, **data)
+        return Response(TriviaBalanceOutput(services.trivia_balance(project)).data)
+
+
+class ImportListApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="The project's imports, newest first (coordinator)",
+        responses=responses({200: TriviaImportBatchOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        return paginated(self, request, services.trivia_imports(project), TriviaImportBatchOutput)
+
+
+class ImportUndoApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Undo an import (coordinator): its items are deleted softly, restorable one by one",
+        request=None,
+        responses=responses({200: TriviaImportUndoOutput}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, import_id: int) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        batch = TriviaImport.objects.filter(project=project, pk=import_id).first()
+        if batch is None:
+            raise Http404("No such import in this project.")
+        return Response(TriviaImportUndoOutput(services.trivia_import_undo(batch=batch, user=request.user)).data)
+
+
+class SendBackApi(APIView):
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        tags=TAG,
+        summary="Send a translation (done or tagged) back to its translator with a note (coordinator)",
+        request=TriviaSendBackInput,
+        responses=responses({200: TriviaItemDetailOutput}),
+    )
+    def post(self, request: Request, slug: str, item_id: int) -> Response:
+        item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
+        data = validated(TriviaSendBackInput, request.data)
+        return Response(_detail(services.translation_send_back(item=item, user=request.user, **data)))
 
 
 class ImportApi(APIView):
@@ -267,7 +328,7 @@ class ImportApi(APIView):
                 add_categories=data["add_categories"],
                 user=request.user,
             )
-        return Response(report)
+        return Response(TriviaImportOutput(report).data)
 
 
 def _download(data: bytes, name: str, content_type: str) -> HttpResponse:

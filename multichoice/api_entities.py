@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
@@ -27,6 +27,9 @@ class AttributeSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text="year, city, list or text")
     inductive = serializers.CharField(help_text="Template with {entity}")
     deductive = serializers.CharField(help_text="Template with {value}")
+    statement = serializers.CharField(
+        required=False, help_text="The fact as a sentence, with {entity} and {value}: what contexts are made of"
+    )
 
 
 class EntityProjectCreateInput(serializers.Serializer):
@@ -71,8 +74,23 @@ class NormalisedOutput(serializers.Serializer):
     normalised = serializers.CharField()
 
 
+class UpdatedOutput(serializers.Serializer):
+    entity = serializers.CharField()
+    attributes = serializers.ListField(child=serializers.CharField(), help_text="Attributes whose value changed.")
+
+
+class KeptOutput(serializers.Serializer):
+    entity = serializers.CharField()
+    attribute = serializers.CharField()
+    file = serializers.CharField(help_text="The file's value, not taken.")
+    kept = serializers.CharField(help_text="The coordinator's correction, kept.")
+
+
 class EntityImportOutput(serializers.Serializer):
     created = serializers.IntegerField()
+    updated = UpdatedOutput(many=True, help_text="Entities already there (same name) that the file changed.")
+    kept_corrected = KeptOutput(many=True)
+    questions_flagged = serializers.IntegerField(help_text="Questions generated from a value the update removed.")
     normalised = NormalisedOutput(many=True)
 
 
@@ -91,6 +109,12 @@ class EntityQuestionOutput(serializers.ModelSerializer):
     question = serializers.CharField(source="item.question", read_only=True)
     status = serializers.CharField(read_only=True, help_text=", ".join(EntityQuestion.Status.values))
     version = serializers.IntegerField(source="item.version", read_only=True, help_text="The QA item's version.")
+    value_corrected = serializers.SerializerMethodField(
+        help_text="The value this question was generated from has been corrected since."
+    )
+
+    def get_value_corrected(self, question: EntityQuestion) -> bool:
+        return question.value_corrected_at is not None
 
     class Meta:
         model = EntityQuestion
@@ -107,7 +131,31 @@ class EntityQuestionOutput(serializers.ModelSerializer):
             "status",
             "edited",
             "version",
+            "value_corrected",
         ]
+
+
+class ContextsOutput(serializers.Serializer):
+    none = serializers.CharField(allow_blank=True)
+    perfect = serializers.CharField(allow_blank=True)
+    misleading = serializers.CharField(allow_blank=True)
+    distraction = serializers.CharField(allow_blank=True)
+
+
+class EntityQuestionDetailOutput(EntityQuestionOutput):
+    contexts = serializers.SerializerMethodField()
+    misleading_option = serializers.SerializerMethodField()
+
+    class Meta(EntityQuestionOutput.Meta):
+        fields = [*EntityQuestionOutput.Meta.fields, "contexts", "misleading_option"]
+
+    @extend_schema_field(ContextsOutput)
+    def get_contexts(self, question: EntityQuestion) -> dict[str, str]:
+        return self.context["record"]["contexts"]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_misleading_option(self, question: EntityQuestion) -> int | None:
+        return self.context["record"]["misleading_option"]
 
 
 class VerifyInput(serializers.Serializer):
@@ -115,6 +163,7 @@ class VerifyInput(serializers.Serializer):
     decision = serializers.ChoiceField(choices=["accept", "reject", "swap"])
     question = serializers.CharField(required=False)
     swap = serializers.IntegerField(required=False, help_text="Option index of the distractor to replace.")
+    reason = serializers.CharField(required=False, allow_blank=True, help_text="Why it is rejected (needed to reject).")
 
 
 class ProjectCreateApi(APIView):
@@ -161,7 +210,7 @@ class EntityImportApi(APIView):
         report = services.entities_import(
             project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
         )
-        return Response(report)
+        return Response(EntityImportOutput(report).data)
 
 
 class EntityCorrectApi(APIView):
@@ -233,12 +282,22 @@ class VerifyApi(APIView):
 
     @extend_schema(
         tags=TAG,
+        summary="A question with its release contexts (coordinators and verifiers)",
+        responses=responses({200: EntityQuestionDetailOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str, item_id: int) -> Response:
+        question = get_entity_question(request.user, slug, item_id)
+        record = services.question_preview(question)
+        return Response(EntityQuestionDetailOutput(question, context={"record": record}).data)
+
+    @extend_schema(
+        tags=TAG,
         summary="Verify a question (reviewer role): accept (with fixed wording), reject, or swap a distractor",
         request=VerifyInput,
         responses=responses({200: EntityQuestionOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
-        question = get_entity_question(request.user, slug, item_id)
+        question = get_entity_question(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(VerifyInput, request.data)
         if data["decision"] == "swap" and "swap" not in data:
             raise InvalidInput("swap: the index of a distractor option.", field="swap")
@@ -249,5 +308,6 @@ class VerifyApi(APIView):
             decision=data["decision"],
             text=data.get("question"),
             swap=data.get("swap"),
+            reason=data.get("reason", ""),
         )
         return Response(EntityQuestionOutput(question).data)

@@ -17,6 +17,9 @@ urlpatterns = [
     path(P + "problems/", api.ProblemListApi.as_view(), name="api_trivia_problems"),
     path(P + "balance/", api.BalanceApi.as_view(), name="api_trivia_balance"),
     path(P + "import/", api.ImportApi.as_view(), name="api_trivia_import"),
+    path(P + "imports/", api.ImportListApi.as_view(), name="api_trivia_imports"),
+    path(P + "imports/<int:import_id>/undo/", api.ImportUndoApi.as_view(), name="api_trivia_import_undo"),
+    path(P + "items/<int:item_id>/send-back/", api.SendBackApi.as_view(), name="api_trivia_send_back"),
     path(P + "export/csv/", api.ExportCsvApi.as_view(), name="api_trivia_export_csv"),
     path(P + "export/jsonl/", api.ExportJsonlApi.as_view(), name="api_trivia_export_jsonl"),
 ]

@@ -22,20 +22,23 @@ from typing import Any
 import orjson
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 from rapidfuzz import fuzz
 
+from annotation import lifecycle
 from annotation import services as annotation_services
-from annotation.models import Project, QAItem, QAItemRevision
+from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
-from review import services as review_services
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import queue as review_queue
+from review.models import Judgment, ReviewSlot
 
 DISTRACTORS = 3
 CONTEXTS = ("none", "perfect", "misleading", "distraction")
@@ -60,30 +63,53 @@ def entity_settings(project: Project) -> EntitySettings:
 
 
 def _check_attributes(value: Any) -> list[dict[str, str]]:
+    """The attribute definitions; an error names the attribute's position (1-based, as the form shows it) and
+    the field, e.g. `attributes[2].deductive`."""
     if not isinstance(value, list) or not value:
         raise InvalidInput("attributes: give at least one attribute.", field="attributes")
     checked, keys = [], set()
     for index, raw in enumerate(value):
-        where = f"attributes[{index}]"
+        where = f"attributes[{index + 1}]"
         if not isinstance(raw, Mapping):
             raise InvalidInput(f"{where}: must be an object.", field=where)
-        key = str(raw.get("key") or "").strip()
+        label = " ".join(str(raw.get("label") or "").split())
+        key = str(raw.get("key") or "").strip() or _key_of(label)
         if not _KEY.match(key) or key in keys or key in ("name", "description"):
             raise InvalidInput(
-                f"{where}.key: lower-case letters, digits, _; unique; not name/description.", field=f"{where}.key"
+                f"{where}.key: {key!r}: lower-case letters, digits and _, starting with a letter; unique; "
+                "not name or description.",
+                field=f"{where}.key",
             )
         kind = str(raw.get("kind") or "text")
         if kind not in AttributeKind.values:
             raise InvalidInput(f"{where}.kind: one of {', '.join(AttributeKind.values)}.", field=f"{where}.kind")
-        inductive, deductive = str(raw.get("inductive") or ""), str(raw.get("deductive") or "")
+        inductive, deductive = str(raw.get("inductive") or "").strip(), str(raw.get("deductive") or "").strip()
+        statement = str(raw.get("statement") or "").strip()
         if "{entity}" not in inductive:
             raise InvalidInput(f"{where}.inductive: the template needs {{entity}}.", field=f"{where}.inductive")
         if "{value}" not in deductive:
             raise InvalidInput(f"{where}.deductive: the template needs {{value}}.", field=f"{where}.deductive")
+        if statement and ("{entity}" not in statement or "{value}" not in statement):
+            raise InvalidInput(
+                f"{where}.statement: the sentence needs {{entity}} and {{value}}.", field=f"{where}.statement"
+            )
         keys.add(key)
-        label = str(raw.get("label") or key).strip()
-        checked.append({"key": key, "label": label, "kind": kind, "inductive": inductive, "deductive": deductive})
+        checked.append(
+            {
+                "key": key,
+                "label": label or key,
+                "kind": kind,
+                "inductive": inductive,
+                "deductive": deductive,
+                "statement": statement or f"{label or key} of {{entity}}: {{value}}.",
+            }
+        )
     return checked
+
+
+def _key_of(label: str) -> str:
+    """A key made from a label ("Key people" → `key_people`), for attributes defined in the form."""
+    return re.sub(r"[^a-z0-9]+", "_", label.casefold()).strip("_")[:40]
 
 
 def entity_project_create(
@@ -117,8 +143,17 @@ def entity_project_create(
 # Normalisation
 
 
-def normalise(kind: str, value: Any, *, country: str = "") -> str:
-    """A year as four digits, a city as "City, Country", a list sorted and joined by "; ", text without extra spaces."""
+def normalise(kind: str, value: Any, *, country: str = "") -> str | list[str]:
+    """A year as four digits, a city as "City, Country", text without extra spaces; a list as its elements
+    (split on `;` or `|`), each without extra spaces, duplicates dropped, in the order of the source."""
+    if kind == AttributeKind.LIST:
+        raw = value if isinstance(value, list) else ([] if value is None else re.split(r"[;|]", str(value)))
+        elements: list[str] = []
+        for part in raw:
+            text = " ".join(str(part).split())
+            if text and text not in elements:
+                elements.append(text)
+        return elements
     parts = value if isinstance(value, list) else ([] if value is None else [value])
     text = " ".join("; ".join(str(v) for v in parts).split())
     if not text:
@@ -133,10 +168,20 @@ def normalise(kind: str, value: Any, *, country: str = "") -> str:
         if len(parts) == 1 and country:
             parts.append(country)
         return ", ".join([parts[0], parts[-1]]) if len(parts) > 1 else parts[0]
-    if kind == AttributeKind.LIST:
-        items = {p.strip() for p in re.split(r"[;|]", text) if p.strip()}
-        return "; ".join(sorted(items, key=str.casefold))
     return text
+
+
+def facts(entity: Entity, key: str) -> list[str]:
+    """The entity's values of an attribute: a list attribute's elements in source order, else the one value."""
+    value = entity.values.get(key)
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)] if value else []
+
+
+def shown(value: Any) -> str:
+    """A normalised value as people read it (a list's elements joined by "; ")."""
+    return "; ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")
 
 
 # Import and correction
@@ -166,20 +211,26 @@ def entities_import(
     *, project: Project, data: bytes, name: str = "entities.csv", user: AbstractBaseUser | None = None
 ) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
-    Values are normalised; what changed is reported so the coordinator can check it."""
+    Values are normalised; what changed is reported so the coordinator can check it.
+
+    An entity already in the project (same name) is updated: its description, groupings and values are the
+    file's, except values a coordinator corrected by hand (kept, and reported). Questions generated from a value
+    the update removes are flagged, as a correction flags them. A name twice in one file refuses the file.
+    """
     settings = entity_settings(project)
     records = _records(data, name)
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
-    existing = set(Entity.objects.filter(project=project).values_list("name", flat=True))
-    rows, changed = [], []
+    existing = {e.name: e for e in Entity.objects.filter(project=project)}
+    seen: dict[str, str] = {}
+    rows, changed, updates, kept = [], [], [], []
     for where, record in records:
-        entity_name = " ".join(str(record.get("name") or "").split())
+        entity_name = " ".join(str(record.get("name") or "").split())[:300]
         if not entity_name:
             raise InvalidInput(f"{where}: name: must not be empty.", field="name")
-        if entity_name in existing:
-            raise InvalidInput(f"{where}: name: {entity_name!r} is there already.", field="name")
-        existing.add(entity_name)
+        if entity_name in seen:
+            raise InvalidInput(f"{where}: name: {entity_name!r} is also on {seen[entity_name]}.", field="name")
+        seen[entity_name] = where
         groupings = {g: " ".join(str(record.get(g) or "").split()) for g in settings.grouping_fields}
         raw, values = {}, {}
         for attribute in settings.attributes:
@@ -189,38 +240,99 @@ def entities_import(
                 values[key] = normalise(attribute["kind"], raw[key], country=groupings.get("country", ""))
             except ValueError as error:
                 raise InvalidInput(f"{where} ({entity_name}): {key}: {error}.", field=key) from None
-            if values[key] and values[key] != str(raw[key] or "").strip():
-                changed.append({"entity": entity_name, "attribute": key, "raw": raw[key], "normalised": values[key]})
+            if values[key] and shown(values[key]) != str(raw[key] or "").strip():
+                changed.append(
+                    {"entity": entity_name, "attribute": key, "raw": raw[key], "normalised": shown(values[key])}
+                )
         description = str(record.get("description") or "").strip()
-        rows.append(
-            Entity(
-                project=project,
-                name=entity_name[:300],
-                description=description,
-                raw=raw,
-                values=values,
-                groupings=groupings,
+        old = existing.get(entity_name)
+        if old is None:
+            rows.append(
+                Entity(
+                    project=project,
+                    name=entity_name,
+                    description=description,
+                    raw=raw,
+                    values=values,
+                    groupings=groupings,
+                )
             )
-        )
+            continue
+        for key in old.corrected:
+            if key in values and values[key] != old.values.get(key):
+                kept.append(
+                    {
+                        "entity": entity_name,
+                        "attribute": key,
+                        "file": shown(values[key]),
+                        "kept": shown(old.values[key]),
+                    }
+                )
+                values[key] = old.values.get(key, "")
+        differs = [k for k in values if values[k] != old.values.get(k)]
+        if differs or description != old.description or groupings != old.groupings:
+            updates.append((old, description, raw, values, groupings, differs))
+    now = timezone.now()
+    flagged = 0
     with transaction.atomic():
         Entity.objects.bulk_create(rows)
-        audit.record(user, Action.IMPORT_FINISHED, project, kind="entities", created=len(rows), normalised=len(changed))
-    return {"created": len(rows), "normalised": changed}
+        for old, description, raw, values, groupings, differs in updates:
+            Entity.objects.filter(pk=old.pk).update(
+                description=description, raw=raw, values=values, groupings=groupings
+            )
+            old.values = values
+            for key in differs:
+                flagged += _flag_outdated(old, key, now=now)
+        report = {
+            "created": len(rows),
+            "updated": [{"entity": old.name, "attributes": differs} for old, _, _, _, _, differs in updates],
+            "kept_corrected": kept,
+            "questions_flagged": flagged,
+            "normalised": changed,
+        }
+        audit.record(
+            user, Action.IMPORT_FINISHED, project, kind="entities", file=name, created=len(rows),
+            updated=len(updates), questions_flagged=flagged, normalised=len(changed),
+        )  # fmt: skip
+    return report
+
+
+def _flag_outdated(entity: Entity, attribute: str, *, now: Any) -> int:
+    """Flag the entity's questions on `attribute` whose correct value it no longer has (released or not)."""
+    return (
+        EntityQuestion.objects.filter(entity=entity, attribute=attribute, value_corrected_at__isnull=True)
+        .exclude(correct_value__in=facts(entity, attribute))
+        .update(value_corrected_at=now, value_corrected_to=shown(entity.values.get(attribute)))
+    )
 
 
 def entity_correct(*, entity: Entity, attribute: str, value: str, user: AbstractBaseUser | None = None) -> Entity:
-    """A coordinator's correction of a normalised value (kept as typed, marked corrected; the value before is in
-    the audit log, the imported one in `raw`)."""
-    keys = [a["key"] for a in entity_settings(entity.project).attributes]
-    if attribute not in keys:
+    """A coordinator's correction of a normalised value (kept as typed — a list attribute's elements split on
+    `;` —, marked corrected; the value before is in the audit log, the imported one in `raw`).
+
+    Questions generated from a value the correction removes are flagged (`value_corrected_at`), released or
+    not: the coordinator sees them on the question pages and the next release marks them `value_corrected`.
+    """
+    kinds = {a["key"]: a["kind"] for a in entity_settings(entity.project).attributes}
+    if attribute not in kinds:
         raise InvalidInput(f"attribute: {attribute!r} is not an attribute of this project.", field="attribute")
     before = entity.values.get(attribute, "")
-    entity.values = {**entity.values, attribute: " ".join(value.split())}
+    after: str | list[str] = (
+        normalise(AttributeKind.LIST, value) if kinds[attribute] == AttributeKind.LIST else " ".join(value.split())
+    )
+    entity.values = {**entity.values, attribute: after}
     entity.corrected = sorted({*entity.corrected, attribute})
     with transaction.atomic():
         entity.save(update_fields=["values", "corrected"])
+        flagged = _flag_outdated(entity, attribute, now=timezone.now())
         audit.record(
-            user, Action.ENTITY_CORRECTED, entity, attribute=attribute, before=before, after=entity.values[attribute]
+            user,
+            Action.ENTITY_CORRECTED,
+            entity,
+            attribute=attribute,
+            before=shown(before),
+            after=shown(after),
+            questions_flagged=flagged,
         )
     return entity
 
@@ -232,35 +344,65 @@ def _similarity(a: Entity, b: Entity) -> float:
     return fuzz.token_set_ratio(a.name, b.name) + fuzz.token_set_ratio(a.description, b.description) / 2
 
 
-def pick_distractors(entity: Entity, others: Sequence[Entity], attribute: str, *, seed: int) -> list[Entity]:
-    """Up to three other entities with a different (non-empty) value, and different values from each other,
-    most similar by name and description first; ties broken by a generator seeded with `seed`."""
-    value = entity.values.get(attribute, "")
-    rng = random.Random(f"{seed}:{entity.name}:{attribute}")
-    candidates = [o for o in others if o.pk != entity.pk and o.values.get(attribute) and o.values[attribute] != value]
+def _stand_in(other: Entity, key: str, taken: set[str]) -> str | None:
+    """The value `other` brings as an inductive option: its first (in source order) not already taken."""
+    return next((value for value in facts(other, key) if value not in taken), None)
+
+
+def _ranked(entity: Entity, others: Sequence[Entity], key: str, value: str, rng: random.Random) -> list[Entity]:
+    """Other entities for which `value` is not true and that have a value of their own, most similar first."""
+    candidates = [o for o in others if o.pk != entity.pk and facts(o, key) and value not in facts(o, key)]
     keyed = [(-_similarity(entity, o), rng.random(), o.name, o) for o in sorted(candidates, key=lambda o: o.name)]
+    return [k[-1] for k in sorted(keyed, key=lambda k: k[:3])]
+
+
+def pick_distractors(
+    entity: Entity, others: Sequence[Entity], attribute: str, *, seed: int, value: str | None = None
+) -> list[Entity]:
+    """Up to three other entities for which `value` (the entity's first value unless given) is not true, each
+    bringing a value that is not one of the entity's and differs from the others' — so no option is also right
+    and every option has the shape of one value; most similar by name and description first, ties broken by a
+    generator seeded with `seed`."""
+    mine = facts(entity, attribute)
+    value = mine[0] if value is None and mine else (value or "")
+    salt = "" if len(mine) < 2 else f":{value}"
+    rng = random.Random(f"{seed}:{entity.name}:{attribute}{salt}")
     chosen: list[Entity] = []
-    seen = {value}
-    for *_, other in sorted(keyed, key=lambda k: k[:3]):
-        if other.values[attribute] not in seen:
+    taken = set(mine)
+    for other in _ranked(entity, others, attribute, value, rng):
+        stand_in = _stand_in(other, attribute, taken)
+        if stand_in is not None:
             chosen.append(other)
-            seen.add(other.values[attribute])
+            taken.add(stand_in)
         if len(chosen) == DISTRACTORS:
             break
     return chosen
 
 
-def _question(entity: Entity, attribute: Mapping[str, str], direction: str, distractors: list[Entity], seed: int):
-    value = entity.values[attribute["key"]]
+def _options_of(entity: Entity, key: str, distractors: Sequence[Entity]) -> list[str]:
+    """The inductive options the distractors bring (what `pick_distractors` counted on)."""
+    taken, options = set(facts(entity, key)), []
+    for other in distractors:
+        stand_in = _stand_in(other, key, taken) or ""
+        options.append(stand_in)
+        taken.add(stand_in)
+    return options
+
+
+def _question(
+    entity: Entity, attribute: Mapping[str, str], direction: str, value: str, distractors: list[Entity], seed: int
+) -> tuple[str, list[str], int]:
+    """The question about one fact (`value`: one element of a list attribute), its options and correct index."""
     if direction == EntityQuestion.Direction.INDUCTIVE:
         text = attribute["inductive"].replace("{entity}", entity.name)
-        options = [value, *[d.values[attribute["key"]] for d in distractors]]
+        options = [value, *_options_of(entity, attribute["key"], distractors)]
     else:
         text = attribute["deductive"].replace("{value}", value)
         options = [entity.name, *[d.name for d in distractors]]
     order = list(range(len(options)))
-    random.Random(f"{seed}:{entity.name}:{attribute['key']}:{direction}").shuffle(order)
-    return text, [options[i] for i in order], order.index(0), value
+    salt = "" if len(facts(entity, attribute["key"])) < 2 else f":{value}"
+    random.Random(f"{seed}:{entity.name}:{attribute['key']}:{direction}{salt}").shuffle(order)
+    return text, [options[i] for i in order], order.index(0)
 
 
 def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
@@ -275,30 +417,33 @@ def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
 def questions_generate(
     *, project: Project, seed: int | None = None, user: AbstractBaseUser | None = None
 ) -> dict[str, int]:
-    """For every (entity, attribute) with a value, an inductive and a deductive question with three distractors;
-    pairs already generated are kept. Deterministic given the seed (the project's, unless given).
+    """For every fact — (entity, attribute, value), one per element of a list attribute — an inductive and a
+    deductive question with three distractors; pairs already generated are kept. Deterministic given the seed
+    (the project's, unless given).
 
     Each question is a QA item in review (revision 1, reason `generated`) with the project's review slots open.
     """
     settings = entity_settings(project)
     seed = settings.seed if seed is None else seed
     entities = list(Entity.objects.filter(project=project).order_by("name"))
-    done = set(EntityQuestion.objects.filter(project=project).values_list("entity_id", "attribute", "direction"))
+    done = set(
+        EntityQuestion.objects.filter(project=project).values_list(
+            "entity_id", "attribute", "direction", "correct_value"
+        )
+    )
     new: list[tuple[str, EntityQuestion]] = []
     skipped = 0
     for attribute in settings.attributes:
         key = attribute["key"]
-        for entity in entities:
-            if not entity.values.get(key):
-                continue
-            distractors = pick_distractors(entity, entities, key, seed=seed)
+        for entity, value in ((e, v) for e in entities for v in facts(e, key)):
+            distractors = pick_distractors(entity, entities, key, seed=seed, value=value)
             if len(distractors) < DISTRACTORS:
                 skipped += 1
                 continue
             for direction in EntityQuestion.Direction.values:
-                if (entity.pk, key, direction) in done:
+                if (entity.pk, key, direction, value) in done:
                     continue
-                text, options, answer, value = _question(entity, attribute, direction, distractors, seed)
+                text, options, answer = _question(entity, attribute, direction, value, distractors, seed)
                 question = EntityQuestion(
                     project=project,
                     entity=entity,
@@ -343,7 +488,7 @@ def questions_generate(
             )
             for item, (_, question) in zip(items, new, strict=True)
         )
-        review_services.items_route(items=items, actor=None)
+        lifecycle.items_route(items=items, actor=None)
         report = {"created": len(new), "skipped_without_distractors": skipped}
         audit.record(user, Action.ENTITY_QUESTIONS_GENERATED, project, seed=seed, **report)
     return report
@@ -362,6 +507,7 @@ def question_counts(project: Project) -> dict[str, int]:
         "generated": counts.get(QAItem.Status.SUBMITTED, 0),
         "accepted": counts.get(QAItem.Status.ACCEPTED, 0),
         "rejected": counts.get(QAItem.Status.REJECTED, 0) + counts.get(QAItem.Status.NEEDS_REWRITE, 0),
+        "value_corrected": entity_questions(project).filter(value_corrected_at__isnull=False).count(),
     }
 
 
@@ -371,14 +517,14 @@ def question_counts(project: Project) -> dict[str, int]:
 def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQuestion | None:
     """Claim the next question for a verifier: the review app's queue (the one they hold, else the oldest open
     slot, FOR UPDATE SKIP LOCKED with an expiring claim), so two verifiers never get the same question."""
-    slot = review_services.review_claim_next(project=project, user=user)
+    slot = review_queue.review_claim_next(project=project, user=user)
     if slot is None:
         return None
     return entity_questions(project).get(item_id=slot.item_id)
 
 
 def entity_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of verifications (`review.reports.KIND_STRATA`): each question's attribute and direction."""
+    """Agreement strata of verifications (multichoice/kind.py): each question's attribute and direction."""
     strata: dict[str, dict[int, str]] = {"attribute": {}, "direction": {}}
     for item_id, attribute, direction in EntityQuestion.objects.filter(project=project).values_list(
         "item_id", "attribute", "direction"
@@ -401,6 +547,7 @@ def question_verify(
     decision: str,
     text: str | None = None,
     swap: int | None = None,
+    reason: str = "",
 ) -> EntityQuestion:
     """Accept (optionally with fixed wording) or reject a generated question, or swap one distractor (the option at
     index `swap` is replaced by the next most similar entity that qualifies; the question stays waiting).
@@ -408,10 +555,14 @@ def question_verify(
     The verifier works on the review slot they hold (claimed here if a slot is free: one that another
     verifier holds is refused). A fixed wording or a swap is a new revision of the QA item; accept and
     reject are judgments on the project's criteria, and a flag rejects the question when the round is done.
+    A rejection takes the verifier's `reason` (it is the flag's comment and the rejection's reason).
     `version` is the QA item's.
     """
     if decision not in ("accept", "reject", "swap"):
         raise InvalidInput("decision: accept, reject or swap.", field="decision")
+    reason = " ".join((reason or "").split())[:2000]
+    if decision == "reject" and not reason:
+        raise InvalidInput("reason: say why the question is rejected.", field="reason")
     item = question.item
     if item.status != QAItem.Status.SUBMITTED:
         raise InvalidState("This question was verified already.", field="status")
@@ -419,17 +570,14 @@ def question_verify(
     wording = text.strip() if text is not None and text.strip() and text.strip() != item.question else None
     if decision == "swap":
         changes = _swapped(question, swap)
-    slot = held_slot(question, user) or review_services.review_claim(item=item, user=user)
-    now = timezone.now()
+    slot = held_slot(question, user) or review_queue.review_claim(item=item, user=user)
     with transaction.atomic():
         if wording is not None or changes:
             qa_changes: dict[str, Any] = {"question": wording} if wording is not None else {}
             if "options" in changes:
                 qa_changes["answer_standard"] = changes["options"][question.answer]
-            if (
-                not QAItem.objects.alive()
-                .filter(pk=item.pk, version=version, status=QAItem.Status.SUBMITTED)
-                .update(**qa_changes, version=F("version") + 1, updated_at=now)
+            if not lifecycle.qa_item_transition(
+                item=item, allowed=[QAItem.Status.SUBMITTED], expected_version=version, changes=qa_changes
             ):
                 item.refresh_from_db()
                 raise StaleEdit("Someone else changed this question; reload it.", current=question)
@@ -441,33 +589,29 @@ def question_verify(
                 reason=QAItemRevision.Reason.REVIEWER_REWRITE,
                 content=question.content(),
             )
-            ItemEvent.objects.create(
+            lifecycle.item_event_record(
                 item=question.item,
                 actor=user,
                 action=ItemEvent.Action.REVIEWER_REWRITE,
-                from_status=QAItem.Status.SUBMITTED,
-                to_status=QAItem.Status.SUBMITTED,
+                before=QAItem.Status.SUBMITTED,
+                after=QAItem.Status.SUBMITTED,
                 revision_number=revision.number,
                 note="distractor swapped" if decision == "swap" else "wording fixed",
-                created_at=now,
             )
         elif item.version != version:
             raise StaleEdit("Someone else changed this question; reload it.", current=question)
         if decision != "swap":
             verdict = Judgment.Verdict.PASS if decision == "accept" else Judgment.Verdict.FLAG
-            # A rejection is the verifier's whole reason (the flag needs one; a generated question has no author).
-            comment = "" if verdict == Judgment.Verdict.PASS else "Rejected at verification."
+            comment = "" if verdict == Judgment.Verdict.PASS else reason
             judgments = {
                 criterion["key"]: {"verdict": verdict, "comment": comment}
                 for criterion in question.project.review_criteria
             }
             slot.refresh_from_db()
-            review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+            review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
             qa = QAItem.objects.get(pk=question.item_id)
             if qa.status == QAItem.Status.NEEDS_REWRITE:  # generated questions have no author to rewrite them
-                review_services.qa_item_reject(
-                    item=qa, user=user, reason="Rejected in verification.", version=qa.version
-                )
+                review_decisions.qa_item_reject(item=qa, user=user, reason=reason, version=qa.version)
     return entity_questions(question.project).get(pk=question.pk)
 
 
@@ -477,56 +621,86 @@ def _swapped(question: EntityQuestion, swap: int | None) -> dict[str, Any]:
         raise InvalidInput("swap: the index of a distractor option.", field="swap")
     entity = question.entity
     key = question.attribute
+    inductive = question.direction == EntityQuestion.Direction.INDUCTIVE
     others = list(Entity.objects.filter(project=question.project).exclude(pk__in=question.distractors))
-    seed = entity_settings(question.project).seed
-    used = set(question.options)
-    pool = pick_distractors_all(entity, others, key, seed=seed)
-    replacement = next(
-        (o for o in pool if (o.values[key] if question.direction == "inductive" else o.name) not in used), None
-    )
-    if replacement is None:
+    rng = random.Random(f"{entity_settings(question.project).seed}:{entity.name}:{key}:swap")
+    taken = {*facts(entity, key), *question.options}
+    replacement, stand_in = None, None
+    for other in _ranked(entity, others, key, question.correct_value, rng):
+        stand_in = _stand_in(other, key, taken) if inductive else other.name
+        if stand_in is not None and stand_in not in taken:
+            replacement = other
+            break
+    if replacement is None or stand_in is None:
         raise InvalidState("No other entity qualifies as a distractor.", field="swap")
     options = list(question.options)
     old = options[swap]
-    options[swap] = replacement.values[key] if question.direction == "inductive" else replacement.name
-    distractors = [pk for pk in question.distractors if _option_of(pk, key, question.direction) != old]
+    options[swap] = stand_in
+    kept = Entity.objects.filter(pk__in=question.distractors).in_bulk()
+    distractors = [pk for pk in question.distractors if pk in kept and not _brings(kept[pk], old, question)]
     return {"options": options, "distractors": [*distractors, replacement.pk]}
 
 
-def _option_of(entity_pk: int, key: str, direction: str) -> str:
-    entity = Entity.objects.get(pk=entity_pk)
-    return entity.values.get(key, "") if direction == "inductive" else entity.name
-
-
-def pick_distractors_all(entity: Entity, others: Sequence[Entity], attribute: str, *, seed: int) -> list[Entity]:
-    """Every qualifying other entity, in the order `pick_distractors` prefers them."""
-    value = entity.values.get(attribute, "")
-    rng = random.Random(f"{seed}:{entity.name}:{attribute}:swap")
-    candidates = [o for o in others if o.pk != entity.pk and o.values.get(attribute) and o.values[attribute] != value]
-    return [
-        k[-1]
-        for k in sorted(((-_similarity(entity, o), rng.random(), o.name, o) for o in candidates), key=lambda k: k[:3])
-    ]
+def _brings(other: Entity, option: str, question: EntityQuestion) -> bool:
+    """Whether the distractor entity is the one behind this option."""
+    if question.direction == EntityQuestion.Direction.DEDUCTIVE:
+        return other.name == option
+    return option in facts(other, question.attribute)
 
 
 # Release records
 
 
-def _misleading(description: str, entity: Entity, key: str, replacement: str, label: str) -> str:
-    for old in (entity.values.get(key, ""), str(entity.raw.get(key) or "")):
-        if old and old in description:
-            return description.replace(old, replacement)
-    return f"{description} {label}: {replacement}.".strip()
+def _say(attribute: Mapping[str, str], entity: str, value: str) -> str:
+    label = str(attribute.get("label") or attribute.get("key") or "value").lower()
+    template = attribute.get("statement") or f"The {label} of {{entity}} is {{value}}."
+    return template.replace("{entity}", entity).replace("{value}", value)
+
+
+def _misleading_target(question: EntityQuestion, distractors: Sequence[Entity]) -> int | None:
+    """The option index of the most similar distractor (the one the misleading context points to)."""
+    for other in distractors:
+        for index, option in enumerate(question.options):
+            if index != question.answer and _brings(other, option, question):
+                return index
+    return None
+
+
+def question_preview(question: EntityQuestion) -> dict[str, Any]:
+    """The question's release record as it would be written now (for its page)."""
+    ids = [question.entity_id, *question.distractors]
+    known = Entity.objects.filter(project=question.project, pk__in=ids).in_bulk()
+    attributes = {a["key"]: a for a in entity_settings(question.project).attributes}
+    return question_record(question, known, attributes)
 
 
 def question_record(
-    question: EntityQuestion, entities: Mapping[int, Entity], labels: Mapping[str, str]
+    question: EntityQuestion, entities: Mapping[int, Entity], attributes: Mapping[str, Mapping[str, str]]
 ) -> dict[str, Any]:
-    """One released question with its four context conditions and the entity's grouping fields."""
+    """One released question with its four context conditions and the entity's grouping fields.
+
+    Contexts are made of the attribute's statement: `perfect` states the fact asked about; `misleading` states
+    the most similar distractor's option as the fact (inductive: the entity has the distractor's value;
+    deductive: the distractor entity has the value asked about) and `misleading_option` is that option's index;
+    `distraction` states a true fact about that distractor, which answers nothing.
+    """
     entity = entities[question.entity_id]
     distractors = [entities[pk] for pk in question.distractors if pk in entities]
-    first = distractors[0] if distractors else None
     key = question.attribute
+    attribute = attributes.get(key) or {"key": key}
+    value = question.correct_value
+    target = _misleading_target(question, distractors)
+    first = next(
+        (d for d in distractors if target is not None and _brings(d, question.options[target], question)), None
+    )
+    if first is None or target is None:
+        misleading = distraction = ""
+    elif question.direction == EntityQuestion.Direction.INDUCTIVE:
+        misleading = _say(attribute, entity.name, question.options[target])
+        distraction = _say(attribute, first.name, question.options[target])
+    else:
+        misleading = _say(attribute, first.name, value)
+        distraction = _say(attribute, first.name, next(iter(facts(first, key)), ""))
     return {
         "id": f"{question.project_id}-e{question.item_id}",
         "entity": entity.name,
@@ -535,16 +709,17 @@ def question_record(
         "question": question.question,
         "options": question.options,
         "answer": question.answer,
-        "correct_value": question.correct_value,
+        "correct_value": value,
         "distractor_entities": [d.name for d in distractors],
         "contexts": {
             "none": "",
-            "perfect": entity.description,
-            "misleading": _misleading(
-                entity.description, entity, key, first.values.get(key, "") if first else "", labels.get(key, key)
-            ),
-            "distraction": first.description if first else "",
+            "perfect": _say(attribute, entity.name, value),
+            "misleading": misleading,
+            "distraction": distraction,
         },
+        "misleading_option": target,
+        "entity_description": entity.description,
         "groupings": entity.groupings,
         "edited": question.edited,
+        "value_corrected": question.value_corrected_at is not None,
     }

@@ -59,10 +59,41 @@ class TriviaSettings(models.Model):
     categories = models.JSONField(default=list, blank=True)
     source_language = models.CharField(max_length=8)
     target_language = models.CharField(max_length=8)
+    # How many items the coordinator wants per cell: {category: {subset: {difficulty: n}}}; a missing cell has none.
+    targets = models.JSONField(default=dict, blank=True)
     version = models.PositiveIntegerField(default=1)
 
     def __str__(self) -> str:
         return f"Trivia settings of {self.project}"
+
+
+class TriviaImport(models.Model):
+    """One imported file: what it brought, what it skipped as already there, and whether it was undone.
+
+    Re-importing a file recognises it by its sha256 (the whole file) and each record by its source id — or, for a
+    record without one, by its question and candidates — so the same items are never imported twice.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="trivia_imports")
+    name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    created = models.PositiveIntegerField(default=0)
+    skipped = models.JSONField(default=list, blank=True, help_text="Records already in the project: [{where, id}].")
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "sha256"], name="trivia_import_sha_idx")]
+
+    def __str__(self) -> str:
+        return f"Import of {self.name} into {self.project_id}"
 
 
 class TriviaItem(models.Model):
@@ -86,6 +117,9 @@ class TriviaItem(models.Model):
     item = models.OneToOneField(QAItem, on_delete=models.CASCADE, related_name="trivia")
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="trivia_items")
     external_id = models.CharField(max_length=100, blank=True)
+    import_batch = models.ForeignKey(
+        TriviaImport, null=True, blank=True, on_delete=models.SET_NULL, related_name="items"
+    )
     category = models.CharField(max_length=100)
     subset = models.CharField(max_length=8, choices=Subset.choices)
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices)
@@ -103,6 +137,8 @@ class TriviaItem(models.Model):
     target_candidates = models.JSONField(default=list, blank=True)
     problem_tags = models.JSONField(default=list, blank=True)
     problem_note = models.TextField(blank=True)
+    # A coordinator's note when sending a translation back to its translator.
+    sent_back_note = models.TextField(blank=True)
     resolution = models.CharField(max_length=8, blank=True)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -169,7 +205,7 @@ class TriviaItem(models.Model):
 class AttributeKind(models.TextChoices):
     YEAR = "year", "Year (four digits)"
     CITY = "city", "City (City, Country)"
-    LIST = "list", "List (sorted, joined by '; ')"
+    LIST = "list", "List (one question per element, source order kept)"
     TEXT = "text", "Text"
 
 
@@ -179,7 +215,9 @@ class EntitySettings(models.Model):
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="entity_settings")
     entity_label = models.CharField(max_length=60, default="company")
-    attributes = models.JSONField(default=list, blank=True)  # [{key, label, kind, inductive, deductive}]
+    # [{key, label, kind, inductive, deductive, statement}]: `statement` ("{entity} is headquartered in {value}.")
+    # is the sentence the perfect and misleading contexts are made of.
+    attributes = models.JSONField(default=list, blank=True)
     grouping_fields = models.JSONField(default=list, blank=True)
     seed = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=1)
@@ -193,7 +231,9 @@ class Entity(models.Model):
     name = models.CharField(max_length=300)
     description = models.TextField(blank=True)
     raw = models.JSONField(default=dict, blank=True, help_text="Attribute values as imported.")
-    values = models.JSONField(default=dict, blank=True, help_text="Normalised attribute values.")
+    values = models.JSONField(
+        default=dict, blank=True, help_text="Normalised attribute values (a list attribute's: a list, in source order)."
+    )
     corrected = models.JSONField(default=list, blank=True, help_text="Attributes a coordinator corrected by hand.")
     groupings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -229,12 +269,18 @@ class EntityQuestion(models.Model):
     correct_value = models.TextField()
     distractors = models.JSONField(default=list, help_text="Entity ids of the distractors, most similar first.")
     edited = models.BooleanField(default=False)
+    # Set when a coordinator corrects the value this question was generated from (released or not).
+    value_corrected_at = models.DateTimeField(null=True, blank=True)
+    value_corrected_to = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["entity", "attribute", "direction"], name="entity_question_unique")
+            # One question per fact and direction; a list attribute has one fact per element.
+            models.UniqueConstraint(
+                fields=["entity", "attribute", "direction", "correct_value"], name="entity_question_unique_fact"
+            )
         ]
 
     def __str__(self) -> str:

@@ -1,7 +1,7 @@
 """What a trivia project's release holds: `trivia.jsonl` (and one file per split) with both languages side by
 side and the local/global label, one CSV per language in the simple layout
 (`id, category, difficulty, question, candidate0..n, answer, subset`), a dataset card and the manifest.
-Registered in `exports.formats.KIND_WRITERS` under the kind `trivia`.
+Registered with the trivia and entity kinds (multichoice/kind.py).
 
 The builder streams the project's released QA items for the generic writers; this writer reads the
 multiple-choice side rows itself, in `finish`, in QA item id order and in chunks (one query per chunk for
@@ -205,7 +205,9 @@ ENTITY_NAME = "entity_questions"
 
 
 class EntityQuestionsWriter(ReleaseWriter):
-    """Every verified question with its four context conditions and the entity's grouping fields."""
+    """Every verified question with its four context conditions and the entity's grouping fields; with splits,
+    also one file per split (the same `Splitter` as every kind, drawn per entity: an entity's inductive and
+    deductive questions share a split, and the seed keeps them there in the next release)."""
 
     def finish(self) -> list[FileEntry]:
         from multichoice import entities
@@ -213,21 +215,34 @@ class EntityQuestionsWriter(ReleaseWriter):
 
         project = self.state.project
         settings = entities.entity_settings(project)
-        labels = {a["key"]: a["label"] for a in settings.attributes}
+        attributes = {a["key"]: a for a in settings.attributes}
         known = {e.pk: e for e in Entity.objects.filter(project=project)}
+        splitter = Splitter(self.state.splits, self.state.release.seed or 0)
         handle = HashedFile(self.root, f"{ENTITY_NAME}.jsonl")
+        by_split = {split: HashedFile(self.root, f"{ENTITY_NAME}/{split}.jsonl") for split in self.state.splits}
         questions = entities.entity_questions(project).filter(item__status=QAItem.Status.ACCEPTED)
         try:
-            handle.write_lines(
-                [dumps(entities.question_record(q, known, labels)) for q in questions.iterator(chunk_size=2000)]
-            )
+            lines, split_lines = [], {split: [] for split in by_split}
+            for question in questions.iterator(chunk_size=2000):
+                split = splitter(question.entity_id)  # an entity's questions share a split (no fact leaks)
+                line = dumps({"split": split} | entities.question_record(question, known, attributes))
+                lines.append(line)
+                if split is not None:
+                    split_lines[split].append(line)
+            handle.write_lines(lines)
+            for split, split_handle in by_split.items():
+                split_handle.write_lines(split_lines[split])
         except BaseException:
-            handle.abort()
+            for open_handle in [handle, *by_split.values()]:
+                open_handle.abort()
             raise
-        entry = handle.close()
-        self.state.counts[ENTITY_NAME] = entry.lines
+        entries = [handle.close()] + [split_handle.close() for split_handle in by_split.values()]
+        self.state.counts[ENTITY_NAME] = entries[0].lines
+        self.state.counts[f"{ENTITY_NAME}_by_split"] = {
+            split: entry.lines for split, entry in zip(by_split, entries[1:], strict=True)
+        }
         self.state.counts["entity_contexts"] = list(entities.CONTEXTS)
-        return [entry]
+        return entries
 
 
 class EntityCardWriter(DatasetCardWriter):
@@ -244,17 +259,28 @@ class EntityCardWriter(DatasetCardWriter):
             "- multiple-choice",
             "size_categories:",
             f"- {_q(_size_category(state.counts.get(ENTITY_NAME) or 0))}",
-            "---",
         ]
+        lines = {entry.name: entry.lines for entry in state.entries}
+        files = [(split, f"{ENTITY_NAME}/{split}.jsonl") for split in state.splits] or [
+            ("train", f"{ENTITY_NAME}.jsonl")
+        ]
+        files = [(split, path) for split, path in files if lines.get(path)]
+        if files:
+            header += ["configs:", f"- config_name: {ENTITY_NAME}", "  default: true", "  data_files:"]
+            for split, path in files:
+                header += [f"  - split: {split}", f"    path: {_q(path)}"]
+        header.append("---")
         body = [
             f"# {_md(project.name)} — release v{release.version}",
             "",
             "Questions generated from entities and verified by people: for every (entity, attribute) an inductive "
             "question (entity → attribute) and a deductive one (attribute → entity), one correct option and three "
             "distractors from similar entities with a different value. Every question carries four context "
-            "conditions — `none`, `perfect` (the entity's description), `misleading` (the description with the "
-            "value replaced by a distractor's) and `distraction` (another entity's description) — and the "
-            "entity's grouping fields for stratified results.",
+            "conditions built from the attribute's statement — `none`, `perfect` (states the fact asked about), "
+            "`misleading` (states the most similar distractor's option as the fact; `misleading_option` is its "
+            "index) and `distraction` (a true fact about that distractor, which answers nothing) — and the "
+            "entity's grouping fields for stratified results. A list attribute (key people) gives one question "
+            "per element. `split` names the question's split (`null` without splits).",
             "",
             "| file | lines | bytes | sha256 |",
             "|---|---:|---:|---|",

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import QAItem, QAItemRevision
-from multichoice.models import ProblemTag, TriviaItem, TriviaSettings
+from multichoice.models import ProblemTag, TriviaImport, TriviaItem, TriviaSettings
 
 
 class TriviaProjectCreateInput(serializers.Serializer):
@@ -26,10 +26,20 @@ class CriterionSerializer(serializers.Serializer):
 class TriviaSettingsOutput(serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     review_criteria = serializers.SerializerMethodField()
+    reviewers_per_item = serializers.IntegerField(source="project.reviewers_per_item", read_only=True)
 
     class Meta:
         model = TriviaSettings
-        fields = ["project", "source_language", "target_language", "categories", "review_criteria", "version"]
+        fields = [
+            "project",
+            "source_language",
+            "target_language",
+            "categories",
+            "review_criteria",
+            "reviewers_per_item",
+            "targets",
+            "version",
+        ]
 
     @extend_schema_field(CriterionSerializer(many=True))
     def get_review_criteria(self, settings: TriviaSettings) -> list[dict[str, str]]:
@@ -40,6 +50,7 @@ class TriviaSettingsUpdateInput(serializers.Serializer):
     version = serializers.IntegerField(required=False)
     categories = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
     review_criteria = CriterionSerializer(many=True, required=False)
+    reviewers_per_item = serializers.IntegerField(min_value=1, max_value=10, required=False)
 
 
 class TriviaItemInput(serializers.Serializer):
@@ -199,14 +210,60 @@ class TriviaImportInput(serializers.Serializer):
     add_categories = serializers.BooleanField(default=True)
 
 
+class SkippedRecordOutput(serializers.Serializer):
+    where = serializers.CharField(help_text="File, line and id of the record.")
+    id = serializers.CharField(allow_blank=True, help_text="Its source id (empty: recognised by its content).")
+
+
+class EarlierImportOutput(serializers.Serializer):
+    import_id = serializers.IntegerField(help_text="The earlier import of the same file.")
+    name = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
 class TriviaImportOutput(serializers.Serializer):
     created = serializers.IntegerField()
     categories_added = serializers.ListField(child=serializers.CharField())
+    skipped = SkippedRecordOutput(many=True, help_text="Records already in the project (same id or content).")
+    already_imported = EarlierImportOutput(
+        allow_null=True, help_text="Set when the same file (sha256) was imported before: nothing was imported."
+    )
+    import_id = serializers.IntegerField(allow_null=True, help_text="This import's id (for undo).")
+
+
+class TriviaImportBatchOutput(serializers.ModelSerializer):
+    created_by = serializers.StringRelatedField()
+    live = serializers.IntegerField(help_text="How many of its items are still there.")
+    skipped = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TriviaImport
+        fields = ["id", "name", "sha256", "created_by", "created_at", "created", "skipped", "live", "undone_at"]
+
+    def get_skipped(self, batch: TriviaImport) -> int:
+        return len(batch.skipped)
+
+
+class TriviaImportUndoOutput(serializers.Serializer):
+    import_id = serializers.IntegerField()
+    deleted = serializers.IntegerField(help_text="Items deleted (softly: restorable from the Deleted list).")
+    worked_on = serializers.IntegerField(help_text="Of those, items reviewed or translated since the import.")
+
+
+class TriviaSendBackInput(serializers.Serializer):
+    note = serializers.CharField(help_text="What the translator should change.")
+
+
+class BalanceCellOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    target = serializers.IntegerField(allow_null=True)
+    missing = serializers.IntegerField(help_text="Items still needed to reach the target.")
+    low = serializers.BooleanField(help_text="Among the emptiest cells.")
 
 
 class BalanceRowOutput(serializers.Serializer):
     category = serializers.CharField()
-    cells = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()))
+    cells = serializers.DictField(child=serializers.DictField(child=BalanceCellOutput()))
     total = serializers.IntegerField()
 
 
@@ -216,3 +273,14 @@ class TriviaBalanceOutput(serializers.Serializer):
     rows = BalanceRowOutput(many=True)
     total = serializers.IntegerField()
     minimum = serializers.IntegerField()
+    missing = serializers.IntegerField()
+    translated_only = serializers.BooleanField()
+    version = serializers.IntegerField(help_text="The trivia settings' version (send it back with targets).")
+
+
+class TriviaTargetsInput(serializers.Serializer):
+    version = serializers.IntegerField(required=False)
+    targets = serializers.DictField(
+        child=serializers.DictField(child=serializers.DictField(child=serializers.IntegerField(allow_null=True))),
+        help_text='{category: {subset: {difficulty: n}}}, e.g. {"Geografia eta Historia": {"local": {"easy": 20}}}',
+    )

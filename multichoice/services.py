@@ -4,7 +4,7 @@ Reused, not copied (as validation projects do): projects, members and roles
 (`annotation.services`), the access rule (`annotation.access`), QA items and
 their revisions (`annotation.models.QAItem` / `QAItemRevision`, the candidates in
 the revision's `content`), the review queue, claims and judgments per criterion
-(`review.services.items_route`, `review_claim_next`, `review_claim`,
+(`annotation.lifecycle.items_route`, `review_claim_next`, `review_claim`,
 `review_submit`, `qa_item_reject`), whose judgments the agreement reports read;
 the claim pattern of the annotator's queue for the translators' queue
 (FOR UPDATE SKIP LOCKED, then a conditional update) and the error types
@@ -14,6 +14,7 @@ the claim pattern of the annotator's queue for the translators' queue
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
@@ -25,11 +26,13 @@ from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from annotation import lifecycle
 from annotation import services as annotation_services
-from annotation.models import PagePair, Project, QAItem, QAItemRevision
+from annotation.models import ItemEvent, PagePair, Project, QAItem, QAItemRevision, reviewable_by_q
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common.claims import queue_claim_next
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import (
@@ -37,12 +40,16 @@ from multichoice.models import (
     Difficulty,
     ProblemTag,
     Subset,
+    TriviaImport,
     TriviaItem,
     TriviaSettings,
     default_trivia_criteria,
 )
-from review import services as review_services
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import project_settings as review_project_settings
+from review import queue as review_queue
+from review.models import Judgment, ReviewSlot
 
 MIN_CANDIDATES = 3
 MAX_CANDIDATES = 10
@@ -90,7 +97,7 @@ def trivia_project_create(
     checked = _check_categories(categories)
     with transaction.atomic():
         # Items are written and reviewed in the source language: it is the project's standard language,
-        # the one review reads (`review.services.reviewers_eligible`).
+        # the one review reads (`review.reviewers.reviewers_eligible`).
         project = annotation_services.project_create(
             name=name,
             slug=slug,
@@ -114,13 +121,18 @@ def trivia_settings_update(
     version: int | None = None,
     categories: Sequence[str] | None = None,
     review_criteria: Any = None,
+    reviewers_per_item: int | None = None,
     actor: AbstractBaseUser | None = None,
 ) -> TriviaSettings:
-    """Change the category list or the review criteria (the project's, as in every review)."""
+    """Change the category list, the review criteria or how many reviewers review each item (the project's
+    review settings, as in every review: with two or more, the agreement reports have something to compare).
+    Items already in review keep the slots they have; the next round opens the new number."""
     settings = trivia_settings(project)
     with transaction.atomic():
+        if reviewers_per_item is not None and reviewers_per_item != project.reviewers_per_item:
+            annotation_services.project_update(project=project, reviewers_per_item=reviewers_per_item, actor=actor)
         if review_criteria is not None:
-            review_services.project_review_settings_update(project=project, review_criteria=review_criteria)
+            review_project_settings.project_review_settings_update(project=project, review_criteria=review_criteria)
         changes: dict[str, Any] = {}
         if categories is not None:
             changes["categories"] = _check_categories(categories)
@@ -249,7 +261,7 @@ def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: An
         qa_item_revision_create(
             item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED, content=trivia.content()
         )
-        review_services.items_route(items=[item], actor=user)
+        lifecycle.items_route(items=[item], actor=user)
     return trivia_items(project).get(pk=trivia.pk)
 
 
@@ -268,13 +280,14 @@ def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: in
     now = timezone.now()
     before = qa.status
     with transaction.atomic():
-        if (
-            not QAItem.objects.alive()
-            .filter(pk=qa.pk, version=version, status__in=allowed)
-            .update(**_qa_fields(content), status=Status.SUBMITTED, version=F("version") + 1, updated_at=now)
-        ):
-            qa.refresh_from_db()
-            raise StaleEdit("The item was changed by someone else; reload it.", current=qa)
+        lifecycle.qa_item_transition(
+            item=qa,
+            allowed=allowed,
+            to=Status.SUBMITTED,
+            expected_version=version,
+            changes=_qa_fields(content),
+            doing="rewritten",
+        )
         TriviaItem.objects.filter(pk=item.pk).update(**_mc_fields(content), version=F("version") + 1, updated_at=now)
         ReviewSlot.objects.filter(item=qa, status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CLAIMED]).update(
             status=ReviewSlot.Status.CANCELLED, version=F("version") + 1
@@ -284,15 +297,14 @@ def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: in
         revision = qa_item_revision_create(
             item=qa, author=user, reason=QAItemRevision.Reason.REWRITE, content=item.content()
         )
-        review_services.items_route(items=[qa], actor=user)
-        ItemEvent.objects.create(
+        lifecycle.items_route(items=[qa], actor=user)
+        lifecycle.item_event_record(
             item=qa,
             actor=user,
             action=ItemEvent.Action.REWRITTEN,
-            from_status=before,
-            to_status=Status.SUBMITTED,
+            before=before,
+            after=Status.SUBMITTED,
             revision_number=revision.number,
-            created_at=now,
         )
     return trivia_items(item.project).get(pk=item.pk)
 
@@ -313,8 +325,7 @@ def trivia_review(
     qa = item.item
     if qa.status != Status.SUBMITTED:
         raise InvalidState("This item is not in review.", field="status")
-    if qa.author_id == user.pk:
-        raise InvalidState("Authors do not review their own items.", field="item")
+    lifecycle.require_may_review(user, qa)
     keys = _criteria_keys(item.project)
     unknown = sorted(set(criteria) - set(keys))
     if unknown:
@@ -324,12 +335,12 @@ def trivia_review(
     comment = (comment or "").strip()
     if not accepted and not comment:
         raise InvalidInput("comment: say what the author should change.", field="comment")
-    slot = review_services.review_claim(item=qa, user=user)
+    slot = review_queue.review_claim(item=qa, user=user)
     judgments = {
         key: {"verdict": Judgment.Verdict.PASS if met else Judgment.Verdict.FLAG, "comment": "" if met else comment}
         for key, met in checked.items()
     }
-    slot = review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
     return trivia_reviews(item, slots=[slot.pk])[0]
 
 
@@ -361,14 +372,14 @@ def trivia_reviews(item: TriviaItem, *, slots: Sequence[int] | None = None) -> l
 
 def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
     """Claim the next review slot (the review app's queue: never an item the reviewer wrote or reviewed)."""
-    slot = review_services.review_claim_next(project=project, user=user)
+    slot = review_queue.review_claim_next(project=project, user=user)
     if slot is None:
         return None
     return trivia_items(project).get(item_id=slot.item_id)
 
 
 def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of trivia reviews (`review.reports.KIND_STRATA`): each item's category, subset, difficulty."""
+    """Agreement strata of trivia reviews (multichoice/kind.py): each item's category, subset, difficulty."""
     strata: dict[str, dict[int, str]] = {"category": {}, "subset": {}, "difficulty": {}}
     for item_id, category, subset, difficulty in TriviaItem.objects.filter(project=project).values_list(
         "item_id", "category", "subset", "difficulty"
@@ -382,7 +393,7 @@ def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
 def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
     """Whether the review form is offered: in review, not the author, and no judgment on this revision yet."""
     qa = item.item
-    if qa.status != Status.SUBMITTED or qa.author_id == user.pk:
+    if qa.status != Status.SUBMITTED or not lifecycle.may_review(user, qa):
         return False
     latest = qa.revisions.order_by("-number").first()
     return (
@@ -395,61 +406,177 @@ def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
 # Balance
 
 
-def trivia_balance(project: Project) -> dict[str, Any]:
-    """Counts of live items by category × subset × difficulty, every cell of the project's lists present."""
-    categories = list(trivia_settings(project).categories)
+MAX_TARGET = 100_000
+
+
+def trivia_balance(project: Project, *, translated_only: bool = False) -> dict[str, Any]:
+    """Counts of live items by category × subset × difficulty, every cell of the project's lists present, each
+    cell with its target (if the coordinator set one), how many are missing to reach it, and whether it is among
+    the emptiest (`low`). `translated_only` counts only items ready for a release (accepted and translated)."""
+    settings = trivia_settings(project)
+    categories = list(settings.categories)
     counts: dict[tuple[str, str, str], int] = {}
-    rows = (
-        TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True)
-        .exclude(item__status=Status.REJECTED)
-        .values_list("category", "subset", "difficulty")
-        .annotate(n=Count("id"))
-        .order_by()
+    items = TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True).exclude(
+        item__status=Status.REJECTED
     )
+    if translated_only:
+        items = items.filter(item__status=Status.ACCEPTED, translation_status=TriviaItem.Translation.DONE)
+    rows = items.values_list("category", "subset", "difficulty").annotate(n=Count("id")).order_by()
     for category, subset, difficulty, n in rows:
         counts[(category, subset, difficulty)] = n
         if category not in categories:
             categories.append(category)
+    targets = settings.targets or {}
+    minimum = min(
+        (counts.get((c, s, d), 0) for c in categories for s in Subset.values for d in Difficulty.values), default=0
+    )
     table = []
     for category in categories:
-        cells = {
-            subset: {difficulty: counts.get((category, subset, difficulty), 0) for difficulty in Difficulty.values}
-            for subset in Subset.values
-        }
-        table.append({"category": category, "cells": cells, "total": sum(sum(c.values()) for c in cells.values())})
-    minimum = min((n for row in table for c in row["cells"].values() for n in c.values()), default=0)
+        cells: dict[str, dict[str, dict[str, Any]]] = {}
+        for subset in Subset.values:
+            cells[subset] = {}
+            for difficulty in Difficulty.values:
+                n = counts.get((category, subset, difficulty), 0)
+                target = targets.get(category, {}).get(subset, {}).get(difficulty)
+                cells[subset][difficulty] = {
+                    "count": n,
+                    "target": target,
+                    "missing": max(0, target - n) if target is not None else 0,
+                    "low": n == minimum,
+                }
+        total = sum(cell["count"] for by_d in cells.values() for cell in by_d.values())
+        table.append({"category": category, "cells": cells, "total": total})
     return {
         "subsets": Subset.values,
         "difficulties": Difficulty.values,
         "rows": table,
         "total": sum(row["total"] for row in table),
         "minimum": minimum,
+        "missing": sum(cell["missing"] for row in table for by_d in row["cells"].values() for cell in by_d.values()),
+        "translated_only": translated_only,
+        "version": settings.version,
     }
+
+
+def trivia_targets_set(
+    *, project: Project, targets: Mapping[str, Any], version: int | None = None, actor: AbstractBaseUser | None = None
+) -> TriviaSettings:
+    """The coordinator's targets per category × subset × difficulty (`{category: {subset: {difficulty: n}}}`;
+    a cell left out, or empty, has no target). Errors name the cell."""
+    settings = trivia_settings(project)
+    clean: dict[str, dict[str, dict[str, int]]] = {}
+    if not isinstance(targets, Mapping):
+        raise InvalidInput("targets: must be {category: {subset: {difficulty: n}}}.", field="targets")
+    for category, by_subset in targets.items():
+        if category not in settings.categories:
+            raise InvalidInput(f"targets.{category}: not one of the project's categories.", field=f"targets.{category}")
+        for subset, by_difficulty in (by_subset or {}).items():
+            for difficulty, raw in (by_difficulty or {}).items():
+                where = f"targets.{category}.{subset}.{difficulty}"
+                if subset not in Subset.values or difficulty not in Difficulty.values:
+                    raise InvalidInput(f"{where}: no such cell.", field=where)
+                if raw in (None, ""):
+                    continue
+                try:
+                    n = int(raw)
+                except (TypeError, ValueError):
+                    raise InvalidInput(f"{where}: a whole number of items.", field=where) from None
+                if not 0 <= n <= MAX_TARGET:
+                    raise InvalidInput(f"{where}: between 0 and {MAX_TARGET}.", field=where)
+                clean.setdefault(category, {}).setdefault(subset, {})[difficulty] = n
+    with transaction.atomic():
+        query = TriviaSettings.objects.filter(pk=settings.pk)
+        if version is not None:
+            query = query.filter(version=version)
+        if not query.update(targets=clean, version=F("version") + 1):
+            settings.refresh_from_db()
+            raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
+        audit.record(
+            actor, Action.PROJECT_SETTINGS, project, **audit.changes({"targets": settings.targets}, {"targets": clean})
+        )
+    settings.refresh_from_db()
+    return settings
 
 
 # Import and export
 
 
+def _content_key(content: Mapping[str, Any]) -> str:
+    """How a record without a source id is recognised: its question and candidates."""
+    return orjson.dumps([content["question"], content["candidates"]]).decode()
+
+
 def _import(
-    project: Project, records: list[tuple[str, dict[str, Any]]], *, user: AbstractBaseUser | None, add: bool
+    project: Project,
+    records: list[tuple[str, dict[str, Any]]],
+    *,
+    user: AbstractBaseUser | None,
+    add: bool,
+    name: str,
+    data: bytes,
 ) -> dict[str, Any]:
-    """Imported items are accepted already (revision 1, reason `imported`); translated ones are done."""
+    """Imported items are accepted already (revision 1, reason `imported`); translated ones are done.
+
+    A file imported before (same sha256, import not undone) imports nothing and says when it was imported;
+    a record already in the project — the same source id, or without an id the same question and candidates —
+    is skipped and reported. A source id twice in one file refuses the file.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    earlier = TriviaImport.objects.filter(project=project, sha256=digest, undone_at__isnull=True).first()
+    if earlier is not None:
+        return {
+            "created": 0,
+            "categories_added": [],
+            "skipped": [],
+            "already_imported": {"import_id": earlier.pk, "name": earlier.name, "at": earlier.created_at.isoformat()},
+            "import_id": None,
+        }
     cleaned: list[tuple[dict[str, Any], dict[str, Any]]] = []
     problems: dict[str, list[str]] = {}
+    seen_ids: dict[str, str] = {}
     for where, record in records:
+        source_id = str(record.get("id") or "").strip()[:100]
+        if source_id and source_id in seen_ids:
+            problems[f"{where}.id"] = [f"{where}: id: {source_id!r} is also on {seen_ids[source_id]}."]
+        if source_id:
+            seen_ids.setdefault(source_id, where)
         try:
             cleaned.append((_clean_item(project, record, where=where, add_categories=add), record))
         except InvalidInput as error:
             problems[f"{where}.{error.field}"] = [error.message]
-            if len(problems) >= MAX_PROBLEMS:
-                break
+        if len(problems) >= MAX_PROBLEMS:
+            break
     if problems:
         first = next(iter(problems))
         raise InvalidInput(problems[first][0], field=first, details=problems)
+    live = TriviaItem.objects.filter(project=project, item__deleted_at__isnull=True)
+    known_ids = set(live.exclude(external_id="").values_list("external_id", flat=True))
+    known_content = {
+        _content_key({"question": question, "candidates": candidates})
+        for question, candidates in live.filter(external_id="").values_list("item__question", "candidates")
+    }
+    fresh, skipped = [], []
+    for (content, record), (where, _) in zip(cleaned, records, strict=True):
+        source_id = str(record.get("id") or "").strip()[:100]
+        if (source_id and source_id in known_ids) or (not source_id and _content_key(content) in known_content):
+            skipped.append({"where": where, "id": source_id})
+            continue
+        known_content.add(_content_key(content))
+        fresh.append((content, record))
+    cleaned = fresh
     settings = trivia_settings(project)
     new_categories = [c["category"] for c, _ in cleaned if c["category"] not in settings.categories]
     now = timezone.now()
     with transaction.atomic():
+        batch = TriviaImport.objects.create(
+            project=project,
+            name=name[:255],
+            sha256=digest,
+            created_by=user,
+            created_at=now,
+            created=len(cleaned),
+            skipped=skipped,
+        )
         if new_categories:
             TriviaSettings.objects.filter(pk=settings.pk).update(
                 categories=_check_categories([*settings.categories, *new_categories]), version=F("version") + 1
@@ -476,7 +603,8 @@ def _import(
                 TriviaItem(
                     item=item,
                     project=project,
-                    external_id=str(record.get("id") or "")[:100],
+                    import_batch=batch,
+                    external_id=str(record.get("id") or "").strip()[:100],
                     translation_status=TriviaItem.Translation.DONE if translated else TriviaItem.Translation.OPEN,
                     target_question=target_question if translated else "",
                     target_candidates=target_candidates if translated else [],
@@ -499,9 +627,51 @@ def _import(
             )
             for item, row in zip(items, rows, strict=True)
         )
-        report = {"created": len(cleaned), "categories_added": sorted(set(new_categories))}
-        audit.record(user, Action.IMPORT_FINISHED, project, kind="trivia items", **report)
+        report = {
+            "created": len(cleaned),
+            "categories_added": sorted(set(new_categories)),
+            "skipped": skipped,
+            "already_imported": None,
+            "import_id": batch.pk,
+        }
+        audit.record(
+            user, Action.IMPORT_FINISHED, project, kind="trivia items", file=name, created=len(cleaned),
+            skipped=len(skipped), categories_added=report["categories_added"],
+        )  # fmt: skip
     return report
+
+
+def trivia_imports(project: Project) -> QuerySet[TriviaImport]:
+    """The project's imports, newest first, each with how many of its items are still live."""
+    return (
+        TriviaImport.objects.filter(project=project)
+        .select_related("created_by", "undone_by")
+        .annotate(live=Count("items", filter=Q(items__item__deleted_at__isnull=True)))
+    )
+
+
+def trivia_import_undo(*, batch: TriviaImport, user: AbstractBaseUser) -> dict[str, Any]:
+    """Undo an import (coordinator): its items are deleted softly — out of every list, queue, release and figure,
+    each restorable from the project's Deleted list — and the file may be imported again. Items translated or
+    reviewed since are deleted too; the answer counts them."""
+    if batch.undone_at is not None:
+        raise InvalidState("This import was undone already.", field="import")
+    now = timezone.now()
+    items = QAItem.objects.alive().filter(trivia__import_batch=batch)
+    with transaction.atomic():
+        if not TriviaImport.objects.filter(pk=batch.pk, undone_at__isnull=True).update(undone_at=now, undone_by=user):
+            raise InvalidState("This import was undone already.", field="import")
+        worked_on = TriviaItem.objects.filter(import_batch=batch, item__deleted_at__isnull=True).exclude(
+            translation_status=TriviaItem.Translation.OPEN, item__status=Status.ACCEPTED
+        )
+        changed = worked_on.count()
+        deleted = items.update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
+        audit.record(
+            user, Action.ITEM_DELETED, batch.project, undone_import=batch.pk, file=batch.name,
+            deleted=deleted, worked_on=changed,
+        )  # fmt: skip
+    batch.refresh_from_db()
+    return {"import_id": batch.pk, "deleted": deleted, "worked_on": changed}
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -540,7 +710,7 @@ def trivia_import_csv(
         records.append((f"{name} line {line} (id {row.get('id') or '?'})", record))
     if not records:
         raise InvalidInput(f"{name}: the file has no rows.", field="file")
-    return _import(project, records, user=user, add=add_categories)
+    return _import(project, records, user=user, add=add_categories, name=name, data=data)
 
 
 def trivia_import_jsonl(
@@ -561,7 +731,7 @@ def trivia_import_jsonl(
         records.append((f"{name} line {line} (id {record.get('id') or '?'})", record))
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
-    return _import(project, records, user=user, add=add_categories)
+    return _import(project, records, user=user, add=add_categories, name=name, data=data)
 
 
 def _exported(project: Project) -> QuerySet[TriviaItem]:
@@ -611,17 +781,34 @@ def trivia_export_jsonl(project: Project) -> bytes:
 # The translator's queue
 
 
+def _waiting(now: Any) -> list[Q]:
+    """Open, or left past its claim time: two conditions, each served by the index (their OR is not)."""
+    return [
+        Q(translation_status=TriviaItem.Translation.OPEN),
+        Q(translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now),
+    ]
+
+
 def _available(now: Any) -> Q:
     """Accepted in review, and open or left past its claim time."""
-    waiting = Q(translation_status=TriviaItem.Translation.OPEN) | Q(
-        translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now
+    open_or_expired = _waiting(now)
+    return (open_or_expired[0] | open_or_expired[1]) & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
+
+
+def _translatable(project: Project, user: AbstractBaseUser) -> QuerySet[TriviaItem]:
+    """Accepted items of the project that this translator did not write (`annotation.lifecycle.may_review`)."""
+    return TriviaItem.objects.filter(
+        reviewable_by_q(user, item="item__"),
+        project=project,
+        item__status=Status.ACCEPTED,
+        item__deleted_at__isnull=True,
     )
-    return waiting & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
 
 
 def translation_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
     """How many accepted items `translation_claim_next` could hand this translator (never their own)."""
-    return TriviaItem.objects.filter(_available(timezone.now()), project=project).exclude(item__author=user).count()
+    now = timezone.now()
+    return sum(_translatable(project, user).filter(condition).count() for condition in _waiting(now))
 
 
 def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
@@ -635,19 +822,10 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
     if held is not None:
         TriviaItem.objects.filter(pk=held.pk).update(claim_expires_at=expires)
         return trivia_items(project).get(pk=held.pk)
-    for _attempt in range(5):
-        with transaction.atomic():
-            candidate = (
-                TriviaItem.objects.select_for_update(skip_locked=True, of=("self",))
-                .filter(_available(now), project=project)
-                .exclude(item__author=user)
-                .order_by("id")
-                .only("id")
-                .first()
-            )
-            if candidate is None:
-                return None
-            claimed = TriviaItem.objects.filter(_available(now), pk=candidate.pk).update(
+
+    def claim(candidate: TriviaItem) -> bool:
+        return bool(
+            TriviaItem.objects.filter(_available(now), pk=candidate.pk).update(
                 translation_status=TriviaItem.Translation.CLAIMED,
                 translator=user,
                 claimed_at=now,
@@ -655,9 +833,10 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
                 version=F("version") + 1,
                 updated_at=now,
             )
-        if claimed:
-            return trivia_items(project).get(pk=candidate.pk)
-    return None
+        )
+
+    claimed = queue_claim_next(candidates=_translatable(project, user), waiting=_waiting(now), claim=claim)
+    return None if claimed is None else trivia_items(project).get(pk=claimed.pk)
 
 
 def _check_tags(tags: Iterable[str]) -> list[str]:
@@ -709,6 +888,9 @@ def translation_submit(
             target_candidates=candidates,
             problem_tags=tags,
             problem_note=problem_note.strip()[:MAX_TEXT],
+            sent_back_note="",
+            resolution="",
+            resolved_by=None,
             translation_status=status,
             claim_expires_at=None,
             version=F("version") + 1,
@@ -763,7 +945,7 @@ def translation_resolve(
         if resolution == "drop":
             note = f" ({item.problem_note})" if item.problem_note else ""
             reason = f"Dropped after translation: {', '.join(item.problem_tags)}{note}"
-            review_services.qa_item_reject(item=qa, user=user, reason=reason[:MAX_TEXT], version=qa.version)
+            review_decisions.qa_item_reject(item=qa, user=user, reason=reason[:MAX_TEXT], version=qa.version)
         if new_source is not None:
             QAItem.objects.filter(pk=qa.pk).update(**_qa_fields(new_source), version=F("version") + 1, updated_at=now)
             qa.refresh_from_db()
@@ -780,6 +962,35 @@ def translation_resolve(
             problem_tags=item.problem_tags,
             source_corrected=new_source is not None,
         )
+    return trivia_items(item.project).get(pk=item.pk)
+
+
+def translation_send_back(*, item: TriviaItem, user: AbstractBaseUser, note: str) -> TriviaItem:
+    """A coordinator sends a translation (done, or tagged) back to its translator with a note: the item is theirs
+    again (claimed, no expiry: nobody else is handed it), their translation and tags kept for them to change.
+    A released item stays in its release; the next one takes it once it is translated again."""
+    note = " ".join((note or "").split())[:MAX_TEXT]
+    if not note:
+        raise InvalidInput("note: say what the translator should change.", field="note")
+    allowed = [TriviaItem.Translation.DONE, TriviaItem.Translation.FLAGGED]
+    if item.translation_status not in allowed or item.translator_id is None:
+        raise InvalidState("Only a translation that is done or tagged goes back to its translator.", field="item")
+    with transaction.atomic():
+        if not TriviaItem.objects.filter(pk=item.pk, version=item.version, translation_status__in=allowed).update(
+            translation_status=TriviaItem.Translation.CLAIMED,
+            claimed_at=timezone.now(),
+            claim_expires_at=None,
+            sent_back_note=note,
+            resolution="returned",
+            resolved_by=user,
+            version=F("version") + 1,
+            updated_at=timezone.now(),
+        ):
+            raise StaleEdit("The item was changed by someone else; reload it.", current=item)
+        audit.record(
+            user, Action.TRIVIA_RESOLVED, item.item, project=item.project, resolution="returned", note=note,
+            translator=item.translator_id,
+        )  # fmt: skip
     return trivia_items(item.project).get(pk=item.pk)
 
 

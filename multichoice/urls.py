@@ -19,6 +19,8 @@ urlpatterns = [
     path(P + "problems/", views.trivia_problems, name="trivia_problems"),
     path(P + "balance/", views.trivia_balance, name="trivia_balance"),
     path(P + "import/", views.trivia_import, name="trivia_import"),
+    path(P + "imports/<int:import_id>/undo/", views.trivia_import_undo, name="trivia_import_undo"),
+    path(P + "items/<int:item_id>/send-back/", views.trivia_send_back, name="trivia_send_back"),
     path(P + "export.csv", views.trivia_export_csv, name="trivia_export_csv"),
     path(P + "export.jsonl", views.trivia_export_jsonl, name="trivia_export_jsonl"),
 ]

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.languages import get_language, language_choices
@@ -18,7 +18,7 @@ from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
-from multichoice.models import Difficulty, ProblemTag, Subset, TriviaItem
+from multichoice.models import Difficulty, ProblemTag, Subset, TriviaImport, TriviaItem
 
 MAX_UPLOAD = 20 * 1024 * 1024
 FORM_CANDIDATES = 6
@@ -119,11 +119,12 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 version=int(request.POST.get("version") or 0) or None,
                 categories=request.POST.get("categories", "").splitlines(),
                 review_criteria=criteria,
+                reviewers_per_item=int(request.POST.get("reviewers_per_item") or project.reviewers_per_item),
             )
         except ServiceError as error:
             report_error(request, error)
         except ValueError:
-            messages.error(request, "The version must be a whole number.")
+            messages.error(request, "The version and the number of reviewers must be whole numbers.")
         else:
             messages.success(request, "Trivia settings saved.")
             return redirect("trivia_settings", project.slug)
@@ -140,7 +141,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
-    values: dict[str, Any] = {"answer": 0}
+    values: dict[str, Any] = {}  # no candidate marked correct until the writer marks one
     if request.method == "POST":
         values = _item_values(request.POST)
         try:
@@ -192,6 +193,9 @@ def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         "revisions": revisions,
         "reviews": services.trivia_reviews(item),
         "may_rewrite": item.item.author_id == request.user.pk and item.status == QAItem.Status.NEEDS_REWRITE,
+        "may_send_back": project.membership.is_coordinator  # type: ignore[attr-defined]
+        and item.translator_id is not None
+        and item.translation_status in (TriviaItem.Translation.DONE, TriviaItem.Translation.FLAGGED),
         "may_review": project.membership.is_reviewer  # type: ignore[attr-defined]
         and services.trivia_may_review(item, request.user),
     }
@@ -331,15 +335,54 @@ def trivia_resolve(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
 
 @login_required
 def trivia_balance(request: HttpRequest, slug: str) -> HttpResponse:
+    """Counts per category × subset × difficulty (all items, or only the translated ones), the emptiest cells
+    marked, each against its target; the coordinator sets the targets in the same grid."""
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-    return render(
-        request, "multichoice/balance.html", {"project": project, "balance": services.trivia_balance(project)}
-    )
+    translated_only = request.GET.get("view") == "translated"
+    typed: dict[str, str] = {}
+    if request.method == "POST":
+        balance = services.trivia_balance(project)
+        targets: dict[str, dict[str, dict[str, str]]] = {}
+        for index, row in enumerate(balance["rows"]):
+            for subset in balance["subsets"]:
+                for difficulty in balance["difficulties"]:
+                    name = f"t-{index}-{subset}-{difficulty}"
+                    typed[name] = request.POST.get(name, "").strip()
+                    cells = targets.setdefault(row["category"], {}).setdefault(subset, {})
+                    cells[difficulty] = typed[name]
+        try:
+            services.trivia_targets_set(
+                project=project,
+                targets={c: t for c, t in targets.items() if c in services.trivia_settings(project).categories},
+                version=int(request.POST.get("version") or 0) or None,
+                actor=request.user,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        except ValueError:
+            messages.error(request, "The version must be a whole number.")
+        else:
+            messages.success(request, "Targets saved.")
+            return redirect("trivia_balance", project.slug)
+    balance = services.trivia_balance(project, translated_only=translated_only)
+    for index, row in enumerate(balance["rows"]):
+        row["index"] = index
+        for subset, by_difficulty in row["cells"].items():
+            for difficulty, cell in by_difficulty.items():
+                name = f"t-{index}-{subset}-{difficulty}"
+                cell["input"] = name
+                cell["typed"] = typed.get(name, "" if cell["target"] is None else str(cell["target"]))
+    known = set(services.trivia_settings(project).categories)
+    context = {"project": project, "balance": balance, "known": known}
+    return render(request, "multichoice/balance.html", context)
 
 
 @login_required
 def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
+    """Upload a file; the page then says what was imported and what was recognised as there already, and lists
+    every import with a button to undo it."""
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    report: dict[str, Any] | None = None
     if request.method == "POST":
         upload = request.FILES.get("file")
         try:
@@ -365,9 +408,51 @@ def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, f"{report['created']} items imported.")
-            return redirect("trivia_balance", project.slug)
-    return render(request, "multichoice/import.html", {"project": project, "subsets": Subset.choices})
+            if report["already_imported"]:
+                earlier = report["already_imported"]["import_id"]
+                messages.warning(request, f"{name} was imported already (import {earlier}): nothing imported.")
+            else:
+                skipped = f"; {len(report['skipped'])} already in the project, skipped" if report["skipped"] else ""
+                messages.success(request, f"{report['created']} items imported{skipped}.")
+    context = {
+        "project": project,
+        "subsets": Subset.choices,
+        "report": report,
+        "imports": services.trivia_imports(project)[:50],
+    }
+    return render(request, "multichoice/import.html", context)
+
+
+@login_required
+@require_POST
+def trivia_import_undo(request: HttpRequest, slug: str, import_id: int) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    batch = get_object_or_404(TriviaImport, project=project, pk=import_id)
+    try:
+        result = services.trivia_import_undo(batch=batch, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        worked = f" ({result['worked_on']} had been worked on since)" if result["worked_on"] else ""
+        messages.success(
+            request,
+            f"Import of {batch.name} undone: {result['deleted']} items deleted{worked}; they can be restored from "
+            "the Deleted list.",
+        )
+    return redirect("trivia_import", project.slug)
+
+
+@login_required
+@require_POST
+def trivia_send_back(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
+    try:
+        services.translation_send_back(item=item, user=request.user, note=request.POST.get("note", ""))
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("trivia_item", item.project.slug, item.item_id)
+    messages.success(request, "Sent back to the translator.")
+    return redirect("trivia_item", item.project.slug, item.item_id)
 
 
 def _download(data: bytes, name: str, content_type: str) -> HttpResponse:

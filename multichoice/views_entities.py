@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
+import re
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -18,33 +20,78 @@ from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question
-from multichoice.models import Entity, EntityQuestion
+from multichoice.models import AttributeKind, Entity, EntityQuestion
 
 MAX_UPLOAD = 20 * 1024 * 1024
+QUESTIONS_SHOWN = 200
+ATTRIBUTE_FIELDS = ("label", "key", "kind", "inductive", "deductive", "statement")
+SPARE_ROWS = 2  # empty attribute rows under the filled ones: a third attribute needs no script
 EXAMPLE_ATTRIBUTES = [
     {
-        "key": "headquarters",
         "label": "Headquarters",
+        "key": "headquarters",
         "kind": "city",
         "inductive": "Where is {entity} headquartered?",
         "deductive": "Which company is headquartered in {value}?",
-    }
+        "statement": "{entity} is headquartered in {value}.",
+    },
+    {
+        "label": "Key people",
+        "key": "key_people",
+        "kind": "list",
+        "inductive": "Who is a key person at {entity}?",
+        "deductive": "At which company is {value} a key person?",
+        "statement": "{value} is a key person at {entity}.",
+    },
 ]
+
+
+def _posted_attributes(post: Any) -> list[dict[str, str]]:
+    """The attribute rows of the form (`attribute-<n>-<field>`), empty rows left out."""
+    rows = []
+    for index in range(int(post.get("attribute_rows") or 0)):
+        row = {field: post.get(f"attribute-{index}-{field}", "").strip() for field in ATTRIBUTE_FIELDS}
+        if any(row[field] for field in ("label", "key", "inductive", "deductive", "statement")):
+            rows.append(row)
+    return rows
+
+
+def _attribute_rows(attributes: list[dict[str, str]], error: ServiceError | None) -> list[dict[str, Any]]:
+    """The rows to show: the typed ones, then spare ones; an error's row and field marked (`attributes[2].kind`)."""
+    where, _, field = str(getattr(error, "field", "") or "").partition(".")
+    rows = []
+    for index, values in enumerate([*attributes, *[{}] * SPARE_ROWS]):
+        mine = where == f"attributes[{index + 1}]"
+        message = error.message.split(": ", 1)[-1] if mine and error is not None else ""
+        rows.append(
+            {"index": index, "number": index + 1, "values": values, "field": field if mine else "", "error": message}
+        )
+    return rows
+
+
+def _attribute_message(error: ServiceError) -> str:
+    """`attributes[2].deductive: the template needs {value}.` as the form says it: `Attribute 2, deductive: …`."""
+    match = re.match(r"attributes\[(\d+)\](?:\.(\w+))?: (.*)", error.message, re.S)
+    if match is None:
+        return error.message
+    number, field, text = match.groups()
+    labels = {"label": "name", "inductive": "question about the entity", "deductive": "question about the value"}
+    return f"Attribute {number}{', ' + labels.get(field, field) if field else ''}: {text}"
 
 
 @login_required
 def entity_project_create(request: HttpRequest) -> HttpResponse:
+    """The project form; attributes are rows of fields (label, kind, templates), errors shown on their row."""
     if not request.user.has_perm("annotation.add_project"):
         raise PermissionDenied("Creating projects needs the 'add project' permission.")
-    values = {"attributes": json.dumps(EXAMPLE_ATTRIBUTES, indent=2), "grouping_fields": "market, country, region"}
+    values: dict[str, Any] = {"grouping_fields": "market, country, region"}
+    attributes: list[dict[str, str]] = [dict(a) for a in EXAMPLE_ATTRIBUTES]
     errors: dict[str, str] = {}
+    attribute_error: ServiceError | None = None
     if request.method == "POST":
         values = request.POST.dict()
+        attributes = _posted_attributes(request.POST)
         try:
-            try:
-                attributes = json.loads(values.get("attributes") or "[]")
-            except json.JSONDecodeError:
-                raise InvalidInput("attributes: not valid JSON.", field="attributes") from None
             project = services.entity_project_create(
                 name=values.get("name", ""),
                 slug=values.get("slug") or None,
@@ -56,13 +103,24 @@ def entity_project_create(request: HttpRequest) -> HttpResponse:
                 created_by=request.user,
             )
         except ServiceError as error:
-            errors = field_errors(request, error, ["slug"])
+            if str(error.field or "").startswith("attributes"):
+                attribute_error = error
+                messages.error(request, _attribute_message(error))
+            else:
+                errors = field_errors(request, error, ["slug"])
         except ValueError:
             messages.error(request, "The seed must be a whole number.")
         else:
             messages.success(request, f"Entity-question project “{project.name}” created.")
             return redirect("entity_home", project.slug)
-    context = {"values": values, "languages": language_choices(), "errors": errors}
+    rows = _attribute_rows(attributes, attribute_error)
+    context = {
+        "values": values,
+        "languages": language_choices(),
+        "errors": errors,
+        "rows": rows,
+        "kinds": AttributeKind.choices,
+    }
     return render(request, "multichoice/entity_project_form.html", context)
 
 
@@ -79,10 +137,13 @@ def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
     if membership.is_coordinator:
         keys = [a["key"] for a in settings.attributes]
         context["entities"] = [
-            (e, [(k, e.raw.get(k), e.values.get(k, ""), k in e.corrected) for k in keys])
+            (e, [(k, services.shown(e.raw.get(k)), services.shown(e.values.get(k)), k in e.corrected) for k in keys])
             for e in Entity.objects.filter(project=project)[:500]
         ]
         context["question_counts"] = services.question_counts(project)
+        context["questions"] = services.entity_questions(project).order_by(
+            F("value_corrected_at").desc(nulls_last=True), "item_id"
+        )[:QUESTIONS_SHOWN]
     return render(request, "multichoice/entity_home.html", context)
 
 
@@ -102,9 +163,18 @@ def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
     except ServiceError as error:
         report_error(request, error)
     else:
+        updated = f", {len(report['updated'])} updated" if report["updated"] else ""
+        flagged = f"; {report['questions_flagged']} questions flagged" if report["questions_flagged"] else ""
         messages.success(
-            request, f"{report['created']} entities imported; {len(report['normalised'])} values normalised."
+            request,
+            f"{report['created']} entities imported{updated}; {len(report['normalised'])} values normalised{flagged}.",
         )
+        for kept in report["kept_corrected"]:
+            messages.warning(
+                request,
+                f"{kept['entity']}: {kept['attribute']} kept as corrected ({kept['kept']}), not the file's "
+                f"{kept['file']}.",
+            )
     return redirect("entity_home", project.slug)
 
 
@@ -127,7 +197,8 @@ def entity_correct(request: HttpRequest, slug: str) -> HttpResponse:
     except ServiceError as error:
         report_error(request, error)
     else:
-        messages.success(request, f"{entity.name}: corrected.")
+        flagged = entity.questions.filter(value_corrected_at__isnull=False).count()
+        messages.success(request, f"{entity.name}: corrected; {flagged} questions generated from old values flagged.")
     return redirect("entity_home", project.slug)
 
 
@@ -161,8 +232,10 @@ def entity_verify_next(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    question = get_entity_question(request.user, slug, item_id)
+    """A question as its release will show it (options, the four contexts, revisions): coordinators read it,
+    verifiers (the reviewer role) also verify it here."""
     if request.method == "POST":
+        question = get_entity_question(request.user, slug, item_id, role=Role.REVIEWER)
         try:
             swap = request.POST.get("swap")
             question = services.question_verify(
@@ -172,6 +245,7 @@ def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
                 decision=request.POST.get("decision", ""),
                 text=request.POST.get("question"),
                 swap=int(swap) if swap not in (None, "") else None,
+                reason=request.POST.get("reason", ""),
             )
         except ServiceError as error:
             report_error(request, error)
@@ -183,7 +257,21 @@ def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
                 return redirect("entity_verify", question.project.slug, question.item_id)
             messages.success(request, f"Question {question.get_status_display().lower()}.")
             return redirect("entity_home", question.project.slug)
+        typed = {"question": request.POST.get("question", ""), "reason": request.POST.get("reason", "")}
+    else:
+        question = get_entity_question(request.user, slug, item_id)
+        typed = {"question": question.question, "reason": ""}
+    project = question.project
     options = [(index, text, index == question.answer) for index, text in enumerate(question.options)]
-    held = services.held_slot(question, request.user)
-    context = {"project": question.project, "question": question, "options": options, "held": held}
+    membership = project.membership  # type: ignore[attr-defined]
+    context = {
+        "project": project,
+        "question": question,
+        "options": options,
+        "typed": typed,
+        "record": services.question_preview(question),
+        "revisions": list(question.item.revisions.order_by("number")),
+        "may_verify": membership.is_reviewer and question.status == EntityQuestion.Status.GENERATED,
+        "held": services.held_slot(question, request.user),
+    }
     return render(request, "multichoice/entity_verify.html", context)

@@ -8,8 +8,8 @@ What a report measures, one *scope* each (the names the release card uses too):
 
 * `review:<criterion>`: reviewers' pass/flag verdicts per criterion; a unit is
   one revision of an item (the round of reviewers who judged the same text).
-  Strata: the pair's final topic and region, and the item's author; project kinds
-  listed in `KIND_STRATA` add their own (trivia: category, subset, difficulty).
+  Strata: the pair's final topic and region, and the item's author; a project kind
+  adds its own (`common.kinds.ProjectKind.strata`; trivia: category, subset, difficulty).
 * `label:topic`, `label:region`: the labellers' current (raw, pre-adjudication)
   labels; a unit is a page pair.
 * `screening`: screening decisions of pairs screened by more than one person
@@ -28,7 +28,6 @@ report reuses that result and says so (`same_as`).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import logging
 from collections import defaultdict
@@ -42,14 +41,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Max, Q
 from django.http import Http404
 from django.utils import timezone
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
+from common import kinds as project_kinds
 from common.enqueue import enqueue_on_commit
-from common.jobs import pause_between_steps
+from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -70,12 +70,6 @@ SCHEMA_VERSION = 1
 BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
-# Project kinds whose review units have more strata: kind → (module, function(project) → {stratum: {item_id: label}}).
-# Imported when used, as exports.formats.KIND_WRITERS does.
-KIND_STRATA = {
-    Project.Kind.TRIVIA: ("multichoice.services", "trivia_review_strata"),
-    Project.Kind.ENTITY_QA: ("multichoice.entities", "entity_review_strata"),
-}
 CONTESTED_SHOWN = 50
 LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
 
@@ -85,18 +79,9 @@ def auto_after_judgments() -> int:
     return int(getattr(settings, "AGREEMENT_AUTO_JUDGMENTS", 50))
 
 
-def stale_seconds() -> int:
-    """A running report whose worker has not written for this long is presumed lost (killed, restarted)."""
-    return int(settings.AGREEMENT_STALE_SECONDS)
-
-
 def auto_countdown() -> int:
     """Seconds a automatically queued report waits, so a burst of reviews lands in one computation."""
     return int(getattr(settings, "AGREEMENT_AUTO_COUNTDOWN", 60))
-
-
-class ReportLost(Exception):
-    """Another run took the report over (this one was presumed dead); this run stops and stores nothing."""
 
 
 # Access
@@ -216,9 +201,9 @@ def _review_scopes(project: Project) -> list[Scope]:
             scope.strata["topic"][revision_id] = finals[LabelKind.TOPIC].get(pair_id, NO_STRATUM)
             scope.strata["region"][revision_id] = finals[LabelKind.REGION].get(pair_id, NO_STRATUM)
             scope.strata["annotator"][revision_id] = author
-    if project.kind in KIND_STRATA:
-        module, function = KIND_STRATA[project.kind]
-        extra: dict[str, dict[int, str]] = getattr(importlib.import_module(module), function)(project)
+    kind_strata = project_kinds.of(project).strata
+    if kind_strata is not None:
+        extra = kind_strata(project)
         for scope in scopes.values():
             for name, by_item in extra.items():
                 scope.strata[name] = {
@@ -324,15 +309,10 @@ def _screening_scope(project: Project) -> list[Scope]:
     ]
 
 
-# Judgments another app keeps, gathered by that app: project kind → (module, function(project) → scopes).
-KIND_GATHERERS = {"validation": ("validation.agreement", "validation_scopes")}
-
-
 def _kind_scopes(project: Project) -> list[Scope]:
-    if project.kind not in KIND_GATHERERS:
-        return []
-    module, function = KIND_GATHERERS[project.kind]
-    return getattr(importlib.import_module(module), function)(project)
+    """Judgments another app keeps, gathered by that app (`common.kinds.ProjectKind.scopes`)."""
+    gather = project_kinds.of(project).scopes
+    return gather(project) if gather is not None else []
 
 
 SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [
@@ -407,34 +387,6 @@ def _headline(result: dict[str, Any]) -> dict[str, Any]:
     return headline
 
 
-def _claim(report_id: int) -> int | None:
-    """Take a queued report (or a running one whose worker went silent); the attempt number, or None."""
-    now = timezone.now()
-    cutoff = now - timedelta(seconds=stale_seconds())
-    claimed = AgreementReport.objects.filter(
-        Q(status=AgreementReport.Status.QUEUED) | Q(status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff),
-        pk=report_id,
-    ).update(
-        status=AgreementReport.Status.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        progress=0,
-        stage="Gathering judgments",
-        error="",
-    )
-    if not claimed:
-        return None
-    return AgreementReport.objects.values_list("attempts", flat=True).get(pk=report_id)
-
-
-def _advance(report_id: int, attempt: int, **fields: Any) -> None:
-    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-        heartbeat_at=timezone.now(), **fields
-    ):
-        raise ReportLost
-
-
 Progress = Callable[[int, str], None]
 
 
@@ -445,14 +397,14 @@ def agreement_report_compute(
 
     `progress(percent, stage)` is called as the work advances (the command prints it).
     """
-    attempt = _claim(report_id)
-    if attempt is None:
+    run = job_claim(AgreementReport, report_id, progress_done=0, stage="Gathering judgments")
+    if run is None:
         return None
     report = AgreementReport.objects.select_related("project").get(pk=report_id)
     project = report.project
 
     def step(percent: int, stage: str) -> None:
-        _advance(report_id, attempt, progress=percent, stage=stage[:200])
+        run.beat(progress_done=percent, stage=stage)
         if progress is not None:
             progress(percent, stage)
         pause_between_steps()
@@ -473,8 +425,7 @@ def agreement_report_compute(
         if earlier is not None and earlier.fingerprint == fingerprint:
             same_as = earlier.same_as_id or earlier.pk
             _finish(
-                report_id,
-                attempt,
+                run,
                 fingerprint=fingerprint,
                 watermark=watermark,
                 result=earlier.result,
@@ -498,8 +449,7 @@ def agreement_report_compute(
                 "scopes": result_scopes,
             }
             _finish(
-                report_id,
-                attempt,
+                run,
                 fingerprint=fingerprint,
                 watermark=watermark,
                 result=result,
@@ -509,29 +459,16 @@ def agreement_report_compute(
             )
         if progress is not None:
             progress(100, "Done")
-    except ReportLost:
+    except JobLost:
         return None
     except Exception as error:
         log.exception("Agreement report %s failed", report_id)
-        AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-            status=AgreementReport.Status.FAILED,
-            error=f"{type(error).__name__}: {error}",
-            finished_at=timezone.now(),
-            stage="Failed",
-        )
+        run.fail(error, stage="Failed")
     return AgreementReport.objects.get(pk=report_id)
 
 
-def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> None:
-    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-        status=AgreementReport.Status.DONE,
-        progress=100,
-        judgment_watermark=watermark,
-        finished_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-        **fields,
-    ):
-        raise ReportLost
+def _finish(run: JobRun, *, watermark: int, **fields: Any) -> None:
+    run.finish(progress_done=100, judgment_watermark=watermark, **fields)
 
 
 # Requesting
@@ -539,10 +476,7 @@ def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> N
 
 def agreement_reports_expire_stale(*, project: Project) -> int:
     """Mark reports whose worker stopped writing as failed, so a new one can be queued."""
-    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
-    return AgreementReport.objects.filter(
-        project=project, status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff
-    ).update(status=AgreementReport.Status.FAILED, error=LOST_ERROR, finished_at=timezone.now())
+    return len(job_expire_stale(AgreementReport, LOST_ERROR, project=project))
 
 
 def _enqueue(report_id: int, countdown: int) -> None:
@@ -585,7 +519,7 @@ def agreement_report_request(
             waiting = AgreementReport.objects.active().filter(project=project).first()
             if waiting is None:  # it finished between our insert and this look: try again
                 continue
-            if enqueue and waiting.status == AgreementReport.Status.QUEUED:
+            if enqueue and waiting.status == AgreementReport.Status.PENDING:
                 _enqueue(waiting.pk, countdown)
             return waiting, False
         if enqueue:
@@ -631,15 +565,15 @@ def _resend_if_lost(report: AgreementReport) -> None:
     `heartbeat_at` of a queued report is when it was last sent; the conditional
     update lets only one of several reviews at once send it.
     """
-    if report.status != AgreementReport.Status.QUEUED:
+    if report.status != AgreementReport.Status.PENDING:
         return
     now = timezone.now()
-    cutoff = now - timedelta(seconds=stale_seconds() + auto_countdown())
+    cutoff = now - timedelta(seconds=stale_seconds(AgreementReport) + auto_countdown())
     sent = report.heartbeat_at or report.created_at
     if sent >= cutoff:
         return
     if AgreementReport.objects.filter(
-        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff), pk=report.pk, status=AgreementReport.Status.QUEUED
+        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff), pk=report.pk, status=AgreementReport.Status.PENDING
     ).update(heartbeat_at=now):
         _enqueue(report.pk, 0)
 

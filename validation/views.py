@@ -22,8 +22,8 @@ from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from review.history import text_diff
 from review.models import ReviewSlot
-from review.services import text_diff
 from validation import pages, services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
 from validation.models import (

@@ -3,6 +3,7 @@ the suite runs on: each person starts from the project page, where their next st
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -13,14 +14,18 @@ from playwright.sync_api import Page, expect
 import annotation
 from annotation.models import EvidenceSpan, PagePair, QAItem
 from exports.models import Release
+from exports.services import release_file_path
+from multichoice import entities
 from multichoice.models import EntityQuestion, TriviaItem
 from tests.browser.conftest import log_in, nav_to
 from tests.browser.test_authoring import add_item, card, fill_item, select_text, wait_saved
+from tests.multichoice.conftest import FIXTURES
 
 pytestmark = pytest.mark.browser
 
 DEMO = Path(annotation.__file__).resolve().parent / "demo"
 PASSWORD = "localqa-demo"
+BERTAQA = FIXTURES / "both_correct_examples.csv"
 
 
 @pytest.fixture(autouse=True)
@@ -96,7 +101,7 @@ def test_wikipedia_qa_screen_two_items_with_evidence_submit_review_release(page:
     expect(step(page, "open-dashboard")).to_be_visible()
     build_release(page, 2)  # demo_setup published v1
     release = Release.objects.get(project__slug="yue-cmn", version=2)
-    assert release.status == Release.Status.PUBLISHED
+    assert release.status == Release.Status.DONE
     assert QAItem.objects.filter(project__slug="yue-cmn", status="accepted").count() == 3
 
 
@@ -173,7 +178,21 @@ def test_trivia_write_review_translate_release(page: Page):
 
     as_user(page, "coordinator")
     open_project(page, "Bavarian trivia")
+    page.goto("/projects/bavaria-trivia/trivia/import/")
+    for _ in range(2):  # the same BertaQA file twice: the second time it is recognised and nothing is imported
+        page.get_by_label("File").set_input_files(str(BERTAQA))
+        page.get_by_label("Subset of the CSV's rows").select_option("local")
+        page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator(".message.warning")).to_contain_text("was imported already")
+    assert TriviaItem.objects.filter(project__slug="bavaria-trivia", external_id="1").count() == 1
+    page.goto("/projects/bavaria-trivia/trivia/balance/?view=translated")
+    expect(page.locator("#balance td.low").first).to_be_visible()
     build_release(page, 2)
+    release = Release.objects.get(project__slug="bavaria-trivia", version=2)
+    records = [json.loads(line) for line in release_file_path(release, "trivia.jsonl").read_text().splitlines()]
+    mine = next(r for r in records if r["deu"]["question"] == "Wie heißt das größte Volksfest in München?")
+    assert mine["eng"]["candidates"][mine["answer"]] == "Candidate 0" and mine["subset"] == "local"
+    assert {r["id"] for r in records}.isdisjoint({"1", "2"})  # imported, not yet translated: not released
 
 
 def test_entity_questions_import_generate_verify_release(page: Page):
@@ -198,4 +217,22 @@ def test_entity_questions_import_generate_verify_release(page: Page):
     as_user(page, "coordinator")
     open_project(page, "Bavarian companies")
     expect(step(page, "entity-release-step")).to_contain_text("2 verified")
+    people = EntityQuestion.objects.filter(project__slug="bavaria-companies", attribute="key_people")
+    assert set(people.filter(entity__name="Siemens").values_list("correct_value", flat=True)) == {
+        "Roland Busch",
+        "Jim Hagemann Snabe",
+    }
+    question = people.get(entity__name="Siemens", direction="deductive", correct_value="Jim Hagemann Snabe")
+    page.goto(f"/projects/bavaria-companies/entities/questions/{question.item_id}/")  # the coordinator reads it
+    expect(page.locator("#question-text")).to_have_text("At which company is Jim Hagemann Snabe a key person?")
+    expect(page.locator("#question-contexts")).to_contain_text("Jim Hagemann Snabe is a key person at Siemens.")
     build_release(page, 2, group=None)  # the only link of its group: a plain link
+    release = Release.objects.get(project__slug="bavaria-companies", version=2)
+    lines = release_file_path(release, "entity_questions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 2 and all(set(r["contexts"]) == set(entities.CONTEXTS) for r in records)
+    for record in records:
+        assert not any(";" in option for option in record["options"])
+        assert record["contexts"]["perfect"] and record["misleading_option"] != record["answer"]
+    splits = {entry["name"] for entry in release.files if entry["name"].startswith("entity_questions/")}
+    assert splits == {f"entity_questions/{split}.jsonl" for split in release.splits}

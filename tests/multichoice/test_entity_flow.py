@@ -46,9 +46,9 @@ def test_the_pages_import_show_normalisation_correct_and_generate(client, compan
     iberdrola = Entity.objects.get(name="Iberdrola")
     data = {"entity": iberdrola.pk, "attribute": "founded", "value": "1901"}
     page = client.post(reverse("entity_correct", args=["companies"]), data, follow=True).content.decode()
-    assert "Iberdrola: corrected." in page and "corrected</span>" in page
+    assert "Iberdrola: corrected;" in page and "corrected</span>" in page
     page = client.post(reverse("entity_generate", args=["companies"]), follow=True).content.decode()
-    assert "48 questions generated" in page
+    assert "52 questions generated" in page
 
 
 def test_a_verifier_swaps_and_accepts_on_the_page(client, companies, reviewer):
@@ -96,10 +96,34 @@ def test_the_api_release_carries_the_four_context_conditions_and_groupings(compa
 
     release = release_build_now(project=companies, user=coordinator, seed=1)
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     lines = release_file_path(release, "entity_questions.jsonl").read_text(encoding="utf-8").splitlines()
     record = json.loads(lines[0])
     assert len(lines) == 1 and release.counts["entity_questions"] == 1
     assert set(record["contexts"]) == {"none", "perfect", "misleading", "distraction"}
     assert record["groupings"] == {"market": "M", "country": "Spain", "region": "Europe"}
     assert record["options"][record["answer"]] in (record["entity"], record["correct_value"])
+
+
+def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_stays_in_one(
+    companies, coordinator, reviewer
+):
+    services.entities_import(project=companies, data=CSV.encode(), name="companies.csv")
+    services.questions_generate(project=companies)
+    while (question := services.verification_next(project=companies, user=reviewer)) is not None:
+        services.question_verify(question=question, user=reviewer, version=question.version, decision="accept")
+
+    release = release_build_now(project=companies, user=coordinator, seed=4, splits={"train": 60, "test": 40})
+
+    assert release.status == "published", release.error
+    read = lambda name: [json.loads(line) for line in release_file_path(release, name).read_text().splitlines()]  # noqa: E731
+    everything = read("entity_questions.jsonl")
+    by_split = {split: read(f"entity_questions/{split}.jsonl") for split in ("train", "test")}
+    assert len(everything) == 52 == sum(len(lines) for lines in by_split.values())
+    assert all(line["split"] == split for split, lines in by_split.items() for line in lines)
+    assert all(by_split.values())
+    entities_in = {split: {line["entity"] for line in lines} for split, lines in by_split.items()}
+    assert not entities_in["train"] & entities_in["test"]  # no fact leaks from train into test
+    assert release.counts["entity_questions_by_split"] == {split: len(v) for split, v in by_split.items()}
+    card = release_file_path(release, "README.md").read_text()
+    assert "- split: train" in card and "entity_questions/test.jsonl" in card

@@ -21,7 +21,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "entity_correct": ("post", COORDINATOR_POST),
     "entity_generate": ("post", COORDINATOR_POST),
     "entity_verify_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
-    "entity_verify": ("get", (LOGIN, 404, 403, 200, 403, 200)),
+    "entity_verify": ("get", (LOGIN, 404, 403, 200, 200, 200)),  # coordinators read, verifiers verify
 }
 
 
@@ -81,6 +81,7 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", E + "generate/", {}, (403, 404, 403, 403, 200, 200)),
     ("get", E + "questions/", None, (403, 404, 403, 403, 200, 200)),
     ("post", E + "verify/next/", None, (403, 404, 403, 200, 403, 200)),
+    ("get", E + "questions/{question}/", None, (403, 404, 403, 200, 200, 200)),
     ("post", E + "questions/{question}/", {}, (403, 404, 403, 400, 403, 400)),
 ]  # fmt: skip
 

@@ -36,9 +36,12 @@ def test_the_import_page_imports_the_fixture_and_shows_the_balance(client, trivi
     )
 
     page = response.content.decode()
-    assert "50 items imported" in page
-    assert 'id="balance"' in page and "Euskara eta literatura" in page
+    assert "50 items imported" in page and 'id="import-created">50<' in page
+    assert 'id="trivia-imports"' in page and "Undo this import" in page
     assert TriviaItem.objects.count() == 50
+    balance = client.get(reverse("trivia_balance", args=[trivia.slug])).content.decode()
+    assert 'id="balance"' in balance and "Euskara eta literatura" in balance
+    assert 'class="num low' in balance  # the emptiest cells (no global item yet) are marked
 
 
 def test_the_csv_download_is_the_simple_layout(client, trivia, coordinator, annotator):

@@ -7,6 +7,8 @@ another kind has no trivia pages.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -38,6 +40,8 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "trivia_import": ("get", COORDINATOR_ONLY),
     "trivia_export_csv": ("get", COORDINATOR_ONLY),
     "trivia_export_jsonl": ("get", COORDINATOR_ONLY),
+    "trivia_import_undo": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "trivia_send_back": ("post", (LOGIN, 404, 403, 403, 302, 302)),
 }
 
 
@@ -63,8 +67,19 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
         problem_tags=["outdated"],
     )
     in_review = services.trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
+    line = {
+        "id": "9",
+        "category": "C",
+        "subset": "local",
+        "difficulty": 1,
+        "question": "Q?",
+        "candidates": ["a", "b", "c"],
+    }
+    data = json.dumps(line | {"answer": 0, "target_question": "Q?", "target_candidates": ["a", "b", "c"]}).encode()
+    imported = services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)  # translated: no queue
     return {
         "slug": trivia.slug,
+        "import": imported["import_id"],
         "in_review": in_review.item_id,
         "held": held.item_id,
         "flagged": flagged.item_id,
@@ -83,6 +98,7 @@ ITEM_OF_PAGE = {
     "trivia_review": "in_review",
     "trivia_resolve": "flagged",
     "trivia_translate": "held",
+    "trivia_send_back": "flagged",
 }
 
 
@@ -92,6 +108,8 @@ def page_url(name: str, world: dict) -> str:
     kwargs = {"slug": world["slug"]}
     if name in ITEM_OF_PAGE:
         kwargs["item_id"] = world[ITEM_OF_PAGE[name]]
+    if name == "trivia_import_undo":
+        kwargs["import_id"] = world["import"]
     return reverse(name, kwargs=kwargs)
 
 
@@ -139,6 +157,10 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", P + "translate/next/", None, (403, 404, 200, 403, 403, 204)),
     ("get", P + "problems/", None, (403, 404, 403, 403, 200, 200)),
     ("get", P + "balance/", None, (403, 404, 403, 403, 200, 200)),
+    ("put", P + "balance/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", P + "imports/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", P + "imports/{import}/undo/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", P + "items/{flagged}/send-back/", {}, (403, 404, 403, 403, 400, 400)),
     ("post", P + "import/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", P + "export/csv/", None, (403, 404, 403, 403, 200, 200)),
     ("get", P + "export/jsonl/", None, (403, 404, 403, 403, 200, 200)),
@@ -165,6 +187,7 @@ def test_the_api_permission_table_covers_every_trivia_route():
     for _, path, _, _ in API_EXPECTED:
         for name in ("in_review", "held", "flagged"):
             path = path.replace("{" + name + "}", "<int:item_id>")
+        path = path.replace("{import}", "<int:import_id>")
         covered.add(path.replace("projects/{slug}/", "projects/<slug:slug>/"))
     assert routes == covered
 

@@ -8,11 +8,11 @@ import io
 import orjson
 import pytest
 
-from annotation.models import QAItem, QAItemRevision
+from annotation.models import ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState
 from multichoice import services
 from multichoice.models import TriviaItem
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review.models import Judgment, ReviewSlot
 from tests.multichoice.conftest import FIXTURES, item_values
 
 
@@ -240,8 +240,8 @@ def test_the_balance_counts_category_by_subset_by_difficulty_with_empty_cells(tr
     balance = services.trivia_balance(trivia)
     rows = {row["category"]: row for row in balance["rows"]}
 
-    assert rows["Geografia eta Historia"]["cells"]["local"]["easy"] == 2
-    assert rows["Geografia eta Historia"]["cells"]["global"]["hard"] == 1
+    assert rows["Geografia eta Historia"]["cells"]["local"]["easy"]["count"] == 2
+    assert rows["Geografia eta Historia"]["cells"]["global"]["hard"]["count"] == 1
     assert rows["Zinema eta ikuskizunak"]["total"] == 0
     assert balance["total"] == 3 and balance["minimum"] == 0
 

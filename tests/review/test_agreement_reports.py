@@ -9,7 +9,11 @@ from django.utils import timezone
 
 from annotation import services as authoring
 from annotation.models import Screening
-from review import reports, services
+from common.jobs import stale_seconds
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
+from review import reports
 from review.agreement import agreement_summary
 from review.models import AgreementReport
 from tests import factories
@@ -26,8 +30,8 @@ def four_items(project, annotator):
 
 
 def review(project, user, item, judgments):
-    slot = services.review_claim(item=item, user=user)
-    return services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_queue.review_claim(item=item, user=user)
+    return review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 @pytest.fixture
@@ -101,8 +105,8 @@ def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coo
     topics = {coordinator: ["food", "food", "history"], second: ["food", "sport", "history"]}
     for user, values in topics.items():
         for pair, value in zip(pairs, values, strict=True):
-            services.label_set(pair=pair, user=user, kind="topic", value=value)
-            services.label_set(pair=pair, user=user, kind="region", value="local")
+            review_labels.label_set(pair=pair, user=user, kind="topic", value=value)
+            review_labels.label_set(pair=pair, user=user, kind="region", value="local")
     Screening.objects.create(pair=pairs[0], annotator=coordinator, decision="translated")
     Screening.objects.create(pair=pairs[1], annotator=coordinator, decision="annotate")
 
@@ -124,12 +128,12 @@ def test_labels_count_as_they_were_before_the_labellers_saw_each_other(project, 
     second = factories.user("coordinator2")
     authoring.membership_set(project=project, user=second, roles={"coordinator"})
     pair = submitted_pair(project, annotator)[0]
-    services.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
-    services.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
-    services.label_set(pair=pair, user=coordinator, kind="region", value="local")
-    services.label_set(pair=pair, user=second, kind="topic", value="sport")
-    services.label_set(pair=pair, user=second, kind="region", value="local")  # complete: both see both
-    services.label_set(pair=pair, user=second, kind="topic", value="food", version=1)  # swayed: does not count
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
+    review_labels.label_set(pair=pair, user=coordinator, kind="region", value="local")
+    review_labels.label_set(pair=pair, user=second, kind="topic", value="sport")
+    review_labels.label_set(pair=pair, user=second, kind="region", value="local")  # complete: both see both
+    review_labels.label_set(pair=pair, user=second, kind="topic", value="food", version=1)  # swayed: does not count
 
     topic = computed(project).result["scopes"]["label:topic"]["summary"]
 
@@ -183,7 +187,7 @@ def test_a_running_report_is_not_claimed_twice_until_its_worker_goes_silent(proj
 
     assert reports.agreement_report_compute(report_id=report.pk) is None
 
-    silent = timezone.now() - timedelta(seconds=reports.stale_seconds() + 1)
+    silent = timezone.now() - timedelta(seconds=stale_seconds(AgreementReport) + 1)
     AgreementReport.objects.filter(pk=report.pk).update(heartbeat_at=silent)
     taken_over = reports.agreement_report_compute(report_id=report.pk, bootstrap=10)
     assert (taken_over.status, taken_over.attempts) == ("done", 2)
@@ -238,7 +242,7 @@ def test_a_burst_of_reviews_queues_one_report(
             review(project, second_reviewer, item, all_pass(project))
 
     queued = AgreementReport.objects.get()
-    assert (queued.status, queued.trigger) == ("queued", "auto")
+    assert (queued.status, queued.trigger) == ("pending", "auto")
     assert sent == [((queued.pk,), 30)]
 
 
@@ -315,7 +319,7 @@ def test_a_report_queued_long_ago_and_never_claimed_is_sent_again_once(
         review(project, reviewer, items[0], all_pass(project))
     assert sent == []  # queued a moment ago: its message is still on its way
 
-    long_ago = timezone.now() - timedelta(seconds=reports.stale_seconds() + 3600)
+    long_ago = timezone.now() - timedelta(seconds=stale_seconds(AgreementReport) + 3600)
     AgreementReport.objects.filter(pk=waiting.pk).update(created_at=long_ago)
     with django_capture_on_commit_callbacks(execute=True):
         review(project, reviewer, items[1], all_pass(project))

@@ -17,6 +17,7 @@ tests assert those statuses. This module adds what no single app can:
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,8 @@ from annotation import ingest
 from annotation import services as authoring
 from annotation.models import Membership, Project
 from archive import services as archives
+from review import queue as review_queue
 from review import reports as agreement_reports
-from review import services as review
 from tests import factories
 from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
 from tests.annotation.test_page_permissions import ROLES, _all_page_tables, _page_url_names
@@ -305,7 +306,13 @@ class Worlds:
 
         project, owner, annotator, _ = self._b_of_kind(Project.Kind.TRIVIA)
         item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
-        return {"owner": owner, "values": {"slug": project.slug, "item_id": item.item_id}}
+        line = {"id": "9", "category": "C", "subset": "local", "difficulty": 1, "question": "Q?", "answer": 0}
+        data = json.dumps(
+            line | {"candidates": ["a", "b", "c"], "target_question": "Q?", "target_candidates": ["a", "b", "c"]}
+        )
+        imported = trivia.trivia_import_jsonl(project=project, data=data.encode(), user=owner)
+        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"]}
+        return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
         from multichoice import entities
@@ -329,7 +336,7 @@ class Worlds:
         authored_pair(other_project, b_annotator)
         release = exports.release_build_now(project=other_project, user=owner, seed=1)
         pair, items = submitted_pair(other_project, b_annotator)
-        slot = review.review_claim(item=items[0], user=b_reviewer)
+        slot = review_queue.review_claim(item=items[0], user=b_reviewer)
         job = ingest.import_job_create(
             project=other_project, user=owner, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
         )

@@ -134,7 +134,7 @@ def test_the_duplicates_page_merges_every_set_with_one_button(client, vproject, 
 
 def test_items_go_to_validators_who_read_their_language(coordinator, reviewer, second_reviewer):
     from annotation import services as annotation_services
-    from review.services import reviewer_languages_set
+    from review.reviewers import reviewer_languages_set
 
     project = services.validation_project_create(name="Two languages", language="arb", created_by=coordinator)
     for user in (reviewer, second_reviewer):

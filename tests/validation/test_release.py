@@ -72,7 +72,7 @@ def test_an_item_needs_every_validator_before_it_is_released(imported, reviewer)
 def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_queries(validated, coordinator):
     release = release_build_now(project=validated, user=coordinator, seed=7)
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     names = {entry["name"] for entry in release.files}
     assert {"validation_qa.jsonl", "seed_queries.csv", "README.md", "manifest.json"} <= names
     assert not {"lead_qa.jsonl", "page_pairs.jsonl"} & names
@@ -305,7 +305,7 @@ def test_the_setting_releases_what_it_no_longer_leaves_out(vproject, coordinator
 
 def test_the_card_lists_the_languages_of_the_released_rows(coordinator, reviewer):
     from annotation import services as annotation_services
-    from review.services import reviewer_languages_set
+    from review.reviewers import reviewer_languages_set
 
     project = services.validation_project_create(name="Doha ar", language="arb", created_by=coordinator)
     annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})

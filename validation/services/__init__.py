@@ -2,8 +2,8 @@
 
 Reused, not copied: projects, members and roles (`annotation.services`), QA
 items and their revisions (`annotation.models.QAItem`/`QAItemRevision`), the
-review queue with N blind slots per item (`review.services.items_route`,
-`review_claim_next`, `review_release`), the answer diff (`review.services.text_diff`),
+review queue with N blind slots per item (`annotation.lifecycle.items_route`,
+`review_claim_next`, `review_release`), the answer diff (`review.history.text_diff`),
 the agreement statistics (`review.agreement.agreement_summary`) and the import
 report (`annotation.importers.report.ImportReport`).
 

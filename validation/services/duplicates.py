@@ -11,11 +11,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Project, QAItem
+from annotation import lifecycle
+from annotation.models import ItemEvent, Project, QAItem
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState
-from review.models import ItemEvent, ReviewSlot
+from review.models import ReviewSlot
 from validation.models import (
     ValidationItem,
 )
@@ -66,14 +67,13 @@ def validation_item_merge(
         ValidationItem.objects.filter(pk=duplicate.pk).update(merged_into=keep)
         item = QAItem.objects.get(pk=duplicate.item_id)
         audit.record(user, Action.VALIDATION_MERGED, item, project=project, merged_into=keep.item_id)
-        ItemEvent.objects.create(
+        lifecycle.item_event_record(
             item=item,
             actor=user,
             action=ItemEvent.Action.REJECTED,
-            from_status=item.status,
-            to_status=item.status,
+            before=item.status,
+            after=item.status,
             note=f"merged into item {keep.item_id} as a duplicate",
-            created_at=now,
         )
     keep.refresh_from_db()
     return keep

@@ -9,8 +9,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import QAItem, QAItemRevision
-from annotation.services import MAX_TEXT_FIELD
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState

@@ -11,13 +11,12 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from annotation import ingest
+from annotation import ingest, lifecycle
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
 from common.errors import InvalidState
-from review import services as review_services
 from validation.importers import (
     ITEM_FORMATS,
     CollectedPair,
@@ -218,7 +217,7 @@ def validation_items_import(
             created[index].duplicate_of_id = existing[of][0] if of < offset else created[of - offset].pk
             marked.append(created[index])
         ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
-        review_services.items_route(items=items, actor=user)
+        lifecycle.items_route(items=items, actor=user)
     tell(total, len(pairs))
     return report
 

@@ -11,12 +11,16 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotation import lifecycle
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import Membership, Project, QAItem, QAItemRevision
-from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
+from annotation.lifecycle import MAX_TEXT_FIELD
+from annotation.models import ItemEvent, Membership, Project, QAItem, QAItemRevision
+from annotation.services import qa_item_revision_create
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from review import services as review_services
-from review.models import ItemEvent, ReviewSlot
+from review import queue as review_queue
+from review import reviewers as review_reviewers
+from review import routing as review_routing
+from review.models import ReviewSlot
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
@@ -34,7 +38,7 @@ def validation_routing(*, project: Project, user: AbstractBaseUser, skipped: Ite
     without a language is in the project's), less the items they skipped. The one rule the claim and the
     "n left" count share."""
     membership = Membership.objects.filter(project=project, user_id=user.pk).select_related("reader_languages").first()
-    languages = review_services.reader_languages(membership) if membership else [project.standard_language]
+    languages = review_reviewers.reader_languages(membership) if membership else [project.standard_language]
     if getattr(user, "is_superuser", False) and membership is None:
         where = Q()
     else:
@@ -51,18 +55,18 @@ def validation_claim_next(
     """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not
     seen, in a language they read and not skipped (`validation_routing`)."""
     where = validation_routing(project=project, user=user, skipped=skipped)
-    return review_services.review_claim_next(project=project, user=user, validation=True, where=where)
+    return review_queue.review_claim_next(project=project, user=user, validation=True, where=where)
 
 
 def validation_waiting_count(*, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()) -> int:
     """How many items are still waiting for this validator (the "n left" of the screen)."""
     where = validation_routing(project=project, user=user, skipped=skipped)
-    return review_services.review_waiting_count(project=project, user=user, where=where)
+    return review_queue.review_waiting_count(project=project, user=user, where=where)
 
 
 def validation_skip(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
     """Give the item back for someone else; the caller keeps it out of this validator's next claims."""
-    review_services.review_release(slot=slot, user=user)
+    review_queue.review_release(slot=slot, user=user)
 
 
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
@@ -173,7 +177,7 @@ def validation_submit(
     """Record one validator's judgment; an edited answer becomes a new revision; the last slot accepts the item."""
     item = slot.item
     project = item.project
-    review_services.require_flow(project, validation=True)
+    review_routing.require_flow(project, validation=True)
     settings = validation_settings(project)
     fields, edited, domain_label = _check_judgment(settings, slot, data)
     now = timezone.now()
@@ -193,18 +197,19 @@ def validation_submit(
             raise StaleEdit("This validation changed in the meantime; reload it.", current=current)
         revision = None
         if edited is not None:
-            QAItem.objects.filter(pk=item.pk).update(answer_standard=edited, version=F("version") + 1, updated_at=now)
+            lifecycle.qa_item_transition(
+                item=locked, allowed=[QAItem.Status.SUBMITTED], changes={"answer_standard": edited}, doing="edited"
+            )
             locked.answer_standard = edited
             revision = qa_item_revision_create(item=locked, author=user, reason=QAItemRevision.Reason.REVIEWER_REWRITE)
-            ItemEvent.objects.create(
+            lifecycle.item_event_record(
                 item=locked,
                 actor=user,
                 action=ItemEvent.Action.REVIEWER_REWRITE,
-                from_status=locked.status,
-                to_status=locked.status,
+                before=locked.status,
+                after=locked.status,
                 revision_number=revision.number,
                 note="answer edited during validation",
-                created_at=now,
             )
         if domain_label is not None:
             SourceDomain.objects.get_or_create(
@@ -215,29 +220,27 @@ def validation_submit(
         judgment = ValidationJudgment.objects.create(
             slot=slot, item=item, validator=user, edit_revision=revision, created_at=now, **fields
         )
-        ItemEvent.objects.create(
+        lifecycle.item_event_record(
             item=locked,
             actor=user,
             action=ItemEvent.Action.REVIEWED,
-            from_status=locked.status,
-            to_status=locked.status,
+            before=locked.status,
+            after=locked.status,
             note="validated",
-            created_at=now,
         )
         open_slots = ReviewSlot.objects.filter(item=item).exclude(
             status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED]
         )
-        if not open_slots.exists() and QAItem.objects.filter(pk=item.pk, status=QAItem.Status.SUBMITTED).update(
-            status=QAItem.Status.ACCEPTED, version=F("version") + 1, updated_at=now
-        ):
-            ItemEvent.objects.create(
+        if not open_slots.exists():
+            lifecycle.qa_item_transition(
                 item=locked,
-                actor=None,
-                action=ItemEvent.Action.ACCEPTED,
-                from_status=QAItem.Status.SUBMITTED,
-                to_status=QAItem.Status.ACCEPTED,
-                note="every validator has judged the item",
-                created_at=now,
+                allowed=[QAItem.Status.SUBMITTED],
+                to=QAItem.Status.ACCEPTED,
+                event={
+                    "actor": None,
+                    "action": ItemEvent.Action.ACCEPTED,
+                    "note": "every validator has judged the item",
+                },
             )
     return judgment
 

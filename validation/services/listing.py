@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from annotation.models import Project, QAItem
-from review import services as review_services
+from review import history as review_history
 from validation.models import (
     DomainLabel,
     SourceDomain,
@@ -61,7 +61,7 @@ def item_detail_context(vitem: ValidationItem) -> dict[str, Any]:
                 "answer": r.answer_standard,
                 "author": r.author.username if r.author else None,
                 "created_at": r.created_at.isoformat(),
-                "diff": review_services.text_diff(revisions[0].answer_standard, r.answer_standard),
+                "diff": review_history.text_diff(revisions[0].answer_standard, r.answer_standard),
             }
             for r in revisions
         ],

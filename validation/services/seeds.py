@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource, ProgressCallback
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import Project
-from annotation.services import MAX_TEXT_FIELD
 from audit import services as audit
 from audit.models import Action
 from common.csv_safety import csv_writer

@@ -111,9 +111,14 @@ def _entity_project(**common: Any) -> Project:
 
     attributes = [
         {"key": "headquarters", "label": "Headquarters", "kind": "city",
-         "inductive": "Where is {entity} headquartered?", "deductive": "Which company is headquartered in {value}?"},
+         "inductive": "Where is {entity} headquartered?", "deductive": "Which company is headquartered in {value}?",
+         "statement": "{entity} is headquartered in {value}."},
         {"key": "founded", "label": "Founding year", "kind": "year",
-         "inductive": "In which year was {entity} founded?", "deductive": "Which company was founded in {value}?"},
+         "inductive": "In which year was {entity} founded?", "deductive": "Which company was founded in {value}?",
+         "statement": "{entity} was founded in {value}."},
+        {"key": "key_people", "label": "Key people", "kind": "list",
+         "inductive": "Who is a key person at {entity}?", "deductive": "At which company is {value} a key person?",
+         "statement": "{value} is a key person at {entity}."},
     ]  # fmt: skip
     return entity_project_create(
         language="eng", attributes=attributes, grouping_fields=["market", "country"], seed=7, **common
