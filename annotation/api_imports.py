@@ -58,6 +58,8 @@ class ImportJobOutput(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     percent = serializers.IntegerField()
     report = ReportField()
+    bytes_total = serializers.IntegerField(source="progress_total", read_only=True)
+    bytes_done = serializers.IntegerField(source="progress_done", read_only=True)
     rerunnable = serializers.SerializerMethodField(
         help_text="A finished dry run that passed or only asked for regions: its files can be imported with rerun."
     )
@@ -128,6 +130,8 @@ class CollectionOutput(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     dropped = serializers.IntegerField()
     percent = serializers.IntegerField()
+    total = serializers.IntegerField(source="progress_total", read_only=True, help_text="Titles to process.")
+    done = serializers.IntegerField(source="progress_done", read_only=True, help_text="Titles processed.")
     outcomes = serializers.SerializerMethodField()
 
     class Meta:

@@ -4,3 +4,15 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Annotation"
+
+    def ready(self) -> None:
+        """This app's background jobs, for the worker's start and the requeue (common/jobs.py)."""
+        from annotation.models import Collection, ImportJob
+        from common.jobs import job_type_register
+
+        job_type_register(
+            "collection", model=Collection, task="annotation.tasks.collection_run", stale_setting="JOB_STALE_SECONDS"
+        )
+        job_type_register(
+            "import", model=ImportJob, task="annotation.tasks.import_job_run", stale_setting="JOB_STALE_SECONDS"
+        )

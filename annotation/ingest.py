@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -39,17 +37,12 @@ from audit import services as audit
 from audit.models import Action
 from common.enqueue import enqueue, enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import pause_between_steps
+from common.jobs import JobLost, JobRun, job_claim, pause_between_steps, stalled
 
 logger = logging.getLogger(__name__)
 
 MAX_TITLES = 50_000
 Outcome = CollectionTitle.Outcome
-
-
-def _stale_after() -> timedelta:
-    """A running collection or import without a heartbeat this long has lost its worker (JOB_STALE_SECONDS)."""
-    return timedelta(seconds=settings.JOB_STALE_SECONDS)
 
 
 # Collections
@@ -100,7 +93,7 @@ def collection_create(
             standard_wiki=project.standard_wiki,
             standard_variant=variant,
             local_heavy_only=local_heavy_only,
-            total=len(titles),
+            progress_total=len(titles),
         )
         CollectionTitle.objects.bulk_create(
             CollectionTitle(collection=collection, position=position, title=title)
@@ -123,14 +116,12 @@ def _enqueue_collection(collection: Collection) -> None:
 def collection_cancel(*, collection: Collection, actor: AbstractBaseUser | None = None) -> Collection:
     """Stop a collection: at once if no worker has it (or its worker is gone), else before the worker's next title."""
     now = timezone.now()
-    no_worker = Q(status=Collection.Status.PENDING) | Q(
-        status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after()
-    )
+    no_worker = Q(status=Collection.Status.PENDING) | stalled(Collection)
     stopped = Collection.objects.filter(no_worker, pk=collection.pk).update(
         status=Collection.Status.CANCELLED, cancel_requested=False, finished_at=now
     ) or Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(cancel_requested=True)
     if not stopped:
-        raise InvalidState(f"This collection is {collection.get_status_display().lower()}; nothing to cancel.")
+        raise InvalidState(f"This collection is {collection.status_words.lower()}; nothing to cancel.")
     audit.record(actor, Action.COLLECTION_CANCELLED, collection, project=collection.project)
     collection.refresh_from_db()
     return collection
@@ -143,17 +134,16 @@ def collection_resume(
 
     With `enqueue` (the default) a worker picks it up; the command runs it in its own process instead.
     """
-    now = timezone.now()
     resumable = {Collection.Status.CANCELLED, Collection.Status.FAILED}
     with transaction.atomic():
         updated = Collection.objects.filter(pk=collection.pk, status__in=resumable).update(
             status=Collection.Status.PENDING, cancel_requested=False, error="", finished_at=None
-        ) or Collection.objects.filter(
-            pk=collection.pk, status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after()
-        ).update(status=Collection.Status.PENDING, cancel_requested=False)
+        ) or Collection.objects.filter(stalled(Collection), pk=collection.pk).update(
+            status=Collection.Status.PENDING, cancel_requested=False
+        )
         if not updated:
             raise InvalidState(
-                f"This collection is {collection.get_status_display().lower()}; only a cancelled, failed or "
+                f"This collection is {collection.status_words.lower()}; only a cancelled, failed or "
                 "stalled collection can be resumed."
             )
         audit.record(actor, Action.COLLECTION_RESUMED, collection, project=collection.project)
@@ -184,45 +174,34 @@ def collection_run(
     outcome and the counters change in one transaction, so progress is never
     half-written.
     """
-    now = timezone.now()
-    stalled = Q(status=Collection.Status.RUNNING, heartbeat_at__lt=now - _stale_after())
-    claimable = Collection.objects.filter(Q(status=Collection.Status.PENDING) | stalled, pk=collection_id)
-    if not claimable.update(
-        status=Collection.Status.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now
-    ):
+    run = job_claim(Collection, collection_id, started_at=Coalesce(F("started_at"), timezone.now()))
+    if run is None:
         return None
     collection = Collection.objects.select_related("project").get(pk=collection_id)
     own_session = session is None
     session = session or WikiSession()
     try:
         if collection.source == Collection.Source.CATEGORY and not collection.titles.exists():
-            _add_category_members(collection, session)
+            _add_category_members(collection, session, run)
         while True:
-            state = Collection.objects.filter(pk=collection.pk).values("cancel_requested", "status").get()
-            if state["cancel_requested"] or state["status"] != Collection.Status.RUNNING:
-                Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(
-                    status=Collection.Status.CANCELLED, cancel_requested=False, finished_at=timezone.now()
-                )
+            if Collection.objects.filter(pk=collection.pk, cancel_requested=True).exists():
+                run.finish(status=Collection.Status.CANCELLED, cancel_requested=False)
                 break
             entry = collection.titles.filter(outcome=Outcome.PENDING).order_by("position").first()
             if entry is None:
-                Collection.objects.filter(pk=collection.pk, status=Collection.Status.RUNNING).update(
-                    status=Collection.Status.DONE, finished_at=timezone.now(), heartbeat_at=timezone.now()
-                )
+                run.finish()
                 break
-            _record_outcome(collection, entry, _process_title(collection, entry, session))
+            _record_outcome(run, entry, _process_title(collection, entry, session))
             pause_between_steps()
             if on_progress is not None:
                 collection.refresh_from_db()
                 on_progress(collection)
+    except JobLost:
+        pass  # cancelled while no worker seemed to hold it, or taken over: that run goes on
     except CollectionFailed as error:
-        Collection.objects.filter(pk=collection.pk).update(
-            status=Collection.Status.FAILED, error=str(error), finished_at=timezone.now()
-        )
+        run.fail(str(error))
     except Exception as error:
-        Collection.objects.filter(pk=collection.pk).update(
-            status=Collection.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
-        )
+        run.fail(error)
         raise
     finally:
         if own_session:
@@ -231,7 +210,7 @@ def collection_run(
     return collection
 
 
-def _add_category_members(collection: Collection, session: WikiSession) -> None:
+def _add_category_members(collection: Collection, session: WikiSession, run: JobRun) -> None:
     try:
         titles = session.category_members(collection.local_wiki, collection.category)
     except WikipediaError as error:
@@ -242,7 +221,7 @@ def _add_category_members(collection: Collection, session: WikiSession) -> None:
             (CollectionTitle(collection=collection, position=i, title=title[:500]) for i, title in enumerate(titles)),
             ignore_conflicts=True,
         )
-        Collection.objects.filter(pk=collection.pk).update(total=len(titles), heartbeat_at=timezone.now())
+        run.beat(progress_total=len(titles))
 
 
 class CollectionFailed(Exception):
@@ -366,7 +345,7 @@ def _pair_for(
     return pair, created
 
 
-def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Result) -> None:
+def _record_outcome(run: JobRun, entry: CollectionTitle, result: _Result) -> None:
     now = timezone.now()
     with transaction.atomic():
         updated = CollectionTitle.objects.filter(pk=entry.pk, outcome=Outcome.PENDING).update(
@@ -380,12 +359,11 @@ def _record_outcome(collection: Collection, entry: CollectionTitle, result: _Res
             pair_created=result.pair_created,
             processed_at=now,
         )
-        if updated:
-            Collection.objects.filter(pk=collection.pk).update(
-                done=F("done") + 1,
+        if updated:  # a run that lost the collection meanwhile rolls the title's outcome back (JobLost)
+            run.beat(
+                progress_done=F("progress_done") + 1,
                 kept=F("kept") + (1 if result.outcome == Outcome.KEPT else 0),
                 created_pairs=F("created_pairs") + (1 if result.pair_created else 0),
-                heartbeat_at=now,
             )
 
 
@@ -397,7 +375,7 @@ class UploadImporter:
     """What an import job of a project kind accepts and how it imports: page pairs unless the kind says otherwise.
 
     `run(job=, sources=, progress=)` imports the job's stored files inside the job's transaction and returns the
-    report; `progress(bytes_done, records)` feeds the job's heartbeat.
+    report; `progress(bytes_done, records)` feeds the job's heartbeat (it may raise JobLost: let it through).
     """
 
     formats: tuple[str, ...]
@@ -466,7 +444,7 @@ def import_job_create(
             dry_run=dry_run,
             files=stored,
             options=options or {},
-            bytes_total=sum(f["size"] or 0 for f in stored),
+            progress_total=sum(f["size"] or 0 for f in stored),
         )
         if not dry_run:  # a dry run changes nothing, so there is nothing to audit
             audit.record(user, Action.IMPORT_STARTED, job, project=project, files=[f["name"] for f in stored])
@@ -488,24 +466,25 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
     and the job's outcome commit in one transaction, so a job is imported exactly once; the uploads are
     removed only once it has ended.
     """
-    now = timezone.now()
-    stalled = Q(status=ImportJob.Status.RUNNING, heartbeat_at__lt=now - _stale_after())
-    if not ImportJob.objects.filter(Q(status=ImportJob.Status.PENDING) | stalled, pk=job_id).update(
-        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now, bytes_done=0, records_done=0
-    ):
+    run = job_claim(ImportJob, job_id, every=0.5, progress_done=0, records_done=0)
+    if run is None:
         return None
     job = ImportJob.objects.select_related("project").get(pk=job_id)
     sources = [ImportSource(name=f["name"], path=Path(default_storage.path(f["path"]))) for f in job.files]
+
+    def progress(bytes_done: int, records: int) -> None:  # called by the importer after each batch
+        run.beat(progress_done=bytes_done, records_done=records)
+        pause_between_steps()
+
     try:
-        with _Heartbeat(job) as heartbeat, transaction.atomic():
-            report = upload_importer(job.project).run(job=job, sources=sources, progress=heartbeat.progress)
-            _finish_job(job, report)
-    except _JobLost:
+        # The import is one transaction, whose writes nobody sees before it commits: heartbeats go aside.
+        with run.aside(), transaction.atomic():
+            report = upload_importer(job.project).run(job=job, sources=sources, progress=progress)
+            _finish_job(run, job, report)
+    except JobLost:
         return None  # presumed dead and taken over by another worker, whose import counts; ours rolled back
     except Exception as error:
-        ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING, started_at=job.started_at).update(
-            status=ImportJob.Status.FAILED, error=f"{type(error).__name__}: {error}", finished_at=timezone.now()
-        )
+        run.fail(error)
         _remove_uploads(job)
         raise
     job.refresh_from_db()
@@ -568,7 +547,7 @@ def import_job_rerun(
             dry_run=dry_run,
             files=job.files,
             options={**{k: v for k, v in job.options.items() if k != "rerun_as"}, "rerun_of": job.pk},
-            bytes_total=job.bytes_total,
+            progress_total=job.progress_total,
         )
         ImportJob.objects.filter(pk=job.pk).update(options={**job.options, "rerun_as": again.pk})
         if not dry_run:
@@ -578,64 +557,15 @@ def import_job_rerun(
     return again
 
 
-class _JobLost(Exception):
-    """The job was claimed by another run meanwhile (this one was presumed dead): roll this run back."""
-
-
-class _Heartbeat:
-    """Writes a running import's progress and sign of life every half second, from a thread of its own.
-
-    The import itself is one transaction, whose writes nobody sees before it commits: progress written in it
-    would show only at the end. The thread's own connection commits each write at once. (SQLite, the
-    embedded default with in-process tasks, allows one writer at a time: no heartbeat there.)
-    """
-
-    EVERY = 0.5
-
-    def __init__(self, job: ImportJob) -> None:
-        self.job_pk, self.claimed_at = job.pk, job.started_at
-        self.bytes_done = self.records_done = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"import-{job.pk}-heartbeat", daemon=True)
-
-    def progress(self, bytes_done: int, records: int) -> None:
-        """Called by the importer after each batch."""
-        self.bytes_done, self.records_done = bytes_done, records
-        pause_between_steps()
-
-    def __enter__(self) -> _Heartbeat:
-        if connection.vendor != "sqlite":
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.EVERY):
-                ImportJob.objects.filter(
-                    pk=self.job_pk, status=ImportJob.Status.RUNNING, started_at=self.claimed_at
-                ).update(heartbeat_at=timezone.now(), bytes_done=self.bytes_done, records_done=self.records_done)
-        except DatabaseError:
-            logger.exception("Import job %s: could not write its heartbeat", self.job_pk)
-        finally:
-            connection.close()  # this thread's own connection
-
-
-def _finish_job(job: ImportJob, report: ImportReport) -> None:
+def _finish_job(run: JobRun, job: ImportJob, report: ImportReport) -> None:
     status = ImportJob.Status.DONE if report.ok else ImportJob.Status.REFUSED
     with transaction.atomic():
-        if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING, started_at=job.started_at).update(
+        run.finish(
             status=status,
             report=report.as_dict() | {"summary": report.summary()},
-            bytes_done=job.bytes_total,
+            progress_done=job.progress_total,
             records_done=report.lines,
-            finished_at=timezone.now(),
-        ):
-            raise _JobLost
+        )
         if not job.dry_run:
             audit.record(
                 job.created_by,

@@ -13,22 +13,16 @@ from django.utils import timezone
 
 from annotation.languages import validate_variant, validate_wiki_code
 from annotation.models import PagePair, Project
+from common.jobs import Job
 
 
-class Collection(models.Model):
+class Collection(Job):
     """One run of collecting page pairs from Wikipedia for a list of local-wiki titles.
 
-    Progress lives in the counters (updated in the same transaction as each
-    title's outcome), so a crashed worker leaves a collection that resumes
-    where it stopped: titles without an outcome are simply still pending.
+    Progress lives in the counters (titles done of `progress_total`, kept, new pairs; updated in the same
+    transaction as each title's outcome), so a crashed worker leaves a collection that resumes where it
+    stopped: titles without an outcome are simply still pending. It may be cancelled, and resumed.
     """
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        CANCELLED = "cancelled", "Cancelled"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
 
     class Source(models.TextChoices):
         TITLES = "titles", "A list of titles"
@@ -44,17 +38,9 @@ class Collection(models.Model):
     local_heavy_only = models.BooleanField(
         default=True, help_text="Keep a pair only if the local lead and full text are both longer than the standard."
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     cancel_requested = models.BooleanField(default=False)
-    total = models.PositiveIntegerField(default=0)
-    done = models.PositiveIntegerField(default=0)
     kept = models.PositiveIntegerField(default=0)
     created_pairs = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -65,15 +51,7 @@ class Collection(models.Model):
 
     @property
     def dropped(self) -> int:
-        return self.done - self.kept
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in {self.Status.PENDING, self.Status.RUNNING}
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 0
+        return self.progress_done - self.kept
 
 
 class CollectionTitle(models.Model):
@@ -136,15 +114,15 @@ class WikiPage(models.Model):
         return f"{self.wiki}:{self.title}@{self.revision}"
 
 
-class ImportJob(models.Model):
-    """An import of uploaded files, run by a worker; the report is stored when it ends."""
+class ImportJob(Job):
+    """An import of uploaded files, run by a worker; the report is stored when it ends.
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        REFUSED = "refused", "Refused (nothing imported)"
-        FAILED = "failed", "Failed"
+    Progress is in bytes read (`progress_done` of `progress_total`) and records read. A running job silent
+    for JOB_STALE_SECONDS has lost its worker and is taken over (its transaction was rolled back with the
+    dead worker's connection: nothing to undo).
+    """
+
+    STATUS_WORDS = {Job.Status.REFUSED: "Refused (nothing imported)"}
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -153,18 +131,8 @@ class ImportJob(models.Model):
     files = models.JSONField(default=list, blank=True)  # [{name, path (in default storage), size}]
     # What the project kind's importer needs beyond the files, e.g. the locations seed-query templates expand to.
     options = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    bytes_total = models.PositiveBigIntegerField(default=0)
-    bytes_done = models.PositiveBigIntegerField(default=0)
     records_done = models.PositiveIntegerField(default=0)
     report = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Written while the import runs; a running job silent for JOB_STALE_SECONDS has lost its worker and is
-    # taken over (its transaction was rolled back with the dead worker's connection: nothing to undo).
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -172,14 +140,6 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"Import {self.pk} into {self.project_id}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in {self.Status.PENDING, self.Status.RUNNING}
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.bytes_done / self.bytes_total) if self.bytes_total else 0
 
 
 class SourceFile(models.Model):

@@ -10,24 +10,16 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
+
+from common.jobs import Job
 
 
-class ProjectArchive(models.Model):
+class ProjectArchive(Job):
     class Kind(models.TextChoices):
         EXPORT = "export", "Export"
         IMPORT = "import", "Import"
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    ACTIVE = (Status.PENDING, Status.RUNNING)
-
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     # Export: the project archived. Import: the project created, once done.
     project = models.ForeignKey(
         "annotation.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="archives"
@@ -38,16 +30,7 @@ class ProjectArchive(models.Model):
     original_name = models.CharField(max_length=255, blank=True, help_text="Import: the uploaded file's name.")
     size = models.PositiveBigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True)
-    progress_done = models.PositiveBigIntegerField(default=0)
-    progress_total = models.PositiveBigIntegerField(default=0)
-    stage = models.CharField(max_length=200, blank=True, help_text="What the worker is doing now.")
     counts = models.JSONField(default=dict, blank=True)  # rows per model, users matched and created
-    error = models.TextField(blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -58,22 +41,6 @@ class ProjectArchive(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.pk} of {self.slug}: {self.status}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in self.ACTIVE
-
-    @property
-    def is_done(self) -> bool:
-        return self.status == self.Status.DONE
-
-    @property
-    def percent(self) -> int:
-        if self.status == self.Status.DONE:
-            return 100
-        if not self.progress_total:
-            return 0
-        return min(99, int(100 * self.progress_done / self.progress_total))
 
     @property
     def file_name(self) -> str:

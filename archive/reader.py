@@ -34,7 +34,7 @@ from archive.rows import USER_FIELDS, decode_value
 from archive.rules import row_problems, username_problem
 from common import jsontext
 from common.errors import InvalidInput
-from common.jobs import pause_between_steps
+from common.jobs import Job, pause_between_steps
 from exports import paths
 
 Progress = Callable[[int, int, str], None]
@@ -271,7 +271,11 @@ def _import_model(
         if maps.get(label, old) is not None or old in in_batch:
             raise where.error(f"{label} {old} appears twice.")
         obj = model()
+        renamed, statuses = JOB_FIELDS_RENAMED.get(label, {}), JOB_STATUSES_RENAMED.get(label, {})
         for field_name, value in values.items():
+            field_name = renamed.get(field_name, field_name)
+            if field_name == "status" and value in statuses:
+                value = statuses[value]
             field = fields.get(field_name)
             if field is None:
                 raise where.error(
@@ -361,23 +365,29 @@ def _adjust(label: str, obj: models.Model, slug: str) -> None:
     row: Any = obj
     if label == ROOT:
         row.slug = slug
-    elif label == "exports.Release":
-        if row.path:
-            row.path = release_path(slug, row.version)
-        if row.status in row.ACTIVE:
-            row.status, row.error = row.Status.FAILED, UNFINISHED
+    elif label == "exports.Release" and row.path:
+        row.path = release_path(slug, row.version)
     elif label == "annotation.ImportJob":
         # Uploads are not archived: a stored path would name some other file of this server.
         files = row.files if isinstance(row.files, list) else []
         row.files = [
             {"name": str(f.get("name", ""))[:255], "size": f.get("size")} for f in files if isinstance(f, dict)
         ]
-        if row.status in (row.Status.PENDING, row.Status.RUNNING):
-            row.status, row.error = row.Status.FAILED, UNFINISHED
-    elif label == "annotation.Collection" and row.status in (row.Status.PENDING, row.Status.RUNNING):
-        row.status, row.error = row.Status.FAILED, UNFINISHED
+    if isinstance(row, Job) and row.is_active:
+        row.status, row.error = Job.Status.FAILED, UNFINISHED
 
 
+# Archives written before the job models shared their fields (common/jobs.py) name these the old way.
+JOB_FIELDS_RENAMED = {
+    "annotation.Collection": {"done": "progress_done", "total": "progress_total"},
+    "annotation.ImportJob": {"bytes_done": "progress_done", "bytes_total": "progress_total"},
+    "exports.Release": {"build_token": "owner"},
+    "review.AgreementReport": {"progress": "progress_done"},
+}
+JOB_STATUSES_RENAMED = {
+    "exports.Release": {"building": "running", "published": "done"},
+    "review.AgreementReport": {"queued": "pending"},
+}
 UNFINISHED = "Not finished when the project was archived; archives do not carry unfinished work. Start it again."
 
 

@@ -15,7 +15,6 @@ import logging
 import shutil
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
-from django.utils import timezone
 
 from annotation.models import Project
 from archive.checks import archive_check
@@ -35,7 +33,8 @@ from archive.writer import project_archive_write
 from audit import services as audit
 from audit.models import Action
 from common.enqueue import enqueue_on_commit
-from common.errors import InvalidInput, InvalidState, ServiceError
+from common.errors import InvalidInput, InvalidState
+from common.jobs import JobLost, JobRun, job_claim, stale_cutoff
 
 log = logging.getLogger(__name__)
 Status = ProjectArchive.Status
@@ -49,70 +48,21 @@ def archive_file(archive: ProjectArchive) -> Path:
     return Path(settings.MEDIA_ROOT) / archive.path
 
 
-# Progress through a side connection
+# Progress
 
 
-class _SideProgress:
-    """Writes progress and a heartbeat on the job row; through its own connection when the work is in a
-    transaction of its own (a worker, a command), through the ordinary one when the caller's transaction
-    already holds the row (tests, eager tasks)."""
-
-    def __init__(self, archive_id: int, attempt: int) -> None:
-        self.archive_id, self.attempt, self.last = archive_id, attempt, 0.0
-        self.raw = None
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            try:
-                self.raw = connection.get_new_connection(connection.get_connection_params())
-                self.raw.autocommit = True
-                with self.raw.cursor() as cursor:
-                    cursor.execute("SET lock_timeout = '2s'")
-            except Exception:  # progress is a nicety: never let it stop the work
-                log.exception("No side connection for archive progress; progress shows at the end")
-                self.raw = None
-
-    def __call__(self, done: int, total: int, stage: str) -> None:
-        moment = timezone.now().timestamp()
-        if moment - self.last < settings.ARCHIVE_PROGRESS_SECONDS and done < total:
-            return
-        self.last = moment
-        values = {"progress_done": done, "progress_total": total, "stage": stage[:200], "heartbeat_at": timezone.now()}
-        if self.raw is None:
-            ProjectArchive.objects.filter(pk=self.archive_id, attempts=self.attempt).update(**values)
-            return
-        table = ProjectArchive._meta.db_table
-        try:
-            with self.raw.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {table} SET progress_done = %s, progress_total = %s, stage = %s, heartbeat_at = %s "  # noqa: S608 - our table name
-                    "WHERE id = %s AND attempts = %s",
-                    [done, total, values["stage"], values["heartbeat_at"], self.archive_id, self.attempt],
-                )
-        except Exception:
-            log.warning("Archive %s: progress not written", self.archive_id, exc_info=True)
-
-    def close(self) -> None:
-        if self.raw is not None:
-            self.raw.close()
-
-
-def _stale_cutoff() -> Any:
-    return timezone.now() - timedelta(seconds=settings.ARCHIVE_STALE_SECONDS)
-
-
-def _claim(archive_id: int, kind: str) -> ProjectArchive | None:
+def _claim(archive_id: int, kind: str) -> JobRun | None:
     """Claim a pending job, or a running one whose worker stopped reporting; None if another run holds it."""
-    now = timezone.now()
-    claimed = ProjectArchive.objects.filter(
-        Q(status=Status.PENDING) | Q(status=Status.RUNNING, heartbeat_at__lt=_stale_cutoff()), pk=archive_id, kind=kind
-    ).update(status=Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1, error="")
-    return ProjectArchive.objects.get(pk=archive_id) if claimed else None
+    return job_claim(ProjectArchive, archive_id, every=settings.ARCHIVE_PROGRESS_SECONDS, rows={"kind": kind})
 
 
-def _fail(archive: ProjectArchive, error: BaseException) -> None:
-    message = error.message if isinstance(error, ServiceError) else f"{type(error).__name__}: {error}"
-    ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
-        status=Status.FAILED, error=message, finished_at=timezone.now(), stage=""
-    )
+def _progress(run: JobRun) -> Callable[[int, int, str], None]:
+    """The writer's and reader's progress callback: the job's heartbeat (the last step always written)."""
+
+    def progress(done: int, total: int, stage: str) -> None:
+        run.beat(force=done >= total, progress_done=done, progress_total=total, stage=stage)
+
+    return progress
 
 
 def _sha256(path: Path) -> str:
@@ -133,7 +83,7 @@ def archive_export_request(*, project: Project, user: AbstractBaseUser | None, e
         running = ProjectArchive.objects.filter(
             kind=ProjectArchive.Kind.EXPORT, project=project, status__in=ProjectArchive.ACTIVE
         )
-        if running.filter(Q(status=Status.PENDING) | Q(heartbeat_at__gte=_stale_cutoff())).exists():
+        if running.filter(Q(status=Status.PENDING) | Q(heartbeat_at__gte=stale_cutoff(ProjectArchive))).exists():
             raise InvalidState("An export of this project is already waiting or running; wait for it to finish.")
         archive = ProjectArchive.objects.create(
             kind=ProjectArchive.Kind.EXPORT, project=project, slug=project.slug, created_by=user
@@ -148,10 +98,10 @@ def archive_export_request(*, project: Project, user: AbstractBaseUser | None, e
 
 def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
     """Write the export (claimed with a conditional update); the file is moved into place when complete."""
-    archive = _claim(archive_id, ProjectArchive.Kind.EXPORT)
-    if archive is None:
+    run = _claim(archive_id, ProjectArchive.Kind.EXPORT)
+    if run is None:
         return None
-    progress = _SideProgress(archive.pk, archive.attempts)
+    archive = ProjectArchive.objects.select_related("project", "created_by").get(pk=archive_id)
     folder = archives_root() / str(archive.project_id or "gone")
     temporary = folder / f".{archive.pk}-{uuid.uuid4().hex}.part"
     try:
@@ -160,23 +110,21 @@ def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
         folder.mkdir(parents=True, exist_ok=True)
         for leftover in folder.glob(f".{archive.pk}-*.part"):  # a killed run's unfinished file
             leftover.unlink(missing_ok=True)
-        manifest = project_archive_write(project=archive.project, out=temporary, progress=progress)
+        # The export reads in one transaction: its heartbeats go aside, so the page sees them move.
+        with run.aside():
+            manifest = project_archive_write(project=archive.project, out=temporary, progress=_progress(run))
         final = folder / f"{archive.pk}-{archive.file_name}"
         temporary.rename(final)
-        with transaction.atomic():
-            updated = ProjectArchive.objects.filter(
-                pk=archive.pk, attempts=archive.attempts, status=Status.RUNNING
-            ).update(
-                status=Status.DONE,
-                path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
-                size=final.stat().st_size,
-                sha256=_sha256(final),
-                counts=manifest["counts"],
-                progress_done=F("progress_total"),
-                stage="",
-                finished_at=timezone.now(),
-            )
-            if updated:
+        try:
+            with transaction.atomic():
+                run.finish(
+                    path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
+                    size=final.stat().st_size,
+                    sha256=_sha256(final),
+                    counts=manifest["counts"],
+                    progress_done=F("progress_total"),
+                    stage="",
+                )
                 audit.record(
                     archive.created_by,
                     Action.ARCHIVE_EXPORTED,
@@ -184,14 +132,12 @@ def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
                     project=archive.project,
                     size=final.stat().st_size,
                 )
-        if not updated:  # taken over by another run meanwhile: that run's file counts
+        except JobLost:  # taken over by another run meanwhile: that run's file counts
             final.unlink(missing_ok=True)
     except Exception as error:
         log.exception("Archive export %s failed", archive.pk)
         temporary.unlink(missing_ok=True)
-        _fail(archive, error)
-    finally:
-        progress.close()
+        run.fail(error, stage="")
     archive.refresh_from_db()
     return archive
 
@@ -258,31 +204,26 @@ def archive_import_request(
 
 def archive_import_run(*, archive_id: int) -> ProjectArchive | None:
     """Import a stored archive (claimed with a conditional update); the upload is removed when it ends."""
-    archive = _claim(archive_id, ProjectArchive.Kind.IMPORT)
-    if archive is None:
+    run = _claim(archive_id, ProjectArchive.Kind.IMPORT)
+    if run is None:
         return None
-    progress = _SideProgress(archive.pk, archive.attempts)
+    archive = ProjectArchive.objects.select_related("created_by").get(pk=archive_id)
     stored = archive_file(archive)
     for leftover in staging_root().glob(f".importing-{archive.pk}-*"):  # a killed run's release files
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         ProjectArchive.objects.filter(pk=archive.pk).update(sha256=_sha256(stored))
-        project, counts = project_archive_read(
-            path=stored,
-            name=archive.original_name or stored.name,
-            slug=archive.slug,
-            progress=progress,
-            tag=str(archive.pk),
-        )
-        with transaction.atomic():
-            ProjectArchive.objects.filter(pk=archive.pk, attempts=archive.attempts).update(
-                status=Status.DONE,
-                project=project,
-                counts=counts,
-                progress_done=F("progress_total"),
-                stage="",
-                finished_at=timezone.now(),
+        # The import writes in one transaction: its heartbeats go aside, so the page sees them move.
+        with run.aside():
+            project, counts = project_archive_read(
+                path=stored,
+                name=archive.original_name or stored.name,
+                slug=archive.slug,
+                progress=_progress(run),
+                tag=str(archive.pk),
             )
+        with transaction.atomic():
+            run.finish(project=project, counts=counts, progress_done=F("progress_total"), stage="")
             audit.record(
                 archive.created_by,
                 Action.ARCHIVE_IMPORTED,
@@ -292,9 +233,8 @@ def archive_import_run(*, archive_id: int) -> ProjectArchive | None:
             )
     except Exception as error:
         log.info("Archive import %s refused or failed: %s", archive.pk, error)
-        _fail(archive, error)
+        run.fail(error, stage="")
     finally:
-        progress.close()
         stored.unlink(missing_ok=True)
     archive.refresh_from_db()
     return archive

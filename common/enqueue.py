@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
@@ -43,64 +42,27 @@ def enqueue_on_commit(task: Any, *args: Any, **options: Any) -> None:
 
 def requeue_pending() -> int:
     """Send a message for every job row still waiting for a worker, and for every running one whose worker
-    may be dead; the number sent.
+    may be dead; the number sent. The job types come from the registry (common/jobs.py).
 
     A running job is sent with a countdown that ends when its heartbeat would go stale: a worker killed a
     moment ago (and restarted by its supervisor) is taken over as soon as it counts as lost, and a job whose
     worker is alive and well refuses the message (its heartbeat is fresh). Without this, a killed worker's
     message would come back only after the broker's visibility timeout (an hour).
     """
-    from annotation import tasks as annotation_tasks
-    from annotation.models import Collection, ImportJob
-    from archive.models import ProjectArchive
-    from archive.tasks import archive_export_task, archive_import_task
-    from exports.models import Release
-    from exports.tasks import release_build_task
-    from review.models_reports import AgreementReport
-    from review.tasks import agreement_report_task
+    from common.jobs import JOB_TYPES, JobStatus
 
-    waiting = [
-        (Collection.objects.filter(status=Collection.Status.PENDING), annotation_tasks.collection_run),
-        (ImportJob.objects.filter(status=ImportJob.Status.PENDING), annotation_tasks.import_job_run),
-        (Release.objects.filter(status=Release.Status.PENDING), release_build_task),
-        (AgreementReport.objects.filter(status=AgreementReport.Status.QUEUED), agreement_report_task),
-        (ProjectArchive.objects.filter(status="pending", kind="export"), archive_export_task),
-        (ProjectArchive.objects.filter(status="pending", kind="import"), archive_import_task),
-    ]
-    sent = 0
-    for rows, task in waiting:
-        for pk in rows.values_list("pk", flat=True):
-            sent += enqueue(task, pk)
+    sent = resent = 0
+    now = timezone.now()
+    for job_type in JOB_TYPES.values():
+        rows = job_type.model._default_manager.filter(**job_type.rows)
+        for pk in rows.filter(status=JobStatus.PENDING).values_list("pk", flat=True):
+            sent += job_type.send(pk)
+        stale = job_type.stale_seconds
+        for pk, heartbeat in rows.filter(status=JobStatus.RUNNING).values_list("pk", "heartbeat_at"):
+            silent = (now - heartbeat).total_seconds() if heartbeat else stale
+            resent += job_type.send(pk, countdown=max(0.0, stale - silent) + 1.0)
     if sent:
         logger.info("Requeued %d pending job(s)", sent)
-
-    running = [  # (rows, task, the setting saying when their worker counts as lost)
-        (
-            Collection.objects.filter(status=Collection.Status.RUNNING),
-            annotation_tasks.collection_run,
-            "JOB_STALE_SECONDS",
-        ),
-        (
-            ImportJob.objects.filter(status=ImportJob.Status.RUNNING),
-            annotation_tasks.import_job_run,
-            "JOB_STALE_SECONDS",
-        ),
-        (Release.objects.filter(status=Release.Status.BUILDING), release_build_task, "RELEASE_STALE_SECONDS"),
-        (
-            AgreementReport.objects.filter(status=AgreementReport.Status.RUNNING),
-            agreement_report_task,
-            "AGREEMENT_STALE_SECONDS",
-        ),
-        (ProjectArchive.objects.filter(status="running", kind="export"), archive_export_task, "ARCHIVE_STALE_SECONDS"),
-        (ProjectArchive.objects.filter(status="running", kind="import"), archive_import_task, "ARCHIVE_STALE_SECONDS"),
-    ]
-    now = timezone.now()
-    resent = 0
-    for rows, task, stale_setting in running:
-        stale = float(getattr(settings, stale_setting))
-        for pk, heartbeat in rows.values_list("pk", "heartbeat_at"):
-            silent = (now - heartbeat).total_seconds() if heartbeat else stale
-            resent += enqueue(task, pk, countdown=max(0.0, stale - silent) + 1.0)
     if resent:
         logger.info("Sent %d running job(s) again, to be taken over if their worker is lost", resent)
     return sent + resent

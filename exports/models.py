@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone
 
 from annotation.models import Project
+from common.jobs import Job
 
 DEFAULT_SPLITS = {"train": 70, "dev": 10, "test": 20}
 
@@ -69,24 +69,19 @@ def project_prompt_templates(project: Project) -> dict[str, str]:
 
 class ReleaseQuerySet(models.QuerySet["Release"]):
     def published(self) -> ReleaseQuerySet:
-        return self.filter(status=Release.Status.PUBLISHED)
+        return self.filter(status=Release.Status.DONE)
 
     def in_progress(self) -> ReleaseQuerySet:
         return self.filter(status__in=Release.ACTIVE)
 
 
-class Release(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        BUILDING = "building", "Building"
-        PUBLISHED = "published", "Published"
-        FAILED = "failed", "Failed"
+class Release(Job):
+    """A build job whose done state is a published release (progress: items written of items to write)."""
 
-    ACTIVE = (Status.PENDING, Status.BUILDING)
+    STATUS_WORDS = {Job.Status.RUNNING: "Building", Job.Status.DONE: "Published"}
 
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="releases")
     version = models.PositiveIntegerField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # What goes in: item statuses, splits ({} = no splits) and the seed they are drawn from.
     item_statuses = models.JSONField(default=list)
     splits = models.JSONField(default=dict, blank=True)
@@ -94,23 +89,13 @@ class Release(models.Model):
     changelog = models.TextField(blank=True)
     license = models.CharField(max_length=64)
     schema_version = models.PositiveSmallIntegerField(default=1)
-    # Progress of the build: items written out of items to write.
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    build_token = models.CharField(max_length=32, blank=True)  # the worker run that holds the build
-    attempts = models.PositiveSmallIntegerField(default=0)
     # Once published: [{name, size, sha256}], counts, the archive directory under MEDIA_ROOT.
     files = models.JSONField(default=list, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     path = models.CharField(max_length=300, blank=True)
     # What was unfinished when the build read the project ({ready, checked, unfinished: [...]}; exports.readiness).
     readiness = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = ReleaseQuerySet.as_manager()
 
@@ -123,7 +108,7 @@ class Release(models.Model):
             ),
             # At most one build per project at a time: two requests at once produce one build.
             models.UniqueConstraint(
-                fields=["project"], condition=Q(status__in=["pending", "building"]), name="release_one_build"
+                fields=["project"], condition=Q(status__in=["pending", "running"]), name="release_one_build"
             ),
             models.CheckConstraint(condition=Q(version__gte=1), name="release_version_positive"),
         ]
@@ -140,19 +125,7 @@ class Release(models.Model):
 
     @property
     def is_published(self) -> bool:
-        return self.status == self.Status.PUBLISHED
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in self.ACTIVE
-
-    @property
-    def percent(self) -> int:
-        if self.status == self.Status.PUBLISHED:
-            return 100
-        if not self.progress_total:
-            return 0
-        return min(99, int(100 * self.progress_done / self.progress_total))
+        return self.status == self.Status.DONE
 
     @property
     def split_shares(self) -> list[tuple[str, int]]:

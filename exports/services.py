@@ -18,18 +18,16 @@ import re
 import secrets
 import shutil
 import tempfile
-import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max
 from django.utils import timezone
 
 from annotation.models import Project, QAItem
@@ -37,7 +35,7 @@ from audit import services as audit
 from audit.models import Action
 from common.enqueue import enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import pause_between_steps
+from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps
 from exports import formats, paths
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
@@ -52,7 +50,7 @@ from exports.records import (
     read_ahead,
     release_items,
 )
-from exports.snapshot import SideConnection, build_snapshot
+from exports.snapshot import build_snapshot
 from exports.statistics import release_agreement, release_statistics
 
 log = logging.getLogger(__name__)
@@ -69,11 +67,6 @@ class BuildLost(Exception):
 
 
 # Settings and paths
-
-
-def _stale_seconds() -> int:
-    """How long a build may go without a heartbeat before it counts as dead (heartbeats come every chunk)."""
-    return int(settings.RELEASE_STALE_SECONDS)
 
 
 def releases_root() -> Path:
@@ -311,17 +304,10 @@ def release_cancel(*, release: Release, user: AbstractBaseUser) -> Release:
 
 def release_expire_stale(*, project: Project | None = None) -> int:
     """Mark builds whose worker stopped reporting as failed, and remove their temporary files."""
-    cutoff = timezone.now() - timedelta(seconds=_stale_seconds())
-    stale = Release.objects.filter(status=Release.Status.BUILDING, heartbeat_at__lt=cutoff)
-    if project is not None:
-        stale = stale.filter(project=project)
-    expired = 0
-    for release in stale.select_related("project"):
-        with transaction.atomic():
-            if not Release.objects.filter(
-                pk=release.pk, status=Release.Status.BUILDING, heartbeat_at=release.heartbeat_at
-            ).update(status=Release.Status.FAILED, error=STALE_ERROR, finished_at=timezone.now()):
-                continue
+    with transaction.atomic():
+        expired = job_expire_stale(Release, STALE_ERROR, **({"project": project} if project is not None else {}))
+        releases = list(Release.objects.filter(pk__in=expired).select_related("project"))
+        for release in releases:
             audit.record(
                 None,
                 Action.RELEASE_FAILED,
@@ -330,9 +316,9 @@ def release_expire_stale(*, project: Project | None = None) -> int:
                 version=release.version,
                 error=STALE_ERROR,
             )
-        expired += 1
+    for release in releases:
         _remove_temporary(release)
-    return expired
+    return len(releases)
 
 
 def _building_root(release: Release) -> Path:
@@ -348,26 +334,19 @@ def _remove_temporary(release: Release) -> None:
 
 @dataclass
 class _Progress:
-    release_pk: int
-    token: str
+    run: JobRun
     done: int = 0
-    side: SideConnection | None = None  # within the build's own snapshot, writes go through another connection
-
-    def _write(self, **values: Any) -> int:
-        def update() -> int:
-            return Release.objects.filter(
-                pk=self.release_pk, status=Release.Status.BUILDING, build_token=self.token
-            ).update(**values)
-
-        return self.side.run(update) if self.side is not None else update()
 
     def total(self, total: int) -> None:
-        self._write(progress_total=total)
+        self.run.beat(progress_total=total, force=True)
 
     def advance(self, n: int) -> None:
+        """A chunk written: the build's heartbeat; BuildLost once the run no longer holds it (cancelled, taken over)."""
         self.done += n
-        if not self._write(progress_done=self.done, heartbeat_at=timezone.now()):
-            raise BuildLost
+        try:
+            self.run.beat(progress_done=self.done)
+        except JobLost:
+            raise BuildLost from None
         pause_between_steps()
         build_step_hook(self.done)
 
@@ -383,29 +362,16 @@ def release_build(*, release_id: int) -> Release | None:
     heartbeat went stale (its worker died and the message came back). A duplicate
     delivery finds nothing to claim and returns.
     """
-    now = timezone.now()
-    token = uuid.uuid4().hex
-    cutoff = now - timedelta(seconds=_stale_seconds())
-    claimed = Release.objects.filter(
-        Q(status=Release.Status.PENDING) | Q(status=Release.Status.BUILDING, heartbeat_at__lt=cutoff), pk=release_id
-    ).update(
-        status=Release.Status.BUILDING,
-        build_token=token,
-        heartbeat_at=now,
-        started_at=now,
-        attempts=F("attempts") + 1,
-        progress_done=0,
-        error="",
-    )
-    if not claimed:
+    run = job_claim(Release, release_id, progress_done=0)
+    if run is None:
         return None
     release = Release.objects.select_related("project").get(pk=release_id)
     _remove_temporary(release)  # an earlier run's leftovers
-    temporary = _building_root(release) / f"v{release.version}-{token}"
+    temporary = _building_root(release) / f"v{release.version}-{run.owner}"
     try:
         with few_collections():
-            state = _write_release(release, temporary, _Progress(release.pk, token))
-        _publish(release, temporary, token, state)
+            state = _write_release(release, temporary, _Progress(run))
+        _publish(release, temporary, run, state)
     except BuildLost:
         shutil.rmtree(temporary, ignore_errors=True)
         return None
@@ -414,9 +380,7 @@ def release_build(*, release_id: int) -> Release | None:
         shutil.rmtree(temporary, ignore_errors=True)
         message = f"{type(error).__name__}: {error}"
         with transaction.atomic():
-            if Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
-                status=Release.Status.FAILED, error=message, finished_at=timezone.now()
-            ):
+            if run.fail(message):
                 audit.record(
                     None,
                     Action.RELEASE_FAILED,
@@ -451,11 +415,9 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     writers = formats.release_writers(project)
     for writer in writers:
         writer.open(root, state)
-    side = None
     try:
-        with build_snapshot() as snapshot:
-            if snapshot.own:
-                progress.side = side = SideConnection()
+        # The build's own writes (progress, heartbeat: a cancel must be able to stop them) go aside of its read.
+        with build_snapshot() as snapshot, progress.run.aside(enabled=snapshot.own):
             # Needed by the card and the manifest only, when the writers finish: computed while the items are written.
             figures = in_background(
                 lambda: (release_statistics(project, statuses), release_agreement(project, statuses)), snapshot
@@ -487,31 +449,26 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         for writer in writers:
             writer.abort()
         raise
-    finally:
-        progress.side = None
-        if side is not None:
-            side.close()
     return state
 
 
-def _publish(release: Release, temporary: Path, token: str, state: formats.BuildState) -> None:
+def _publish(release: Release, temporary: Path, run: JobRun, state: formats.BuildState) -> None:
     final = release_dir(release)
     if final.exists():
         # Left by a run that died between the rename and the commit: never published, safe to replace.
         shutil.rmtree(final)
     files = [entry.as_dict() for entry in [*state.entries, state.manifest]]  # type: ignore[attr-defined]
     with transaction.atomic():
-        if not Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING, build_token=token).update(
-            status=Release.Status.PUBLISHED,
-            files=files,
-            counts=state.counts,
-            readiness=state.readiness,
-            path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
-            progress_done=F("progress_total"),
-            finished_at=timezone.now(),
-            heartbeat_at=timezone.now(),
-        ):
-            raise BuildLost
+        try:
+            run.finish(
+                files=files,
+                counts=state.counts,
+                readiness=state.readiness,
+                path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
+                progress_done=F("progress_total"),
+            )
+        except JobLost:
+            raise BuildLost from None
         audit.record(
             None,  # the worker publishes; who asked for it is on the release.requested event
             Action.RELEASE_PUBLISHED,

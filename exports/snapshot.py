@@ -17,14 +17,13 @@ is the state of the project at the moment its build began reading:
   snapshot already.
 
 The build's own writes (progress and heartbeat, which a cancel must be able to
-stop) go through `SideConnection`, a connection of another thread, and are
-committed at once.
+stop) go through the job's heartbeat connection (`JobRun.aside`, common/jobs.py)
+and are committed at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
@@ -48,7 +47,7 @@ class Snapshot:
 
     @property
     def own(self) -> bool:
-        """Whether the build opened this read itself (its writes then go through a `SideConnection`)."""
+        """Whether the build opened this read itself (its writes then go aside: `JobRun.aside`)."""
         return self.kind != "caller"
 
     @contextmanager
@@ -93,17 +92,3 @@ def build_snapshot() -> Iterator[Snapshot]:
     finally:
         with connection.cursor() as cursor:
             cursor.execute("ROLLBACK")  # nothing was written: ending the read is all that is left
-
-
-class SideConnection:
-    """Runs short writes on a thread of its own (its own connection, autocommit) and waits for each."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="release-progress")
-
-    def run(self, work: Callable[[], T]) -> T:
-        return self._pool.submit(work).result()
-
-    def close(self) -> None:
-        self._pool.submit(lambda: connection.close()).result()  # the thread's own connection
-        self._pool.shutdown()

@@ -39,6 +39,7 @@ class ReportOutput(serializers.ModelSerializer):
     status = ReportStatusField(read_only=True)
     trigger = ReportTriggerField(read_only=True)
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    progress = serializers.IntegerField(source="progress_done", read_only=True, help_text="Percent done.")
     headline = serializers.DictField(
         child=HeadlineOutput(), help_text="Per scope (review:<criterion>, label:topic, label:region, screening)."
     )

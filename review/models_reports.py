@@ -13,9 +13,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
 from annotation.models import Project
+from common.jobs import Job
 
 
 class ReportQuerySet(models.QuerySet["AgreementReport"]):
@@ -26,12 +26,10 @@ class ReportQuerySet(models.QuerySet["AgreementReport"]):
         return self.filter(status=AgreementReport.Status.DONE)
 
 
-class AgreementReport(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Computing"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+class AgreementReport(Job):
+    """A computation job; progress is in percent (`progress_done` of 100)."""
+
+    STATUS_WORDS = {Job.Status.PENDING: "Queued", Job.Status.RUNNING: "Computing"}
 
     class Trigger(models.TextChoices):
         PAGE = "page", "Button on the agreement page"
@@ -39,22 +37,12 @@ class AgreementReport(models.Model):
         COMMAND = "command", "Management command"
         AUTO = "auto", "Automatic, after new judgments"
 
-    ACTIVE = (Status.QUEUED, Status.RUNNING)
-
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_reports")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     trigger = models.CharField(max_length=16, choices=Trigger.choices, default=Trigger.PAGE)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done.")
-    stage = models.CharField(max_length=200, blank=True, help_text="What the worker is computing now.")
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
+    progress_total = models.PositiveBigIntegerField(default=100)
     # The highest judgment id the report saw: "new judgments since the last report" counts above it.
     judgment_watermark = models.BigIntegerField(default=0)
     fingerprint = models.CharField(max_length=80, blank=True, help_text="sha256 of every scope's judgments.")
@@ -71,7 +59,7 @@ class AgreementReport(models.Model):
         constraints = [
             # One report waits or runs per project at a time: a burst of triggers produces one computation.
             models.UniqueConstraint(
-                fields=["project"], condition=Q(status__in=["queued", "running"]), name="agreement_report_one_active"
+                fields=["project"], condition=Q(status__in=["pending", "running"]), name="agreement_report_one_active"
             ),
         ]
         indexes = [models.Index(fields=["project", "status", "-finished_at"], name="agreement_report_done_idx")]
@@ -80,9 +68,6 @@ class AgreementReport(models.Model):
         return f"Agreement report {self.pk} of {self.project_id}: {self.status}"
 
     @property
-    def is_active(self) -> bool:
-        return self.status in self.ACTIVE
-
-    @property
-    def is_done(self) -> bool:
-        return self.status == self.Status.DONE
+    def progress(self) -> int:
+        """Percent done."""
+        return int(self.progress_done)

@@ -42,14 +42,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Max, Q
 from django.http import Http404
 from django.utils import timezone
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
 from common.enqueue import enqueue_on_commit
-from common.jobs import pause_between_steps
+from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -85,18 +85,9 @@ def auto_after_judgments() -> int:
     return int(getattr(settings, "AGREEMENT_AUTO_JUDGMENTS", 50))
 
 
-def stale_seconds() -> int:
-    """A running report whose worker has not written for this long is presumed lost (killed, restarted)."""
-    return int(settings.AGREEMENT_STALE_SECONDS)
-
-
 def auto_countdown() -> int:
     """Seconds a automatically queued report waits, so a burst of reviews lands in one computation."""
     return int(getattr(settings, "AGREEMENT_AUTO_COUNTDOWN", 60))
-
-
-class ReportLost(Exception):
-    """Another run took the report over (this one was presumed dead); this run stops and stores nothing."""
 
 
 # Access
@@ -407,34 +398,6 @@ def _headline(result: dict[str, Any]) -> dict[str, Any]:
     return headline
 
 
-def _claim(report_id: int) -> int | None:
-    """Take a queued report (or a running one whose worker went silent); the attempt number, or None."""
-    now = timezone.now()
-    cutoff = now - timedelta(seconds=stale_seconds())
-    claimed = AgreementReport.objects.filter(
-        Q(status=AgreementReport.Status.QUEUED) | Q(status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff),
-        pk=report_id,
-    ).update(
-        status=AgreementReport.Status.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        progress=0,
-        stage="Gathering judgments",
-        error="",
-    )
-    if not claimed:
-        return None
-    return AgreementReport.objects.values_list("attempts", flat=True).get(pk=report_id)
-
-
-def _advance(report_id: int, attempt: int, **fields: Any) -> None:
-    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-        heartbeat_at=timezone.now(), **fields
-    ):
-        raise ReportLost
-
-
 Progress = Callable[[int, str], None]
 
 
@@ -445,14 +408,14 @@ def agreement_report_compute(
 
     `progress(percent, stage)` is called as the work advances (the command prints it).
     """
-    attempt = _claim(report_id)
-    if attempt is None:
+    run = job_claim(AgreementReport, report_id, progress_done=0, stage="Gathering judgments")
+    if run is None:
         return None
     report = AgreementReport.objects.select_related("project").get(pk=report_id)
     project = report.project
 
     def step(percent: int, stage: str) -> None:
-        _advance(report_id, attempt, progress=percent, stage=stage[:200])
+        run.beat(progress_done=percent, stage=stage)
         if progress is not None:
             progress(percent, stage)
         pause_between_steps()
@@ -473,8 +436,7 @@ def agreement_report_compute(
         if earlier is not None and earlier.fingerprint == fingerprint:
             same_as = earlier.same_as_id or earlier.pk
             _finish(
-                report_id,
-                attempt,
+                run,
                 fingerprint=fingerprint,
                 watermark=watermark,
                 result=earlier.result,
@@ -498,8 +460,7 @@ def agreement_report_compute(
                 "scopes": result_scopes,
             }
             _finish(
-                report_id,
-                attempt,
+                run,
                 fingerprint=fingerprint,
                 watermark=watermark,
                 result=result,
@@ -509,29 +470,16 @@ def agreement_report_compute(
             )
         if progress is not None:
             progress(100, "Done")
-    except ReportLost:
+    except JobLost:
         return None
     except Exception as error:
         log.exception("Agreement report %s failed", report_id)
-        AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-            status=AgreementReport.Status.FAILED,
-            error=f"{type(error).__name__}: {error}",
-            finished_at=timezone.now(),
-            stage="Failed",
-        )
+        run.fail(error, stage="Failed")
     return AgreementReport.objects.get(pk=report_id)
 
 
-def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> None:
-    if not AgreementReport.objects.filter(pk=report_id, status=AgreementReport.Status.RUNNING, attempts=attempt).update(
-        status=AgreementReport.Status.DONE,
-        progress=100,
-        judgment_watermark=watermark,
-        finished_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-        **fields,
-    ):
-        raise ReportLost
+def _finish(run: JobRun, *, watermark: int, **fields: Any) -> None:
+    run.finish(progress_done=100, judgment_watermark=watermark, **fields)
 
 
 # Requesting
@@ -539,10 +487,7 @@ def _finish(report_id: int, attempt: int, *, watermark: int, **fields: Any) -> N
 
 def agreement_reports_expire_stale(*, project: Project) -> int:
     """Mark reports whose worker stopped writing as failed, so a new one can be queued."""
-    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
-    return AgreementReport.objects.filter(
-        project=project, status=AgreementReport.Status.RUNNING, heartbeat_at__lt=cutoff
-    ).update(status=AgreementReport.Status.FAILED, error=LOST_ERROR, finished_at=timezone.now())
+    return len(job_expire_stale(AgreementReport, LOST_ERROR, project=project))
 
 
 def _enqueue(report_id: int, countdown: int) -> None:
@@ -585,7 +530,7 @@ def agreement_report_request(
             waiting = AgreementReport.objects.active().filter(project=project).first()
             if waiting is None:  # it finished between our insert and this look: try again
                 continue
-            if enqueue and waiting.status == AgreementReport.Status.QUEUED:
+            if enqueue and waiting.status == AgreementReport.Status.PENDING:
                 _enqueue(waiting.pk, countdown)
             return waiting, False
         if enqueue:
@@ -631,15 +576,15 @@ def _resend_if_lost(report: AgreementReport) -> None:
     `heartbeat_at` of a queued report is when it was last sent; the conditional
     update lets only one of several reviews at once send it.
     """
-    if report.status != AgreementReport.Status.QUEUED:
+    if report.status != AgreementReport.Status.PENDING:
         return
     now = timezone.now()
-    cutoff = now - timedelta(seconds=stale_seconds() + auto_countdown())
+    cutoff = now - timedelta(seconds=stale_seconds(AgreementReport) + auto_countdown())
     sent = report.heartbeat_at or report.created_at
     if sent >= cutoff:
         return
     if AgreementReport.objects.filter(
-        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff), pk=report.pk, status=AgreementReport.Status.QUEUED
+        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff), pk=report.pk, status=AgreementReport.Status.PENDING
     ).update(heartbeat_at=now):
         _enqueue(report.pk, 0)
 

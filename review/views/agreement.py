@@ -67,7 +67,7 @@ def agreement_compute(request: HttpRequest, slug: str) -> HttpResponse:
     if created:
         messages.success(request, f"Agreement report {report.pk} queued; this page shows its progress.")
     else:
-        messages.info(request, f"Report {report.pk} is already {report.get_status_display().lower()}.")
+        messages.info(request, f"Report {report.pk} is already {report.status_words.lower()}.")
     return redirect("agreement", project.slug)
 
 

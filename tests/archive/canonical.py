@@ -30,7 +30,8 @@ LEFT_OUT = {ROOT: {"slug"}, "exports.Release": {"path"}}
 UNFINISHED = {
     "annotation.ImportJob": {"pending", "running"},
     "annotation.Collection": {"pending", "running"},
-    "exports.Release": {"pending", "building"},
+    "exports.Release": {"pending", "running"},
+    "review.AgreementReport": {"pending", "running"},
 }
 
 

@@ -83,7 +83,7 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
     report, _ = reports.agreement_report_request(project=project, user=coordinator, enqueue=False)
     reports.agreement_report_compute(report_id=report.pk, bootstrap=20)
     release = exports.release_build_now(project=project, user=coordinator, seed=7, changelog="Erste Ausgabe")
-    assert release.status == Release.Status.PUBLISHED, release.error
+    assert release.status == Release.Status.DONE, release.error
     Release.objects.create(
         project=project,
         version=2,

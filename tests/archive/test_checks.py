@@ -213,3 +213,47 @@ def test_a_release_file_missing_from_the_archive_is_refused_naming_it(project, a
     message = refused(bad)
 
     assert "release v1" in message and "lead_qa.jsonl" in message
+
+
+def test_an_archive_written_before_the_shared_job_fields_is_read_with_its_old_names(project, tmp_path, media):
+    from annotation.models import Collection
+    from review.models import AgreementReport
+
+    Collection.objects.create(
+        project=project, local_wiki="bar", standard_wiki="de", status="done", progress_done=3, progress_total=3
+    )
+    AgreementReport.objects.create(project=project, status="pending")
+    services.archive_write_to(project=project, out=tmp_path / "new.zip")
+    old_names = {"progress_done": "done", "progress_total": "total"}
+
+    def change(name: str, data: bytes):  # type: ignore[no-untyped-def]
+        if name in ("data/annotation.collection.jsonl", "data/review.agreementreport.jsonl"):
+            rows = [json.loads(line) for line in data.decode().splitlines()]
+            for row in rows:
+                fields = {key: value for key, value in row["fields"].items() if key not in ("owner", "stage")}
+                if name.endswith("collection.jsonl"):
+                    fields = {old_names.get(key, key): value for key, value in fields.items()}
+                else:  # a report's percent was `progress`, its waiting status "queued"
+                    fields.pop("progress_total")
+                    fields["progress"], fields["status"] = fields.pop("progress_done"), "queued"
+                row["fields"] = fields
+            data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
+        return [(name, data)]
+
+    def fix_checksums(manifest):  # type: ignore[no-untyped-def]
+        import hashlib
+
+        with zipfile.ZipFile(tmp_path / "raw.zip") as raw:
+            for member, entry in manifest["members"].items():
+                data = raw.read(member)
+                entry["sha256"], entry["size"] = hashlib.sha256(data).hexdigest(), len(data)
+
+    rewrite(tmp_path / "new.zip", tmp_path / "raw.zip", change)
+    old = with_manifest(tmp_path / "raw.zip", tmp_path / "old.zip", fix_checksums)
+
+    copy, _counts = services.archive_import_file(path=old, slug="copy")
+
+    collection = Collection.objects.get(project=copy)
+    assert (collection.status, collection.progress_done, collection.progress_total) == ("done", 3, 3)
+    report = AgreementReport.objects.get(project=copy)
+    assert report.status == "failed" and "Not finished when the project was archived" in report.error

@@ -18,7 +18,7 @@ def test_the_page_polls_a_queued_report_and_shows_its_figures_when_done(page: Pa
     page.goto(f"/projects/{project.slug}/agreement/")
     expect(page.locator("#agreement-status")).to_contain_text("Queued")
 
-    AgreementReport.objects.filter(pk=waiting.pk).update(progress=40, stage="Computing review:fluency (1 of 6)")
+    AgreementReport.objects.filter(pk=waiting.pk).update(progress_done=40, stage="Computing review:fluency (1 of 6)")
     expect(page.locator("#agreement-status")).to_contain_text("Computing review:fluency")
     reports.agreement_report_compute(report_id=waiting.pk, bootstrap=10)
 

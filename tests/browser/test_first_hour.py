@@ -96,7 +96,7 @@ def test_wikipedia_qa_screen_two_items_with_evidence_submit_review_release(page:
     expect(step(page, "open-dashboard")).to_be_visible()
     build_release(page, 2)  # demo_setup published v1
     release = Release.objects.get(project__slug="yue-cmn", version=2)
-    assert release.status == Release.Status.PUBLISHED
+    assert release.status == Release.Status.DONE
     assert QAItem.objects.filter(project__slug="yue-cmn", status="accepted").count() == 3
 
 

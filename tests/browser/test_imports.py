@@ -38,7 +38,7 @@ def test_an_upload_shows_its_report_and_a_running_job_updates_in_place(
     expect(page.locator(".import-report")).to_contain_text("line 2")
     assert not PagePair.objects.filter(project=project).exists()
 
-    running = ImportJob.objects.create(project=project, status="running", bytes_total=100, bytes_done=40)
+    running = ImportJob.objects.create(project=project, status="running", progress_total=100, progress_done=40)
     page.goto(f"/projects/{project.slug}/imports/{running.pk}/")
     expect(page.locator("#job-status progress")).to_have_attribute("value", "40")
     ImportJob.objects.filter(pk=running.pk).update(

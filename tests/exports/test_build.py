@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation.models import PagePair, QAItem
 from common.errors import InvalidInput, InvalidState
+from common.jobs import JobRun
 from exports import services
 from exports.models import DEFAULT_SPLITS, Release
 from exports.records import Splitter
@@ -30,7 +31,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def test_a_release_of_accepted_items_is_published_with_every_file_hashed(released_project, coordinator):
     release = services.release_build_now(project=released_project, user=coordinator, seed=7)
 
-    assert release.status == Release.Status.PUBLISHED, release.error
+    assert release.status == Release.Status.DONE, release.error
     assert release.version == 1
     root = published_dir(release)
     names = {entry["name"] for entry in release.files}
@@ -121,11 +122,11 @@ def test_a_second_request_while_one_is_being_built_is_refused(released_project, 
 def test_a_duplicate_delivery_of_the_build_does_nothing(released_project, coordinator):
     release = services.release_request(project=released_project, user=coordinator, enqueue=False)
 
-    assert services.release_build(release_id=release.pk).status == Release.Status.PUBLISHED
+    assert services.release_build(release_id=release.pk).status == Release.Status.DONE
     assert services.release_build(release_id=release.pk) is None
 
     release.refresh_from_db()
-    assert (release.status, release.attempts) == (Release.Status.PUBLISHED, 1)
+    assert (release.status, release.attempts) == (Release.Status.DONE, 1)
 
 
 def test_a_build_that_fails_midway_publishes_nothing_and_can_be_built_again(released_project, coordinator, monkeypatch):
@@ -147,7 +148,7 @@ def test_a_build_that_fails_midway_publishes_nothing_and_can_be_built_again(rele
     again = services.release_rebuild(release=failed, user=coordinator, enqueue=False)
     built = services.release_build(release_id=again.pk)
 
-    assert (built.status, built.version) == (Release.Status.PUBLISHED, 1)
+    assert (built.status, built.version) == (Release.Status.DONE, 1)
     failed.refresh_from_db()
     assert failed.status == Release.Status.FAILED  # the failed attempt stays on record
 
@@ -160,7 +161,7 @@ def test_a_build_whose_worker_stopped_reporting_is_marked_failed_and_its_files_r
     token_dir.mkdir(parents=True)
     (token_dir / "lead_qa.jsonl").write_text("{}\n")
     stale = timezone.now() - timedelta(seconds=settings.RELEASE_STALE_SECONDS + 1)
-    Release.objects.filter(pk=release.pk).update(status=Release.Status.BUILDING, heartbeat_at=stale, build_token="x")
+    Release.objects.filter(pk=release.pk).update(status=Release.Status.RUNNING, heartbeat_at=stale, owner="x")
 
     assert services.release_expire_stale(project=released_project) == 1
 
@@ -175,12 +176,12 @@ def test_a_redelivered_build_takes_over_a_stale_one_and_publishes_once(released_
     release = services.release_request(project=released_project, user=coordinator, enqueue=False)
     stale = timezone.now() - timedelta(seconds=settings.RELEASE_STALE_SECONDS + 1)
     Release.objects.filter(pk=release.pk).update(
-        status=Release.Status.BUILDING, heartbeat_at=stale, build_token="dead", attempts=1
+        status=Release.Status.RUNNING, heartbeat_at=stale, owner="dead", attempts=1
     )
 
     built = services.release_build(release_id=release.pk)
 
-    assert (built.status, built.attempts) == (Release.Status.PUBLISHED, 2)
+    assert (built.status, built.attempts) == (Release.Status.DONE, 2)
     assert services.release_build(release_id=release.pk) is None
 
 
@@ -345,9 +346,9 @@ def test_the_review_apps_latest_finished_report_is_the_releases_agreement_withou
 def test_cancelling_a_running_build_stops_it_and_frees_the_number(released_project, coordinator):
     release = services.release_request(project=released_project, user=coordinator, enqueue=False)
     Release.objects.filter(pk=release.pk).update(
-        status=Release.Status.BUILDING, build_token="running", heartbeat_at=timezone.now()
+        status=Release.Status.RUNNING, owner="running", heartbeat_at=timezone.now()
     )
-    running = services._Progress(release.pk, "running")
+    running = services._Progress(JobRun(Release, release.pk, "running", 1))
 
     cancelled = services.release_cancel(release=release, user=coordinator)
 
@@ -419,7 +420,7 @@ def test_chunks_read_ahead_by_a_thread_give_the_files_a_build_in_one_thread_give
         inline = services.release_build_now(project=committed_project, user=coordinator, seed=3)
     assert not {"release-reader", "release-figures"} & set(readers)
 
-    assert (ahead.status, inline.status) == (Release.Status.PUBLISHED, Release.Status.PUBLISHED)
+    assert (ahead.status, inline.status) == (Release.Status.DONE, Release.Status.DONE)
     hashes = [{e["name"]: e["sha256"] for e in r.files if e["name"].endswith(".jsonl")} for r in (ahead, inline)]
     assert hashes[0] == hashes[1]
     assert len(read_jsonl(published_dir(ahead) / "lead_qa.jsonl")) == 4

@@ -36,7 +36,7 @@ def test_a_coordinator_cuts_a_release_and_sees_it_published_with_its_files(
 
 def test_the_status_of_a_build_in_progress_is_polled_as_a_partial(released_project, coordinator, client):
     release = services.release_request(project=released_project, user=coordinator, enqueue=False)
-    Release.objects.filter(pk=release.pk).update(status="building", progress_total=200, progress_done=50)
+    Release.objects.filter(pk=release.pk).update(status="running", progress_total=200, progress_done=50)
     client.force_login(coordinator)
     url = reverse("release_detail", args=[released_project.slug, release.version])
 
@@ -140,7 +140,7 @@ def test_the_api_requests_a_release_and_reports_its_progress(
     assert requested.status_code == 202
     assert requested.json()["status"] == "pending"
     detail = client.get(f"/api/projects/{released_project.slug}/releases/1/").json()
-    assert (detail["status"], detail["percent"], detail["splits"]) == ("published", 100, {"train": 80, "test": 20})
+    assert (detail["status"], detail["percent"], detail["splits"]) == ("done", 100, {"train": 80, "test": 20})
     assert {entry["name"] for entry in detail["files"]} >= {"manifest.json", "lead_qa/train.jsonl"}
     again = client.post(f"/api/projects/{released_project.slug}/releases/", {}, format="json")
     assert again.status_code == 202 and again.json()["version"] == 2
@@ -150,7 +150,7 @@ def test_the_command_builds_a_release_and_copies_it_out(released_project, tmp_pa
     call_command("release_build", released_project.slug, "--version", "3", "--out", str(tmp_path / "out"))
 
     release = Release.objects.get()
-    assert (release.version, release.status) == (3, "published")
+    assert (release.version, release.status) == (3, "done")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["release"]["version"] == 3
     assert manifest["agreement"] is None and manifest["agreement_note"]
@@ -220,7 +220,7 @@ def test_the_admin_shows_releases_read_only(release_world, client):
     assert client.post(change_url, {"changelog": "rewritten"}).status_code == 403
     assert client.post(reverse("admin:exports_release_delete", args=[release.pk]), {"post": "yes"}).status_code == 403
     release.refresh_from_db()
-    assert (release.status, release.changelog) == ("published", "")
+    assert (release.status, release.changelog) == ("done", "")
 
 
 def test_the_release_list_runs_a_fixed_number_of_queries(release_world, client, django_assert_max_num_queries):

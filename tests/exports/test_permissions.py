@@ -113,4 +113,4 @@ def test_there_is_no_route_that_changes_or_deletes_a_release(release_world):
     assert client.patch(url, {"changelog": "rewritten"}, format="json").status_code == 405
     assert client.delete(url).status_code == 405
     release_world["published"].refresh_from_db()
-    assert release_world["published"].status == "published"
+    assert release_world["published"].status == "done"

@@ -81,7 +81,7 @@ def test_a_pair_deleted_while_the_build_runs_is_in_the_release_and_the_build_suc
         five_pairs, coordinator, monkeypatch, lambda: annotation.pair_delete(pair=last, user=coordinator)
     )
 
-    assert release.status == Release.Status.PUBLISHED, release.error
+    assert release.status == Release.Status.DONE, release.error
     assert release.counts["lead_qa"] == 10
     assert f"{five_pairs.slug}-p{last.pk}" in {line["pair_id"] for line in _lines(release, "lead_qa.jsonl")}
     assert PagePair.all_objects.get(pk=last.pk).deleted_at is not None  # the delete itself went through
@@ -101,7 +101,7 @@ def test_items_rejected_and_edited_while_the_build_runs_are_released_as_they_wer
 
     release = _build_changing(five_pairs, coordinator, monkeypatch, change)
 
-    assert release.status == Release.Status.PUBLISHED, release.error
+    assert release.status == Release.Status.DONE, release.error
     lines = {line["id"]: line for line in _lines(release, "lead_qa.jsonl")}
     assert len(lines) == 10
     assert lines[f"{five_pairs.slug}-q{rejected.pk}"]["review_outcome"] == "accepted"
@@ -115,7 +115,7 @@ def test_items_rejected_and_edited_while_the_build_runs_are_released_as_they_wer
 @pytest.mark.django_db(transaction=True)
 def test_a_build_cancelled_from_elsewhere_stops_although_it_reads_a_snapshot(five_pairs, coordinator, monkeypatch):
     def cancel() -> None:
-        building = Release.objects.get(project=five_pairs, status=Release.Status.BUILDING)
+        building = Release.objects.get(project=five_pairs, status=Release.Status.RUNNING)
         services.release_cancel(release=building, user=coordinator)
 
     release = _build_changing(five_pairs, coordinator, monkeypatch, cancel)

@@ -42,7 +42,7 @@ def test_a_requested_release_is_built_by_the_worker_with_progress(worker_env, li
     def published() -> bool:
         current = Release.objects.get(pk=release.pk)
         seen_progress.add(current.progress_done)
-        return current.status == Release.Status.PUBLISHED
+        return current.status == Release.Status.DONE
 
     live_worker.wait_for(published, timeout=60, interval=0.02)
 
@@ -69,7 +69,7 @@ def test_a_worker_killed_mid_build_publishes_nothing_and_the_release_can_be_buil
     live_worker.process.wait(timeout=10)
 
     release.refresh_from_db()
-    assert release.status == Release.Status.BUILDING
+    assert release.status == Release.Status.RUNNING
     assert release.progress_done < release.progress_total, "the build had finished before the kill"
     assert release.files == []
     assert not services.release_dir(release).exists(), "files were published by a build that never finished"
@@ -86,7 +86,7 @@ def test_a_worker_killed_mid_build_publishes_nothing_and_the_release_can_be_buil
 
     again = services.release_rebuild(release=release, user=coordinator, enqueue=False)
     rebuilt = services.release_build(release_id=again.pk)
-    assert (rebuilt.status, rebuilt.version, rebuilt.counts["lead_qa"]) == (Release.Status.PUBLISHED, 1, 6000)
+    assert (rebuilt.status, rebuilt.version, rebuilt.counts["lead_qa"]) == (Release.Status.DONE, 1, 6000)
     assert files_match_their_hashes(rebuilt)
 
 

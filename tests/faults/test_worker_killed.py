@@ -78,7 +78,7 @@ def kill_mid_way(start_worker, started) -> None:
 def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(start_worker, coordinator):
     project = factories.project(coordinator, slug="bar-de", local_language="bar", standard_language="deu")
     collection = Collection.objects.create(
-        project=project, local_wiki="bar", standard_wiki="de", total=3, created_by=coordinator
+        project=project, local_wiki="bar", standard_wiki="de", progress_total=3, created_by=coordinator
     )
     for position, title in enumerate(["Weißwurscht", "Münchn", "Kirtahutschn"]):
         CollectionTitle.objects.create(collection=collection, position=position, title=title)
@@ -87,15 +87,16 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
 
     enqueue(tasks.collection_run, collection.pk)
 
-    kill_mid_way(start_worker, lambda: Collection.objects.get(pk=collection.pk).done >= 1)
+    kill_mid_way(start_worker, lambda: Collection.objects.get(pk=collection.pk).progress_done >= 1)
     killed = Collection.objects.get(pk=collection.pk)
-    assert (killed.status, killed.done < 3) == ("running", True), "the collection had finished before the kill"
+    assert (killed.status, killed.progress_done < 3) == ("running", True), "the collection had finished before the kill"
 
     second = start_worker()
     second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=60)
 
     collection.refresh_from_db()
-    assert (collection.done, collection.total, collection.kept, collection.created_pairs) == (3, 3, 2, 2)
+    done = (collection.progress_done, collection.progress_total, collection.kept, collection.created_pairs)
+    assert done == (3, 3, 2, 2)
     assert not collection.titles.filter(outcome="pending").exists()
     assert sorted(PagePair.objects.filter(project=project).values_list("local_title", flat=True)) == [
         "Minga",
@@ -181,11 +182,11 @@ def test_a_release_build_killed_mid_way_is_taken_over_and_published_once(
 
     kill_mid_way(start_worker, lambda: Release.objects.get(pk=release.pk).progress_done >= 50)
     killed = Release.objects.get(pk=release.pk)
-    assert (killed.status, killed.files) == ("building", [])
+    assert (killed.status, killed.files) == ("running", [])
     assert not releases.release_dir(killed).exists(), "a killed build published files"
 
     second = start_worker()
-    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "published", timeout=60)
+    second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "done", timeout=60)
 
     release.refresh_from_db()
     assert (release.attempts, release.version, release.counts["lead_qa"]) == (2, 1, 200)

@@ -65,7 +65,7 @@ def test_running_the_command_twice_creates_no_duplicate_pairs(bar_project, repla
 
 def test_a_cancelled_collection_is_resumed_by_the_command(bar_project, replay):
     collection = Collection.objects.create(
-        project=bar_project, local_wiki="bar", standard_wiki="de", status="cancelled", total=1
+        project=bar_project, local_wiki="bar", standard_wiki="de", status="cancelled", progress_total=1
     )
     collection.titles.create(position=0, title="Weißwurscht")
 

@@ -102,7 +102,7 @@ def test_a_file_over_the_size_limit_is_refused_on_the_form(client, project, coor
 
 def test_a_running_import_polls_and_a_finished_one_does_not(client, project, coordinator):
     client.force_login(coordinator)
-    job = ImportJob.objects.create(project=project, status="running", bytes_total=1000, bytes_done=250)
+    job = ImportJob.objects.create(project=project, status="running", progress_total=1000, progress_done=250)
     url = reverse("import_detail", args=[project.slug, job.pk])
 
     running = client.get(url, HTTP_HX_REQUEST="true").content.decode()

@@ -55,7 +55,8 @@ def test_a_cantonese_page_is_paired_with_its_mandarin_page_in_the_chosen_script_
 
     collection = collect(project, ["油麻地"], replay)
 
-    assert collection.status == "done" and (collection.done, collection.kept, collection.total) == (1, 1, 1)
+    assert collection.status == "done"
+    assert (collection.progress_done, collection.kept, collection.progress_total) == (1, 1, 1)
     pair = PagePair.objects.get(project=project, local_title="油麻地")
     assert pair.standard_title == "油麻地" and pair.source == "wikipedia"
     assert pair.local_lead.startswith("油麻地係香港") and "𠵱家" in pair.local_lead
@@ -88,7 +89,7 @@ def test_every_title_ends_with_a_recorded_outcome(bar_project):
         "Obazda": "not_local_heavy",
         "Leer": "empty_lead",
     }
-    assert (collection.done, collection.kept, collection.dropped) == (9, 3, 6)
+    assert (collection.progress_done, collection.kept, collection.dropped) == (9, 3, 6)
     counts = ingest.collection_outcome_counts(collection)
     assert counts["kept"] == 3 and counts["pending"] == 0 and sum(counts.values()) == 9
     failed = collection.titles.get(title="Leberkas")
@@ -158,18 +159,18 @@ def test_a_cancelled_collection_resumes_where_it_stopped(bar_project):
     calls = []
 
     def cancel_after_first(progress):
-        calls.append(progress.done)
+        calls.append(progress.progress_done)
         ingest.collection_cancel(collection=progress)
 
     stopped = ingest.collection_run(
         collection_id=collection.pk, session=session(replay), on_progress=cancel_after_first
     )
 
-    assert (stopped.status, stopped.done) == ("cancelled", 1)
+    assert (stopped.status, stopped.progress_done) == ("cancelled", 1)
     resumed = ingest.collection_resume(collection=stopped)
     assert resumed.status == "pending"
     finished = ingest.collection_run(collection_id=collection.pk, session=session(replay))
-    assert (finished.status, finished.done, finished.kept) == ("done", 2, 2)
+    assert (finished.status, finished.progress_done, finished.kept) == ("done", 2, 2)
     assert calls == [1]
 
 
@@ -204,7 +205,7 @@ def test_category_members_become_the_titles(bar_project):
     )
 
     assert outcomes(finished) == {"Weißwurscht": "kept", "Kirtahutschn": "no_standard_page"}
-    assert finished.total == 2
+    assert finished.progress_total == 2
 
 
 def test_a_collection_needs_titles_or_a_category(bar_project):

@@ -56,7 +56,8 @@ def test_a_collection_started_in_the_browser_is_processed_by_the_worker(
     collection = Collection.objects.get(project=bar_project)
     live_worker.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done")
     collection.refresh_from_db()
-    assert (collection.done, collection.total, collection.kept, collection.created_pairs) == (3, 3, 2, 2)
+    done = (collection.progress_done, collection.progress_total, collection.kept, collection.created_pairs)
+    assert done == (3, 3, 2, 2)
     assert set(PagePair.objects.filter(project=bar_project).values_list("local_title", flat=True)) == {
         "Weißwurscht",
         "Minga",

@@ -96,7 +96,7 @@ def test_the_api_release_carries_the_four_context_conditions_and_groupings(compa
 
     release = release_build_now(project=companies, user=coordinator, seed=1)
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     lines = release_file_path(release, "entity_questions.jsonl").read_text(encoding="utf-8").splitlines()
     record = json.loads(lines[0])
     assert len(lines) == 1 and release.counts["entity_questions"] == 1

@@ -85,7 +85,7 @@ def test_the_compute_button_queues_one_report_and_the_page_polls_it(client, proj
     again = client.post(reverse("agreement_compute", args=[project.slug]), follow=True)
 
     report = AgreementReport.objects.get()
-    assert report.status == "queued" and report.trigger == "page" and report.requested_by == coordinator
+    assert report.status == "pending" and report.trigger == "page" and report.requested_by == coordinator
     assert "queued" in with_commit.content.decode() and "already queued" in again.content.decode()
     assert 'hx-trigger="every 2s"' in again.content.decode()
     polled = client.get(reverse("agreement", args=[project.slug]), {"status": "1"}, headers={"HX-Request": "true"})
@@ -179,7 +179,7 @@ def test_the_api_lists_queues_and_returns_every_statistic(project, coordinator, 
     base = f"/api/projects/{project.slug}/agreement/reports/"
 
     queued = client.post(base)
-    assert queued.status_code == 202 and queued.data["status"] == "queued"
+    assert queued.status_code == 202 and queued.data["status"] == "pending"
     assert client.post(base).status_code == 200  # the same waiting report
     reports.agreement_report_compute(report_id=queued.data["id"], bootstrap=20)
 

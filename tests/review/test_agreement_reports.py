@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from annotation import services as authoring
 from annotation.models import Screening
+from common.jobs import stale_seconds
 from review import reports, services
 from review.agreement import agreement_summary
 from review.models import AgreementReport
@@ -183,7 +184,7 @@ def test_a_running_report_is_not_claimed_twice_until_its_worker_goes_silent(proj
 
     assert reports.agreement_report_compute(report_id=report.pk) is None
 
-    silent = timezone.now() - timedelta(seconds=reports.stale_seconds() + 1)
+    silent = timezone.now() - timedelta(seconds=stale_seconds(AgreementReport) + 1)
     AgreementReport.objects.filter(pk=report.pk).update(heartbeat_at=silent)
     taken_over = reports.agreement_report_compute(report_id=report.pk, bootstrap=10)
     assert (taken_over.status, taken_over.attempts) == ("done", 2)
@@ -238,7 +239,7 @@ def test_a_burst_of_reviews_queues_one_report(
             review(project, second_reviewer, item, all_pass(project))
 
     queued = AgreementReport.objects.get()
-    assert (queued.status, queued.trigger) == ("queued", "auto")
+    assert (queued.status, queued.trigger) == ("pending", "auto")
     assert sent == [((queued.pk,), 30)]
 
 
@@ -315,7 +316,7 @@ def test_a_report_queued_long_ago_and_never_claimed_is_sent_again_once(
         review(project, reviewer, items[0], all_pass(project))
     assert sent == []  # queued a moment ago: its message is still on its way
 
-    long_ago = timezone.now() - timedelta(seconds=reports.stale_seconds() + 3600)
+    long_ago = timezone.now() - timedelta(seconds=stale_seconds(AgreementReport) + 3600)
     AgreementReport.objects.filter(pk=waiting.pk).update(created_at=long_ago)
     with django_capture_on_commit_callbacks(execute=True):
         review(project, reviewer, items[1], all_pass(project))

@@ -153,7 +153,7 @@ def build_hostile_world(payload: str, coordinator) -> HostileWorld:  # type: ign
     release = exports.release_build_now(
         project=project, user=coordinator, item_statuses=["accepted"], changelog=f"CL {payload}", seed=1
     )
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     collection = ingest.collection_create(
         project=project, user=coordinator, titles=[f"W {payload}"[:500]], enqueue=False
     )

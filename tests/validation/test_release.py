@@ -74,7 +74,7 @@ def test_an_item_needs_every_validator_before_it_is_released(imported, reviewer)
 def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_queries(validated, coordinator):
     release = release_build_now(project=validated, user=coordinator, seed=7)
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     names = {entry["name"] for entry in release.files}
     assert {"validation_qa.jsonl", "seed_queries.csv", "README.md", "manifest.json"} <= names
     assert not {"lead_qa.jsonl", "page_pairs.jsonl"} & names

@@ -42,14 +42,15 @@ class Command(BaseCommand):
             raise CommandError(error.message) from None
         self.stdout.write(
             f"Collection {collection.pk}: {project.local_wiki} → {project.standard_wiki}"
-            f"{f' ({project.standard_variant})' if project.standard_variant else ''}, {collection.total} titles"
+            f"{f' ({project.standard_variant})' if project.standard_variant else ''}, "
+            f"{collection.progress_total} titles"
         )
         finished = ingest.collection_run(collection_id=collection.pk, on_progress=self._progress)
         if finished is None:
             raise CommandError(f"Collection {collection.pk} is being run by a worker; watch it in the browser.")
         self.stderr.write("")
         counts = ingest.collection_outcome_counts(finished)
-        self.stdout.write(f"Collection {finished.pk}: {finished.get_status_display().lower()}.")
+        self.stdout.write(f"Collection {finished.pk}: {finished.status_words.lower()}.")
         for value, n in counts.items():
             if n or value in {"kept"}:
                 self.stdout.write(f"  {CollectionTitle.Outcome(value).label:<32} {n:>7}")
@@ -83,9 +84,10 @@ class Command(BaseCommand):
         )
 
     def _progress(self, collection: Collection) -> None:
-        total = max(collection.total, 1)
-        filled = int(BAR_WIDTH * collection.done / total)
+        total = max(collection.progress_total, 1)
+        filled = int(BAR_WIDTH * collection.progress_done / total)
         bar = "█" * filled + "·" * (BAR_WIDTH - filled)
-        line = f"\r[{bar}] {collection.done}/{collection.total}  kept {collection.kept}  dropped {collection.dropped}"
+        counts = f"{collection.progress_done}/{collection.progress_total}"
+        line = f"\r[{bar}] {counts}  kept {collection.kept}  dropped {collection.dropped}"
         self.stderr.write(line, ending="")
         sys.stderr.flush()

@@ -66,7 +66,7 @@ class Command(BaseCommand):
             )
         except ServiceError as error:
             raise CommandError(error.message) from None
-        if release.status != Release.Status.PUBLISHED:
+        if release.status != Release.Status.DONE:
             raise CommandError(f"Release v{release.version} failed: {release.error}")
         root = services.release_dir(release)
         self.stdout.write(
