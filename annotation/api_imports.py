@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access, ingest
-from annotation.importers import FORMATS
+from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
 from common.api import ErrorOutput, named_enum, paginated, responses, validated
 

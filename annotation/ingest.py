@@ -27,7 +27,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 
-from annotation.importers import FORMATS, ImportReport, ImportSource, detect_format, pairs_import
+from annotation.importers.report import ImportReport
+from annotation.importers.services import pairs_import
+from annotation.importers.sources import FORMATS, ImportSource, detect_format
 from annotation.languages import VARIANT
 from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, Project, WikiPage
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession

@@ -10,9 +10,7 @@ as in a finished study, so every line carries review data), then a separate
 process builds and publishes one release of it, exactly as the worker does
 (`exports.services.release_build`). The build process reports wall-clock
 seconds, CPU seconds, items per second and its peak resident memory (VmHWM),
-and the memory it had before the build started, so the growth is the build's own;
-from 20,000 items on, the prompt files are written by a process of its own, whose
-CPU seconds and peak memory are reported beside.
+and the memory it had before the build started, so the growth is the build's own.
 Target: at least 20,000 items/s, and memory that does not grow with N.
 """
 
@@ -25,7 +23,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -167,37 +164,6 @@ def _exists(slug: str, size: int) -> bool:
     return accepted == size and ReviewSlot.objects.filter(item__project__slug=slug).count() == size
 
 
-class ChildMemory:
-    """The largest VmHWM of this process's children while it runs (a thread reading /proc every 0.25 s).
-
-    ru_maxrss of children would count the parent's pages the child had between fork and exec.
-    """
-
-    def __init__(self) -> None:
-        self.peak_kb = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-
-    def __enter__(self) -> ChildMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.25):
-            for children in Path("/proc/self/task").glob("*/children"):
-                try:
-                    for pid in children.read_text().split():
-                        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                            if line.startswith("VmHWM:"):
-                                self.peak_kb = max(self.peak_kb, int(line.split()[1]))
-                except (OSError, ValueError):
-                    continue  # gone meanwhile
-
-
 def build(slug: str) -> dict:
     """In this (fresh) process: request and build one release; report time and memory."""
     from annotation.models import Project
@@ -206,11 +172,8 @@ def build(slug: str) -> dict:
     project = Project.objects.get(slug=slug)
     before = _memory_mb("VmRSS")
     started, cpu_started = time.perf_counter(), time.process_time()
-    with ChildMemory() as child_memory:
-        release = services.release_build_now(project=project, user=None, seed=1)
+    release = services.release_build_now(project=project, user=None, seed=1)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    # A large build writes its prompt files in a process of its own (exports.formats.prompt_process): count it.
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert release.status == "done", release.error
     items = release.counts["lead_qa"] + release.counts["document_qa"]
     size = sum(entry["size"] for entry in release.files)
@@ -219,10 +182,8 @@ def build(slug: str) -> dict:
         "seconds": round(seconds, 2),
         "items_per_second": round(items / seconds),
         "cpu_seconds": round(cpu, 2),
-        "child_cpu_seconds": round(children.ru_utime + children.ru_stime, 2),
         "rss_before_mb": round(before, 1),
         "peak_rss_mb": round(_memory_mb("VmHWM"), 1),
-        "child_peak_rss_mb": round(child_memory.peak_kb / 1024, 1),
         "release_mb": round(size / 2**20, 1),
     }
 
@@ -240,10 +201,7 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    print(
-        f"{'items':>8} {'seconds':>8} {'items/s':>9} {'CPU s':>7} {'RSS before':>11} {'peak RSS':>9} {'release':>8}"
-        f" {'prompt process CPU s / peak RSS':>32}"
-    )
+    print(f"{'items':>8} {'seconds':>8} {'items/s':>9} {'CPU s':>7} {'RSS before':>11} {'peak RSS':>9} {'release':>8}")
     for size in args.sizes:
         slug = f"bench-release-{size}"
         if not (args.reuse and _exists(slug, size)):
@@ -257,7 +215,6 @@ def main() -> None:
         print(
             f"{result['items']:>8} {result['seconds']:>8} {result['items_per_second']:>9} {result['cpu_seconds']:>7} "
             f"{result['rss_before_mb']:>9} MB {result['peak_rss_mb']:>6} MB {result['release_mb']:>5} MB"
-            f" {result['child_cpu_seconds']:>20} s / {result['child_peak_rss_mb']:>5} MB"
         )
 
 

@@ -25,7 +25,7 @@ import django
 
 django.setup()
 
-from annotation.importers import ImportSource  # noqa: E402
+from annotation.importers.sources import ImportSource  # noqa: E402
 from annotation.models import Project  # noqa: E402
 from validation import services  # noqa: E402
 from validation.text import find_duplicates  # noqa: E402

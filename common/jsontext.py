@@ -2,52 +2,79 @@
 
 Python's `json` reads `NaN`, `Infinity` and `1e400` as floats that no JSON writer may write back and that
 PostgreSQL's jsonb refuses (a `DataError` at insert, long after the line was read). `loads` refuses them
-while reading, naming where in the value they sit, so an import can say "line 3, metadata.score".
+while reading, naming every place in the value where one sits, so an import can say "line 3, metadata.score"
+(and a keyed file which record). This is the one reader of JSON text that people give us.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
+
+Keys = tuple[str | int, ...]  # where in a value: object keys and array indexes from the top
+
+
+def path_text(keys: Keys) -> str:
+    """`metadata.score`, `items[0].spans`: keys joined as a person reads them ("" for the top)."""
+    text = ""
+    for key in keys:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else str(key))
+    return text
 
 
 class NonFiniteNumber(json.JSONDecodeError):
-    """A NaN or infinite number; `path` names where (`metadata.score`, `candidates[2]`), `key` its top key."""
+    """NaN or infinite numbers: `found` lists each (keys, token) in document order; `path`, `value` and `key`
+    describe the first (`metadata.score`, `NaN`, `metadata`)."""
 
-    def __init__(self, path: str, value: str, doc: str) -> None:
-        self.path, self.value = path, value
-        self.key = path.split(".")[0].split("[")[0]
-        super().__init__(f"{path or 'the value'} is {value}, which is not a number JSON allows", doc, 0)
+    def __init__(self, found: list[tuple[Keys, str]], doc: str) -> None:
+        self.found = found
+        keys, self.value = found[0]
+        self.path = path_text(keys)
+        self.key = str(keys[0]) if keys else ""
+        super().__init__(f"{self.path or 'the value'} is {self.value}, which is not a number JSON allows", doc, 0)
+
+
+class _NonFinite:
+    """What a non-finite number is read as, until `loads` finds where it sits."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
 
 
 def loads(text: str | bytes, **kwargs: Any) -> Any:
-    seen: list[str] = []
+    """`json.loads` (same keyword arguments), raising NonFiniteNumber if the text holds NaN or Infinity."""
+    seen = False
 
-    def constant(name: str) -> float:
-        seen.append(name)
-        return float(name)
+    def constant(name: str) -> _NonFinite:
+        nonlocal seen
+        seen = True
+        return _NonFinite(name)
 
-    def number(text: str) -> float:
-        value = float(text)
-        if not math.isfinite(value):
-            seen.append(text)
-        return value
+    def number(token: str) -> float | _NonFinite:
+        nonlocal seen
+        value = float(token)
+        if math.isfinite(value):
+            return value
+        seen = True
+        return _NonFinite(token)
 
     data = json.loads(text, parse_constant=constant, parse_float=number, **kwargs)
     if seen:
-        raise NonFiniteNumber(_first_non_finite(data), seen[0], text if isinstance(text, str) else "")
+        raise NonFiniteNumber(list(_non_finite(data, ())), text if isinstance(text, str) else "")
     return data
 
 
-def _first_non_finite(data: Any) -> str:
-    stack: list[tuple[str, Any]] = [("", data)]
+def _non_finite(value: Any, keys: Keys) -> Iterator[tuple[Keys, str]]:
+    stack: list[tuple[Keys, Any]] = [(keys, value)]
     while stack:
-        path, value = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            return path
-        if isinstance(value, dict):
-            stack += [(f"{path}.{key}" if path else str(key), item) for key, item in reversed(value.items())]
+        keys, value = stack.pop()
+        if isinstance(value, _NonFinite):
+            yield keys, value.token
+        elif isinstance(value, dict):
+            stack += [((*keys, key), item) for key, item in reversed(value.items())]
         elif isinstance(value, list):
-            stack += [(f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value)))]
-    return ""
+            stack += [((*keys, index), item) for index, item in reversed(list(enumerate(value)))]

@@ -326,9 +326,6 @@ AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
 JOB_STEP_DELAY = env.float("JOB_STEP_DELAY", default=0.0)
 # Items a release build reads and writes per step (one step = a few queries and a progress heartbeat).
 RELEASE_CHUNK_SIZE = env.int("RELEASE_CHUNK_SIZE", default=2000)
-# From this many items on, a release's prompt files are written by a process of their own (the build's Python
-# work otherwise runs on one core); below it, starting that process costs more than it saves.
-RELEASE_PROMPT_PROCESS_FROM = env.int("RELEASE_PROMPT_PROCESS_FROM", default=20_000)
 # Project archives (export/import of a whole project): upload size, unpacked size, compression ratio and
 # member count allowed before anything is unpacked; a job whose worker has not reported for this long is taken over.
 ARCHIVE_MAX_BYTES = env.int("ARCHIVE_MAX_BYTES", default=2 * 1024**3)

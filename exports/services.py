@@ -406,7 +406,6 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         project=project,
         splits={name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)},
         prompt_templates=export_settings_get(project=project).prompt_templates,
-        prompt_process_from=settings.RELEASE_PROMPT_PROCESS_FROM,
     )
     # Counted before the snapshot, for the progress bar and the writers' choices: the writers open (and may
     # create their settings rows) before the build's read-only snapshot begins.

@@ -17,12 +17,12 @@ scopes feed the validation page's quick figures (`validation.services.validation
 
 from __future__ import annotations
 
-import math
 import statistics as stats
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from scipy.stats import binomtest
 
 from annotation.models import Project
 from review.agreement import NO_STRATUM
@@ -57,11 +57,10 @@ CATEGORICAL: list[tuple[str, str, str, list[str], Callable[[Any], str | None]]] 
 
 
 def binomial_two_sided(k: int, n: int) -> float:
-    """Exact two-sided binomial p-value of k successes in n trials against p = 1/2 (symmetric: 2 × the smaller tail)."""
+    """Exact two-sided binomial p-value of k successes in n trials against p = 1/2 (scipy's `binomtest`)."""
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
 
 
 def figure(name: str, label: str, value: Any, note: str = "") -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Reading files into a validation project: collected QA pairs, seed-query templates, judged domains.
 
-Every reader reports bad input with `annotation.importers.ImportReport` (file,
+Every reader reports bad input with `annotation.importers.report.ImportReport` (file,
 line, field, message) and writes nothing when anything is wrong.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from annotation.importers import ImportReport, ImportSource
+from annotation.importers.report import ImportReport
+from annotation.importers.sources import ImportSource
 from annotation.languages import UnknownLanguage, get_language
 from annotation.services import MAX_TEXT_FIELD
 from common import jsontext

@@ -71,7 +71,7 @@ class ValidationImportJobOutput(ImportJobOutput):
 
 
 class ValidationReportOutput(serializers.Serializer):
-    """annotation.importers.ImportReport.as_dict(): problems name file, line and field."""
+    """annotation.importers.report.ImportReport.as_dict(): problems name file, line and field."""
 
     ok = serializers.BooleanField()
     dry_run = serializers.BooleanField()

@@ -5,7 +5,7 @@ items and their revisions (`annotation.models.QAItem`/`QAItemRevision`), the
 review queue with N blind slots per item (`review.services.items_route`,
 `review_claim_next`, `review_release`), the answer diff (`review.services.text_diff`),
 the agreement statistics (`review.agreement.agreement_summary`) and the import
-report (`annotation.importers.ImportReport`).
+report (`annotation.importers.report.ImportReport`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from django.utils import timezone
 
 from annotation import ingest
 from annotation import services as annotation_services
-from annotation.importers import ImportReport, ImportSource, ProgressCallback
+from annotation.importers.report import ImportReport
+from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision

@@ -18,7 +18,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
 from annotation.access import get_project_for_user
-from annotation.importers import FORMATS
+from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
 from annotation.views.common import report_error
 from common.errors import ServiceError

@@ -26,7 +26,7 @@ RELEASE_FORMAT = "localqa"
 
 
 # Project kinds (`Project.Kind` values) whose releases other writers make: kind → (module, function returning the
-# writers). Plain strings, so this package loads without the ORM (the prompt process imports it).
+# writers). Plain strings, so this package loads without the ORM.
 KIND_WRITERS = {
     "validation": ("validation.release", "release_writers"),
     "trivia": ("multichoice.release", "release_writers"),

@@ -109,9 +109,7 @@ def _escape(text: str) -> bytes:
 
 
 class PromptsWriter(ReleaseWriter):
-    """The prompt files; for a large release, written by a process of its own (`prompt_process`)."""
-
-    process: Any = None
+    """The four prompt files, one line per item and scenario."""
 
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
@@ -120,12 +118,6 @@ class PromptsWriter(ReleaseWriter):
             first = next(iter(problems))
             raise ValueError(f"Prompt template {first.removeprefix('prompt_templates.')}: {problems[first][0]}.")
         self.templates = {scenario: state.prompt_templates[scenario] for scenario in SCENARIOS}
-        threshold = state.prompt_process_from
-        if threshold is not None and state.items_expected >= threshold:
-            from exports.formats.prompt_process import PromptProcess
-
-            self.process = PromptProcess.start(root, self.templates)
-            return
         self.lines = {scenario: compile_line(scenario, template) for scenario, template in self.templates.items()}
         self.escaped = EscapedText()
         self.files = {scenario: HashedFile(root, f"prompts/{scenario}.jsonl") for scenario in SCENARIOS}
@@ -170,9 +162,6 @@ class PromptsWriter(ReleaseWriter):
         )
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
-        if self.process is not None:
-            self.process.send(records)
-            return
         lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
         for record in records:
             values = self._values(record)
@@ -183,13 +172,8 @@ class PromptsWriter(ReleaseWriter):
             handle.write_lines(lines[scenario])
 
     def finish(self) -> list[FileEntry]:
-        if self.process is not None:
-            return self.process.finish()
         return [handle.close() for handle in self.files.values()]
 
     def abort(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            return
         for handle in self.files.values():
             handle.abort()

@@ -23,7 +23,6 @@ class BuildState:
     counts: dict[str, Any] = field(default_factory=dict)
     entries: list[FileEntry] = field(default_factory=list)
     items_expected: int = 0  # how many items the build will pass to `add_items`, as counted before it starts
-    prompt_process_from: int | None = None  # from this many items on, prompts are written by a process of their own
     # What was unfinished when the build read the project (exports.readiness, as a record): card and manifest say it.
     readiness: dict[str, Any] = field(default_factory=dict)
 

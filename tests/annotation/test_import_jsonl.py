@@ -7,7 +7,7 @@ import math
 
 from django.db import connection
 
-from annotation.importers import pairs_import_jsonl
+from annotation.importers.services import pairs_import_jsonl
 from annotation.models import PagePair
 
 # Tabs, newlines, a carriage return, leading/trailing spaces, a non-BMP character (𠮶 U+20BB6),
@@ -115,7 +115,7 @@ def test_broken_json_names_the_line_and_position_and_writes_nothing(project, tmp
 
 
 def test_an_error_after_a_full_batch_rolls_back_the_rows_already_inserted(project, tmp_path, monkeypatch):
-    monkeypatch.setattr("annotation.importers.BATCH_ROWS", 2)
+    monkeypatch.setattr("annotation.importers.writer.BATCH_ROWS", 2)
     path = write_lines(tmp_path, *(pair_row(n) for n in range(1, 6)), "[]")
 
     report = pairs_import_jsonl(project=project, path=path)
@@ -269,7 +269,7 @@ def test_report_as_dict_is_ready_for_the_api(project, tmp_path):
 
 
 def test_a_file_wrong_on_every_line_gets_a_bounded_report(project, tmp_path, monkeypatch):
-    monkeypatch.setattr("annotation.importers.MAX_REPORTED_PROBLEMS", 3)
+    monkeypatch.setattr("annotation.importers.report.MAX_REPORTED_PROBLEMS", 3)
 
     report = pairs_import_jsonl(project=project, path=write_lines(tmp_path, *(["x"] * 10)))
 
@@ -278,7 +278,7 @@ def test_a_file_wrong_on_every_line_gets_a_bounded_report(project, tmp_path, mon
 
 
 def test_import_streams_in_batches(project, tmp_path, monkeypatch, django_assert_max_num_queries):
-    monkeypatch.setattr("annotation.importers.BATCH_ROWS", 50)
+    monkeypatch.setattr("annotation.importers.writer.BATCH_ROWS", 50)
     path = write_lines(tmp_path, *(pair_row(n) for n in range(1, 501)))
 
     # Per batch: one lookup of existing titles, one savepoint, the inserts, one release (plus the outer

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation import importers
 from annotation import services as authoring
+from annotation.importers.services import pairs_import
 from annotation.models import PagePair, Project, QAItem
 from audit.models import AuditEvent
 from exports import services as exports
@@ -231,7 +231,7 @@ def test_importing_a_deleted_pairs_title_again_leaves_it_deleted(project, coordi
     path = tmp_path / "pairs.jsonl"
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
 
-    report = importers.pairs_import(project=project, paths=[path])
+    report = pairs_import(project=project, paths=[path])
 
     assert report.ok, report.problems
     assert (report.created, report.already_present) == (0, 1)

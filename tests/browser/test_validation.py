@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotation import services as annotation_services
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
 from tests.browser.conftest import log_in
 from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV

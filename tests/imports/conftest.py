@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from tests import factories
 
 _BESIDE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wilova" / "wilova-bar-deu.zip"

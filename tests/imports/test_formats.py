@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.importers import ImportSource, pairs_import
+from annotation.importers.services import pairs_import
+from annotation.importers.sources import ImportSource
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening
 from tests.imports.conftest import BASE_NAME, QUALITY_NAME
 

@@ -15,7 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation import services
-from annotation.importers import ImportSource, pairs_import
+from annotation.importers.services import pairs_import
+from annotation.importers.sources import ImportSource
 from annotation.models import PagePair, QAItem, SourceRow
 from annotation.wilova import file_name_mismatch, file_wikis, region_vocabulary_seed
 from exports.formats.wilova import wilova_file_bytes
@@ -271,6 +272,15 @@ def test_nan_or_infinity_in_a_release_is_a_record_and_field_error(project, token
     assert [(p.file, p.record, p.field) for p in report.problems] == [(YUE_BASE, "茶餐厅1", "num_langs")]
     assert "JSON does not allow" in report.problems[0].message and token in report.problems[0].message
     assert not PagePair.objects.filter(project=project).exists()
+
+
+def test_every_nan_of_a_release_file_is_named_by_its_record_and_field(project):
+    rows = {"茶餐厅1": study_row(1), "茶餐厅2": study_row(2)}
+    data = encode(rows).replace(b'"num_langs": 12.0', b'"num_langs": NaN')
+
+    report = pairs_import(project=project, paths=[ImportSource(name=YUE_BASE, data=data)])
+
+    assert [(p.record, p.field) for p in report.problems] == [("茶餐厅1", "num_langs"), ("茶餐厅2", "num_langs")]
 
 
 def test_nan_in_a_jsonl_line_is_a_line_and_field_error_not_a_database_error(project, tmp_path):

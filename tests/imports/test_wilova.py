@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from annotation.importers import ImportSource, pairs_import
+from annotation.importers.services import pairs_import
+from annotation.importers.sources import ImportSource
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from exports.formats.wilova import wilova_file_bytes, write_wilova
 from tests.imports.conftest import BASE_NAME, QUALITY_NAME

@@ -563,3 +563,30 @@ def test_an_unknown_level_is_refused():
     with pytest.raises(AgreementInputError) as error:
         rating_table([(1, "a", 1)], "cardinal")  # type: ignore[arg-type]
     assert error.value.field == "level"
+
+
+# Against a maintained package: statsmodels computes Fleiss' kappa (complete tables only: it asserts every subject
+# has every rating) and Cohen's kappa from the confusion table. Ours must give its values on random tables.
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fleiss_and_cohens_kappa_equal_statsmodels_on_random_tables(seed):
+    from statsmodels.stats import inter_rater
+
+    rng = np.random.default_rng(seed)
+    raters, units, n_categories = int(rng.integers(2, 7)), int(rng.integers(15, 90)), int(rng.integers(2, 6))
+    matrix = rng.integers(0, n_categories, size=(raters, units))
+    categories = list(range(n_categories))
+    table = rating_table_from_matrix(matrix.tolist(), "nominal", categories=categories)
+    counts, _ = inter_rater.aggregate_raters(matrix.T, n_cat=n_categories)
+    assert fleiss_kappa(table).value == pytest.approx(inter_rater.fleiss_kappa(counts, method="fleiss"), abs=1e-12)
+
+    with_gaps = matrix.astype(object)
+    with_gaps[rng.random(with_gaps.shape) < 0.2] = None  # Cohen's kappa uses the units both raters judged
+    table = rating_table_from_matrix(with_gaps.tolist(), "nominal", categories=categories)
+    both = [(a, b) for a, b in zip(with_gaps[0], with_gaps[-1], strict=True) if a is not None and b is not None]
+    confusion = np.zeros((n_categories, n_categories))
+    for a, b in both:
+        confusion[a, b] += 1
+    expected = inter_rater.cohens_kappa(confusion, return_results=False)
+    assert cohen_kappa(table, 0, raters - 1).value == pytest.approx(expected, abs=1e-12)

@@ -14,6 +14,7 @@ from annotation import ingest, wikipedia
 from annotation import services as authoring
 from annotation.languages import is_wiki_code
 from annotation.models import ImportJob, PagePair, Project
+from common import jsontext
 from common.errors import InvalidInput
 from common.pagination import BoundedLimitOffsetPagination
 from exports import services as exports
@@ -161,6 +162,16 @@ def _row(number: int, **fields) -> dict:
         "standard_lead": "唐楼。",
         **fields,
     }
+
+
+def test_the_json_reader_names_every_non_finite_number_in_document_order():
+    with pytest.raises(jsontext.NonFiniteNumber) as refused:
+        jsontext.loads('{"a": [1, {"b": NaN}], "c": 1e400, "d": {"e": -Infinity}, "f": 2.5}')
+
+    error = refused.value
+    assert error.found == [(("a", 1, "b"), "NaN"), (("c",), "1e400"), (("d", "e"), "-Infinity")]
+    assert (error.path, error.value, error.key) == ("a[1].b", "NaN", "a")
+    assert jsontext.loads('{"f": 2.5, "g": [null]}') == {"f": 2.5, "g": [None]}
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400"])

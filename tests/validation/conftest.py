@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from annotation import services as annotation_services
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from tests import factories
 from validation import services
 

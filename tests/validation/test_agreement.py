@@ -55,3 +55,12 @@ def test_criteria_nobody_scored_have_no_figures(vproject, hand_made):
     faithfulness = next(entry for entry in figures["likert"] if entry["criterion"] == "faithfulness")
     assert (faithfulness["judgments"], faithfulness["mean"]) == (0, None)
     assert "krippendorff_alpha" not in faithfulness
+
+
+def test_the_position_bias_p_value_is_the_exact_two_sided_binomial_test():
+    from validation.agreement import binomial_two_sided
+
+    assert binomial_two_sided(9, 10) == pytest.approx(0.021484375)  # 2 × 11/1024, as R's binom.test(9, 10) gives
+    assert binomial_two_sided(3, 6) == 1.0
+    assert binomial_two_sided(0, 0) == 1.0  # no choices: no evidence of bias
+    assert binomial_two_sided(0, 20) == pytest.approx(2 / 2**20)

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation import ingest
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import ImportJob, Project, QAItem
 from review.models import ReviewSlot
 from tests.validation.conftest import COLLECTED_TSV, NATIVQA, TSV_HEADER

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
 from exports.records import Splitter
 from exports.services import release_build_now, release_diff, release_file_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.importers import ImportSource
+from annotation.importers.sources import ImportSource
 from annotation.models import PagePair, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState
 from review.models import ReviewSlot

@@ -91,7 +91,7 @@ def wikipedia_states(project: Project, users: Users) -> None:
 
 def validation_states(project: Project, users: Users, demo_dir: Path) -> None:
     """Six collected pairs imported; the reviewer has validated two of them, which are released."""
-    from annotation.importers import ImportSource
+    from annotation.importers.sources import ImportSource
     from validation import services as validation
 
     validation.validation_settings_update(project=project, tasks=["question", "location"])

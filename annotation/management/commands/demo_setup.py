@@ -15,7 +15,7 @@ from django.db import transaction
 
 import annotation
 from annotation import services
-from annotation.importers import pairs_import_jsonl
+from annotation.importers.services import pairs_import_jsonl
 from annotation.languages import get_language
 from annotation.management.commands import _demo_states as states
 from annotation.management.commands._common import DEV_SERVER, project_url

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import services
-from annotation.importers import FORMATS, pairs_import
+from annotation.importers.services import pairs_import
+from annotation.importers.sources import FORMATS
 from annotation.models import Project
 from common.errors import ServiceError
 

@@ -1,11 +1,8 @@
-"""Release files are written around the page cache (O_DIRECT) where the filesystem allows it: the bytes on disk,
-their size and sha256 are exactly what was written, whatever the block boundaries, and a filesystem or a write
-that refuses direct I/O gets the same file through the page cache. A write the system refuses (file size limit,
-like a full disk) fails the build with its error and publishes nothing."""
+"""Release files hold exactly what was written, with their size and sha256 computed on the way; a write the
+system refuses (file size limit, like a full disk) fails the build with its error and publishes nothing."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import random
@@ -17,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from exports import services
-from exports.formats import base
-from exports.formats.base import DirectFile, HashedFile, open_for_writing
+from exports.formats.base import HashedFile
 from exports.models import Release
 from tests.exports.conftest import bulk_accepted_items
 from tests.worker import PROJECT_DIR, _database_url
@@ -31,20 +27,9 @@ def pieces(seed: int) -> list[bytes]:
     return [chooser.randbytes(size) for size in sizes]
 
 
-def test_a_direct_file_holds_exactly_what_was_written_whatever_the_block_boundaries(tmp_path):
-    data = pieces(1)
-    path = tmp_path / "file.jsonl"
-    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), staging_limit=8192)
-    for piece in data:
-        handle.write(piece)
-    handle.close()
-    assert path.read_bytes() == b"".join(data)
-
-
 def test_a_hashed_file_reports_the_size_and_sha256_of_its_bytes_on_disk(tmp_path):
     data = pieces(2)
     handle = HashedFile(tmp_path, "nested/file.jsonl")
-    assert isinstance(handle._file, DirectFile)  # this filesystem takes direct writes
     handle.write_lines(data[:40])
     for piece in data[40:]:
         handle.write(piece)
@@ -52,43 +37,6 @@ def test_a_hashed_file_reports_the_size_and_sha256_of_its_bytes_on_disk(tmp_path
     on_disk = (tmp_path / "nested" / "file.jsonl").read_bytes()
     assert on_disk == b"\n".join(data[:40]) + b"\n" + b"".join(data[40:])
     assert (entry.size, entry.sha256, entry.lines) == (len(on_disk), hashlib.sha256(on_disk).hexdigest(), 40)
-
-
-def test_a_filesystem_without_direct_io_gets_a_file_through_the_page_cache(tmp_path, monkeypatch):
-    real_open = os.open
-
-    def no_direct_io(path, flags, *args):  # what open(2) answers on a filesystem without O_DIRECT
-        if flags & os.O_DIRECT:
-            raise OSError(errno.EINVAL, "Invalid argument", str(path))
-        return real_open(path, flags, *args)
-
-    monkeypatch.setattr(base.os, "open", no_direct_io)
-    handle = open_for_writing(tmp_path / "plain.jsonl")
-    assert not isinstance(handle, DirectFile)
-    handle.write(b"written\n")
-    handle.close()
-    assert (tmp_path / "plain.jsonl").read_bytes() == b"written\n"
-
-
-def test_direct_writes_refused_half_way_go_on_through_the_page_cache(tmp_path, monkeypatch):
-    data = pieces(3)
-    path = tmp_path / "file.jsonl"
-    handle = DirectFile(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o644), staging_limit=8192)
-    real_write = os.write
-    calls = []
-
-    def refuse_the_third_direct_write(fd, buffer):  # some filesystems refuse only some direct writes
-        calls.append(len(buffer))
-        if len(calls) == 3:
-            raise OSError(errno.EINVAL, "Invalid argument")
-        return real_write(fd, buffer)
-
-    monkeypatch.setattr(base.os, "write", refuse_the_third_direct_write)
-    for piece in data:
-        handle.write(piece)
-    handle.close()
-    assert not handle._direct
-    assert path.read_bytes() == b"".join(data)
 
 
 BUILD_UNDER_A_FILE_SIZE_LIMIT = textwrap.dedent(
