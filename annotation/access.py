@@ -34,8 +34,11 @@ def _require(membership: Membership | None, role: Role | None) -> Membership:
     return membership
 
 
-def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
+def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None, kind: str | None = None) -> Project:
     """The project, with `project.membership` set to the user's membership (roles).
+
+    With `kind`, a project of another kind is 404 as well: the page is one of that kind's screens only (the
+    Wikipedia QA pairs, collection, labels and settings are no part of a trivia project).
 
     A member's project and membership come in one query: this runs on every request. A deactivated
     membership counts as none (404), through `Membership.objects`.
@@ -53,6 +56,8 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None) 
     if project is None:
         raise Http404("No such project.")
     project.membership = _require(membership, role)  # type: ignore[attr-defined]
+    if kind is not None and project.kind != kind:
+        raise Http404(f"This page is not part of a {project.get_kind_display()} project.")
     return project
 
 

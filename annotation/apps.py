@@ -6,7 +6,7 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        """This app's background jobs, for the worker's start and the requeue (common/jobs.py)."""
+        """This app's background jobs (common/jobs.py) and its part of the project kinds (common/kinds.py)."""
         from annotation.models import Collection, ImportJob
         from common.jobs import job_type_register
 
@@ -16,3 +16,7 @@ class AnnotationConfig(AppConfig):
         job_type_register(
             "import", model=ImportJob, task="annotation.tasks.import_job_run", stale_setting="JOB_STALE_SECONDS"
         )
+
+        from annotation import kind
+
+        kind.register()

@@ -9,7 +9,6 @@ leaves a row that can be resumed (titles without an outcome are still pending).
 
 from __future__ import annotations
 
-import importlib
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -35,6 +34,7 @@ from annotation.models import Collection, CollectionTitle, ImportJob, PagePair, 
 from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSession
 from audit import services as audit
 from audit.models import Action
+from common import kinds
 from common.enqueue import enqueue, enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, pause_between_steps, stalled
@@ -389,15 +389,14 @@ def _pairs_run(*, job: ImportJob, sources: list[ImportSource], progress: Callabl
 
 
 PAIRS_IMPORTER = UploadImporter(FORMATS, ".jsonl, .csv or .json", detect_format, _pairs_run)
-# Project kinds whose uploads another app imports: kind → (module, name of its UploadImporter), loaded when used.
-KIND_IMPORTERS = {"validation": ("validation.services", "UPLOAD_IMPORTER")}
 
 
 def upload_importer(project: Project) -> UploadImporter:
-    if project.kind in KIND_IMPORTERS:
-        module, name = KIND_IMPORTERS[project.kind]
-        return getattr(importlib.import_module(module), name)
-    return PAIRS_IMPORTER
+    """The importer of the project's kind (`common.kinds`; Wikipedia QA: `PAIRS_IMPORTER`)."""
+    importer = kinds.of(project).importer
+    if importer is None:
+        raise InvalidInput(f"A {project.get_kind_display()} project does not import files this way.", field="files")
+    return importer
 
 
 def import_job_create(
@@ -411,7 +410,7 @@ def import_job_create(
 ) -> ImportJob:
     """Store uploaded files and queue their import; the report is on the job when the worker is done.
 
-    `options` is kept on the job for the project kind's importer (see `KIND_IMPORTERS`)."""
+    `options` is kept on the job for the project kind's importer (`common.kinds.ProjectKind.importer`)."""
     if not files:
         raise InvalidInput("Choose at least one file to import.", field="files")
     importer = upload_importer(project)

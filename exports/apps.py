@@ -6,10 +6,15 @@ class ExportsConfig(AppConfig):
     verbose_name = "Exports"
 
     def ready(self) -> None:
-        """This app's background jobs, for the worker's start and the requeue (common/jobs.py)."""
+        """This app's background jobs (common/jobs.py) and its part of the project kinds (common/kinds.py)."""
         from common.jobs import job_type_register
         from exports.models import Release
 
         job_type_register(
             "release", model=Release, task="exports.tasks.release_build_task", stale_setting="RELEASE_STALE_SECONDS"
         )
+
+        from common import kinds
+        from exports.formats import wikipedia_release_writers
+
+        kinds.extend("wikipedia_qa", release_writers=wikipedia_release_writers)  # the Wikipedia QA kind's writers

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import get_project_for_release_reader, get_project_for_user
-from annotation.models import Role
+from annotation.models import Project, Role
 from annotation.views.common import report_error
+from common import kinds
 from common.errors import ServiceError
 from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
@@ -23,6 +24,15 @@ from exports.forms import DiffForm, ExportSettingsForm, ReleaseForm
 DIFF_LIMIT = 500  # ids listed per kind on the page; the API returns all
 
 
+def _release_rows(project: Project) -> dict:
+    """The releases, each with the counts its kind's release list shows (`common.kinds`: its release columns)."""
+    columns = kinds.of(project).release_columns
+    releases = list(releases_for_project(project))
+    for release in releases:
+        release.column_counts = [(release.counts or {}).get(key) for _, key in columns]  # type: ignore[attr-defined]
+    return {"releases": releases, "release_columns": [heading for heading, _ in columns]}
+
+
 @login_required
 def release_list(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_release_reader(request.user, slug)
@@ -30,7 +40,7 @@ def release_list(request: HttpRequest, slug: str) -> HttpResponse:
     membership = project.membership  # type: ignore[attr-defined]
     context = {
         "project": project,
-        "releases": releases_for_project(project),
+        **_release_rows(project),
         "form": ReleaseForm(initial={"license": services.export_settings_get(project=project).license})
         if membership.is_coordinator
         else None,
@@ -55,7 +65,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("release_detail", project.slug, release.version)
     context = {
         "project": project,
-        "releases": releases_for_project(project),
+        **_release_rows(project),
         "form": form,
         "project_formats": formats.available_project_formats(project),
         "readiness": services.release_readiness_get(project=project),
@@ -152,11 +162,14 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
     initial = {"license": current.license, "version": current.version}
     initial |= {f"template_{scenario}": current.prompt_templates.get(scenario, "") for scenario in SCENARIOS}
     form = ExportSettingsForm(request.POST or None, initial=initial)
+    prompts = kinds.of(project).prompt_templates  # only a kind whose releases write prompt files has templates
+    if not prompts:
+        form.fields = {name: field for name, field in form.fields.items() if not name.startswith("template_")}
     if request.method == "POST" and form.is_valid():
         try:
             services.export_settings_update(
                 project=project,
-                prompt_templates=form.templates(),
+                prompt_templates=form.templates() if prompts else current.prompt_templates,
                 license=form.cleaned_data["license"],
                 version=form.cleaned_data["version"],
                 actor=request.user,
@@ -167,7 +180,7 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Export settings saved; they apply to the next release.")
             return redirect("export_settings", project.slug)
-    return render(request, "exports/export_settings.html", {"project": project, "form": form})
+    return render(request, "exports/export_settings.html", {"project": project, "form": form, "prompts": prompts})
 
 
 @login_required

@@ -1,7 +1,7 @@
 """What a trivia project's release holds: `trivia.jsonl` (and one file per split) with both languages side by
 side and the local/global label, one CSV per language in the simple layout
 (`id, category, difficulty, question, candidate0..n, answer, subset`), a dataset card and the manifest.
-Registered in `exports.formats.KIND_WRITERS` under the kind `trivia`.
+Registered with the trivia and entity kinds (multichoice/kind.py).
 
 The builder streams the project's released QA items for the generic writers; this writer reads the
 multiple-choice side rows itself, in `finish`, in QA item id order and in chunks (one query per chunk for

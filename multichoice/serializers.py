@@ -26,10 +26,14 @@ class CriterionSerializer(serializers.Serializer):
 class TriviaSettingsOutput(serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     review_criteria = serializers.SerializerMethodField()
+    reviewers_per_item = serializers.IntegerField(source="project.reviewers_per_item", read_only=True)
 
     class Meta:
         model = TriviaSettings
-        fields = ["project", "source_language", "target_language", "categories", "review_criteria", "version"]
+        fields = [
+            "project", "source_language", "target_language", "categories", "review_criteria", "reviewers_per_item",
+            "version",
+        ]  # fmt: skip
 
     @extend_schema_field(CriterionSerializer(many=True))
     def get_review_criteria(self, settings: TriviaSettings) -> list[dict[str, str]]:
@@ -40,6 +44,7 @@ class TriviaSettingsUpdateInput(serializers.Serializer):
     version = serializers.IntegerField(required=False)
     categories = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
     review_criteria = CriterionSerializer(many=True, required=False)
+    reviewers_per_item = serializers.IntegerField(min_value=1, max_value=10, required=False)
 
 
 class TriviaItemInput(serializers.Serializer):

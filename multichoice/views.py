@@ -119,6 +119,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 version=int(request.POST.get("version") or 0) or None,
                 categories=request.POST.get("categories", "").splitlines(),
                 review_criteria=criteria,
+                reviewers_per_item=int(request.POST.get("reviewers_per_item") or project.reviewers_per_item),
             )
         except ServiceError as error:
             report_error(request, error)
@@ -140,7 +141,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
-    values: dict[str, Any] = {"answer": 0}
+    values: dict[str, Any] = {}  # no candidate marked correct until the writer marks one
     if request.method == "POST":
         values = _item_values(request.POST)
         try:

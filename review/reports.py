@@ -8,8 +8,8 @@ What a report measures, one *scope* each (the names the release card uses too):
 
 * `review:<criterion>`: reviewers' pass/flag verdicts per criterion; a unit is
   one revision of an item (the round of reviewers who judged the same text).
-  Strata: the pair's final topic and region, and the item's author; project kinds
-  listed in `KIND_STRATA` add their own (trivia: category, subset, difficulty).
+  Strata: the pair's final topic and region, and the item's author; a project kind
+  adds its own (`common.kinds.ProjectKind.strata`; trivia: category, subset, difficulty).
 * `label:topic`, `label:region`: the labellers' current (raw, pre-adjudication)
   labels; a unit is a page pair.
 * `screening`: screening decisions of pairs screened by more than one person
@@ -28,7 +28,6 @@ report reuses that result and says so (`same_as`).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import logging
 from collections import defaultdict
@@ -48,6 +47,7 @@ from django.utils import timezone
 
 from annotation.access import AnyUser, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Screening
+from common import kinds as project_kinds
 from common.enqueue import enqueue_on_commit
 from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
 from review.agreement import (
@@ -70,12 +70,6 @@ SCHEMA_VERSION = 1
 BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
-# Project kinds whose review units have more strata: kind → (module, function(project) → {stratum: {item_id: label}}).
-# Imported when used, as exports.formats.KIND_WRITERS does.
-KIND_STRATA = {
-    Project.Kind.TRIVIA: ("multichoice.services", "trivia_review_strata"),
-    Project.Kind.ENTITY_QA: ("multichoice.entities", "entity_review_strata"),
-}
 CONTESTED_SHOWN = 50
 LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
 
@@ -207,9 +201,9 @@ def _review_scopes(project: Project) -> list[Scope]:
             scope.strata["topic"][revision_id] = finals[LabelKind.TOPIC].get(pair_id, NO_STRATUM)
             scope.strata["region"][revision_id] = finals[LabelKind.REGION].get(pair_id, NO_STRATUM)
             scope.strata["annotator"][revision_id] = author
-    if project.kind in KIND_STRATA:
-        module, function = KIND_STRATA[project.kind]
-        extra: dict[str, dict[int, str]] = getattr(importlib.import_module(module), function)(project)
+    kind_strata = project_kinds.of(project).strata
+    if kind_strata is not None:
+        extra = kind_strata(project)
         for scope in scopes.values():
             for name, by_item in extra.items():
                 scope.strata[name] = {
@@ -315,15 +309,10 @@ def _screening_scope(project: Project) -> list[Scope]:
     ]
 
 
-# Judgments another app keeps, gathered by that app: project kind → (module, function(project) → scopes).
-KIND_GATHERERS = {"validation": ("validation.agreement", "validation_scopes")}
-
-
 def _kind_scopes(project: Project) -> list[Scope]:
-    if project.kind not in KIND_GATHERERS:
-        return []
-    module, function = KIND_GATHERERS[project.kind]
-    return getattr(importlib.import_module(module), function)(project)
+    """Judgments another app keeps, gathered by that app (`common.kinds.ProjectKind.scopes`)."""
+    gather = project_kinds.of(project).scopes
+    return gather(project) if gather is not None else []
 
 
 SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [

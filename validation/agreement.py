@@ -1,6 +1,6 @@
 """Validators' judgments as agreement scopes: what `review.reports` computes and stores for a validation project.
 
-Registered in `review.reports.KIND_GATHERERS`, so a validation project's agreement
+Registered with the validation kind (validation/kind.py), so a validation project's agreement
 report (the review app's page, API, command and worker) holds, besides the usual
 statistics of every scope:
 

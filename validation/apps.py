@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class ValidationConfig(AppConfig):
     name = "validation"
     verbose_name = "Validation"
+
+    def ready(self) -> None:
+        from validation import kind
+
+        kind.register()

@@ -1,5 +1,5 @@
 """What a validation project's release holds: `validation_qa.jsonl` (and one file per split),
-`seed_queries.csv`, a dataset card and the manifest. Registered in `exports.formats.KIND_WRITERS`.
+`seed_queries.csv`, a dataset card and the manifest. Registered with the validation kind (validation/kind.py).
 
 The builder (exports.services) streams the project's released items in chunks of
 its own QA records; this writer takes their ids and splits from those records and

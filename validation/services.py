@@ -2,8 +2,8 @@
 
 Reused, not copied: projects, members and roles (`annotation.services`), QA
 items and their revisions (`annotation.models.QAItem`/`QAItemRevision`), the
-review queue with N blind slots per item (`review.services.items_route`,
-`review_claim_next`, `review_release`), the answer diff (`review.services.text_diff`),
+review queue with N blind slots per item (`annotation.lifecycle.items_route`,
+`review_claim_next`, `review_release`), the answer diff (`review.history.text_diff`),
 the agreement statistics (`review.agreement.agreement_summary`) and the import
 report (`annotation.importers.report.ImportReport`).
 """
@@ -24,21 +24,24 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from annotation import ingest
+from annotation import ingest, lifecycle
 from annotation import services as annotation_services
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.ingest import UploadImporter
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import ImportJob, PagePair, Project, QAItem, QAItemRevision
-from annotation.services import MAX_TEXT_FIELD, qa_item_revision_create
+from annotation.lifecycle import MAX_TEXT_FIELD
+from annotation.models import ImportJob, ItemEvent, PagePair, Project, QAItem, QAItemRevision
+from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from review import services as review_services
+from review import history as review_history
+from review import queue as review_queue
+from review import routing as review_routing
 from review.agreement import agreement_summary
-from review.models import ItemEvent, ReviewSlot
+from review.models import ReviewSlot
 from validation.agreement import build_scopes
 from validation.importers import (
     ITEM_FORMATS,
@@ -554,7 +557,7 @@ def validation_items_import(
             created[index].duplicate_of_id = existing[of][0] if of < offset else created[of - offset].pk
             marked.append(created[index])
         ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
-        review_services.items_route(items=items, actor=user)
+        lifecycle.items_route(items=items, actor=user)
     tell(total, len(pairs))
     return report
 
@@ -623,7 +626,7 @@ def _import_job_run(*, job: ImportJob, sources: list[ImportSource], progress: Pr
     )
 
 
-# How an import job of a validation project reads its files (annotation.ingest.KIND_IMPORTERS).
+# How an import job of a validation project reads its files (registered with the validation kind, validation/kind.py).
 UPLOAD_IMPORTER = UploadImporter(
     (*ITEM_FORMATS, SEEDS, DOMAINS), ".tsv, .csv or .jsonl", detect_item_format, _import_job_run
 )
@@ -682,14 +685,13 @@ def validation_item_merge(
         ValidationItem.objects.filter(pk=duplicate.pk).update(merged_into=keep)
         item = QAItem.objects.get(pk=duplicate.item_id)
         audit.record(user, Action.VALIDATION_MERGED, item, project=project, merged_into=keep.item_id)
-        ItemEvent.objects.create(
+        lifecycle.item_event_record(
             item=item,
             actor=user,
             action=ItemEvent.Action.REJECTED,
-            from_status=item.status,
-            to_status=item.status,
+            before=item.status,
+            after=item.status,
             note=f"merged into item {keep.item_id} as a duplicate",
-            created_at=now,
         )
     keep.refresh_from_db()
     return keep
@@ -748,7 +750,7 @@ def final_answers(item_ids: Iterable[int]) -> dict[int, FinalAnswerChoice]:
 
 def validation_claim_next(*, project: Project, user: AbstractBaseUser) -> ReviewSlot | None:
     """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not seen."""
-    return review_services.review_claim_next(project=project, user=user, validation=True)
+    return review_queue.review_claim_next(project=project, user=user, validation=True)
 
 
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
@@ -762,7 +764,7 @@ def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
     if not other:
         latest = (
             slot.item.revisions.exclude(answer_standard=vitem.original_answer)
-            .exclude(author_id=slot.reviewer_id)
+            .exclude(author_id=slot.reviewer_id)  # not an edit of this validator's own (lifecycle.may_review)
             .order_by("-number")
             .values_list("answer_standard", flat=True)
             .first()
@@ -859,7 +861,7 @@ def validation_submit(
     """Record one validator's judgment; an edited answer becomes a new revision; the last slot accepts the item."""
     item = slot.item
     project = item.project
-    review_services.require_flow(project, validation=True)
+    review_routing.require_flow(project, validation=True)
     settings = validation_settings(project)
     fields, edited, domain_label = _check_judgment(settings, slot, data)
     now = timezone.now()
@@ -879,18 +881,19 @@ def validation_submit(
             raise StaleEdit("This validation changed in the meantime; reload it.", current=current)
         revision = None
         if edited is not None:
-            QAItem.objects.filter(pk=item.pk).update(answer_standard=edited, version=F("version") + 1, updated_at=now)
+            lifecycle.qa_item_transition(
+                item=locked, allowed=[QAItem.Status.SUBMITTED], changes={"answer_standard": edited}, doing="edited"
+            )
             locked.answer_standard = edited
             revision = qa_item_revision_create(item=locked, author=user, reason=QAItemRevision.Reason.REVIEWER_REWRITE)
-            ItemEvent.objects.create(
+            lifecycle.item_event_record(
                 item=locked,
                 actor=user,
                 action=ItemEvent.Action.REVIEWER_REWRITE,
-                from_status=locked.status,
-                to_status=locked.status,
+                before=locked.status,
+                after=locked.status,
                 revision_number=revision.number,
                 note="answer edited during validation",
-                created_at=now,
             )
         if domain_label is not None:
             SourceDomain.objects.get_or_create(
@@ -901,29 +904,27 @@ def validation_submit(
         judgment = ValidationJudgment.objects.create(
             slot=slot, item=item, validator=user, edit_revision=revision, created_at=now, **fields
         )
-        ItemEvent.objects.create(
+        lifecycle.item_event_record(
             item=locked,
             actor=user,
             action=ItemEvent.Action.REVIEWED,
-            from_status=locked.status,
-            to_status=locked.status,
+            before=locked.status,
+            after=locked.status,
             note="validated",
-            created_at=now,
         )
         open_slots = ReviewSlot.objects.filter(item=item).exclude(
             status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED]
         )
-        if not open_slots.exists() and QAItem.objects.filter(pk=item.pk, status=QAItem.Status.SUBMITTED).update(
-            status=QAItem.Status.ACCEPTED, version=F("version") + 1, updated_at=now
-        ):
-            ItemEvent.objects.create(
+        if not open_slots.exists():
+            lifecycle.qa_item_transition(
                 item=locked,
-                actor=None,
-                action=ItemEvent.Action.ACCEPTED,
-                from_status=QAItem.Status.SUBMITTED,
-                to_status=QAItem.Status.ACCEPTED,
-                note="every validator has judged the item",
-                created_at=now,
+                allowed=[QAItem.Status.SUBMITTED],
+                to=QAItem.Status.ACCEPTED,
+                event={
+                    "actor": None,
+                    "action": ItemEvent.Action.ACCEPTED,
+                    "note": "every validator has judged the item",
+                },
             )
     return judgment
 
@@ -1119,7 +1120,7 @@ def item_detail_context(vitem: ValidationItem) -> dict[str, Any]:
                 "answer": r.answer_standard,
                 "author": r.author.username if r.author else None,
                 "created_at": r.created_at.isoformat(),
-                "diff": review_services.text_diff(revisions[0].answer_standard, r.answer_standard),
+                "diff": review_history.text_diff(revisions[0].answer_standard, r.answer_standard),
             }
             for r in revisions
         ],

@@ -21,8 +21,8 @@ from annotation.models import QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from review.history import text_diff
 from review.models import ReviewSlot
-from review.services import text_diff
 from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem

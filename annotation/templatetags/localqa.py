@@ -55,3 +55,15 @@ def display(value, kind: str = "") -> str:  # type: ignore[no-untyped-def]
     from annotation.display import display_name
 
     return display_name(value, kind)
+
+
+@register.filter
+def lang(code: str) -> SafeString:
+    """` lang="…" dir="…"` of a language code, for every element holding text in it: `<td{{ code|lang }}>`."""
+    from django.utils.html import format_html
+
+    from annotation.languages import LANGUAGES
+
+    language = LANGUAGES.get(str(code))
+    direction = language.direction if language is not None else "auto"
+    return format_html(' lang="{}" dir="{}"', code, direction)

@@ -105,7 +105,7 @@ def _collection(project: Project, collection_id: int) -> Collection:
 
 @login_required
 def import_start(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -176,7 +176,7 @@ def import_rerun(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 
 @login_required
 def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = CollectionForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -2,7 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Q
+from django.db.models import Count, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch
@@ -10,9 +10,10 @@ from django.urls import NoReverseMatch
 from annotation import services
 from annotation.access import get_project_for_user, user_projects
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
-from annotation.models import KIND_HOMES, PagePair, Project, QAItem, Role
+from annotation.models import PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of
+from common import kinds
 from common.errors import ServiceError
 
 PAIRS_PER_PAGE = 50
@@ -28,13 +29,11 @@ def _project_link(project: Project) -> str:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = list(
-        user_projects(request.user).annotate(
-            pair_count=Count("pairs", filter=Q(pairs__deleted_at__isnull=True), distinct=True)
-        )
-    )
+    projects = list(user_projects(request.user))
+    sizes = kinds.sizes(projects)  # each kind's own count: page pairs, QA pairs, trivia items, entities
     for project in projects:
         project.link = _project_link(project)  # type: ignore[attr-defined]
+        project.size = sizes.get(project.pk, "")  # type: ignore[attr-defined]
     can_create = request.user.has_perm("annotation.add_project")
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
@@ -72,8 +71,8 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     membership = project.membership  # type: ignore[attr-defined]
     if membership.roles == [Role.RESEARCHER]:
         return redirect("release_list", project.slug)  # a researcher's work is the releases
-    if project.kind in KIND_HOMES:  # each kind's own page, never the Wikipedia QA one
-        return redirect(KIND_HOMES[project.kind], project.slug)
+    if project.kind != Project.Kind.WIKIPEDIA_QA:  # each kind's own page, never the Wikipedia QA one
+        return redirect(project.get_absolute_url())
     context: dict = {
         "project": project,
         "membership": membership,
@@ -94,7 +93,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = ProjectSettingsForm(request.POST or None, initial=project_settings_initial(project))
     if request.method == "POST" and form.is_valid():
         values = dict(form.cleaned_data)
@@ -117,7 +116,7 @@ def project_guidelines(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
         PagePair.objects.filter(project=project)
         .select_related("assignee")
@@ -149,7 +148,7 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def item_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     items = (
         QAItem.objects.alive()
         .filter(project=project)

@@ -1,8 +1,9 @@
 """The registry of export formats.
 
-`release_writers()` lists the writers of a localqa release, in the order they
-finish (the dataset card and the manifest come last: they describe the files
-written before them). Project formats such as WiLoVa write a whole project in
+`release_writers(project)` lists the writers of a localqa release of the project's
+kind (registered in `common.kinds`), in the order they finish (the dataset card
+and the manifest come last: they describe the files written before them).
+Project formats such as WiLoVa write a whole project in
 someone else's format; their modules are imported only when used, so a format
 whose module is absent is simply not offered.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common import kinds
 from exports.formats.card import DatasetCardWriter
 from exports.formats.manifest import ManifestWriter
 from exports.formats.pairs import PagePairsWriter
@@ -25,20 +27,16 @@ from exports.formats.writer import BuildState, ReleaseWriter
 RELEASE_FORMAT = "localqa"
 
 
-# Project kinds (`Project.Kind` values) whose releases other writers make: kind → (module, function returning the
-# writers). Plain strings, so this package loads without the ORM.
-KIND_WRITERS = {
-    "validation": ("validation.release", "release_writers"),
-    "trivia": ("multichoice.release", "release_writers"),
-    "entity_qa": ("multichoice.release", "entity_release_writers"),
-}
+def release_writers(project: Any) -> list[ReleaseWriter]:
+    """The writers of the project's release: its kind's (`common.kinds`), registered by the kind's app."""
+    writers = kinds.of(project).release_writers
+    if writers is None:
+        raise LookupError(f"The project kind {project.kind!r} registered no release writers.")
+    return writers()
 
 
-def release_writers(project: Any = None) -> list[ReleaseWriter]:
-    kind = getattr(project, "kind", None)
-    if kind in KIND_WRITERS:
-        module, function = KIND_WRITERS[kind]
-        return getattr(importlib.import_module(module), function)()
+def wikipedia_release_writers() -> list[ReleaseWriter]:
+    """A Wikipedia QA release: lead and document QAs, the page pairs, the prompt files, the card, the manifest."""
     return [
         QAWriter("lead", "lead_qa"),
         QAWriter("document", "document_qa"),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from common import kinds
 from exports.formats.base import FileEntry, write_file
 from exports.formats.writer import ReleaseWriter
 
@@ -11,31 +13,28 @@ NAME = "manifest.json"
 SCHEMA_VERSION = 1
 
 
+def _kind_project(project: Any) -> dict[str, Any]:
+    """What the project's kind says of it (its settings; Wikipedia QA its wikis too): no other kind's settings."""
+    describe = kinds.of(project).manifest_project
+    return describe(project) if describe is not None else {}
+
+
 class ManifestWriter(ReleaseWriter):
     def finish(self) -> list[FileEntry]:
         state = self.state
         release, project = state.release, state.project
+        unit = kinds.of(project)
         manifest = {
             "schema_version": SCHEMA_VERSION,
             "generator": "localqa",
             "project": {
                 "slug": project.slug,
                 "name": project.name,
+                "kind": project.kind,
                 "local_language": project.local_language,
-                "local_wiki": project.local_wiki,
                 "standard_language": project.standard_language,
-                "standard_wiki": project.standard_wiki,
                 "guidelines_version": project.guidelines_version,
-                "settings": {
-                    "lead_qa_min": project.lead_qa_min,
-                    "lead_qa_max": project.lead_qa_max,
-                    "collect_document_qa": project.collect_document_qa,
-                    "reviewers_per_item": project.reviewers_per_item,
-                    "review_criteria": project.review_criteria,
-                    "topics": project.topics,
-                    "regions": project.regions,
-                    "settings_version": project.version,
-                },
+                **_kind_project(project),
             },
             "release": {
                 "version": release.version,
@@ -45,7 +44,7 @@ class ManifestWriter(ReleaseWriter):
                 "seed": release.seed,
                 "license": release.license,
                 "changelog": release.changelog,
-                "prompt_templates": state.prompt_templates,
+                **({"prompt_templates": state.prompt_templates} if unit.prompt_templates else {}),
             },
             "counts": state.counts,
             "readiness": state.readiness,

@@ -15,8 +15,11 @@ from annotation.access import get_project_for_user
 from annotation.models import Membership, Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
+from common import kinds
 from common.errors import ServiceError, StaleEdit
-from review import services
+from review import judging as review_judging
+from review import queue as slot_queue
+from review import verification as review_verification
 from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
 from review.models import Judgment, ReviewSlot
 from review.views.common import evidence_context
@@ -25,8 +28,6 @@ ITEMS_PER_PAGE = 50
 # One key per criterion verdict, in criterion order: pass on the digits, flag on the letters below them.
 PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
-# Kinds whose items are reviewed on their own screen (the slot, claim and judgments are still this app's).
-KIND_REVIEW_PAGES = {Project.Kind.TRIVIA: "trivia_item", Project.Kind.ENTITY_QA: "entity_verify"}
 
 
 def _reviewing_project(request: HttpRequest, slug: str) -> Project:
@@ -38,15 +39,18 @@ def _reviewing_project(request: HttpRequest, slug: str) -> Project:
 
 
 def review_items(project: Project, status: str = "", kind: str = ""):  # type: ignore[no-untyped-def]
-    """Submitted (never draft) items for the filtered list, with review progress, in one query."""
+    """Submitted (never draft) items for the filtered list, with review progress, in one query; the two
+    columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
+    are the kind's words (`common.kinds.Words`)."""
+    words = kinds.of(project).words
     items = (
         QAItem.objects.alive()
         .filter(project=project)
         .exclude(status=QAItem.Status.DRAFT)
-        .select_related("pair", "author")
+        .select_related("author", *words.related())
         .only(
-            "id", "kind", "status", "question", "submitted_at", "updated_at", "version", "project_id",
-            "pair__id", "pair__local_title", "author__username",
+            "id", "kind", "status", "question", "submitted_at", "updated_at", "version", "project_id", "pair_id",
+            "author__username", *words.source_fields, *words.kind_fields,
         )
         .annotate(
             open_slots=count_of(ReviewSlot.objects.filter(item=OuterRef("pk"), status=ReviewSlot.Status.OPEN)),
@@ -56,7 +60,7 @@ def review_items(project: Project, status: str = "", kind: str = ""):  # type: i
     )  # fmt: skip
     if status in QAItem.Status.values:
         items = items.filter(status=status)
-    if kind in QAItem.Kind.values:
+    if words.kind_filter and kind in QAItem.Kind.values:
         items = items.filter(kind=kind)
     return items
 
@@ -67,6 +71,9 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
     kind = request.GET.get("kind", "")
     page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    words = kinds.of(project).words
+    for item in page:
+        item.source_text, item.kind_text = words.source_of(item), words.kind_of(item)
     held = (
         ReviewSlot.objects.filter(
             item__project=project,
@@ -83,7 +90,8 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "status": status,
         "kind": kind,
         "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
-        "kinds": QAItem.Kind.choices,
+        "kinds": QAItem.Kind.choices if words.kind_filter else [],
+        "words": words,
         "held": held,
         "waiting": ReviewSlot.objects.filter(
             item__project=project,
@@ -100,7 +108,7 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
 def review_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
     try:
-        slot = services.review_claim_next(project=project, user=request.user)
+        slot = slot_queue.review_claim_next(project=project, user=request.user)
     except ServiceError as error:
         report_error(request, error)
         return redirect("review_queue", slug)
@@ -116,7 +124,7 @@ def review_claim(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_reviewer(request.user, slug, item_id)
     require_role(item, Role.REVIEWER)
     try:
-        slot = services.review_claim(item=item, user=request.user)
+        slot = slot_queue.review_claim(item=item, user=request.user)
     except ServiceError as error:
         report_error(request, error)
         return redirect("review_queue", slug)
@@ -148,8 +156,9 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
     slot = get_slot_for_reviewer(request.user, slug, slot_id)
     item, project = slot.item, slot.item.project
-    if project.kind in KIND_REVIEW_PAGES:
-        return redirect(KIND_REVIEW_PAGES[project.kind], slug, item.pk)
+    own_page = kinds.of(project).review_page  # a kind reviewing on its own screen (slot, claim, judgments: ours)
+    if own_page is not None:
+        return redirect(own_page, slug, item.pk)
     status = 200
     submitted = {}
     errors: dict[str, str] = {}
@@ -157,7 +166,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         submitted = _judgment_input(request, project)
         try:
             version = int(request.POST.get("version", ""))
-            services.review_submit(slot=slot, user=request.user, version=version, judgments=submitted)
+            review_judging.review_submit(slot=slot, user=request.user, version=version, judgments=submitted)
         except ValueError:
             messages.error(request, "version: missing or not a number")
             status = 400
@@ -203,7 +212,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         "can_judge": slot.reviewer_id == request.user.pk
         and slot.status == ReviewSlot.Status.CLAIMED
         and item.status == QAItem.Status.SUBMITTED,
-        "verification": services.verification_current(item),
+        "verification": review_verification.verification_current(item),
         **evidence_context(item),
     }
     return render(request, "review/review.html", context, status=status)
@@ -216,7 +225,7 @@ def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpRespons
     if slot.reviewer_id != request.user.pk:
         raise PermissionDenied("This review is held by someone else.")
     try:
-        services.review_release(slot=slot, user=request.user)
+        slot_queue.review_release(slot=slot, user=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -233,7 +242,7 @@ def review_activity(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
         raise PermissionDenied("This review is held by someone else.")
     try:
         seconds = int(request.POST.get("seconds", "0"))
-        services.review_record_activity(slot=slot, user=request.user, seconds=seconds)
+        slot_queue.review_record_activity(slot=slot, user=request.user, seconds=seconds)
     except (ValueError, ServiceError) as error:
         return JsonResponse({"detail": str(error)}, status=400)
     return HttpResponse(status=204)

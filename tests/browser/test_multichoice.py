@@ -21,7 +21,7 @@ def trivia(coordinator, annotator, second_annotator, reviewer):
         name="Basque trivia",
         slug="basque-trivia",
         source_language="eus",
-        target_language="eng",
+        target_language="arb",  # translated into Arabic: typed and shown right to left
         categories=CATEGORIES,
         created_by=coordinator,
     )
@@ -40,6 +40,10 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     log_in(page, "annotator")
     page.goto("/projects/basque-trivia/trivia/")
     page.locator("#trivia-write").click()
+    expect(page.locator("input[name=answer]:checked")).to_have_count(0)  # no candidate is correct until marked
+    for name in ("category", "subset", "difficulty"):  # each label sits right above its own menu, in one cell
+        label, menu = page.locator(f"label[for=id_{name}]").bounding_box(), page.locator(f"#id_{name}").bounding_box()
+        assert label and menu and abs(label["x"] - menu["x"]) < 2 and 0 <= menu["y"] - label["y"] < 40, name
     page.get_by_label("Question").fill("Non dago Atxondo?")
     for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
         page.get_by_label(f"Candidate {index}", exact=True).fill(text)
@@ -61,8 +65,11 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     switch_user(page, "annotator2")
     page.goto("/projects/basque-trivia/trivia/")
     page.locator("#trivia-translate-next").click()
-    page.get_by_label("Translated question").fill("Where is Atxondo?")
-    for index, text in enumerate(["In Biscay", "In Gipuzkoa", "In Navarre"]):
+    translated = page.get_by_label("Translated question")
+    expect(translated).to_have_attribute("lang", "arb")
+    assert translated.evaluate("node => getComputedStyle(node).direction") == "rtl"
+    translated.fill("أين تقع أتشوندو؟")
+    for index, text in enumerate(["في بيسكاي", "في غيبوثكوا", "في نافارا"]):
         page.get_by_label(f"Translated candidate {index}").fill(text)
     page.get_by_label("Outdated information").check()
     page.get_by_label("Note").fill("Is the answer still true?")
@@ -74,7 +81,7 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     expect(page.locator("table")).to_contain_text("Outdated information")  # the tag's display name
     page.get_by_role("link", name="Non dago Atxondo?").click()
     page.get_by_label("Source question").fill("Non dago Atxondo gaur?")
-    page.get_by_label("Translated question").fill("Where is Atxondo today?")
+    page.get_by_label("Translated question").fill("أين تقع أتشوندو اليوم؟")
     page.get_by_role("button", name="Fix").click()
     expect(page.locator(".message.success")).to_contain_text("Resolved: fix")
 
@@ -84,11 +91,13 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
         (1, "submitted", "Non dago Atxondo?"),
         (2, "coordinator_fix", "Non dago Atxondo gaur?"),
     ]
-    assert item.target_question == "Where is Atxondo today?"
+    assert item.target_question == "أين تقع أتشوندو اليوم؟"
     # the review went through the shared review slots: the reviewer's judgments are the review app's
     assert set(item.item.judgments.values_list("reviewer__username", "verdict")) == {("reviewer", "pass")}
     page.goto(f"/projects/basque-trivia/trivia/items/{item.item_id}/")
     expect(page.locator("#trivia-revisions")).to_contain_text("Non dago Atxondo gaur?")
+    shown = page.get_by_text("أين تقع أتشوندو اليوم؟")
+    assert shown.evaluate("node => getComputedStyle(node).direction") == "rtl"  # the ؟ ends the line on the left
     page.goto("/projects/basque-trivia/trivia/balance/")
     expect(page.locator("#balance")).to_contain_text("Geografia eta Historia")
 

@@ -473,10 +473,3 @@ def test_an_error_while_the_figures_are_computed_in_the_background_fails_the_bui
     assert "agreement figures could not be read" in failed.error
     assert not any(thread.name == "release-figures" for thread in threading.enumerate())
     assert not (Path(settings.MEDIA_ROOT) / "releases" / committed_project.slug / "v1").exists()
-
-
-def test_the_kinds_with_writers_of_their_own_are_project_kinds():
-    from annotation.models import Project
-    from exports.formats import KIND_WRITERS
-
-    assert set(KIND_WRITERS) == set(Project.Kind.values) - {Project.Kind.WIKIPEDIA_QA}

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation import services as annotation_services
 from multichoice import services
 from review import reports
-from review import services as review_services
+from review import statistics as review_statistics
 from review.models import ReviewSlot
 from tests import factories
 from tests.multichoice.conftest import item_values
@@ -61,7 +61,7 @@ def test_an_agreement_report_of_a_trivia_project_has_a_scope_per_trivia_criterio
 
 
 def test_the_reviewer_dashboard_counts_trivia_reviews(trivia, reviewed):
-    figures = review_services.project_statistics(trivia)
+    figures = review_statistics.project_statistics(trivia)
 
     done = {row["username"]: row["done"] for row in figures["reviewers"]}
     assert done == {"reviewer": 4, "reviewer2": 4}
@@ -94,7 +94,7 @@ def test_the_item_history_shows_every_revision_of_a_trivia_item(client, trivia, 
     page = client.get(reverse("item_history", args=[trivia.slug, flagged_item.item_id])).content.decode()
 
     assert "Where is Atxondo now?" in page and "Corrected by a coordinator" in page
-    assert "Options (✓ correct)" in page and "✓ In Biscay" in page
+    assert "Candidates (✓ correct)" in page and "✓ In Biscay" in page
 
 
 def test_the_item_history_diffs_the_candidates_of_a_rewrite(client, trivia, annotator, reviewer):
@@ -114,7 +114,7 @@ def test_the_item_history_diffs_the_candidates_of_a_rewrite(client, trivia, anno
     assert "<del>Gipuzkoa</del>" in page and "<ins>Álava</ins>" in page
 
 
-@pytest.mark.parametrize("name", ["dashboard", "reviewers", "agreement", "review_queue"])
+@pytest.mark.parametrize("name", ["reviewers", "agreement", "review_queue"])
 def test_the_shared_review_pages_open_for_a_trivia_project(client, trivia, reviewed, coordinator, name):
     client.force_login(coordinator)
 
@@ -123,3 +123,9 @@ def test_the_shared_review_pages_open_for_a_trivia_project(client, trivia, revie
     assert response.status_code == 200
     if name == "reviewers":
         assert "reviewer2" in response.content.decode()
+
+
+def test_the_wikipedia_dashboard_is_no_part_of_a_trivia_project(client, trivia, coordinator):
+    client.force_login(coordinator)
+
+    assert client.get(reverse("dashboard", args=[trivia.slug])).status_code == 404
