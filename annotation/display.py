@@ -51,7 +51,8 @@ def _choices() -> dict[str, dict[str, str]]:
         "project_kind": dict(Project.Kind.choices),
     }
     try:
-        from review.models import FinalLabel, ItemEvent, Judgment, LabelKind, ReviewSlot, Verification
+        from annotation.models import ItemEvent
+        from review.models import FinalLabel, Judgment, LabelKind, ReviewSlot, Verification
     except ImportError:
         pass
     else:

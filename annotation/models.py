@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -368,9 +370,22 @@ class Screening(models.Model):
         return f"{self.pair_id}: {self.decision}"
 
 
+def reviewable_by_q(user: Any, *, item: str = "", revision: str | None = None) -> Q:
+    """The queryset twin of `annotation.lifecycle.may_review`: not an item `user` wrote (nor, given the path to
+    a revision, a revision they wrote). `item`/`revision`: lookup prefixes from the queried model ("item__")."""
+    condition = ~Q(**{f"{item}author": user})
+    if revision is not None:
+        condition &= ~Q(**{f"{revision}author": user})
+    return condition
+
+
 class ItemQuerySet(models.QuerySet["QAItem"]):
     def alive(self) -> ItemQuerySet:
         return self.filter(deleted_at__isnull=True)
+
+    def reviewable_by(self, user: Any) -> ItemQuerySet:
+        """Items `user` may review (`annotation.lifecycle.may_review`): never their own."""
+        return self.filter(reviewable_by_q(user))
 
 
 class QAItem(models.Model):
@@ -493,6 +508,38 @@ class QAItemRevision(models.Model):
 
     def __str__(self) -> str:
         return f"Item {self.item_id} revision {self.number}"
+
+
+class ItemEvent(models.Model):
+    """A change of an item's status (or a review step), with who and when: written by `annotation.lifecycle` only."""
+
+    class Action(models.TextChoices):
+        SUBMITTED = "submitted", "Submitted for review"
+        CLAIMED = "claimed", "Claimed for review"
+        REVIEWED = "reviewed", "Reviewed"
+        ACCEPTED = "accepted", "Accepted"
+        NEEDS_REWRITE = "needs_rewrite", "Sent back for a rewrite"
+        REWRITTEN = "rewritten", "Rewritten and resubmitted"
+        REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
+        REJECTED = "rejected", "Rejected"
+        VERIFIED = "verified", "Full-document verification recorded"
+
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=24, choices=Action.choices)
+    from_status = models.CharField(max_length=16, blank=True)
+    to_status = models.CharField(max_length=16, blank=True)
+    revision_number = models.PositiveIntegerField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "review_itemevent"  # its table since it lived in review; the rows stay where they are
+        ordering = ["item_id", "created_at", "id"]
+        indexes = [models.Index(fields=["action", "created_at"], name="event_action_idx")]
+
+    def __str__(self) -> str:
+        return f"Item {self.item_id}: {self.action}"
 
 
 # Collections, import jobs and the original rows of imported releases live in their own module.

@@ -186,7 +186,7 @@ def invitation_path(user: AbstractBaseUser) -> str:
 
 
 def _add(*, project: Project, actor: AbstractBaseUser | None, row: PersonRow, access: str) -> PersonAdded:
-    from review.services import reviewer_languages_set
+    from review.reviewers import reviewer_languages_set
 
     user, errors = _existing_user(row)
     if errors:

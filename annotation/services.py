@@ -7,7 +7,6 @@ of them carries a second copy of a rule.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -22,6 +21,14 @@ from django.utils.text import slugify
 from annotation import wilova
 from annotation.access import is_coordinator
 from annotation.languages import VARIANT_RULE, WIKI_CODE_RULE, UnknownLanguage, get_language, is_variant, is_wiki_code
+from annotation.lifecycle import (
+    MAX_TEXT_FIELD,
+    items_route,
+    qa_item_text_check,
+    qa_item_transition,
+    qa_items_transition,
+    spans_check,
+)
 from annotation.models import (
     DEFAULT_REGIONS,
     EvidenceSpan,
@@ -36,9 +43,9 @@ from annotation.models import (
 )
 from audit import services as audit
 from audit.models import Action
+from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState, StaleEdit
 
-MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
 
 PROJECT_SETTINGS = (
@@ -278,44 +285,33 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
         PagePair.objects.filter(pk=held.pk).update(claim_expires_at=now + timedelta(minutes=project.claim_minutes))
         return held
     expires = now + timedelta(minutes=project.claim_minutes)
-    for _attempt in range(5):
-        with transaction.atomic():
-            # The lowest id among new pairs and claims left past their time, as two conditions the
-            # (project, status, id) index serves with LIMIT 1: their OR walked the primary key past
-            # every pair already done (35 ms at 18,000 done pairs, growing with the project; bench/explain.py).
-            candidates = [
-                PagePair.objects.select_for_update(skip_locked=True, of=("self",))
-                .filter(project=project)
-                .filter(condition)
-                .exclude(pk__in=PairSkip.objects.filter(annotator=user).values("pair_id"))  # given back: not again
-                .order_by("id")
-                .only("id", "status", "claim_expires_at")
-                .first()
-                for condition in (
-                    Q(status=PagePair.Status.NEW),
-                    Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now),
-                )
-            ]
-            candidate = min((c for c in candidates if c is not None), key=lambda c: c.pk, default=None)
-            if candidate is None:
-                return None
-            claimed = (
-                PagePair.objects.filter(pk=candidate.pk)
-                .available(now)
-                .update(
-                    status=PagePair.Status.CLAIMED,
-                    assignee=user,
-                    claimed_at=now,
-                    claim_expires_at=expires,
-                    version=F("version") + 1,
-                    updated_at=now,
-                )
+
+    def claim(candidate: PagePair) -> bool:
+        return bool(
+            PagePair.objects.filter(pk=candidate.pk)
+            .available(now)
+            .update(
+                status=PagePair.Status.CLAIMED,
+                assignee=user,
+                claimed_at=now,
+                claim_expires_at=expires,
+                version=F("version") + 1,
+                updated_at=now,
             )
-        if claimed:
-            pair = PagePair.objects.get(pk=candidate.pk)
-            pair.project = project
-            return pair
-    return None
+        )
+
+    claimed = queue_claim_next(
+        candidates=PagePair.objects.filter(project=project).exclude(
+            pk__in=PairSkip.objects.filter(annotator=user).values("pair_id")  # given back: not again
+        ),
+        waiting=[Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
+        claim=claim,
+    )
+    if claimed is None:
+        return None
+    pair = PagePair.objects.get(pk=claimed.pk)
+    pair.project = project
+    return pair
 
 
 def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") -> PairSkip:
@@ -458,47 +454,8 @@ def qa_item_create(*, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem
     return item
 
 
-@dataclass(frozen=True)
-class SpanInput:
-    start: int
-    end: int
-    text: str
-
-
 def span_document_text(pair: PagePair, document: str) -> str:
     return pair.local_lead if document == EvidenceSpan.Document.LOCAL_LEAD else pair.local_text
-
-
-def validate_spans(text: str, spans: Iterable[Mapping[str, Any]], *, document: str) -> list[SpanInput]:
-    """Check each span against the stored text: `text[start:end] == span text`, in code points."""
-    checked: list[SpanInput] = []
-    errors: dict[str, list[str]] = {}
-    length = len(text)
-    for index, raw in enumerate(spans):
-        where = f"spans[{index}]"
-        if not isinstance(raw, Mapping):
-            errors[where] = ["must be an object with start, end and text"]
-            continue
-        start, end, span_text = raw.get("start"), raw.get("end"), raw.get("text")
-        if not isinstance(start, int) or isinstance(start, bool) or not isinstance(end, int) or isinstance(end, bool):
-            errors[where] = ["start and end must be whole numbers (code-point offsets)"]
-        elif not isinstance(span_text, str) or not span_text:
-            errors[f"{where}.text"] = ["must be the non-empty text of the span"]
-        elif start < 0 or end <= start:
-            errors[where] = [f"start {start} and end {end} do not make a span (need 0 <= start < end)"]
-        elif end > length:
-            errors[f"{where}.end"] = [f"end {end} is past the end of the {document} ({length} code points)"]
-        elif text[start:end] != span_text:
-            errors[f"{where}.text"] = [
-                f"does not match the {document} at {start}:{end}, which reads {text[start:end]!r} "
-                f"(offsets are Unicode code points)"
-            ]
-        else:
-            checked.append(SpanInput(start, end, span_text))
-    if errors:
-        first = next(iter(errors))
-        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
-    return checked
 
 
 def check_document_evidence(pair: PagePair, spans: Iterable[Any]) -> None:
@@ -524,20 +481,6 @@ def check_document_evidence(pair: PagePair, spans: Iterable[Any]) -> None:
                 )
 
 
-def _check_item_text(**fields: str | None) -> None:
-    errors = {
-        name: [f"is longer than {MAX_TEXT_FIELD} characters"]
-        for name, value in fields.items()
-        if value is not None and len(value) > MAX_TEXT_FIELD
-    }
-    errors.update(
-        {name: ["must be text"] for name, value in fields.items() if value is not None and not isinstance(value, str)}
-    )
-    if errors:
-        first = next(iter(errors))
-        raise InvalidInput(f"{first}: {errors[first][0]}", field=first, details=errors)
-
-
 def qa_item_update(
     *,
     item: QAItem,
@@ -557,15 +500,15 @@ def qa_item_update(
     if item.author_id != user.pk:
         raise InvalidState("Only the item's author can edit it.", field="item")
     # A draft changes while its pair is being annotated; an item sent back by review changes on its own
-    # (the pair stays submitted) until the author resubmits it (review.services.qa_item_resubmit).
+    # (the pair stays submitted) until the author resubmits it (review.decisions.qa_item_resubmit).
     editable_status = QAItem.Status.NEEDS_REWRITE if item.status == QAItem.Status.NEEDS_REWRITE else QAItem.Status.DRAFT
     if editable_status == QAItem.Status.DRAFT:
         _require_authoring(pair, user)
-    _check_item_text(question=question, answer_standard=answer_standard, answer_local=answer_local)
+    qa_item_text_check(question=question, answer_standard=answer_standard, answer_local=answer_local)
     document = EvidenceSpan.Document.LOCAL_LEAD if item.kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
     checked_spans = None
     if spans is not None:
-        checked_spans = validate_spans(span_document_text(pair, document), spans, document=document)
+        checked_spans = spans_check(span_document_text(pair, document), spans, document=document)
         if item.kind == QAItem.Kind.DOCUMENT:
             check_document_evidence(pair, checked_spans)
     changes: dict[str, Any] = {
@@ -577,24 +520,10 @@ def qa_item_update(
         )
         if value is not None
     }
-    now = timezone.now()
     with transaction.atomic():
-        updated = (
-            QAItem.objects.alive()
-            .filter(pk=item.pk, version=version, status=editable_status)
-            .update(**changes, version=F("version") + 1, updated_at=now)
+        qa_item_transition(
+            item=item, allowed=[editable_status], expected_version=version, changes=changes, doing="edited here"
         )
-        if not updated:
-            current = QAItem.objects.filter(pk=item.pk).first()
-            if current is None or current.deleted_at is not None:
-                raise InvalidState("This item was deleted.", field="item")
-            if current.status != editable_status:
-                raise InvalidState("This item was submitted and can no longer be edited here.", field="item")
-            raise StaleEdit(
-                f"This item was saved elsewhere (now version {current.version}, you edited version {version}). "
-                "Your text was not saved; compare it with the newer version.",
-                current=current,
-            )
         if checked_spans is not None:
             item.spans.all().delete()
             EvidenceSpan.objects.bulk_create(
@@ -811,13 +740,14 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         )
         if not updated:
             raise InvalidState("This pair changed in the meantime; reload it.", field="pair")
-        QAItem.objects.alive().filter(pair=pair, status=QAItem.Status.DRAFT).update(
-            status=QAItem.Status.SUBMITTED, submitted_at=now, version=F("version") + 1, updated_at=now
+        qa_items_transition(
+            items=QAItem.objects.filter(pair=pair),
+            allowed=[QAItem.Status.DRAFT],
+            to=QAItem.Status.SUBMITTED,
+            changes={"submitted_at": now},
         )
         for item in items:
             qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED)
-        from review.services import items_route  # review builds on annotation, not the other way round
-
         items_route(items=items, actor=user)
         audit.record(user, Action.PAIR_SUBMITTED, pair, project=project, items=len(items))
     pair.refresh_from_db()
@@ -826,9 +756,7 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
 
 def _verified_item_ids(item_ids: list[int]) -> set[int]:
     """Which of these items have a recorded full-document verification (any result counts: it was checked)."""
-    from review.models import Verification  # review builds on annotation, not the other way round
-
-    return set(Verification.objects.filter(item_id__in=item_ids).values_list("item_id", flat=True))
+    return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
 
 
 def qa_item_revision_create(

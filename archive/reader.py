@@ -40,6 +40,9 @@ from exports import paths
 Progress = Callable[[int, int, str], None]
 BATCH = 1000
 
+# Models that moved to another app since an archive may have been written: old label -> label now.
+MOVED_MODELS = {"review.ItemEvent": "annotation.ItemEvent"}
+
 
 class _Maps:
     """Archived id -> id here, per model label."""
@@ -86,7 +89,7 @@ def project_archive_read(
         path, manifest, name=name, progress=lambda done, total: report(done, total, "Checking every member's sha256")
     )
     slug = _free_slug(slug or str(manifest["project"].get("slug", "")))
-    listed = {entry["model"]: entry for entry in manifest["models"]}
+    listed = {MOVED_MODELS.get(entry["model"], entry["model"]): entry for entry in manifest["models"]}
     known = {entry.label for entry in archived_models()}
     unknown = sorted(set(listed) - known)
     if unknown:
@@ -263,7 +266,7 @@ def _import_model(
         report(done + rows, total, f"Importing {label}")
         pause_between_steps()
 
-    for where, record in _lines(archive, entry.member):
+    for where, record in _lines(archive, listed.get("member") or entry.member):  # an older archive: the old name
         old = record.get("pk")
         values = record.get("fields")
         if not isinstance(old, int) or isinstance(old, bool) or not isinstance(values, dict):

@@ -20,9 +20,8 @@ from django.db.models import CharField, F, Value
 from django.db.models.functions import Concat, JSONObject, Left
 from django.utils import timezone
 
-from annotation.models import Project
+from annotation.models import ItemEvent, Project
 from audit.models import Action, AuditEvent
-from review.models import ItemEvent
 
 # Model name -> object type shown in the log (what is not listed is called by its model name).
 OBJECT_TYPES = {

@@ -41,10 +41,9 @@ def create_data() -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from annotation.models import PagePair, Project, QAItem
+    from annotation.models import ItemEvent, PagePair, Project, QAItem
     from annotation.services import project_create
     from audit.models import AuditEvent
-    from review.models import ItemEvent
 
     Project.all_objects.filter(slug=SLUG).delete()
     users = [get_user_model().objects.get_or_create(username=f"bench-audit-{n}")[0] for n in range(10)]

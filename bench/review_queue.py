@@ -101,7 +101,9 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from annotation.models import QAItem
-    from review import services
+    from review import judging as review_judging
+    from review import queue as review_queue
+    from review import statistics as review_statistics
     from review.models import Judgment, ReviewSlot
     from review.views.queue import review_items
 
@@ -118,11 +120,11 @@ def main() -> None:
             barrier.wait()
             while True:
                 started = time.perf_counter()
-                slot = services.review_claim_next(project=project, user=user)
+                slot = review_queue.review_claim_next(project=project, user=user)
                 slowest[0] = max(slowest[0], time.perf_counter() - started)
                 if slot is None:
                     return
-                services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+                review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
                 done[index].append(slot.pk)
         except BaseException as error:  # reported below
             errors.append(error)
@@ -151,7 +153,7 @@ def main() -> None:
 
     with CaptureQueriesContext(connection) as queries:
         started = time.perf_counter()
-        stats = services.project_statistics(project)
+        stats = review_statistics.project_statistics(project)
         dashboard = time.perf_counter() - started
     print(f"dashboard numbers: {dashboard * 1000:.0f} ms, {len(queries)} queries "
           f"(accepted {stats['items']['accepted']}, reviewers {len(stats['reviewers'])})")  # fmt: skip

@@ -91,7 +91,7 @@ class ProjectKind:
     review_page: str | None = None  # URL name (slug, item id) of its own review screen; None: the shared one
     item_summary: str = "review/_item_summary.html"  # template of an item's fields on the history page
     # The fields of a revision the history page diffs: (name, label); `evidence` and `options` are read from
-    # the revision's spans and content (review.services._revision_text).
+    # the revision's spans and content (review.history._revision_text).
     history_fields: tuple[tuple[str, str], ...] = (
         ("question", "Question"),
         ("answer_standard", "Answer (standard)"),

@@ -22,20 +22,23 @@ from typing import Any
 import orjson
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 from rapidfuzz import fuzz
 
+from annotation import lifecycle
 from annotation import services as annotation_services
-from annotation.models import Project, QAItem, QAItemRevision
+from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
-from review import services as review_services
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import queue as review_queue
+from review.models import Judgment, ReviewSlot
 
 DISTRACTORS = 3
 CONTEXTS = ("none", "perfect", "misleading", "distraction")
@@ -343,7 +346,7 @@ def questions_generate(
             )
             for item, (_, question) in zip(items, new, strict=True)
         )
-        review_services.items_route(items=items, actor=None)
+        lifecycle.items_route(items=items, actor=None)
         report = {"created": len(new), "skipped_without_distractors": skipped}
         audit.record(user, Action.ENTITY_QUESTIONS_GENERATED, project, seed=seed, **report)
     return report
@@ -371,7 +374,7 @@ def question_counts(project: Project) -> dict[str, int]:
 def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQuestion | None:
     """Claim the next question for a verifier: the review app's queue (the one they hold, else the oldest open
     slot, FOR UPDATE SKIP LOCKED with an expiring claim), so two verifiers never get the same question."""
-    slot = review_services.review_claim_next(project=project, user=user)
+    slot = review_queue.review_claim_next(project=project, user=user)
     if slot is None:
         return None
     return entity_questions(project).get(item_id=slot.item_id)
@@ -419,17 +422,14 @@ def question_verify(
     wording = text.strip() if text is not None and text.strip() and text.strip() != item.question else None
     if decision == "swap":
         changes = _swapped(question, swap)
-    slot = held_slot(question, user) or review_services.review_claim(item=item, user=user)
-    now = timezone.now()
+    slot = held_slot(question, user) or review_queue.review_claim(item=item, user=user)
     with transaction.atomic():
         if wording is not None or changes:
             qa_changes: dict[str, Any] = {"question": wording} if wording is not None else {}
             if "options" in changes:
                 qa_changes["answer_standard"] = changes["options"][question.answer]
-            if (
-                not QAItem.objects.alive()
-                .filter(pk=item.pk, version=version, status=QAItem.Status.SUBMITTED)
-                .update(**qa_changes, version=F("version") + 1, updated_at=now)
+            if not lifecycle.qa_item_transition(
+                item=item, allowed=[QAItem.Status.SUBMITTED], expected_version=version, changes=qa_changes
             ):
                 item.refresh_from_db()
                 raise StaleEdit("Someone else changed this question; reload it.", current=question)
@@ -441,15 +441,14 @@ def question_verify(
                 reason=QAItemRevision.Reason.REVIEWER_REWRITE,
                 content=question.content(),
             )
-            ItemEvent.objects.create(
+            lifecycle.item_event_record(
                 item=question.item,
                 actor=user,
                 action=ItemEvent.Action.REVIEWER_REWRITE,
-                from_status=QAItem.Status.SUBMITTED,
-                to_status=QAItem.Status.SUBMITTED,
+                before=QAItem.Status.SUBMITTED,
+                after=QAItem.Status.SUBMITTED,
                 revision_number=revision.number,
                 note="distractor swapped" if decision == "swap" else "wording fixed",
-                created_at=now,
             )
         elif item.version != version:
             raise StaleEdit("Someone else changed this question; reload it.", current=question)
@@ -462,10 +461,10 @@ def question_verify(
                 for criterion in question.project.review_criteria
             }
             slot.refresh_from_db()
-            review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+            review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
             qa = QAItem.objects.get(pk=question.item_id)
             if qa.status == QAItem.Status.NEEDS_REWRITE:  # generated questions have no author to rewrite them
-                review_services.qa_item_reject(
+                review_decisions.qa_item_reject(
                     item=qa, user=user, reason="Rejected in verification.", version=qa.version
                 )
     return entity_questions(question.project).get(pk=question.pk)

@@ -11,7 +11,7 @@ from annotation.next_steps import Step, n, url
 from multichoice import entities as entity_services
 from multichoice import services as trivia_services
 from multichoice.models import TriviaItem
-from review import services as review_services
+from review import queue as review_queue
 from review.next_steps import held_slots, sent_back_items
 
 
@@ -54,7 +54,7 @@ def trivia_steps(*, project: Project, membership: Membership, user: AbstractBase
             url("trivia_review_next", project),
             post=True,
             facts=[
-                n(review_services.review_waiting_count(project=project, user=user), "item waiting for you",
+                n(review_queue.review_waiting_count(project=project, user=user), "item waiting for you",
                    "items waiting for you"),
             ],
         )  # fmt: skip
@@ -80,7 +80,7 @@ def entity_steps(*, project: Project, membership: Membership, user: AbstractBase
             url("entity_verify_next", project),
             post=True,
             facts=[
-                n(review_services.review_waiting_count(project=project, user=user), "question waiting for you",
+                n(review_queue.review_waiting_count(project=project, user=user), "question waiting for you",
                    "questions waiting for you"),
                 n(held_slots(project, user), "held by you"),
             ],

@@ -4,7 +4,7 @@ Reused, not copied (as validation projects do): projects, members and roles
 (`annotation.services`), the access rule (`annotation.access`), QA items and
 their revisions (`annotation.models.QAItem` / `QAItemRevision`, the candidates in
 the revision's `content`), the review queue, claims and judgments per criterion
-(`review.services.items_route`, `review_claim_next`, `review_claim`,
+(`annotation.lifecycle.items_route`, `review_claim_next`, `review_claim`,
 `review_submit`, `qa_item_reject`), whose judgments the agreement reports read;
 the claim pattern of the annotator's queue for the translators' queue
 (FOR UPDATE SKIP LOCKED, then a conditional update) and the error types
@@ -25,11 +25,13 @@ from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from annotation import lifecycle
 from annotation import services as annotation_services
-from annotation.models import PagePair, Project, QAItem, QAItemRevision
+from annotation.models import ItemEvent, PagePair, Project, QAItem, QAItemRevision, reviewable_by_q
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common.claims import queue_claim_next
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from multichoice.models import (
@@ -41,8 +43,11 @@ from multichoice.models import (
     TriviaSettings,
     default_trivia_criteria,
 )
-from review import services as review_services
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import project_settings as review_project_settings
+from review import queue as review_queue
+from review.models import Judgment, ReviewSlot
 
 MIN_CANDIDATES = 3
 MAX_CANDIDATES = 10
@@ -90,7 +95,7 @@ def trivia_project_create(
     checked = _check_categories(categories)
     with transaction.atomic():
         # Items are written and reviewed in the source language: it is the project's standard language,
-        # the one review reads (`review.services.reviewers_eligible`).
+        # the one review reads (`review.reviewers.reviewers_eligible`).
         project = annotation_services.project_create(
             name=name,
             slug=slug,
@@ -124,7 +129,7 @@ def trivia_settings_update(
         if reviewers_per_item is not None and reviewers_per_item != project.reviewers_per_item:
             annotation_services.project_update(project=project, reviewers_per_item=reviewers_per_item, actor=actor)
         if review_criteria is not None:
-            review_services.project_review_settings_update(project=project, review_criteria=review_criteria)
+            review_project_settings.project_review_settings_update(project=project, review_criteria=review_criteria)
         changes: dict[str, Any] = {}
         if categories is not None:
             changes["categories"] = _check_categories(categories)
@@ -253,7 +258,7 @@ def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: An
         qa_item_revision_create(
             item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED, content=trivia.content()
         )
-        review_services.items_route(items=[item], actor=user)
+        lifecycle.items_route(items=[item], actor=user)
     return trivia_items(project).get(pk=trivia.pk)
 
 
@@ -272,13 +277,14 @@ def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: in
     now = timezone.now()
     before = qa.status
     with transaction.atomic():
-        if (
-            not QAItem.objects.alive()
-            .filter(pk=qa.pk, version=version, status__in=allowed)
-            .update(**_qa_fields(content), status=Status.SUBMITTED, version=F("version") + 1, updated_at=now)
-        ):
-            qa.refresh_from_db()
-            raise StaleEdit("The item was changed by someone else; reload it.", current=qa)
+        lifecycle.qa_item_transition(
+            item=qa,
+            allowed=allowed,
+            to=Status.SUBMITTED,
+            expected_version=version,
+            changes=_qa_fields(content),
+            doing="rewritten",
+        )
         TriviaItem.objects.filter(pk=item.pk).update(**_mc_fields(content), version=F("version") + 1, updated_at=now)
         ReviewSlot.objects.filter(item=qa, status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CLAIMED]).update(
             status=ReviewSlot.Status.CANCELLED, version=F("version") + 1
@@ -288,15 +294,14 @@ def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: in
         revision = qa_item_revision_create(
             item=qa, author=user, reason=QAItemRevision.Reason.REWRITE, content=item.content()
         )
-        review_services.items_route(items=[qa], actor=user)
-        ItemEvent.objects.create(
+        lifecycle.items_route(items=[qa], actor=user)
+        lifecycle.item_event_record(
             item=qa,
             actor=user,
             action=ItemEvent.Action.REWRITTEN,
-            from_status=before,
-            to_status=Status.SUBMITTED,
+            before=before,
+            after=Status.SUBMITTED,
             revision_number=revision.number,
-            created_at=now,
         )
     return trivia_items(item.project).get(pk=item.pk)
 
@@ -317,8 +322,7 @@ def trivia_review(
     qa = item.item
     if qa.status != Status.SUBMITTED:
         raise InvalidState("This item is not in review.", field="status")
-    if qa.author_id == user.pk:
-        raise InvalidState("Authors do not review their own items.", field="item")
+    lifecycle.require_may_review(user, qa)
     keys = _criteria_keys(item.project)
     unknown = sorted(set(criteria) - set(keys))
     if unknown:
@@ -328,12 +332,12 @@ def trivia_review(
     comment = (comment or "").strip()
     if not accepted and not comment:
         raise InvalidInput("comment: say what the author should change.", field="comment")
-    slot = review_services.review_claim(item=qa, user=user)
+    slot = review_queue.review_claim(item=qa, user=user)
     judgments = {
         key: {"verdict": Judgment.Verdict.PASS if met else Judgment.Verdict.FLAG, "comment": "" if met else comment}
         for key, met in checked.items()
     }
-    slot = review_services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
     return trivia_reviews(item, slots=[slot.pk])[0]
 
 
@@ -365,7 +369,7 @@ def trivia_reviews(item: TriviaItem, *, slots: Sequence[int] | None = None) -> l
 
 def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
     """Claim the next review slot (the review app's queue: never an item the reviewer wrote or reviewed)."""
-    slot = review_services.review_claim_next(project=project, user=user)
+    slot = review_queue.review_claim_next(project=project, user=user)
     if slot is None:
         return None
     return trivia_items(project).get(item_id=slot.item_id)
@@ -386,7 +390,7 @@ def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
 def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
     """Whether the review form is offered: in review, not the author, and no judgment on this revision yet."""
     qa = item.item
-    if qa.status != Status.SUBMITTED or qa.author_id == user.pk:
+    if qa.status != Status.SUBMITTED or not lifecycle.may_review(user, qa):
         return False
     latest = qa.revisions.order_by("-number").first()
     return (
@@ -615,17 +619,34 @@ def trivia_export_jsonl(project: Project) -> bytes:
 # The translator's queue
 
 
+def _waiting(now: Any) -> list[Q]:
+    """Open, or left past its claim time: two conditions, each served by the index (their OR is not)."""
+    return [
+        Q(translation_status=TriviaItem.Translation.OPEN),
+        Q(translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now),
+    ]
+
+
 def _available(now: Any) -> Q:
     """Accepted in review, and open or left past its claim time."""
-    waiting = Q(translation_status=TriviaItem.Translation.OPEN) | Q(
-        translation_status=TriviaItem.Translation.CLAIMED, claim_expires_at__lt=now
+    open_or_expired = _waiting(now)
+    return (open_or_expired[0] | open_or_expired[1]) & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
+
+
+def _translatable(project: Project, user: AbstractBaseUser) -> QuerySet[TriviaItem]:
+    """Accepted items of the project that this translator did not write (`annotation.lifecycle.may_review`)."""
+    return TriviaItem.objects.filter(
+        reviewable_by_q(user, item="item__"),
+        project=project,
+        item__status=Status.ACCEPTED,
+        item__deleted_at__isnull=True,
     )
-    return waiting & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
 
 
 def translation_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
     """How many accepted items `translation_claim_next` could hand this translator (never their own)."""
-    return TriviaItem.objects.filter(_available(timezone.now()), project=project).exclude(item__author=user).count()
+    now = timezone.now()
+    return sum(_translatable(project, user).filter(condition).count() for condition in _waiting(now))
 
 
 def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
@@ -639,19 +660,10 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
     if held is not None:
         TriviaItem.objects.filter(pk=held.pk).update(claim_expires_at=expires)
         return trivia_items(project).get(pk=held.pk)
-    for _attempt in range(5):
-        with transaction.atomic():
-            candidate = (
-                TriviaItem.objects.select_for_update(skip_locked=True, of=("self",))
-                .filter(_available(now), project=project)
-                .exclude(item__author=user)
-                .order_by("id")
-                .only("id")
-                .first()
-            )
-            if candidate is None:
-                return None
-            claimed = TriviaItem.objects.filter(_available(now), pk=candidate.pk).update(
+
+    def claim(candidate: TriviaItem) -> bool:
+        return bool(
+            TriviaItem.objects.filter(_available(now), pk=candidate.pk).update(
                 translation_status=TriviaItem.Translation.CLAIMED,
                 translator=user,
                 claimed_at=now,
@@ -659,9 +671,10 @@ def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> Trivi
                 version=F("version") + 1,
                 updated_at=now,
             )
-        if claimed:
-            return trivia_items(project).get(pk=candidate.pk)
-    return None
+        )
+
+    claimed = queue_claim_next(candidates=_translatable(project, user), waiting=_waiting(now), claim=claim)
+    return None if claimed is None else trivia_items(project).get(pk=claimed.pk)
 
 
 def _check_tags(tags: Iterable[str]) -> list[str]:
@@ -767,7 +780,7 @@ def translation_resolve(
         if resolution == "drop":
             note = f" ({item.problem_note})" if item.problem_note else ""
             reason = f"Dropped after translation: {', '.join(item.problem_tags)}{note}"
-            review_services.qa_item_reject(item=qa, user=user, reason=reason[:MAX_TEXT], version=qa.version)
+            review_decisions.qa_item_reject(item=qa, user=user, reason=reason[:MAX_TEXT], version=qa.version)
         if new_source is not None:
             QAItem.objects.filter(pk=qa.pk).update(**_qa_fields(new_source), version=F("version") + 1, updated_at=now)
             qa.refresh_from_db()

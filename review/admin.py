@@ -2,7 +2,8 @@
 
 from django.contrib import admin
 
-from review.models import ArticleLabel, FinalLabel, ItemEvent, Judgment, ReviewerLanguages, ReviewSlot, Verification
+from annotation.models import ItemEvent
+from review.models import ArticleLabel, FinalLabel, Judgment, ReviewerLanguages, ReviewSlot, Verification
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

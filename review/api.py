@@ -1,4 +1,4 @@
-"""The review REST API: thin views over review.access and review.services (same conventions as annotation.api)."""
+"""The review REST API: thin views over review.access and the review services (same conventions as annotation.api)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,16 @@ from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
-from review import access, services
+from review import access
+from review import decisions as review_decisions
+from review import history as review_history
+from review import judging as review_judging
+from review import labels as review_labels
+from review import project_settings as review_project_settings
+from review import queue as review_queue
+from review import reviewers as review_reviewers
+from review import statistics as review_statistics
+from review import verification as review_verification
 from review.models import ReviewSlot
 from review.serializers import (
     AdjudicationRowOutput,
@@ -100,7 +109,7 @@ class MyItemsApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
-        items = services.author_items(project=project, user=request.user)
+        items = review_history.author_items(project=project, user=request.user)
         return Response(AuthorItemOutput(items, many=True, context={"project": project}).data)
 
 
@@ -114,7 +123,7 @@ class ReviewNextApi(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
-        slot = services.review_claim_next(project=project, user=request.user)
+        slot = review_queue.review_claim_next(project=project, user=request.user)
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_slot_data(slot, project))
@@ -129,7 +138,7 @@ class ReviewClaimApi(APIView):
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reviewer(request.user, slug, item_id)
         access.require_role(item, Role.REVIEWER)
-        slot = services.review_claim(item=item, user=request.user)
+        slot = review_queue.review_claim(item=item, user=request.user)
         return Response(_slot_data(slot, item.project))
 
 
@@ -157,7 +166,7 @@ class ReviewSlotApi(APIView):
             raise PermissionDenied("This review is held by someone else.")
         data = validated(ReviewSubmitInput, request.data)
         project = slot.item.project
-        slot = services.review_submit(
+        slot = review_judging.review_submit(
             slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
         )
         return Response(_slot_data(slot, project))
@@ -173,7 +182,7 @@ class ReviewReleaseApi(APIView):
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
-        services.review_release(slot=slot, user=request.user)
+        review_queue.review_release(slot=slot, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -188,7 +197,7 @@ class ReviewActivityApi(APIView):
         if slot.reviewer_id != request.user.pk:
             raise PermissionDenied("This review is held by someone else.")
         data = validated(ReviewActivityInput, request.data)
-        services.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
+        review_queue.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -211,7 +220,7 @@ class ItemRejectApi(APIView):
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_coordinator(request.user, slug, item_id)
         data = validated(RejectInput, request.data)
-        item = services.qa_item_reject(item=item, user=request.user, **data)
+        item = review_decisions.qa_item_reject(item=item, user=request.user, **data)
         return Response(_item_data(item))
 
 
@@ -227,7 +236,7 @@ class ItemResubmitApi(APIView):
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_author(request.user, slug, item_id)
         data = validated(VersionInput, request.data)
-        item = services.qa_item_resubmit(item=item, user=request.user, version=data["version"])
+        item = review_decisions.qa_item_resubmit(item=item, user=request.user, version=data["version"])
         return Response(_item_data(item))
 
 
@@ -243,7 +252,7 @@ class ItemReviewerRewriteApi(APIView):
         item = access.get_item_for_reviewer(request.user, slug, item_id)
         access.require_role(item, Role.REVIEWER)
         data = validated(ReviewerRewriteInput, request.data)
-        item = services.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
+        item = review_decisions.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
         return Response(_item_data(item))
 
 
@@ -256,9 +265,9 @@ class ItemHistoryApi(APIView):
     def get(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
         project = item.project
-        entries, events = services.item_history(item)
+        entries, events = review_history.item_history(item)
         context = {
-            "show_names": services.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+            "show_names": review_history.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
             "item_author_id": item.author_id,
         }
         payload = {"item": QAItem.objects.prefetch_related("spans").get(pk=item.pk), "revisions": entries}
@@ -275,7 +284,7 @@ class ItemVerificationApi(APIView):
     def _state(self, item: QAItem, query: str) -> dict[str, Any]:
         text = item.pair.standard_text
         history = list(item.verifications.select_related("verifier").order_by("number"))
-        results = [r for r in services.verification_search(text, query) if r.match] if query else []
+        results = [r for r in review_verification.verification_search(text, query) if r.match] if query else []
         return {
             "possible": bool(text),
             "reason": "" if text else "The pair was imported without the standard page's full text.",
@@ -303,7 +312,7 @@ class ItemVerificationApi(APIView):
     def post(self, request: Request, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
         data = validated(VerificationInput, request.data)
-        verification = services.verification_record(item=item, user=request.user, **data)
+        verification = review_verification.verification_record(item=item, user=request.user, **data)
         return Response(VerificationOutput(verification).data, status=status.HTTP_201_CREATED)
 
 
@@ -314,14 +323,14 @@ class PairLabelsApi(APIView):
     stale_serializer = LabelOutput
 
     def _data(self, pair: Any, user: Any) -> dict[str, Any]:
-        state = services.pair_label_state(pair)
+        state = review_labels.pair_label_state(pair)
         return PairLabelsOutput(
             {
                 "pair": pair.pk,
                 "needed": state["needed"],
                 "done": len(state["done"]),
                 "complete": state["complete"],
-                "labels": services.labels_visible_to(state, user),
+                "labels": review_labels.labels_visible_to(state, user),
                 "finals": list(state["finals"].values()),
             }
         ).data
@@ -342,7 +351,7 @@ class PairLabelsApi(APIView):
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
         data = validated(LabelInput, request.data)
-        services.label_set(pair=pair, user=request.user, **data)
+        review_labels.label_set(pair=pair, user=request.user, **data)
         return Response(self._data(pair, request.user))
 
 
@@ -353,7 +362,7 @@ class AdjudicationListApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(AdjudicationRowOutput(services.adjudication_list(project), many=True).data)
+        return Response(AdjudicationRowOutput(review_labels.adjudication_list(project), many=True).data)
 
 
 class FinalLabelApi(APIView):
@@ -367,7 +376,7 @@ class FinalLabelApi(APIView):
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
         data = validated(LabelInput, request.data)
-        final = services.label_adjudicate(pair=pair, user=request.user, **data)
+        final = review_labels.label_adjudicate(pair=pair, user=request.user, **data)
         return Response(FinalLabelOutput(final).data)
 
 
@@ -381,12 +390,12 @@ class DashboardApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(DashboardOutput(services.project_statistics(project)).data)
+        return Response(DashboardOutput(review_statistics.project_statistics(project)).data)
 
 
 def _reviewer_row(membership: Membership) -> dict[str, Any]:
     row = getattr(membership, "reader_languages", None)
-    languages = services.reader_languages(membership)
+    languages = review_reviewers.reader_languages(membership)
     return {
         "username": membership.user.username,
         "languages": languages,
@@ -427,7 +436,7 @@ class ReviewerLanguagesApi(APIView):
         if user is None:
             raise Http404("No such member of this project.")
         data = validated(LanguagesInput, request.data)
-        services.reviewer_languages_set(project=project, user=user, actor=request.user, **data)
+        review_reviewers.reviewer_languages_set(project=project, user=user, actor=request.user, **data)
         membership = Membership.objects.select_related("user", "reader_languages").get(project=project, user=user)
         membership.project = project
         return Response(ReviewerOutput(_reviewer_row(membership)).data)
@@ -454,7 +463,7 @@ class ReviewSettingsApi(APIView):
         data = validated(ReviewSettingsInput, request.data)
         if "review_criteria" in data:
             data["review_criteria"] = [dict(criterion) for criterion in data["review_criteria"]]
-        project = services.project_review_settings_update(project=project, actor=request.user, **data)
+        project = review_project_settings.project_review_settings_update(project=project, actor=request.user, **data)
         return Response(ReviewSettingsOutput(project).data)
 
 
@@ -468,7 +477,7 @@ class DocumentQaApi(APIView):
             .prefetch_related("spans")
             .first()
         )
-        box = services.time_box(item) if item is not None else None
+        box = review_history.time_box(item) if item is not None else None
         return DocumentQaOutput(
             {
                 "collects": project.collect_document_qa,

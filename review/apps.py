@@ -6,15 +6,21 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review"
 
     def ready(self) -> None:
-        """This app's background jobs (common/jobs.py) and its part of the project kinds (common/kinds.py)."""
+        """This app's background jobs (common/jobs.py), the review rounds annotation.lifecycle asks for without
+        importing review (annotation sits below it), and its part of the project kinds (common/kinds.py)."""
+        from annotation.lifecycle import ReviewRounds, review_rounds_register
         from common.jobs import job_type_register
         from review.models_reports import AgreementReport
+        from review.routing import review_rounds_begun, review_rounds_close, review_rounds_open
 
         job_type_register(
             "agreement_report",
             model=AgreementReport,
             task="review.tasks.agreement_report_task",
             stale_setting="AGREEMENT_STALE_SECONDS",
+        )
+        review_rounds_register(
+            ReviewRounds(route=review_rounds_open, close=review_rounds_close, begun=review_rounds_begun)
         )
 
         from common import kinds

@@ -2,8 +2,8 @@
 
 Nothing here is overwritten: a rewrite adds a revision (annotation.QAItemRevision)
 and a new review round, a relabel supersedes the earlier label row, every
-verification is a new numbered row, and every status change of an item is an
-ItemEvent.
+verification is a new numbered row; every status change of an item is an
+annotation.ItemEvent (recorded through annotation.lifecycle).
 """
 
 from __future__ import annotations
@@ -99,37 +99,6 @@ class Judgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion}: {self.verdict}"
-
-
-class ItemEvent(models.Model):
-    """A change of an item's status (or a review step), with who and when."""
-
-    class Action(models.TextChoices):
-        SUBMITTED = "submitted", "Submitted for review"
-        CLAIMED = "claimed", "Claimed for review"
-        REVIEWED = "reviewed", "Reviewed"
-        ACCEPTED = "accepted", "Accepted"
-        NEEDS_REWRITE = "needs_rewrite", "Sent back for a rewrite"
-        REWRITTEN = "rewritten", "Rewritten and resubmitted"
-        REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
-        REJECTED = "rejected", "Rejected"
-        VERIFIED = "verified", "Full-document verification recorded"
-
-    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="events")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    action = models.CharField(max_length=24, choices=Action.choices)
-    from_status = models.CharField(max_length=16, blank=True)
-    to_status = models.CharField(max_length=16, blank=True)
-    revision_number = models.PositiveIntegerField(null=True, blank=True)
-    note = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["item_id", "created_at", "id"]
-        indexes = [models.Index(fields=["action", "created_at"], name="event_action_idx")]
-
-    def __str__(self) -> str:
-        return f"Item {self.item_id}: {self.action}"
 
 
 class Verification(models.Model):

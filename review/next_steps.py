@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.models import Membership, PagePair, Project, QAItem
 from annotation.next_steps import Rewrite, Step, n, url
-from review import services as review_services
+from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 
 
@@ -78,7 +78,7 @@ def wikipedia_steps(*, project: Project, membership: Membership, user: AbstractB
             url("review_next", project),
             post=True,
             facts=[
-                n(review_services.review_waiting_count(project=project, user=user), "item waiting for you",
+                n(review_queue.review_waiting_count(project=project, user=user), "item waiting for you",
                    "items waiting for you"),
                 n(held_slots(project, user), "held by you"),
             ],

@@ -1,6 +1,6 @@
 """API shapes of the review app: input serializers type the request, output serializers render.
 
-The rules live in review.services; inputs check types only.
+The rules live in the review services (review/<concern>.py); inputs check types only.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.models import ItemEvent
 from annotation.serializers import ItemKindField, ItemOutput, ItemStatusField
 from common.api import ErrorOutput, named_enum
-from review.models import ArticleLabel, FinalLabel, ItemEvent, Judgment, LabelKind, ReviewSlot, Verification
+from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind, ReviewSlot, Verification
 
 SlotStatusField = named_enum(ReviewSlot.Status, "ReviewSlotStatusEnum")
 VerdictField = named_enum(Judgment.Verdict, "VerdictEnum")

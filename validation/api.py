@@ -36,7 +36,11 @@ from validation.serializers import (
     ValidationItemOutput,
     ValidationJudgmentInput,
     ValidationJudgmentOutput,
+    ValidationLocationSerializer,
+    ValidationMergeAllInput,
+    ValidationMergeAllOutput,
     ValidationMergeInput,
+    ValidationNextInput,
     ValidationProjectCreateInput,
     ValidationSeedCreateInput,
     ValidationSeedImportInput,
@@ -145,6 +149,29 @@ class SeedListApi(APIView):
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSeedCreateInput, request.data)
         return Response(services.seed_query_create(project=project, user=request.user, **data).as_dict())
+
+
+class LocationListApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Locations templates are expanded for, with their forms (coordinator)",
+        responses=responses({200: ValidationLocationSerializer(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        return Response(ValidationLocationSerializer(project.locations.all(), many=True).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Add a location or change its forms (coordinator)",
+        request=ValidationLocationSerializer,
+        responses=responses({200: ValidationLocationSerializer}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(ValidationLocationSerializer, request.data)
+        location = services.location_save(project=project, name=data["name"], forms=data["forms"], user=request.user)
+        return Response(ValidationLocationSerializer(location).data)
 
 
 class SeedImportApi(APIView):
@@ -260,6 +287,22 @@ class MergeApi(APIView):
         return Response(ValidationItemOutput(keep).data)
 
 
+class MergeAllApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Merge the duplicates of every set (or only exact repeats, or only some sets) at once (coordinator)",
+        request=ValidationMergeAllInput,
+        responses=responses({200: ValidationMergeAllOutput}, conflict=False),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(ValidationMergeAllInput, request.data)
+        result = services.validation_duplicates_merge_all(
+            project=project, user=request.user, which=data["which"], keep=data.get("keep")
+        )
+        return Response(ValidationMergeAllOutput(result).data)
+
+
 class ItemListApi(APIView):
     pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
 
@@ -340,16 +383,30 @@ class NextApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Claim the next item to validate (reviewer role); 204 when none is waiting",
-        request=None,
+        request=ValidationNextInput,
         responses=responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
     )
     def post(self, request: Request, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.REVIEWER)
-        slot = services.validation_claim_next(project=project, user=request.user)
+        data = validated(ValidationNextInput, request.data)
+        slot = services.validation_claim_next(project=project, user=request.user, skipped=data.get("skip") or ())
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         slot = get_slot_for_validator(request.user, slug, slot.pk)
         return Response(_task_data(slot))
+
+
+class TaskSkipApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Skip a task you hold: it goes back to the queue (send its item in `skip` to the next claim)",
+        request=None,
+        responses=responses({204: OpenApiResponse(description="Given back.")}, bad_input=False),
+    )
+    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+        slot = get_slot_for_validator(request.user, slug, slot_id)
+        services.validation_skip(slot=slot, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TaskApi(APIView):

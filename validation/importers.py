@@ -21,7 +21,7 @@ from django.core.validators import URLValidator
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource
 from annotation.languages import UnknownLanguage, get_language
-from annotation.services import MAX_TEXT_FIELD
+from annotation.lifecycle import MAX_TEXT_FIELD
 from common import jsontext
 from validation.models import DomainLabel
 from validation.text import domain_of

@@ -35,6 +35,13 @@ class DomainLabel(models.TextChoices):
     COMPLETELY_UNRELIABLE = "completely_unreliable", "Completely unreliable"
 
 
+class LeaveOut(models.TextChoices):
+    """What keeps a validated item out of releases (`ValidationSettings.release_leave_out` says which apply)."""
+
+    BAD_QUESTION = "bad_question", "Question judged bad by the validators"
+    UNRELIABLE_DOMAIN = "unreliable_domain", "Source domain labelled completely unreliable"
+
+
 QUESTION_BAD_REASONS = [
     ("ambiguous", "Ambiguous"),
     ("incomprehensible", "Incomprehensible"),
@@ -71,6 +78,10 @@ def default_tasks() -> list[str]:
     return list(Task.values)
 
 
+def default_leave_out() -> list[str]:
+    return list(LeaveOut.values)
+
+
 def default_likert_criteria() -> list[dict[str, str]]:
     return [dict(criterion) for criterion in DEFAULT_LIKERT_CRITERIA]
 
@@ -85,6 +96,11 @@ class ValidationSettings(models.Model):
     duplicate_threshold = models.PositiveSmallIntegerField(
         default=90, help_text="rapidfuzz ratio (0-100) of normalised texts from which two texts are near-duplicates."
     )
+    release_leave_out = models.JSONField(
+        default=default_leave_out,
+        blank=True,
+        help_text="Which items releases leave out: bad questions, items from completely unreliable domains.",
+    )
     version = models.PositiveIntegerField(default=1)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -93,6 +109,30 @@ class ValidationSettings(models.Model):
 
     def has(self, task: str) -> bool:
         return task in self.tasks
+
+
+LOCATION_FORMS = [
+    ("adjective", "Adjective (Qatari, Bavarian)"),
+    ("demonym", "Its people (Qataris, New Yorkers)"),
+    ("bare", "Arabic: the name without the article (دوحة for الدوحة)"),
+    ("nisba", "Arabic: the stem -ي, -ية, -يين attach to (قطر, دوح)"),
+]
+
+
+class Location(models.Model):
+    """A place seed-query templates are expanded for: its name and the other forms templates need."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locations")
+    name = models.CharField(max_length=200)
+    forms = models.JSONField(default=dict, blank=True, help_text="Form name (LOCATION_FORMS) → text.")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="location_unique_per_project")]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class SeedQuery(models.Model):

@@ -8,14 +8,14 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.models import Membership, Project, QAItem
 from annotation.next_steps import Step, count, n, url
-from review import services as review_services
+from review import queue as review_queue
 from review.next_steps import held_slots
 
 
 def validation_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
     if membership.is_reviewer:
         held = held_slots(project, user)
-        left = review_services.review_waiting_count(project=project, user=user) + held
+        left = review_queue.review_waiting_count(project=project, user=user) + held
         yield Step(
             "validation-next",
             "Validator",

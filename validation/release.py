@@ -2,9 +2,11 @@
 `seed_queries.csv`, a dataset card and the manifest. Registered with the validation kind (validation/kind.py).
 
 The builder (exports.services) streams the project's released items in chunks of
-its own QA records; this writer takes their ids and splits from those records and
-adds, per chunk, one query each for the validation data, the judgments and the
-domain labels.
+its own QA records; this writer takes their ids from those records and adds, per
+chunk, one query each for the validation data, the judgments and the domain
+labels. Which items are left out (and why) and each item's split come from the
+plan it reads once when it opens (`validation.services.validation_release_plan`):
+sizes exact up to rounding, a set of duplicates in one split.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from exports.formats.base import FileEntry, HashedFile, dumps, write_file
 from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
 from exports.formats.manifest import ManifestWriter
 from exports.formats.writer import BuildState, ReleaseWriter
-from exports.records import Splitter
+from exports.records import release_items
 from validation import services
-from validation.models import SourceDomain, ValidationItem, ValidationJudgment
+from validation.models import LeaveOut, SourceDomain, ValidationItem, ValidationJudgment
 
 NAME = "validation_qa"
 SEEDS = "seed_queries.csv"
@@ -36,9 +38,12 @@ class ValidationQAWriter(ReleaseWriter):
         self.by_split = {split: HashedFile(root, f"{NAME}/{split}.jsonl") for split in state.splits}
         self.validators: dict[int, str] = {}  # validator → "v1", "v2" … in order of first judgment, one per release
         self.criteria = services.validation_settings(state.project).likert_criteria
-        # Each collected pair is a unit of its own: split by item (the builder splits by page pair, and every
-        # pair without a source URL shares one page pair). Same seed, same split in every release.
-        self.splitter = Splitter(state.splits, state.release.seed) if state.splits else None
+        # Each collected pair is a unit of its own (with its unmerged duplicates), not the builder's page pair:
+        # every pair without a source URL shares one page pair.
+        released = release_items(state.project, state.release.item_statuses).values_list("pk", flat=True)
+        self.plan = services.validation_release_plan(
+            project=state.project, item_ids=released, splits=state.splits, seed=state.release.seed
+        )
 
     def _validator(self, user_id: int | None) -> str | None:
         if user_id is None:
@@ -63,7 +68,7 @@ class ValidationQAWriter(ReleaseWriter):
         split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
         for record, pk in zip(records, pks, strict=True):
             vitem = vitems.get(pk)
-            if vitem is None:
+            if vitem is None or pk in self.plan.left_out:
                 continue
             own = judgments.get(pk, [])
             aggregate = services.judgments_aggregate(own, self.criteria)
@@ -74,7 +79,7 @@ class ValidationQAWriter(ReleaseWriter):
                 judged.append(row)
             final = finals.get(pk)
             answer = final.revision.answer_standard if final else record["answer_standard"]
-            split = self.splitter(pk) if self.splitter else None
+            split = self.plan.split_of.get(pk)
             line = dumps(
                 {
                     "id": record["id"],
@@ -117,6 +122,9 @@ class ValidationQAWriter(ReleaseWriter):
         self.state.counts[f"{NAME}_by_split"] = {
             split: entry.lines for split, entry in zip(self.by_split, entries[1:], strict=True)
         }
+        self.state.counts[f"{NAME}_left_out"] = dict(self.plan.left_out_counts)
+        self.state.counts[f"{NAME}_left_out_bad_questions"] = dict(self.plan.bad_question_reasons)
+        self.state.counts[f"{NAME}_languages"] = list(self.plan.languages)
         return entries
 
     def abort(self) -> None:
@@ -144,10 +152,11 @@ class ValidationCardWriter(DatasetCardWriter):
     def render(self) -> str:
         state = self.state
         release, project = state.release, state.project
+        languages = state.counts.get(f"{NAME}_languages") or [project.standard_language]
         header = [
             "---",
             "language:",
-            f"- {_q(project.standard_language)}",
+            *(f"- {_q(code)}" for code in languages),
             f"license: {_q(release.license)}",
             f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
             "task_categories:",
@@ -177,8 +186,31 @@ class ValidationCardWriter(DatasetCardWriter):
         for entry in state.entries:
             lines = "" if entry.lines is None else str(entry.lines)
             body.append(f"| `{entry.name}` | {lines} | {entry.size} | `{entry.sha256}` |")
+        body += self._left_out()
         body += ["", f"`{SEEDS}` holds the seed queries in the collection tool's layout (`topic,query`)."]
         return "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
+
+    def _left_out(self) -> list[str]:
+        """How many items the release leaves out and why (the project's setting says which rules apply)."""
+        counts: dict[str, int] = self.state.counts.get(f"{NAME}_left_out") or {}
+        rules = services.validation_settings(self.state.project).release_leave_out
+        lines = ["", "## Left out", ""]
+        if not rules:
+            return [*lines, "Nothing is left out: this project releases every validated item."]
+        total = sum(counts.values())
+        lines.append(f"{total} validated item{'s' if total != 1 else ''} left out of this release:")
+        lines.append("")
+        bad: dict[str, int] = self.state.counts.get(f"{NAME}_left_out_bad_questions") or {}
+        for rule, label in LeaveOut.choices:
+            if rule in rules:
+                lines.append(f"- {label}: {counts.get(rule, 0)}")
+                if rule == LeaveOut.BAD_QUESTION and bad:
+                    detail = ", ".join(f"{_md(name).lower()} {n}" for name, n in bad.items())
+                    lines.append(f"  (the validators' reason: {detail})")
+        off = [label for rule, label in LeaveOut.choices if rule not in rules]
+        if off:
+            lines += ["", f"Not left out (the project releases them): {'; '.join(o.lower() for o in off)}."]
+        return lines
 
 
 def release_writers() -> list[ReleaseWriter]:

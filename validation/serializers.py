@@ -12,7 +12,7 @@ from annotation.api_imports import ImportJobOutput
 from annotation.languages import language_choices
 from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
 
 LABEL_HELP = "The source domain's reliability: " + ", ".join(DomainLabel.values) + "."
 
@@ -40,6 +40,10 @@ class ValidationSettingsOutput(serializers.Serializer):
     tasks = serializers.ListField(child=serializers.ChoiceField(choices=Task.choices))
     likert_criteria = ValidationCriterionSerializer(many=True)
     duplicate_threshold = serializers.IntegerField()
+    release_leave_out = serializers.ListField(
+        child=serializers.ChoiceField(choices=LeaveOut.choices),
+        help_text="Which validated items releases leave out (the dataset card counts them by reason).",
+    )
     version = serializers.IntegerField()
 
 
@@ -49,6 +53,7 @@ class ValidationSettingsUpdateInput(serializers.Serializer):
     location = serializers.CharField(max_length=200, required=False, allow_blank=True)
     likert_criteria = serializers.ListField(child=serializers.DictField(), required=False)
     duplicate_threshold = serializers.IntegerField(required=False)
+    release_leave_out = serializers.ListField(child=serializers.CharField(), required=False)
     validators_per_item = serializers.IntegerField(min_value=1, max_value=10, required=False)
 
 
@@ -206,6 +211,38 @@ class ValidationItemDetailOutput(ValidationItemOutput):
 class ValidationMergeInput(serializers.Serializer):
     keep = serializers.IntegerField(help_text="Item id of the QA pair kept.")
     duplicate = serializers.IntegerField(help_text="Item id of the duplicate merged into it.")
+
+
+class ValidationLocationSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    forms = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=200),
+        required=False,
+        default=dict,
+        help_text="Forms templates need: adjective, demonym; for Arabic bare (without the article) and nisba (the "
+        "stem -ي/-ية/-يين attach to). Arabic ones left out are derived from the name.",
+    )
+
+
+class ValidationNextInput(serializers.Serializer):
+    skip = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Item ids you skipped: not handed to you now."
+    )
+
+
+class ValidationMergeAllInput(serializers.Serializer):
+    which = serializers.ChoiceField(
+        choices=["all", "exact"], default="all", help_text="`exact`: only duplicates with the same normalised question."
+    )
+    keep = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Only the sets kept by these item ids."
+    )
+
+
+class ValidationMergeAllOutput(serializers.Serializer):
+    merged = serializers.IntegerField(help_text="Duplicates merged.")
+    sets = serializers.IntegerField(help_text="Sets they were merged in.")
+    left = serializers.IntegerField(help_text="Duplicates still listed.")
 
 
 class ValidationDuplicateGroupOutput(serializers.Serializer):

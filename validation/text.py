@@ -15,6 +15,14 @@ _PUNCTUATION = re.compile(r"[\W_]+", re.UNICODE)
 _ARABIC_MARKS = re.compile(r"[\u064b-\u065f\u0670\u0640]")
 
 
+# Arabic letters typed interchangeably (hamza seats, alif maqsura, ta marbuta): folded when two words are compared.
+_ARABIC_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي", "ة": "ه", "ؤ": "و", "ئ": "ي"})
+# A word this short ("s" of "what's", "a", "of", "في") never decides whether two questions differ.
+_SHORT_WORD = 2
+# Two words this close (rapidfuzz ratio) are one word spelled or inflected twice ("art"/"arts", "قطر"/"لقطر").
+_SAME_WORD = 80
+
+
 def normalise(text: str) -> str:
     """NFKC, case-folded, Arabic diacritics and tatweel dropped, punctuation as spaces, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -30,6 +38,48 @@ class Duplicate:
     score: float
 
 
+def _content_words(words: set[str]) -> list[str]:
+    return [word.translate(_ARABIC_FOLD) for word in words if len(word) > _SHORT_WORD]
+
+
+def rewords(first: str, second: str) -> bool:
+    """Whether two close normalised texts can be the same question: no content word of one was swapped for a
+    different word of the other.
+
+    A character ratio over a whole question is high when one word of a long
+    question changes ("Hindu temple" / "Buddhist temple", "Italian" / "Iranian"
+    restaurant), yet that word is the question. So a word only one text has must
+    be matched by a close spelling in the other (a typo, a plural, a clitic) —
+    unless the other text has nothing in its place, as when an article or a
+    filler word is added. A number is never a spelling variant.
+    """
+    a, b = set(first.split()), set(second.split())
+    if any(char.isdigit() for word in a ^ b for char in word):
+        return False  # a number only one of them has: event 1 / event 2, the 2022 / the 2018 final
+    only_a, only_b = _content_words(a - b), _content_words(b - a)
+    if not only_a or not only_b:
+        return True
+    return all(any(fuzz.ratio(x, y) >= _SAME_WORD for y in only_b) for x in only_a) and all(
+        any(fuzz.ratio(y, x) >= _SAME_WORD for x in only_a) for y in only_b
+    )
+
+
+def _near_match(key: str, candidates: list[str], threshold: int) -> tuple[int, float] | None:
+    """The best-scoring kept text that `key` rewords: (position, score) or None.
+
+    The score is the higher of the character ratio and the ratio of sorted words (a moved phrase: "hosted the
+    2022 final" / "hosted the final in 2022").
+    """
+    scored: dict[int, float] = {}
+    for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
+        for _, score, position in process.extract(key, candidates, scorer=scorer, score_cutoff=threshold, limit=8):
+            scored[position] = max(scored.get(position, 0.0), float(score))
+    for position, score in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0])):
+        if rewords(key, candidates[position]):
+            return position, score
+    return None
+
+
 def find_duplicates(
     texts: Sequence[str],
     *,
@@ -39,7 +89,8 @@ def find_duplicates(
     earlier: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> list[Duplicate]:
-    """Texts that repeat an earlier one: equal after `normalise`, or with a rapidfuzz ratio >= `threshold`.
+    """Texts that repeat an earlier one: equal after `normalise`, or scoring >= `threshold` against one they
+    reword (`_near_match`, `rewords`).
 
     Only texts of the same group are compared (seed queries: the same location,
     so "… in Doha" and "… in Qatar" are not duplicates of each other). The first
@@ -76,9 +127,9 @@ def find_duplicates(
             continue
         candidates = kept.setdefault(group, [])
         owners = owner.setdefault(group, [])
-        match = process.extractOne(key, candidates, scorer=fuzz.ratio, score_cutoff=threshold) if candidates else None
+        match = _near_match(key, candidates, threshold) if candidates else None
         if match is not None:
-            duplicates.append(Duplicate(index, owners[match[2]], False, float(match[1])))
+            duplicates.append(Duplicate(index, owners[match[0]], False, match[1]))
             continue
         seen[key] = index
         candidates.append(key)

@@ -15,6 +15,7 @@ urlpatterns = [
     path(P + "domains/", views.validation_domains, name="validation_domains"),
     path(P + "duplicates/", views.validation_duplicates, name="validation_duplicates"),
     path(P + "duplicates/merge/", views.validation_merge, name="validation_merge"),
+    path(P + "duplicates/merge-all/", views.validation_merge_all, name="validation_merge_all"),
     path(P + "items/", views.validation_items, name="validation_items"),
     path(P + "items/<int:item_id>/", views.validation_item, name="validation_item"),
     path(P + "items/<int:item_id>/final-answer/", views.validation_final_answer, name="validation_final_answer"),

@@ -12,20 +12,30 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
 from annotation.languages import language_choices
-from annotation.models import QAItem, Role
+from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from review.history import text_diff
 from review.models import ReviewSlot
-from review.services import text_diff
-from validation import services
+from validation import pages, services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import (
+    LOCATION_FORMS,
+    QUESTION_BAD_REASONS,
+    DomainLabel,
+    LeaveOut,
+    SeedQuery,
+    SourceDomain,
+    Task,
+    ValidationItem,
+)
 
 ITEMS_PER_PAGE = 50
 
@@ -118,6 +128,9 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 location=request.POST.get("location", ""),
                 likert_criteria=criteria,
                 duplicate_threshold=int(request.POST.get("duplicate_threshold") or settings.duplicate_threshold),
+                release_leave_out=request.POST.getlist("release_leave_out")
+                if "release_leave_out_shown" in request.POST
+                else None,
                 validators_per_item=int(request.POST.get("validators_per_item") or project.reviewers_per_item),
             )
         except ServiceError as error:
@@ -127,7 +140,7 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Validation settings saved.")
             return redirect("validation_settings", project.slug)
-    context = {"project": project, "settings": settings, "tasks": Task.choices}
+    context = {"project": project, "settings": settings, "tasks": Task.choices, "leave_out": LeaveOut.choices}
     return render(request, "validation/settings.html", context)
 
 
@@ -169,6 +182,15 @@ def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     seeds = None
     if request.method == "POST":
         try:
+            if request.POST.get("action") == "location":
+                location = services.location_save(
+                    project=project,
+                    name=request.POST.get("name", ""),
+                    forms={key: request.POST.get(f"form_{key}", "") for key, _ in LOCATION_FORMS},
+                    user=request.user,
+                )
+                messages.success(request, f"Forms of {location.name} saved.")
+                return redirect("validation_seeds", project.slug)
             if request.POST.get("action") == "import":
                 job = services.seed_queries_import_start(
                     project=project,
@@ -197,8 +219,32 @@ def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
     queries = SeedQuery.objects.filter(project=project).order_by("topic", "id")
     page = Paginator(queries, 100).get_page(request.GET.get("page"))
     topics = queries.values_list("topic").annotate(n=Count("id")).order_by("topic")
-    context = {"project": project, "page": page, "topics": topics, "seeds": seeds}
+    context = {
+        "project": project,
+        "page": page,
+        "topics": topics,
+        "seeds": seeds,
+        "locations": _location_rows(project),
+    }
     return render(request, "validation/seeds.html", context)
+
+
+def _location_rows(project: Project) -> list[dict[str, Any]]:
+    """Each location's forms as typed, with the derived one as the placeholder; and an empty row to add one."""
+    rows = []
+    for location in [*project.locations.all(), None]:
+        derived = services.location_forms(project, [location.name])[0] if location else None
+        fields = [
+            {
+                "key": key,
+                "label": label,
+                "value": (location.forms.get(key) or "") if location else "",
+                "derived": (derived.form(key) or "") if derived else "",
+            }
+            for key, label in LOCATION_FORMS
+        ]
+        rows.append({"name": location.name if location else "", "fields": fields})
+    return rows
 
 
 @login_required
@@ -253,7 +299,9 @@ def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
 def validation_duplicates(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     groups = services.duplicate_groups(project)
-    return render(request, "validation/duplicates.html", {"project": project, "groups": groups})
+    total = sum(len(group["duplicates"]) for group in groups)
+    context = {"project": project, "groups": groups, "duplicates_total": total}
+    return render(request, "validation/duplicates.html", context)
 
 
 @login_required
@@ -274,6 +322,26 @@ def validation_merge(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, "Items are named by their numbers.")
     else:
         messages.success(request, f"Item {duplicate.item_id} merged into item {keep.item_id}.")
+    return redirect("validation_duplicates", project.slug)
+
+
+@login_required
+@require_POST
+def validation_merge_all(request: HttpRequest, slug: str) -> HttpResponse:
+    """Merge every listed duplicate (or only the exact repeats) into the item kept of its set."""
+    project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+    try:
+        result = services.validation_duplicates_merge_all(
+            project=project, user=request.user, which=request.POST.get("which") or services.MERGE_ALL
+        )
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(
+            request,
+            f"{result['merged']} duplicate{pluralize(result['merged'])} merged in {result['sets']} "
+            f"set{pluralize(result['sets'])}; {result['left']} left to look at.",
+        )
     return redirect("validation_duplicates", project.slug)
 
 
@@ -347,7 +415,7 @@ def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> Ht
 def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.REVIEWER)
     try:
-        slot = services.validation_claim_next(project=project, user=request.user)
+        slot = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
     except ServiceError as error:
         report_error(request, error)
         return redirect("validation_home", project.slug)
@@ -357,6 +425,26 @@ def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("validation_task", project.slug, slot.pk)
 
 
+def _skipped(request: HttpRequest, project: Project) -> list[int]:
+    """Items this validator skipped in this session: the queue hands them to others first."""
+    return list(request.session.get(f"validation-skipped-{project.pk}", []))
+
+
+def _next_task(request: HttpRequest, project: Project, done: str) -> HttpResponse:
+    following = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
+    if following is None:
+        messages.success(request, f"{done} That was the last item waiting for you.")
+        return redirect("validation_home", project.slug)
+    messages.success(request, f"{done} Here is the next item.")
+    return redirect("validation_task", project.slug, following.pk)
+
+
+def _left(request: HttpRequest, project: Project, slot: ReviewSlot) -> int:
+    """This item (while held) and the ones still waiting for this validator."""
+    waiting = services.validation_waiting_count(project=project, user=request.user, skipped=_skipped(request, project))
+    return waiting + (slot.status == ReviewSlot.Status.CLAIMED)
+
+
 @login_required
 def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     slot = get_slot_for_validator(request.user, slug, slot_id)
@@ -364,26 +452,35 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
     settings = services.validation_settings(project)
     values: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
+    if request.method == "POST" and request.POST.get("action") == "skip":
+        try:
+            services.validation_skip(slot=slot, user=request.user)
+        except ServiceError as error:
+            report_error(request, error)
+            return redirect("validation_task", project.slug, slot.pk)
+        request.session[f"validation-skipped-{project.pk}"] = [*_skipped(request, project), slot.item_id][-500:]
+        return _next_task(request, project, f"Item {slot.item_id} skipped: someone else will take it.")
     if request.method == "POST":
         values = request.POST.dict()
-        data = services.judgment_data_from_form(request.POST, settings)
+        data = pages.judgment_data_from_form(request.POST, settings)
         try:
             services.validation_submit(
                 slot=slot, user=request.user, version=int(request.POST.get("version") or 0), data=data
             )
         except ServiceError as error:
-            report_error(request, error)
             errors = error.details if isinstance(error.details, dict) else {}
+            if not errors:
+                report_error(request, error)
         else:
-            following = services.validation_claim_next(project=project, user=request.user)
-            if following is None:
-                messages.success(request, "Saved. That was the last item waiting for you.")
-                return redirect("validation_home", project.slug)
-            messages.success(request, "Saved. Here is the next item.")
-            return redirect("validation_task", project.slug, following.pk)
+            return _next_task(request, project, "Saved.")
     context = services.task_context(slot, settings)
     context |= {"project": project, "slot": slot, "values": values, "errors": errors}
     context |= {"reasons": QUESTION_BAD_REASONS, "domain_labels": DomainLabel.choices, "Task": Task}
+    context |= {
+        "error_lines": pages.error_lines(errors, settings),
+        "likert": pages.likert_rows(settings, values, errors),
+        "left": _left(request, project, slot),
+    }
     status = 400 if errors else 200
     return render(request, "validation/task.html", context, status=status)
 

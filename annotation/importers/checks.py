@@ -13,6 +13,7 @@ from django.core.validators import URLValidator
 from annotation import wilova
 from annotation.importers.report import ImportReport, Problems
 from annotation.languages import UnknownLanguage, get_language
+from annotation.lifecycle import span_problem
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
 from annotation.wilova import ItemRecord, PairRecord, locate
 from common import jsontext
@@ -279,16 +280,9 @@ def _parse_spans(value: Any, problem: Problems, where: str, values: dict[str, An
             match, start, end, located = locate(target, text) if target else ("unlocated", None, None, text)
             spans.append({"document": document, "start": start, "end": end, "text": located, "match": match})
             continue
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end)):
-            problem(name, "start and end must be whole numbers (code-point offsets), or both null")
-        elif not 0 <= start < end <= len(target):
-            problem(name, f"start {start} and end {end} are not a span of the {document} ({len(target)} code points)")
-        elif target[start:end] != text:
-            problem(
-                f"{name}.text",
-                f"does not match the {document} at {start}:{end}, which reads {target[start:end]!r} "
-                "(offsets are Unicode code points)",
-            )
+        wrong = span_problem(target, start, end, text, document=document)
+        if wrong is not None:
+            problem(name + wrong[0], wrong[1])
         else:
             spans.append({"document": document, "start": start, "end": end, "text": text, "match": "exact"})
     return spans

@@ -14,6 +14,7 @@ from psycopg.types.json import Jsonb
 from annotation.importers.checks import OPTIONAL_TEXT
 from annotation.importers.report import ImportReport, Problems
 from annotation.importers.sources import ImportSource, ProgressCallback
+from annotation.lifecycle import item_event, item_events_record, items_route, review_begun, review_rounds_close
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from annotation.wilova import PairRecord
 
@@ -183,8 +184,6 @@ class Writer:
                 revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
         EvidenceSpan.objects.bulk_create(spans)
         QAItemRevision.objects.bulk_create(revisions)
-        from review.services import items_route  # review builds on annotation, not the other way round
-
         # Items that come in review open their review round, as if submitted here.
         items_route(items=[item for item in items if item.status == QAItem.Status.SUBMITTED], actor=None)
         pair_ids = {pair.local_title: pair.pk for pair in pairs} | present
@@ -209,19 +208,13 @@ class Writer:
         Only an item still as its base import left it (in review, first version, no review begun) takes the
         file's outcome; any other is reported and left alone: what was done in localqa since is not overwritten.
         """
-        from review.models import ItemEvent, ReviewSlot
-
         pair_ids = [present[record.values["local_title"]] for record in records]
         existing: dict[tuple[int, int], QAItem] = {}
         for item in QAItem.objects.alive().filter(pair_id__in=pair_ids).only(*REVIEW_FIELDS):
             slot = (item.metadata or {}).get("wilova", {}).get("slot")
             if slot is not None:
                 existing[(item.pair_id, slot)] = item
-        begun = set(
-            ReviewSlot.objects.filter(item__pair_id__in=pair_ids)
-            .exclude(status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CANCELLED])
-            .values_list("item_id", flat=True)
-        )
+        begun = review_begun(items=QAItem.objects.filter(pair_id__in=pair_ids))
         pairs = PagePair.all_objects.in_bulk(pair_ids) if self.write else {}
         now = timezone.now()
         changed, revisions, events = [], [], []
@@ -266,14 +259,14 @@ class Writer:
                 for number, revision in enumerate(outcome.revisions[1:], start=2):
                     revisions.append(QAItemRevision(item=current, number=number, created_at=now, **revision))
                 events.append(
-                    ItemEvent(
+                    item_event(
                         item=current,
+                        actor=None,
                         action=outcome.status,
-                        from_status=QAItem.Status.SUBMITTED,
-                        to_status=outcome.status,
+                        before=QAItem.Status.SUBMITTED,
+                        after=outcome.status,
                         revision_number=current.version,
                         note=f"review outcome imported from {self.quality_file}",
-                        created_at=now,
                     )
                 )
             pair = pairs.get(pair_id)
@@ -287,10 +280,8 @@ class Writer:
         if changed:
             QAItem.objects.bulk_update(changed, [*REVIEW_FIELDS[2:], "updated_at"])
             QAItemRevision.objects.bulk_create(revisions)
-            ItemEvent.objects.bulk_create(events)
-            ReviewSlot.objects.filter(item__in=changed, status=ReviewSlot.Status.OPEN).update(
-                status=ReviewSlot.Status.CANCELLED
-            )
+            item_events_record(events)
+            review_rounds_close(items=changed)
 
 
 REVIEW_FIELDS = ("id", "pair_id", "status", "version", "question", "answer_standard", "metadata")  # id, pair first

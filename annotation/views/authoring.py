@@ -15,9 +15,9 @@ from django.views.decorators.vary import vary_on_headers
 from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user
 from annotation.forms import ScreeningForm
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, PagePair, QAItem, Role, Screening
 from annotation.queries import annotator_progress
-from annotation.services import MAX_TEXT_FIELD
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
 from common.errors import InvalidInput, ServiceError, StaleEdit

@@ -14,11 +14,14 @@ from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
 from annotation.access import get_pair_for_user, get_project_for_user
+from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
 from common.errors import InvalidInput, ServiceError
-from review import services
+from review import decisions as review_decisions
+from review import history as review_history
+from review import verification as review_verification
 from review.access import (
     get_item_for_author,
     get_item_for_coordinator,
@@ -40,8 +43,8 @@ def _int(request: HttpRequest, name: str) -> int:
 def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_reader(request.user, slug, item_id)
     project = item.project
-    entries, events = services.item_history(item)
-    show_names = services.show_reviewer_names(project, project.membership, item, request.user)  # type: ignore[attr-defined]
+    entries, events = review_history.item_history(item)
+    show_names = review_history.show_reviewer_names(project, project.membership, item, request.user)  # type: ignore[attr-defined]
     words = project.unit.words
     context = {
         "project": project,
@@ -63,7 +66,7 @@ def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 def item_reject(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_coordinator(request.user, slug, item_id)
     try:
-        services.qa_item_reject(
+        review_decisions.qa_item_reject(
             item=item, user=request.user, reason=request.POST.get("reason", ""), version=_int(request, "version")
         )
     except ServiceError as error:
@@ -90,13 +93,13 @@ def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The author's page for an item sent back: the flags and comments, the item editable, resubmit."""
     item = get_item_for_author(request.user, slug, item_id)
     project = item.project
-    flags = services.latest_flags(item)
+    flags = review_history.latest_flags(item)
     editable = item.status == QAItem.Status.NEEDS_REWRITE
     context = {
         "project": project,
         "pair": item.pair,
         "flags": flags,
-        "show_names": services.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+        "show_names": review_history.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
         "text": item.pair.local_text if item.kind == QAItem.Kind.DOCUMENT else item.pair.local_lead,
         **_editor_context(item),
         "editable": editable,
@@ -109,7 +112,7 @@ def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 def item_resubmit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_author(request.user, slug, item_id)
     try:
-        services.qa_item_resubmit(item=item, user=request.user, version=_int(request, "version"))
+        review_decisions.qa_item_resubmit(item=item, user=request.user, version=_int(request, "version"))
     except ServiceError as error:
         report_error(request, error)
         return redirect("item_rewrite", slug, item.pk)
@@ -123,7 +126,7 @@ def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> Http
     item = get_item_for_reviewer(request.user, slug, item_id)
     require_role(item, Role.REVIEWER)
     try:
-        services.qa_item_reviewer_rewrite(
+        review_decisions.qa_item_reviewer_rewrite(
             item=item,
             user=request.user,
             version=_int(request, "version"),
@@ -142,7 +145,7 @@ def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> Http
 def my_items(request: HttpRequest, slug: str) -> HttpResponse:
     """An author's submitted items with their review outcome; items sent back come first."""
     project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
-    items = services.author_items(project=project, user=request.user)
+    items = review_history.author_items(project=project, user=request.user)
     return render(request, "review/my_items.html", {"project": project, "items": items})
 
 
@@ -185,11 +188,13 @@ def verification_panel(
 
     `current`: the item's latest verification when the caller has it already (`latest_verifications`)."""
     if current is _UNKNOWN:
-        current = services.verification_current(item)
+        current = review_verification.verification_current(item)
     chosen = {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None} if current else set()
     query = item.answer_standard if query is None else query
     results = [
-        r for r in services.verification_search(item.pair.standard_text, query) if r.match or r.sentence.key in chosen
+        r
+        for r in review_verification.verification_search(item.pair.standard_text, query)
+        if r.match or r.sentence.key in chosen
     ]
     return {
         "item": item,
@@ -218,7 +223,7 @@ def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     error: ServiceError | None = None
     if request.method == "POST":
         try:
-            services.verification_record(
+            review_verification.verification_record(
                 item=item,
                 user=request.user,
                 result=request.POST.get("result", ""),
@@ -243,15 +248,15 @@ def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             "project": project,
             "pair": item.pair,
             "verify": verification_panel(item, query=query, note=note, error=error),
-            "max_text": authoring.MAX_TEXT_FIELD,
+            "max_text": MAX_TEXT_FIELD,
         }
         fragment = "verify-results" if request.method == "GET" else "verify-panel"
         return render(request, f"annotation/pair_detail.html#{fragment}", context, status=status)
     if error is not None:
         report_error(request, error)
-    current = services.verification_current(item)
+    current = review_verification.verification_current(item)
     chosen = {f"{s['start']}:{s['end']}" for s in current.sentences} if current else set()
-    results = services.verification_search(item.pair.standard_text, query)
+    results = review_verification.verification_search(item.pair.standard_text, query)
     context = {
         "project": project,
         "item": item,
@@ -299,6 +304,6 @@ def document_qa(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         context["editable"] = (item.status in (QAItem.Status.DRAFT,) and pair.is_editable) or (
             item.status == QAItem.Status.NEEDS_REWRITE
         )
-        context["time_box"] = services.time_box(item)
+        context["time_box"] = review_history.time_box(item)
     context["collects"] = project.collect_document_qa
     return render(request, "review/document_qa.html", context)

@@ -16,7 +16,9 @@ from annotation.access import get_project_for_user
 from annotation.models import Membership, Project, Role
 from annotation.views.common import report_error
 from common.errors import InvalidInput, ServiceError
-from review import services
+from review import labels as review_labels
+from review import reviewers as review_reviewers
+from review import statistics as review_statistics
 from review.access import get_pair_for_labeller
 from review.models import LabelKind, ReviewerLanguages, ReviewSlot
 
@@ -35,7 +37,7 @@ def label_list(request: HttpRequest, slug: str) -> HttpResponse:
     """Kept pairs with how many labellers are done and whether this coordinator has labelled each."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
-        services.labelable_pairs(project)
+        review_labels.labelable_pairs(project)
         .only("id", "local_title", "standard_title", "status", "project_id")
         .annotate(
             labellers=Count("labels__labeller", filter=Q(labels__superseded_at__isnull=True), distinct=True),
@@ -62,7 +64,7 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
                 value = request.POST.get(kind, "")
                 if not value:
                     continue
-                services.label_set(
+                review_labels.label_set(
                     pair=pair,
                     user=request.user,
                     kind=kind,
@@ -76,14 +78,14 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         else:
             messages.success(request, "Labels saved.")
             return redirect("pair_labels", slug, pair.pk)
-    state = services.pair_label_state(pair)
+    state = review_labels.pair_label_state(pair)
     mine = state["by_labeller"].get(request.user.pk, {})
     context = {
         "project": project,
         "pair": pair,
         "state": state,
         "mine": mine,
-        "visible": services.labels_visible_to(state, request.user),
+        "visible": review_labels.labels_visible_to(state, request.user),
         "topic": mine.get(LabelKind.TOPIC),
         "region": mine.get(LabelKind.REGION),
     }
@@ -93,7 +95,7 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 @login_required
 def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
-    rows = services.adjudication_list(project)
+    rows = review_labels.adjudication_list(project)
     for row in rows:  # the values in dispute, offered first (one button each)
         row["disputed"] = list(dict.fromkeys(label.value for label in row["labels"]))
         row["values"] = project.topics if row["kind"] == "topic" else project.regions
@@ -105,7 +107,7 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
 def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_labeller(request.user, slug, pair_id)
     try:
-        services.label_adjudicate(
+        review_labels.label_adjudicate(
             pair=pair,
             user=request.user,
             kind=request.POST.get("kind", ""),
@@ -125,7 +127,7 @@ def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
 @vary_on_headers("HX-Request")
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
-    stats = services.project_statistics(project)
+    stats = review_statistics.project_statistics(project)
     template = "review/dashboard.html#stats" if request.htmx else "review/dashboard.html"
     return render(request, template, {"project": project, "stats": stats})
 
@@ -142,7 +144,7 @@ def reviewers(request: HttpRequest, slug: str) -> HttpResponse:
                 raise InvalidInput("No member with this name.", field="username")
             codes = [code for code in request.POST.get("languages", "").replace(",", " ").split() if code]
             version = request.POST.get("version") or None
-            services.reviewer_languages_set(
+            review_reviewers.reviewer_languages_set(
                 project=project,
                 user=user,
                 languages=codes,
@@ -169,7 +171,7 @@ def reviewers(request: HttpRequest, slug: str) -> HttpResponse:
     for membership in members:
         membership.project = project
         row: ReviewerLanguages | None = getattr(membership, "reader_languages", None)
-        languages = services.reader_languages(membership)
+        languages = review_reviewers.reader_languages(membership)
         rows.append(
             {
                 "membership": membership,

@@ -17,7 +17,9 @@ from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
 from common.errors import ServiceError, StaleEdit
-from review import services
+from review import judging as review_judging
+from review import queue as slot_queue
+from review import verification as review_verification
 from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
 from review.models import Judgment, ReviewSlot
 from review.views.common import evidence_context
@@ -106,7 +108,7 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
 def review_next(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
     try:
-        slot = services.review_claim_next(project=project, user=request.user)
+        slot = slot_queue.review_claim_next(project=project, user=request.user)
     except ServiceError as error:
         report_error(request, error)
         return redirect("review_queue", slug)
@@ -122,7 +124,7 @@ def review_claim(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_reviewer(request.user, slug, item_id)
     require_role(item, Role.REVIEWER)
     try:
-        slot = services.review_claim(item=item, user=request.user)
+        slot = slot_queue.review_claim(item=item, user=request.user)
     except ServiceError as error:
         report_error(request, error)
         return redirect("review_queue", slug)
@@ -164,7 +166,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         submitted = _judgment_input(request, project)
         try:
             version = int(request.POST.get("version", ""))
-            services.review_submit(slot=slot, user=request.user, version=version, judgments=submitted)
+            review_judging.review_submit(slot=slot, user=request.user, version=version, judgments=submitted)
         except ValueError:
             messages.error(request, "version: missing or not a number")
             status = 400
@@ -210,7 +212,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
         "can_judge": slot.reviewer_id == request.user.pk
         and slot.status == ReviewSlot.Status.CLAIMED
         and item.status == QAItem.Status.SUBMITTED,
-        "verification": services.verification_current(item),
+        "verification": review_verification.verification_current(item),
         **evidence_context(item),
     }
     return render(request, "review/review.html", context, status=status)
@@ -223,7 +225,7 @@ def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpRespons
     if slot.reviewer_id != request.user.pk:
         raise PermissionDenied("This review is held by someone else.")
     try:
-        services.review_release(slot=slot, user=request.user)
+        slot_queue.review_release(slot=slot, user=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -240,7 +242,7 @@ def review_activity(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
         raise PermissionDenied("This review is held by someone else.")
     try:
         seconds = int(request.POST.get("seconds", "0"))
-        services.review_record_activity(slot=slot, user=request.user, seconds=seconds)
+        slot_queue.review_record_activity(slot=slot, user=request.user, seconds=seconds)
     except (ValueError, ServiceError) as error:
         return JsonResponse({"detail": str(error)}, status=400)
     return HttpResponse(status=204)

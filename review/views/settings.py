@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from annotation.access import get_project_for_user
 from annotation.models import Role
 from common.errors import ServiceError
-from review import services
+from review import project_settings as review_project_settings
 from review.forms import ReviewSettingsForm
 
 
@@ -22,7 +22,7 @@ def review_settings(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             try:
-                services.project_review_settings_update(
+                review_project_settings.project_review_settings_update(
                     project=project, version=form.cleaned_data["version"], actor=request.user, **form.changes()
                 )
             except ServiceError as error:

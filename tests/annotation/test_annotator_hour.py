@@ -11,12 +11,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services
+from annotation import lifecycle, services
 from annotation.models import PagePair, PairSkip, QAItem
 from annotation.queries import annotator_progress
 from audit.models import AuditEvent
 from common.errors import InvalidInput, InvalidState
-from review import services as review
+from review import verification as review_verification
 from review.models import Verification
 from tests import factories
 from tests.conftest import api_as
@@ -168,7 +168,7 @@ def test_a_stale_plain_save_shows_the_page_again_with_the_sent_text_beside_the_n
 def test_an_over_long_field_is_refused_with_a_field_error_and_nothing_is_cut(client, annotating_pair, annotator):
     item = complete_item(annotating_pair, annotator, "菠蘿油", "菠萝油")
     client.force_login(annotator)
-    too_long = "菠" * services.MAX_TEXT_FIELD + "𠮶"
+    too_long = "菠" * lifecycle.MAX_TEXT_FIELD + "𠮶"
 
     plain = client.post(save_url(item), {"version": item.version, "answer_standard": too_long})
     scripted = client.post(
@@ -267,14 +267,14 @@ def verified_pair(project, annotator):
 
 def test_a_project_requiring_verification_refuses_to_submit_an_unverified_lead_item(verified_pair, annotator):
     pair, items = verified_pair
-    review.verification_record(item=items[0], user=annotator, result="not_found", version=0)
+    review_verification.verification_record(item=items[0], user=annotator, result="not_found", version=0)
 
     with pytest.raises(InvalidInput) as refused:
         services.pair_submit(pair=pair, user=annotator)
 
     assert refused.value.field == "items[2].verification"
     assert set(refused.value.details) == {"items[2].verification"}
-    review.verification_record(item=items[1], user=annotator, result="not_found", version=0)
+    review_verification.verification_record(item=items[1], user=annotator, result="not_found", version=0)
     assert services.pair_submit(pair=pair, user=annotator).status == PagePair.Status.SUBMITTED
 
 
@@ -285,7 +285,7 @@ def test_without_the_setting_an_unverified_pair_is_submitted(annotating_pair, an
 
 
 def test_wiki_headings_are_not_sentences_to_verify():
-    texts = [s.text for s in review.sentences_of(STANDARD_TEXT)]
+    texts = [s.text for s in review_verification.sentences_of(STANDARD_TEXT)]
     assert texts == ["这是一家位于深水埗的茶餐厅。", "老板姓陈。", "店铺每逢星期三休息。", "菠萝包很有名。"]
 
 

@@ -18,7 +18,8 @@ from annotation import people
 from annotation import services as authoring
 from annotation.models import Account, Membership, QAItem
 from audit.models import Action, AuditEvent
-from review import services as review
+from review import queue as review_queue
+from review import reviewers as review_reviewers
 from review.models import ReviewerLanguages, ReviewSlot
 from tests import factories
 from tests.conftest import api_as
@@ -506,7 +507,7 @@ def test_a_deactivated_reviewer_gives_back_their_claim_and_cannot_claim(client, 
     author = factories.user("author")
     authoring.membership_set(project=project, user=author, roles={"annotator"})
     _, items = submitted_pair(project, author)
-    slot = review.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
 
     api_as(coordinator).post(f"/api/projects/{project.slug}/members/reviewer/deactivate/")
 
@@ -515,7 +516,7 @@ def test_a_deactivated_reviewer_gives_back_their_claim_and_cannot_claim(client, 
     client.force_login(reviewer)
     assert client.post(reverse("review_next", args=[project.slug])).status_code == 404
     assert api_as(reviewer).post(f"/api/projects/{project.slug}/review/next/").status_code == 404
-    assert "reviewer" not in [m.user.username for m in review.reviewers_eligible(project)]
+    assert "reviewer" not in [m.user.username for m in review_reviewers.reviewers_eligible(project)]
 
 
 def test_a_reactivated_member_is_back_with_their_roles(client, project, coordinator, annotator):

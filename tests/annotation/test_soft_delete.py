@@ -13,7 +13,9 @@ from annotation.models import PagePair, Project, QAItem
 from audit.models import AuditEvent
 from exports import services as exports
 from exports.records import item_id
-from review import services as review
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
 from review.models import ReviewSlot
 from tests import factories
 from tests.conftest import api_as
@@ -84,8 +86,10 @@ def test_a_deleted_item_in_review_leaves_the_review_queue_and_comes_back_with_ev
 ):
     _, items = submitted_pair(project, annotator)
     item = items[0]
-    slot = review.review_claim(item=item, user=reviewer)
-    review.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "typo"))
+    slot = review_queue.review_claim(item=item, user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "typo")
+    )
     item.refresh_from_db()
     revisions = list(item.revisions.values_list("number", "question"))
     api = api_as(coordinator)
@@ -95,7 +99,7 @@ def test_a_deleted_item_in_review_leaves_the_review_queue_and_comes_back_with_ev
     assert api.get(f"/api/projects/{project.slug}/items/{item.pk}/").status_code == 404
     waiting = ReviewSlot.objects.filter(item__project=project, item__deleted_at__isnull=True, status="open")
     assert not waiting.filter(item=item).exists()
-    assert review.review_claim_next(project=project, user=reviewer).item_id != item.pk
+    assert review_queue.review_claim_next(project=project, user=reviewer).item_id != item.pk
     assert [i["id"] for i in api.get(f"/api/projects/{project.slug}/deleted/").json()["items"]] == [item.pk]
 
     assert api.post(f"/api/projects/{project.slug}/items/{item.pk}/restore/").status_code == 200
@@ -122,14 +126,14 @@ def test_deleted_pairs_leave_agreement_and_label_figures(project, annotator, coo
     pair, items = submitted_pair(project, annotator)
     pair.refresh_from_db()
     for user in (coordinator, second_annotator):
-        review.label_set(pair=pair, user=user, kind="topic", value="food")
-        review.label_set(pair=pair, user=user, kind="region", value="local")
-    assert review.labelable_pairs(project).count() == 1
+        review_labels.label_set(pair=pair, user=user, kind="topic", value="food")
+        review_labels.label_set(pair=pair, user=user, kind="region", value="local")
+    assert review_labels.labelable_pairs(project).count() == 1
 
     authoring.pair_delete(pair=pair, user=coordinator)
 
-    assert review.labelable_pairs(project).count() == 0
-    assert review.adjudication_list(project) == []
+    assert review_labels.labelable_pairs(project).count() == 0
+    assert review_labels.adjudication_list(project) == []
     assert not QAItem.objects.alive().filter(pk__in=[i.pk for i in items]).exists()
 
 
@@ -240,13 +244,13 @@ def test_importing_a_deleted_pairs_title_again_leaves_it_deleted(project, coordi
 
 def test_a_review_held_on_an_item_deleted_meanwhile_is_gone_for_the_reviewer(client, project, annotator, reviewer):
     _, items = submitted_pair(project, annotator)
-    slot = review.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     authoring.qa_item_delete(item=items[0], user=project.memberships.get(is_coordinator=True).user)
     client.force_login(reviewer)
 
     assert client.get(reverse("review_slot", args=[project.slug, slot.pk])).status_code == 404
     assert api_as(reviewer).get(f"/api/projects/{project.slug}/review/slots/{slot.pk}/").status_code == 404
-    assert review.review_claim_next(project=project, user=reviewer).item_id == items[1].pk
+    assert review_queue.review_claim_next(project=project, user=reviewer).item_id == items[1].pk
 
 
 def test_the_admin_lists_deleted_pairs_and_only_a_superuser_purges_with_a_record(

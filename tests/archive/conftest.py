@@ -13,8 +13,13 @@ from annotation import services as authoring
 from annotation.models import QAItem
 from exports import services as exports
 from exports.models import Release
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
 from review import reports
-from review import services as review
+from review import reviewers as review_reviewers
+from review import verification as review_verification
 from review.models import ReviewSlot
 from tests import factories
 from tests.review.conftest import LOCAL_TEXT, STANDARD_TEXT, all_pass, submitted_pair
@@ -34,12 +39,12 @@ def no_broker(monkeypatch):
 
 
 def _review(item: QAItem, user, verdicts: dict[str, str] | None = None) -> ReviewSlot:
-    slot = review.review_claim(item=item, user=user)
+    slot = review_queue.review_claim(item=item, user=user)
     judgments = {
         key: {"verdict": value, "comment": "zu lang" if value == "flag" else ""}
         for key, value in (verdicts or {k: v["verdict"] for k, v in all_pass(item.project).items()}).items()
     }
-    return review.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    return review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 @pytest.fixture
@@ -49,7 +54,7 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
     a published and a failed release, an import job and a collection."""
     coordinator2 = factories.user("coordinator2", first_name="Zweite", last_name="Koordinatorin")
     authoring.membership_set(project=project, user=coordinator2, roles={"coordinator", "reviewer"})
-    review.reviewer_languages_set(project=project, user=reviewer, languages=["cmn", "yue"])
+    review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["cmn", "yue"])
     authoring.membership_set(project=project, user=coordinator, roles={"coordinator", "reviewer"})
 
     pair, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT, local_text=LOCAL_TEXT)
@@ -57,19 +62,21 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
     flagged = _review(items[1], reviewer, {"fluency": "flag", "standalone": "pass", "appropriateness": "pass"})
     item = QAItem.objects.get(pk=flagged.item_id)
     item = authoring.qa_item_update(item=item, user=annotator, version=item.version, question="深水埗喺邊度？（改）")
-    item = review.qa_item_resubmit(item=item, user=annotator, version=item.version)
+    item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     _review(item, coordinator2)
     first = QAItem.objects.get(pk=items[0].pk)
-    review.verification_record(
+    review_verification.verification_record(
         item=first, user=annotator, result="found", sentences=[_sentence("老板姓陈。")], query="姓陈", version=0
     )
     for labeller, topic in ((coordinator, "food"), (coordinator2, "history")):
-        review.label_set(pair=pair, user=labeller, kind="topic", value=topic)
-        review.label_set(pair=pair, user=labeller, kind="region", value="local", detail="Hong Kong")
-    review.label_adjudicate(pair=pair, user=coordinator, kind="topic", value="food")
+        review_labels.label_set(pair=pair, user=labeller, kind="topic", value=topic)
+        review_labels.label_set(pair=pair, user=labeller, kind="region", value="local", detail="Hong Kong")
+    review_labels.label_adjudicate(pair=pair, user=coordinator, kind="topic", value="food")
 
     _, second_items = submitted_pair(project, second_annotator, evidences=("茶餐廳", "星期三"))
-    review.qa_item_reject(item=second_items[0], user=coordinator, reason="duplicate", version=second_items[0].version)
+    review_decisions.qa_item_reject(
+        item=second_items[0], user=coordinator, reason="duplicate", version=second_items[0].version
+    )
     factories.pair(project)
     excluded = authoring.pair_claim_next(project=project, user=annotator)
     authoring.pair_screen(pair=excluded, user=annotator, decision="translated", note="word for word ‮RTL")

@@ -39,6 +39,28 @@ def test_a_project_exported_and_imported_under_a_new_slug_is_identical_row_for_r
     assert copy.name == rich_project.name and copy.created_at == rich_project.created_at
 
 
+def test_an_archive_written_while_item_events_lived_in_review_still_imports(rich_project, media, tmp_path):
+    out, old = tmp_path / "yue.zip", tmp_path / "yue-old.zip"
+    call_command("project_archive_export", rich_project.slug, "--out", str(out))
+    new_member, old_member = "data/annotation.itemevent.jsonl", "data/review.itemevent.jsonl"
+    with zipfile.ZipFile(out) as archive, zipfile.ZipFile(old, "w", zipfile.ZIP_DEFLATED) as written:
+        manifest = json.loads(archive.read("manifest.json"))
+        for entry in manifest["models"]:
+            if entry["model"] == "annotation.ItemEvent":
+                entry["model"], entry["member"] = "review.ItemEvent", old_member
+        manifest["members"][old_member] = manifest["members"].pop(new_member)
+        for info in archive.infolist():
+            if info.filename != "manifest.json":
+                name = old_member if info.filename == new_member else info.filename
+                written.writestr(name, archive.read(info.filename))
+        written.writestr("manifest.json", json.dumps(manifest))
+
+    call_command("project_archive_import", str(old), "--slug", "yue-old")
+
+    copy = Project.objects.get(slug="yue-old")
+    assert canonical_dump(copy)["annotation.ItemEvent"] == canonical_dump(rich_project)["annotation.ItemEvent"]
+
+
 def test_the_rich_project_has_rows_in_the_models_that_matter(rich_project):
     """The round trip proves something only if the world has rows where the work is."""
     dump = canonical_dump(rich_project)
@@ -55,7 +77,7 @@ def test_the_rich_project_has_rows_in_the_models_that_matter(rich_project):
         "review.ReviewerLanguages",
         "review.ReviewSlot",
         "review.Judgment",
-        "review.ItemEvent",
+        "annotation.ItemEvent",
         "review.Verification",
         "review.ArticleLabel",
         "review.FinalLabel",

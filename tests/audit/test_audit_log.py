@@ -13,7 +13,9 @@ from annotation.models import Project
 from audit.models import Action, AuditEvent
 from common.errors import InvalidState, StaleEdit
 from exports import services as exports
-from review import services as review
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
 from tests import factories
 from tests.conftest import api_as
 from tests.exports.conftest import authored_pair
@@ -28,8 +30,8 @@ def log(client, project, **filters) -> list[dict]:
 
 def test_a_pair_from_screening_to_acceptance_reads_as_one_story(project, annotator, reviewer, coordinator):
     pair, items = submitted_pair(project, annotator)
-    slot = review.review_claim(item=items[0], user=reviewer)
-    review.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
 
     events = log(api_as(coordinator), project)
 
@@ -113,11 +115,11 @@ def test_labels_and_adjudication_are_recorded(project, annotator, coordinator, s
     authoring.membership_set(project=project, user=second_annotator, roles={"annotator", "coordinator"})
     pair, _ = submitted_pair(project, annotator)
     pair.refresh_from_db()
-    review.label_set(pair=pair, user=coordinator, kind="topic", value="food")
-    review.label_set(pair=pair, user=second_annotator, kind="topic", value="history")
-    review.label_set(pair=pair, user=coordinator, kind="region", value="local")
-    review.label_set(pair=pair, user=second_annotator, kind="region", value="local")
-    review.label_adjudicate(pair=pair, user=coordinator, kind="topic", value="food")
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food")
+    review_labels.label_set(pair=pair, user=second_annotator, kind="topic", value="history")
+    review_labels.label_set(pair=pair, user=coordinator, kind="region", value="local")
+    review_labels.label_set(pair=pair, user=second_annotator, kind="region", value="local")
+    review_labels.label_adjudicate(pair=pair, user=coordinator, kind="topic", value="food")
 
     events = log(api_as(coordinator), project, object_type="label")
 

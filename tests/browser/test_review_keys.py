@@ -120,7 +120,7 @@ def test_the_coordinator_sees_what_is_unfinished_before_building(
 
 
 def test_adjudication_by_keyboard_starts_with_nothing_chosen(page: Page, project, annotator, coordinator):
-    from review import services as review
+    from review import labels as review_labels
     from review.models import FinalLabel
     from tests import factories
 
@@ -130,8 +130,8 @@ def test_adjudication_by_keyboard_starts_with_nothing_chosen(page: Page, project
     authoring.membership_set(project=project, user=other, roles={"coordinator"})
     pair, _ = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
     for user, topic in ((coordinator, "science-math-technology"), (other, "history")):
-        review.label_set(pair=pair, user=user, kind="topic", value=topic)
-        review.label_set(pair=pair, user=user, kind="region", value="local")
+        review_labels.label_set(pair=pair, user=user, kind="topic", value=topic)
+        review_labels.label_set(pair=pair, user=user, kind="region", value="local")
     page.set_viewport_size({"width": 1440, "height": 900})
     log_in(page, "coordinator")
     page.goto(f"/projects/{project.slug}/adjudication/")

@@ -45,7 +45,7 @@ def test_question_validation_needs_a_reason_for_bad(page: Page, coordinator, rev
 
     page.locator('input[name=question][value="bad"]').check()
     save(page)
-    expect(page.locator("#form-errors")).to_contain_text("say why the question is bad")
+    expect(page.locator("#form-errors")).to_contain_text("Why the question is bad: choose a reason from the list")
     page.locator('input[name=question][value="bad"]').check()
     page.locator("select[name=question_reason]").select_option("false_presupposition")
     save(page)

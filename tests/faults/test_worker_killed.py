@@ -109,13 +109,14 @@ def test_an_agreement_report_killed_mid_way_is_computed_once_by_the_next_worker(
     start_worker, project, coordinator, annotator, reviewer, second_reviewer
 ):
     from annotation import services as authoring
-    from review import services
+    from review import judging as review_judging
+    from review import queue as review_queue
 
     authoring.project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator)
     for user, judgments in ((reviewer, all_pass(project)), (second_reviewer, flag(project, "fluency", "stilted"))):
-        slot = services.review_claim(item=items[0], user=user)
-        services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+        slot = review_queue.review_claim(item=items[0], user=user)
+        review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
     queued = api_as(coordinator).post(f"/api/projects/{project.slug}/agreement/reports/")
     assert queued.status_code == 202, queued.content
     report_id = queued.data["id"]

@@ -8,11 +8,11 @@ import io
 import orjson
 import pytest
 
-from annotation.models import QAItem, QAItemRevision
+from annotation.models import ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState
 from multichoice import services
 from multichoice.models import TriviaItem
-from review.models import ItemEvent, Judgment, ReviewSlot
+from review.models import Judgment, ReviewSlot
 from tests.multichoice.conftest import FIXTURES, item_values
 
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation import services as annotation_services
 from multichoice import services
 from review import reports
-from review import services as review_services
+from review import statistics as review_statistics
 from review.models import ReviewSlot
 from tests import factories
 from tests.multichoice.conftest import item_values
@@ -61,7 +61,7 @@ def test_an_agreement_report_of_a_trivia_project_has_a_scope_per_trivia_criterio
 
 
 def test_the_reviewer_dashboard_counts_trivia_reviews(trivia, reviewed):
-    figures = review_services.project_statistics(trivia)
+    figures = review_statistics.project_statistics(trivia)
 
     done = {row["username"]: row["done"] for row in figures["reviewers"]}
     assert done == {"reviewer": 4, "reviewer2": 4}

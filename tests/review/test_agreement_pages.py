@@ -11,7 +11,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation import services as authoring
-from review import reports, services
+from review import judging as review_judging
+from review import queue as review_queue
+from review import reports
 from review.models import AgreementReport
 from review.views.agreement import heat_class, history_chart
 from tests.conftest import api_as
@@ -19,8 +21,8 @@ from tests.review.conftest import all_pass, flag, submitted_pair
 
 
 def review(user, item, judgments):
-    slot = services.review_claim(item=item, user=user)
-    services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_queue.review_claim(item=item, user=user)
+    review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 @pytest.fixture

@@ -10,7 +10,10 @@ from django.utils import timezone
 from annotation import services as authoring
 from annotation.models import Screening
 from common.jobs import stale_seconds
-from review import reports, services
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
+from review import reports
 from review.agreement import agreement_summary
 from review.models import AgreementReport
 from tests import factories
@@ -27,8 +30,8 @@ def four_items(project, annotator):
 
 
 def review(project, user, item, judgments):
-    slot = services.review_claim(item=item, user=user)
-    return services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_queue.review_claim(item=item, user=user)
+    return review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 @pytest.fixture
@@ -102,8 +105,8 @@ def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coo
     topics = {coordinator: ["food", "food", "history"], second: ["food", "sport", "history"]}
     for user, values in topics.items():
         for pair, value in zip(pairs, values, strict=True):
-            services.label_set(pair=pair, user=user, kind="topic", value=value)
-            services.label_set(pair=pair, user=user, kind="region", value="local")
+            review_labels.label_set(pair=pair, user=user, kind="topic", value=value)
+            review_labels.label_set(pair=pair, user=user, kind="region", value="local")
     Screening.objects.create(pair=pairs[0], annotator=coordinator, decision="translated")
     Screening.objects.create(pair=pairs[1], annotator=coordinator, decision="annotate")
 
@@ -125,12 +128,12 @@ def test_labels_count_as_they_were_before_the_labellers_saw_each_other(project, 
     second = factories.user("coordinator2")
     authoring.membership_set(project=project, user=second, roles={"coordinator"})
     pair = submitted_pair(project, annotator)[0]
-    services.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
-    services.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
-    services.label_set(pair=pair, user=coordinator, kind="region", value="local")
-    services.label_set(pair=pair, user=second, kind="topic", value="sport")
-    services.label_set(pair=pair, user=second, kind="region", value="local")  # complete: both see both
-    services.label_set(pair=pair, user=second, kind="topic", value="food", version=1)  # swayed: does not count
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
+    review_labels.label_set(pair=pair, user=coordinator, kind="region", value="local")
+    review_labels.label_set(pair=pair, user=second, kind="topic", value="sport")
+    review_labels.label_set(pair=pair, user=second, kind="region", value="local")  # complete: both see both
+    review_labels.label_set(pair=pair, user=second, kind="topic", value="food", version=1)  # swayed: does not count
 
     topic = computed(project).result["scopes"]["label:topic"]["summary"]
 

@@ -6,15 +6,16 @@ import pytest
 from django.urls import reverse
 
 from annotation import services as authoring
-from review import services
+from review import judging as review_judging
+from review import queue as review_queue
 from review.models import AgreementReport
 from tests.conftest import api_as
 from tests.review.conftest import all_pass, flag, submitted_pair
 
 
 def review(user, item, judgments):
-    slot = services.review_claim(item=item, user=user)
-    services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    slot = review_queue.review_claim(item=item, user=user)
+    review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 @pytest.mark.worker

@@ -9,7 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import QAItem
-from review import services
+from review import judging as review_judging
+from review import queue as review_queue
 from review.models import ArticleLabel
 from tests import factories
 from tests.conftest import api_as
@@ -160,8 +161,8 @@ def test_an_unknown_topic_is_refused_naming_value(project, coordinator, submitte
 
 def test_dashboard_counts_match_the_database(project, annotator, reviewer, coordinator, submitted):
     factories.pair(project)  # collected, not inspected
-    slot = services.review_claim_next(project=project, user=reviewer)
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
+    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
     data = api_as(coordinator).get(url(project.slug, "dashboard/")).data
     assert data["pairs"] == {"collected": 2, "local_heavy": 2, "inspected": 1, "excluded": 0, "with_qas": 1}
     assert (data["items"]["lead"], data["items"]["submitted"], data["items"]["accepted"]) == (2, 1, 1)
@@ -184,7 +185,7 @@ def test_coordinator_sets_reviewer_languages_and_routing_follows(project, coordi
 @pytest.fixture
 def world(project, annotator, reviewer, outsider) -> dict[str, Any]:
     pair, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
-    slot = services.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     return {"slug": project.slug, "pair": pair.pk, "item": items[0].pk, "slot": slot.pk, "version": slot.version,
             "item_version": items[0].version, "judgments": all_pass(project)}  # fmt: skip
 
@@ -271,7 +272,7 @@ def test_coordinator_adds_a_criterion_and_reviewers_must_judge_it(project, coord
     assert duplicate.status_code == 400 and duplicate.data["field"] == "review_criteria[1].key"
 
     project.refresh_from_db()
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
     response = api_as(reviewer).post(
         url(project.slug, f"review/slots/{slot.pk}/"),
         {"version": slot.version, "judgments": all_pass(project) | {}},
@@ -279,7 +280,7 @@ def test_coordinator_adds_a_criterion_and_reviewers_must_judge_it(project, coord
     )
     assert response.status_code == 200
     old_three = {k: v for k, v in all_pass(project).items() if k != "faithful"}
-    slot2 = services.review_claim_next(project=project, user=reviewer)
+    slot2 = review_queue.review_claim_next(project=project, user=reviewer)
     refused = api_as(reviewer).post(
         url(project.slug, f"review/slots/{slot2.pk}/"),
         {"version": slot2.version, "judgments": old_three},
@@ -309,7 +310,7 @@ def test_an_annotator_starts_a_document_qa_through_the_api_and_sees_its_time_box
 
 
 def test_active_time_on_the_review_screen_counts_for_the_reviewer(project, reviewer, coordinator, submitted):
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
     client = api_as(reviewer)
     for seconds in (40, 20, 9999):
         assert (
@@ -319,6 +320,6 @@ def test_active_time_on_the_review_screen_counts_for_the_reviewer(project, revie
     assert bad.status_code == 400 and bad.data["field"] == "seconds"
     slot.refresh_from_db()
     assert slot.active_seconds == 40 + 20 + 300  # one report counts at most 300 s
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
     row = api_as(coordinator).get(url(project.slug, "dashboard/")).data["reviewers"][0]
     assert row["median_active_seconds"] == 360

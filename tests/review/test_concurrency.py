@@ -8,7 +8,8 @@ import pytest
 
 from annotation import services as authoring
 from common.errors import InvalidState, StaleEdit
-from review import services
+from review import judging as review_judging
+from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 from tests import factories
 from tests.annotation.test_concurrency import run_at_once
@@ -34,7 +35,7 @@ def test_reviewers_asking_at_once_never_fill_the_same_slot():
     for _ in range(4):  # 4 pairs x 2 items = 8 slots for 12 reviewers
         submitted_pair(project, author)
 
-    slots = run_at_once(THREADS, lambda i: services.review_claim_next(project=project, user=reviewers[i]))
+    slots = run_at_once(THREADS, lambda i: review_queue.review_claim_next(project=project, user=reviewers[i]))
 
     handed_out = [slot.pk for slot in slots if slot is not None]
     assert len(handed_out) == 8
@@ -51,7 +52,7 @@ def test_when_there_are_enough_slots_every_reviewer_asking_at_once_gets_one():
     for _ in range(12):  # 12 pairs x 2 items = 24 slots for 20 reviewers
         submitted_pair(project, author)
 
-    slots = run_at_once(20, lambda i: services.review_claim_next(project=project, user=reviewers[i]))
+    slots = run_at_once(20, lambda i: review_queue.review_claim_next(project=project, user=reviewers[i]))
 
     assert all(slot is not None for slot in slots), f"{slots.count(None)} of 20 reviewers got nothing"
     assert len({slot.pk for slot in slots}) == 20
@@ -64,7 +65,7 @@ def test_two_slots_of_one_item_go_to_two_different_reviewers_even_when_one_asks_
     reviewer = reviewers[0]
     ReviewSlot.objects.exclude(item=items[0]).delete()  # only the two slots of one item are left
 
-    slots = run_at_once(THREADS, lambda i: services.review_claim(item=items[0], user=reviewer))
+    slots = run_at_once(THREADS, lambda i: review_queue.review_claim(item=items[0], user=reviewer))
 
     assert {slot.pk for slot in slots} == {slots[0].pk}
     assert ReviewSlot.objects.filter(item=items[0], reviewer=reviewer).count() == 1
@@ -75,11 +76,11 @@ def test_a_reviewer_submitting_the_same_review_twice_at_once_is_counted_once():
     project, author, reviewers = _project_with_reviewers("race-twice", 1)
     submitted_pair(project, author)
     reviewer = reviewers[0]
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
 
     def submit(_index: int) -> str:
         try:
-            services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+            review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
         except (InvalidState, StaleEdit) as error:
             return type(error).__name__
         return "ok"
@@ -96,11 +97,11 @@ def test_two_reviewers_finishing_a_round_at_once_decide_the_item_exactly_once():
     project, author, reviewers = _project_with_reviewers("race-decide", 2, reviewers_per_item=2)
     _, items = submitted_pair(project, author)
     item = items[0]
-    slots = [services.review_claim(item=item, user=reviewer) for reviewer in reviewers]
+    slots = [review_queue.review_claim(item=item, user=reviewer) for reviewer in reviewers]
 
     run_at_once(
         2,
-        lambda i: services.review_submit(
+        lambda i: review_judging.review_submit(
             slot=slots[i], user=reviewers[i], version=slots[i].version, judgments=all_pass(project)
         ),
     )

@@ -8,7 +8,9 @@ from django.urls import reverse
 
 from annotation.models import Project
 from common.errors import InvalidInput
-from review import services
+from review import judging as review_judging
+from review import project_settings as review_project_settings
+from review import queue as review_queue
 from review.models import ReviewSlot
 from tests.conftest import api_as
 from tests.review.conftest import STANDARD_TEXT, all_pass, flag, submitted_pair
@@ -19,14 +21,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def claimed(project, annotator, reviewer):
     _, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
-    return services.review_claim(item=items[0], user=reviewer)
+    return review_queue.review_claim(item=items[0], user=reviewer)
 
 
 def test_a_flag_without_a_reason_is_refused_by_the_service(project, claimed, reviewer):
     assert project.flag_needs_reason is True  # the default
 
     with pytest.raises(InvalidInput) as refused:
-        services.review_submit(
+        review_judging.review_submit(
             slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", "  ")
         )
 
@@ -37,10 +39,10 @@ def test_a_flag_without_a_reason_is_refused_by_the_service(project, claimed, rev
 
 
 def test_with_the_setting_off_a_flag_may_come_without_a_reason(project, claimed, reviewer, coordinator):
-    services.project_review_settings_update(project=project, actor=coordinator, flag_needs_reason=False)
+    review_project_settings.project_review_settings_update(project=project, actor=coordinator, flag_needs_reason=False)
     project.refresh_from_db()
 
-    slot = services.review_submit(
+    slot = review_judging.review_submit(
         slot=claimed, user=reviewer, version=claimed.version, judgments=flag(project, "standalone", "")
     )
 
@@ -94,8 +96,8 @@ def test_the_author_reads_criterion_and_reason_on_my_items_the_rewrite_page_and_
     for evidences in (("深水埗", "姓陳"), ("菠蘿油", "星期三")):
         _, items = submitted_pair(project, annotator, evidences=evidences, standard_text=STANDARD_TEXT)
         for item in items:
-            slot = services.review_claim(item=item, user=reviewer)
-            services.review_submit(
+            slot = review_queue.review_claim(item=item, user=reviewer)
+            review_judging.review_submit(
                 slot=slot,
                 user=reviewer,
                 version=slot.version,
@@ -123,7 +125,7 @@ def test_the_author_reads_criterion_and_reason_on_my_items_the_rewrite_page_and_
 
 
 def test_an_item_that_passed_has_no_flags_in_the_api(project, claimed, reviewer, annotator):
-    services.review_submit(
+    review_judging.review_submit(
         slot=claimed, user=reviewer, version=claimed.version, judgments=all_pass(Project.objects.get(pk=project.pk))
     )
 

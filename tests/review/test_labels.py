@@ -6,7 +6,7 @@ import pytest
 
 from annotation import services as authoring
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from review import services
+from review import labels as review_labels
 from review.models import ArticleLabel, FinalLabel
 from tests import factories
 
@@ -19,8 +19,8 @@ def labellers(project, coordinator):
 
 
 def label_both(pair, user, topic, region, detail=""):
-    services.label_set(pair=pair, user=user, kind="topic", value=topic)
-    services.label_set(pair=pair, user=user, kind="region", value=region, detail=detail)
+    review_labels.label_set(pair=pair, user=user, kind="topic", value=topic)
+    review_labels.label_set(pair=pair, user=user, kind="region", value=region, detail=detail)
 
 
 def test_agreeing_labellers_make_the_final_label_without_adjudication(submitted, labellers):
@@ -30,14 +30,14 @@ def test_agreeing_labellers_make_the_final_label_without_adjudication(submitted,
     label_both(pair, labellers[1], "food", "local")
     finals = {(f.kind, f.value, f.detail, f.method) for f in FinalLabel.objects.filter(pair=pair)}
     assert finals == {("topic", "food", "", "agreement"), ("region", "local", "Hong Kong", "agreement")}
-    assert services.adjudication_list(pair.project) == []
+    assert review_labels.adjudication_list(pair.project) == []
 
 
 def test_a_relabel_keeps_the_earlier_row_and_can_break_an_agreement(submitted, labellers):
     pair, _ = submitted
     label_both(pair, labellers[0], "food", "local")
     label_both(pair, labellers[1], "food", "local")
-    services.label_set(pair=pair, user=labellers[1], kind="topic", value="history", version=1)
+    review_labels.label_set(pair=pair, user=labellers[1], kind="topic", value="history", version=1)
 
     rows = ArticleLabel.objects.filter(pair=pair, labeller=labellers[1], kind="topic").order_by("created_at")
     assert [(row.value, row.superseded_at is not None, row.version) for row in rows] == [
@@ -45,18 +45,18 @@ def test_a_relabel_keeps_the_earlier_row_and_can_break_an_agreement(submitted, l
         ("history", False, 2),
     ]
     assert not FinalLabel.objects.filter(pair=pair, kind="topic").exists()
-    assert [(row["kind"], row["final"]) for row in services.adjudication_list(pair.project)] == [("topic", None)]
+    assert [(row["kind"], row["final"]) for row in review_labels.adjudication_list(pair.project)] == [("topic", None)]
 
 
 def test_adjudication_sets_the_final_label_and_refuses_stale_versions(submitted, labellers):
     pair, _ = submitted
     label_both(pair, labellers[0], "food", "local")
     label_both(pair, labellers[1], "history", "local")
-    final = services.label_adjudicate(pair=pair, user=labellers[0], kind="topic", value="food", version=0)
+    final = review_labels.label_adjudicate(pair=pair, user=labellers[0], kind="topic", value="food", version=0)
     assert (final.method, final.adjudicator, final.version) == ("adjudicated", labellers[0], 1)
     with pytest.raises(StaleEdit):
-        services.label_adjudicate(pair=pair, user=labellers[1], kind="topic", value="history", version=0)
-    changed = services.label_adjudicate(pair=pair, user=labellers[1], kind="topic", value="history", version=1)
+        review_labels.label_adjudicate(pair=pair, user=labellers[1], kind="topic", value="history", version=0)
+    changed = review_labels.label_adjudicate(pair=pair, user=labellers[1], kind="topic", value="history", version=1)
     assert (changed.value, changed.version) == ("history", 2)
     assert ArticleLabel.objects.current().filter(pair=pair).count() == 4  # raw labels untouched
 
@@ -65,24 +65,24 @@ def test_adjudication_waits_until_every_labeller_is_done(submitted, labellers):
     pair, _ = submitted
     label_both(pair, labellers[0], "food", "local")
     with pytest.raises(InvalidState, match="waits until 2 labellers"):
-        services.label_adjudicate(pair=pair, user=labellers[0], kind="topic", value="food")
+        review_labels.label_adjudicate(pair=pair, user=labellers[0], kind="topic", value="food")
 
 
 def test_labels_must_come_from_the_projects_label_sets_and_only_for_kept_pairs(project, submitted, labellers):
     pair, _ = submitted
     with pytest.raises(InvalidInput) as error:
-        services.label_set(pair=pair, user=labellers[0], kind="region", value="mars")
+        review_labels.label_set(pair=pair, user=labellers[0], kind="region", value="mars")
     assert error.value.field == "value"
     with pytest.raises(InvalidInput, match="Only a region"):
-        services.label_set(pair=pair, user=labellers[0], kind="topic", value="food", detail="Bavaria")
+        review_labels.label_set(pair=pair, user=labellers[0], kind="topic", value="food", detail="Bavaria")
     new_pair = factories.pair(project)
     with pytest.raises(InvalidState, match="kept pairs"):
-        services.label_set(pair=new_pair, user=labellers[0], kind="topic", value="food")
+        review_labels.label_set(pair=new_pair, user=labellers[0], kind="topic", value="food")
 
 
 def test_a_stale_label_save_is_refused(submitted, labellers):
     pair, _ = submitted
-    services.label_set(pair=pair, user=labellers[0], kind="topic", value="food")
+    review_labels.label_set(pair=pair, user=labellers[0], kind="topic", value="food")
     with pytest.raises(StaleEdit):
-        services.label_set(pair=pair, user=labellers[0], kind="topic", value="sport", version=0)
+        review_labels.label_set(pair=pair, user=labellers[0], kind="topic", value="sport", version=0)
     assert ArticleLabel.objects.current().get(pair=pair).value == "food"

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.urls import reverse
 
 from annotation import services as authoring
-from review import services
+from review import decisions as review_decisions
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
 from tests import factories
 from tests.review.conftest import LOCAL_TEXT, all_pass, complete_item, flag, span_of, submitted_pair
 
@@ -14,8 +17,10 @@ def test_the_author_sees_flags_without_the_reviewers_name_under_blind_review(
     client, project, annotator, reviewer, submitted
 ):
     _, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Typo"))
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Typo")
+    )
     client.force_login(annotator)
 
     history = client.get(reverse("item_history", args=[project.slug, items[0].pk])).content.decode()
@@ -33,13 +38,15 @@ def test_the_author_sees_flags_without_the_reviewers_name_under_blind_review(
 def test_user_text_in_the_diff_is_escaped(client, project, annotator, reviewer, coordinator, submitted):
     _, items = submitted
     item = items[0]
-    slot = services.review_claim(item=item, user=reviewer)
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    slot = review_queue.review_claim(item=item, user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
+    )
     item.refresh_from_db()
     item = authoring.qa_item_update(
         item=item, user=annotator, version=item.version, question='<img src=x onerror="1">？'
     )
-    services.qa_item_resubmit(item=item, user=annotator, version=item.version)
+    review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     client.force_login(coordinator)
 
     page = client.get(reverse("item_history", args=[project.slug, item.pk])).content.decode()
@@ -90,8 +97,8 @@ def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
     pair, _ = submitted
     other = factories.user("coordinator2")
     authoring.membership_set(project=project, user=other, roles={"coordinator"})
-    services.label_set(pair=pair, user=other, kind="topic", value="sport")
-    services.label_set(pair=pair, user=other, kind="region", value="standard")
+    review_labels.label_set(pair=pair, user=other, kind="topic", value="sport")
+    review_labels.label_set(pair=pair, user=other, kind="region", value="standard")
     client.force_login(coordinator)
     url = reverse("pair_labels", args=[project.slug, pair.pk])
 
@@ -105,9 +112,9 @@ def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
 
 def test_the_dashboard_shows_true_counts_and_bars(client, project, annotator, reviewer, coordinator, submitted):
     pair, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
-    services.label_set(pair=pair, user=coordinator, kind="topic", value="food")
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food")
     client.force_login(coordinator)
 
     page = client.get(reverse("dashboard", args=[project.slug])).content.decode()
@@ -128,21 +135,21 @@ def test_the_dashboard_refreshes_its_numbers_as_an_htmx_fragment(client, project
 
 def test_record_and_next_takes_the_reviewer_straight_to_the_next_item(client, project, reviewer, submitted):
     _, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     client.force_login(reviewer)
     data = {"version": slot.version, "then": "next"}
     data |= {f"verdict-{key}": "pass" for key in all_pass(project)}
 
     response = client.post(reverse("review_slot", args=[project.slug, slot.pk]), data)
 
-    following = services.review_claim_next(project=project, user=reviewer)
+    following = review_queue.review_claim_next(project=project, user=reviewer)
     assert following.item_id == items[1].pk
     assert response.status_code == 302 and response["Location"].endswith(f"/review/{following.pk}/")
 
 
 def test_a_judgment_missing_a_verdict_is_shown_again_with_what_was_chosen(client, project, reviewer, submitted):
     _, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     client.force_login(reviewer)
     data = {"version": slot.version, "verdict-fluency": "flag", "comment-fluency": "Tippfehler <b>"}
 
@@ -168,7 +175,7 @@ def test_the_review_screen_of_a_document_qa_highlights_its_evidence_in_the_full_
     )  # fmt: skip
     authoring.pair_submit(pair=pair, user=annotator)
     document = pair.items.get(kind="document")
-    slot = services.review_claim(item=document, user=reviewer)
+    slot = review_queue.review_claim(item=document, user=reviewer)
     client.force_login(reviewer)
 
     page = client.get(reverse("review_slot", args=[project.slug, slot.pk])).content.decode()
@@ -178,8 +185,10 @@ def test_the_review_screen_of_a_document_qa_highlights_its_evidence_in_the_full_
 
 def test_time_spent_rewriting_counts_for_the_item(client, project, annotator, reviewer, submitted):
     _, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
-    services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
+    )
     client.force_login(annotator)
     page = client.get(reverse("item_rewrite", args=[project.slug, items[0].pk])).content.decode()
     activity = reverse("pair_activity", args=[project.slug, items[0].pair_id])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from review import services
+from review import queue as review_queue
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.review.conftest import STANDARD_TEXT, submitted_pair
 
@@ -44,7 +44,7 @@ POST_DATA = {
 @pytest.fixture
 def world(project, annotator, reviewer, coordinator, outsider, superuser):
     pair, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
-    slot = services.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     users = {"annotator": annotator, "reviewer": reviewer, "coordinator": coordinator, "outsider": outsider}
     users["superuser"] = superuser
     return {"project": project, "pair": pair, "item": items[0], "slot": slot, "users": users}

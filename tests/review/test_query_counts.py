@@ -9,7 +9,9 @@ from django.urls import reverse
 
 from annotation import services as authoring
 from common.errors import InvalidState
-from review import services
+from review import judging as review_judging
+from review import labels as review_labels
+from review import queue as review_queue
 from tests import factories
 from tests.review.conftest import all_pass, flag, submitted_pair
 
@@ -17,11 +19,11 @@ from tests.review.conftest import all_pass, flag, submitted_pair
 def _fill(project, annotator, reviewer, coordinator, pairs: int) -> None:
     for index in range(pairs):
         pair, items = submitted_pair(project, annotator)
-        slot = services.review_claim(item=items[0], user=reviewer)
+        slot = review_queue.review_claim(item=items[0], user=reviewer)
         judgments = all_pass(project) if index % 2 else flag(project, "fluency", "Typo")
-        services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=judgments)
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=judgments)
         for kind, value in (("topic", "food"), ("region", "local")):
-            services.label_set(pair=pair, user=coordinator, kind=kind, value=value)
+            review_labels.label_set(pair=pair, user=coordinator, kind=kind, value=value)
 
 
 def _queries(client, url: str) -> int:
@@ -76,7 +78,7 @@ def test_a_second_labeller_is_told_when_the_pair_has_its_labellers(project, coor
     others = [factories.user(f"labeller{i}") for i in range(3)]
     for other in others:
         authoring.membership_set(project=project, user=other, roles={"coordinator"})
-    services.label_set(pair=pair, user=others[0], kind="topic", value="food")
-    services.label_set(pair=pair, user=others[1], kind="topic", value="food")
+    review_labels.label_set(pair=pair, user=others[0], kind="topic", value="food")
+    review_labels.label_set(pair=pair, user=others[1], kind="topic", value="food")
     with pytest.raises(InvalidState, match="already has its 2 labellers"):
-        services.label_set(pair=pair, user=others[2], kind="topic", value="food")
+        review_labels.label_set(pair=pair, user=others[2], kind="topic", value="food")

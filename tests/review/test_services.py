@@ -8,20 +8,27 @@ import pytest
 from django.utils import timezone
 
 from annotation import services as authoring
-from annotation.models import QAItem, QAItemRevision
+from annotation.models import ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from review import services
-from review.models import ItemEvent, Judgment, ReviewSlot, Verification
+from review import decisions as review_decisions
+from review import history as review_history
+from review import judging as review_judging
+from review import queue as review_queue
+from review import reviewers as review_reviewers
+from review import verification as review_verification
+from review.models import Judgment, ReviewSlot, Verification
 from tests import factories
 from tests.review.conftest import STANDARD_TEXT, all_pass, complete_item, flag, span_of, submitted_pair
 
 
 def review(project, user, judgments, item=None):
     slot = (
-        services.review_claim(item=item, user=user) if item else services.review_claim_next(project=project, user=user)
+        review_queue.review_claim(item=item, user=user)
+        if item
+        else review_queue.review_claim_next(project=project, user=user)
     )
     assert slot is not None
-    return services.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    return review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
 
 
 # Routing
@@ -43,45 +50,45 @@ def test_a_project_asking_for_two_reviewers_opens_two_slots(project, annotator, 
 
 def test_the_queue_never_hands_an_item_to_its_author(project, annotator, submitted):
     authoring.membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
-    assert services.review_claim_next(project=project, user=annotator) is None
+    assert review_queue.review_claim_next(project=project, user=annotator) is None
 
 
 def test_only_reviewers_get_items(project, second_annotator, submitted):
     with pytest.raises(InvalidState, match="Only reviewers"):
-        services.review_claim_next(project=project, user=second_annotator)
+        review_queue.review_claim_next(project=project, user=second_annotator)
 
 
 def test_a_reviewer_who_does_not_read_the_standard_language_gets_nothing(project, reviewer, submitted):
-    services.reviewer_languages_set(project=project, user=reviewer, languages=["yue"])
+    review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["yue"])
     with pytest.raises(InvalidState, match="Mandarin"):
-        services.review_claim_next(project=project, user=reviewer)
-    services.reviewer_languages_set(project=project, user=reviewer, languages=["yue", "cmn"], version=1)
-    assert services.review_claim_next(project=project, user=reviewer) is not None
+        review_queue.review_claim_next(project=project, user=reviewer)
+    review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["yue", "cmn"], version=1)
+    assert review_queue.review_claim_next(project=project, user=reviewer) is not None
 
 
 def test_reviewer_languages_refuse_unknown_codes_and_stale_versions(project, reviewer):
     with pytest.raises(InvalidInput) as error:
-        services.reviewer_languages_set(project=project, user=reviewer, languages=["cmn", "xx"])
+        review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["cmn", "xx"])
     assert error.value.field == "languages[1]"
-    services.reviewer_languages_set(project=project, user=reviewer, languages=["cmn"])
+    review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["cmn"])
     with pytest.raises(StaleEdit):
-        services.reviewer_languages_set(project=project, user=reviewer, languages=["deu"], version=7)
+        review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["deu"], version=7)
 
 
 def test_the_queue_returns_the_slot_a_reviewer_already_holds(project, reviewer, submitted):
-    first = services.review_claim_next(project=project, user=reviewer)
-    again = services.review_claim_next(project=project, user=reviewer)
+    first = review_queue.review_claim_next(project=project, user=reviewer)
+    again = review_queue.review_claim_next(project=project, user=reviewer)
     assert first.pk == again.pk
     assert first.status == "claimed" and first.reviewer_id == reviewer.pk
 
 
 def test_an_expired_claim_goes_to_the_next_reviewer(project, reviewer, second_reviewer, submitted):
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
     ReviewSlot.objects.filter(pk=slot.pk).update(claim_expires_at=timezone.now() - timedelta(minutes=1))
-    taken = services.review_claim(item=slot.item, user=second_reviewer)
+    taken = review_queue.review_claim(item=slot.item, user=second_reviewer)
     assert taken.pk == slot.pk and taken.reviewer_id == second_reviewer.pk
     with pytest.raises(InvalidState, match="no longer yours"):
-        services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
 
 
 # Judgments and outcomes
@@ -99,7 +106,7 @@ def test_a_flag_sends_the_item_back_for_a_rewrite_with_the_comment(project, revi
     slot = review(project, reviewer, flag(project, "standalone", "Which restaurant? Name it."))
     item = QAItem.objects.get(pk=slot.item_id)
     assert item.status == "needs_rewrite"
-    assert [(j.criterion, j.comment) for j in services.latest_flags(item)] == [
+    assert [(j.criterion, j.comment) for j in review_history.latest_flags(item)] == [
         ("standalone", "Which restaurant? Name it.")
     ]
 
@@ -110,14 +117,14 @@ def test_with_two_reviewers_the_item_is_decided_when_both_have_judged(
     authoring.project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"))
     item = items[0]
-    services.review_submit(
-        slot=(s := services.review_claim(item=item, user=reviewer)), user=reviewer, version=s.version,
+    review_judging.review_submit(
+        slot=(s := review_queue.review_claim(item=item, user=reviewer)), user=reviewer, version=s.version,
         judgments=all_pass(project),
     )  # fmt: skip
     item.refresh_from_db()
     assert item.status == "submitted"
-    services.review_submit(
-        slot=(s := services.review_claim(item=item, user=second_reviewer)), user=second_reviewer, version=s.version,
+    review_judging.review_submit(
+        slot=(s := review_queue.review_claim(item=item, user=second_reviewer)), user=second_reviewer, version=s.version,
         judgments=flag(project, "fluency", "Typo"),
     )  # fmt: skip
     item.refresh_from_db()
@@ -125,12 +132,12 @@ def test_with_two_reviewers_the_item_is_decided_when_both_have_judged(
 
 
 def test_judgments_must_cover_every_criterion_with_pass_or_flag(project, reviewer, submitted):
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
     judgments = all_pass(project)
     del judgments["appropriateness"]
     judgments["made_up"] = {"verdict": "pass"}
     with pytest.raises(InvalidInput) as error:
-        services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=judgments)
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=judgments)
     assert set(error.value.details) == {"judgments.made_up", "judgments.appropriateness.verdict"}
     assert not Judgment.objects.exists()
 
@@ -138,7 +145,7 @@ def test_judgments_must_cover_every_criterion_with_pass_or_flag(project, reviewe
 def test_a_reviewer_cannot_review_the_same_revision_twice(project, reviewer, submitted):
     slot = review(project, reviewer, flag(project, "fluency", "Typo"))
     with pytest.raises(InvalidState):
-        services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
     assert Judgment.objects.filter(slot=slot).count() == 3
 
 
@@ -146,28 +153,28 @@ def test_self_review_is_refused(project, annotator, submitted):
     authoring.membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
     _, items = submitted
     with pytest.raises(InvalidState, match="You wrote this item"):
-        services.review_claim(item=items[0], user=annotator)
+        review_queue.review_claim(item=items[0], user=annotator)
     # Even a slot somehow held by the author cannot be filled by them.
     slot = ReviewSlot.objects.filter(item=items[0]).first()
     ReviewSlot.objects.filter(pk=slot.pk).update(status="claimed", reviewer=annotator)
     slot.refresh_from_db()
     with pytest.raises(InvalidState, match="You wrote this item"):
-        services.review_submit(slot=slot, user=annotator, version=slot.version, judgments=all_pass(project))
+        review_judging.review_submit(slot=slot, user=annotator, version=slot.version, judgments=all_pass(project))
 
 
 def test_reviewing_a_draft_is_refused(project, annotating_pair, annotator, reviewer):
     item = complete_item(annotating_pair, annotator, "深水埗")
     with pytest.raises(InvalidState, match="draft"):
-        services.review_claim(item=item, user=reviewer)
-    assert services.review_claim_next(project=project, user=reviewer) is None
+        review_queue.review_claim(item=item, user=reviewer)
+    assert review_queue.review_claim_next(project=project, user=reviewer) is None
 
 
 def test_accepting_a_rejected_item_is_refused(project, reviewer, coordinator, submitted):
     _, items = submitted
-    slot = services.review_claim(item=items[0], user=reviewer)
-    services.qa_item_reject(item=items[0], user=coordinator, reason="Off topic", version=items[0].version)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_decisions.qa_item_reject(item=items[0], user=coordinator, reason="Off topic", version=items[0].version)
     with pytest.raises(InvalidState, match="rejected"):
-        services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
     items[0].refresh_from_db()
     assert items[0].status == "rejected"
 
@@ -176,15 +183,15 @@ def test_rejecting_needs_a_reason_and_the_current_version(project, coordinator, 
     _, items = submitted
     item = items[0]
     with pytest.raises(InvalidInput, match="reason"):
-        services.qa_item_reject(item=item, user=coordinator, reason="  ", version=item.version)
+        review_decisions.qa_item_reject(item=item, user=coordinator, reason="  ", version=item.version)
     with pytest.raises(StaleEdit):
-        services.qa_item_reject(item=item, user=coordinator, reason="Duplicate", version=item.version - 1)
-    services.qa_item_reject(item=item, user=coordinator, reason="Duplicate", version=item.version)
+        review_decisions.qa_item_reject(item=item, user=coordinator, reason="Duplicate", version=item.version - 1)
+    review_decisions.qa_item_reject(item=item, user=coordinator, reason="Duplicate", version=item.version)
     event = item.events.get(action="rejected")
     assert (event.actor, event.note, event.from_status) == (coordinator, "Duplicate", "submitted")
     assert not ReviewSlot.objects.filter(item=item, status="open").exists()
     with pytest.raises(InvalidState, match="rejected"):
-        services.qa_item_reject(item=item, user=coordinator, reason="Again", version=item.version + 1)
+        review_decisions.qa_item_reject(item=item, user=coordinator, reason="Again", version=item.version + 1)
 
 
 # Rewrites and history
@@ -196,7 +203,7 @@ def test_author_rewrites_a_flagged_item_and_it_is_reviewed_again(project, annota
     item = authoring.qa_item_update(
         item=item, user=annotator, version=item.version, question="深水埗那家茶餐厅位于哪个区？"
     )
-    item = services.qa_item_resubmit(item=item, user=annotator, version=item.version)
+    item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     assert item.status == "submitted"
     revisions = list(item.revisions.order_by("number"))
     assert [(r.number, r.reason) for r in revisions] == [(1, "submitted"), (2, "rewrite")]
@@ -208,7 +215,7 @@ def test_author_rewrites_a_flagged_item_and_it_is_reviewed_again(project, annota
     item.refresh_from_db()
     assert item.status == "accepted"
 
-    entries, events = services.item_history(item)
+    entries, events = review_history.item_history(item)
     assert [e.revision.number for e in entries] == [1, 2]
     question_diff = entries[1].diffs[0]
     assert question_diff.ops[:2] == [("delete", "关于"), ("equal", "深水埗")]
@@ -220,15 +227,15 @@ def test_an_unchanged_item_cannot_be_resubmitted(project, annotator, reviewer, s
     slot = review(project, reviewer, flag(project, "fluency", "Typo"))
     item = QAItem.objects.get(pk=slot.item_id)
     with pytest.raises(InvalidInput, match="Nothing changed"):
-        services.qa_item_resubmit(item=item, user=annotator, version=item.version)
+        review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
 
 
 def test_only_the_author_resubmits_and_only_items_sent_back(project, annotator, second_annotator, submitted):
     _, items = submitted
     with pytest.raises(InvalidState, match="only items sent back"):
-        services.qa_item_resubmit(item=items[0], user=annotator, version=items[0].version)
+        review_decisions.qa_item_resubmit(item=items[0], user=annotator, version=items[0].version)
     with pytest.raises(InvalidState, match="author"):
-        services.qa_item_resubmit(item=items[0], user=second_annotator, version=items[0].version)
+        review_decisions.qa_item_resubmit(item=items[0], user=second_annotator, version=items[0].version)
 
 
 def test_a_submitted_item_stays_read_only_for_its_author(project, annotator, submitted):
@@ -243,21 +250,23 @@ def test_a_reviewer_rewrites_directly_when_the_project_allows_it(
     slot = review(project, reviewer, flag(project, "fluency", "Typo"))
     item = QAItem.objects.get(pk=slot.item_id)
     with pytest.raises(InvalidState, match="sends flagged items back"):
-        services.qa_item_reviewer_rewrite(item=item, user=reviewer, version=item.version, question="新的问题？")
+        review_decisions.qa_item_reviewer_rewrite(item=item, user=reviewer, version=item.version, question="新的问题？")
     project.reviewer_may_rewrite = True
     project.save(update_fields=["reviewer_may_rewrite"])
     item.project = project
-    item = services.qa_item_reviewer_rewrite(item=item, user=reviewer, version=item.version, question="新的问题？")
+    item = review_decisions.qa_item_reviewer_rewrite(
+        item=item, user=reviewer, version=item.version, question="新的问题？"
+    )
     assert item.status == "submitted"
     assert item.revisions.order_by("-number").first().reason == QAItemRevision.Reason.REVIEWER_REWRITE
     # The rewriter does not review their own rewrite; another reviewer does.
-    assert services.review_claim_next(project=project, user=reviewer) is not None  # the pair's other item
-    other = services.review_claim(item=item, user=second_reviewer)
+    assert review_queue.review_claim_next(project=project, user=reviewer) is not None  # the pair's other item
+    other = review_queue.review_claim(item=item, user=second_reviewer)
     assert other.revision.number == 2
 
 
 def test_text_diff_marks_words_in_latin_script_and_characters_in_han():
-    assert services.text_diff("Wo liegt das Café?", "Wo liegt das alte Café?") == [
+    assert review_history.text_diff("Wo liegt das Café?", "Wo liegt das alte Café?") == [
         ("equal", "Wo liegt das "),
         ("insert", "alte "),
         ("equal", "Café?"),
@@ -270,7 +279,7 @@ def test_text_diff_marks_words_in_latin_script_and_characters_in_han():
 def test_verification_found_stores_the_supporting_sentence_as_code_point_offsets(project, annotator, submitted):
     _, items = submitted
     sentence = span_of("老板姓陈。", STANDARD_TEXT)
-    verification = services.verification_record(
+    verification = review_verification.verification_record(
         item=items[1], user=annotator, result="found", sentences=[sentence], query="陈", version=0
     )
     assert verification.sentences == [sentence]
@@ -281,7 +290,7 @@ def test_verification_found_stores_the_supporting_sentence_as_code_point_offsets
 def test_verification_refuses_offsets_that_do_not_match_the_standard_text(project, annotator, submitted):
     _, items = submitted
     with pytest.raises(InvalidInput) as error:
-        services.verification_record(
+        review_verification.verification_record(
             item=items[1],
             user=annotator,
             result="found",
@@ -294,29 +303,29 @@ def test_verification_refuses_offsets_that_do_not_match_the_standard_text(projec
 
 def test_verification_is_versioned_and_keeps_every_result(project, annotator, coordinator, submitted):
     _, items = submitted
-    services.verification_record(item=items[0], user=annotator, result="not_found", version=0)
+    review_verification.verification_record(item=items[0], user=annotator, result="not_found", version=0)
     with pytest.raises(StaleEdit):
-        services.verification_record(item=items[0], user=coordinator, result="not_found", version=0)
-    services.verification_record(item=items[0], user=coordinator, result="not_found", version=1)
+        review_verification.verification_record(item=items[0], user=coordinator, result="not_found", version=0)
+    review_verification.verification_record(item=items[0], user=coordinator, result="not_found", version=1)
     assert list(items[0].verifications.values_list("number", flat=True)) == [1, 2]
 
 
 def test_verification_is_not_possible_without_a_standard_full_text(project, annotator):
     _, items = submitted_pair(project, annotator)
     with pytest.raises(InvalidInput, match="not possible"):
-        services.verification_record(item=items[0], user=annotator, result="not_found", version=0)
-    recorded = services.verification_record(item=items[0], user=annotator, result="not_possible", version=0)
+        review_verification.verification_record(item=items[0], user=annotator, result="not_found", version=0)
+    recorded = review_verification.verification_record(item=items[0], user=annotator, result="not_possible", version=0)
     assert recorded.result == "not_possible"
 
 
 def test_the_search_marks_exact_and_close_matches_per_sentence():
-    results = services.verification_search(STANDARD_TEXT, "姓陈")
+    results = review_verification.verification_search(STANDARD_TEXT, "姓陈")
     assert [r.match for r in results] == ["", "exact", ""]
     assert (True, "姓陈") in results[1].pieces
     assert all(STANDARD_TEXT[r.sentence.start : r.sentence.end] == r.sentence.text for r in results)
-    close = services.verification_search("Der Wirt heißt Maier. Ruhetag ist Mittwoch.", "heisst Maier")
+    close = review_verification.verification_search("Der Wirt heißt Maier. Ruhetag ist Mittwoch.", "heisst Maier")
     assert close[0].match == "close"
-    traditional = services.verification_search("這是一家茶餐廳。老闆姓陳。", "老板姓陈")
+    traditional = review_verification.verification_search("這是一家茶餐廳。老闆姓陳。", "老板姓陈")
     assert [r.match for r in traditional] == ["", "exact"]
     assert (True, "老闆姓陳") in traditional[1].pieces  # the page's own characters are highlighted
 
@@ -343,7 +352,7 @@ def test_a_document_qa_takes_evidence_from_the_full_text_but_not_a_lead_items(pr
     assert saved.spans.get().document == "local_text"
     with pytest.raises(InvalidState, match="at most one"):
         authoring.qa_item_create(pair=pair, user=annotator, kind="document")
-    assert services.time_box(saved)["minutes"] == project.document_qa_minutes
+    assert review_history.time_box(saved)["minutes"] == project.document_qa_minutes
 
 
 def test_a_pair_is_not_submitted_when_a_lead_item_took_the_document_qas_evidence(project, annotator):
@@ -370,13 +379,13 @@ def test_a_pair_is_not_submitted_when_a_lead_item_took_the_document_qas_evidence
 def test_a_released_review_goes_back_to_the_queue_and_only_its_holder_may_release_it(
     project, reviewer, second_reviewer, submitted
 ):
-    slot = services.review_claim_next(project=project, user=reviewer)
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
     with pytest.raises(InvalidState, match="not held by you"):
-        services.review_release(slot=slot, user=second_reviewer)
-    services.review_release(slot=slot, user=reviewer)
+        review_queue.review_release(slot=slot, user=second_reviewer)
+    review_queue.review_release(slot=slot, user=reviewer)
     slot.refresh_from_db()
     assert (slot.status, slot.reviewer) == ("open", None)
-    assert services.review_claim_next(project=project, user=second_reviewer).pk == slot.pk
+    assert review_queue.review_claim_next(project=project, user=second_reviewer).pk == slot.pk
 
 
 def test_a_reviewer_cannot_rewrite_an_item_that_was_not_sent_back(project, reviewer, submitted):
@@ -385,6 +394,8 @@ def test_a_reviewer_cannot_rewrite_an_item_that_was_not_sent_back(project, revie
     _, items = submitted
     items[0].project = project
     with pytest.raises(InvalidState, match="in review"):
-        services.qa_item_reviewer_rewrite(item=items[0], user=reviewer, version=items[0].version, question="新？")
+        review_decisions.qa_item_reviewer_rewrite(
+            item=items[0], user=reviewer, version=items[0].version, question="新？"
+        )
     items[0].refresh_from_db()
     assert items[0].revisions.count() == 1

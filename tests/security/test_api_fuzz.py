@@ -25,7 +25,7 @@ from schemathesis import GenerationMode, checks
 from annotation import ingest
 from annotation import services as authoring
 from annotation.tokens import api_token_create
-from review import services as review
+from review import queue as review_queue
 from tests import factories
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
@@ -69,7 +69,7 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
     authored_pair(project, annotator)
     release = exports.release_build_now(project=project, user=coordinator, seed=1)
     pair, items = submitted_pair(project, annotator)
-    slot = review.review_claim(item=items[0], user=reviewer)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
     job = ingest.import_job_create(
         project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
     )

@@ -31,8 +31,8 @@ from annotation import ingest
 from annotation import services as authoring
 from annotation.models import Membership, Project
 from archive import services as archives
+from review import queue as review_queue
 from review import reports as agreement_reports
-from review import services as review
 from tests import factories
 from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
 from tests.annotation.test_page_permissions import ROLES, _all_page_tables, _page_url_names
@@ -329,7 +329,7 @@ class Worlds:
         authored_pair(other_project, b_annotator)
         release = exports.release_build_now(project=other_project, user=owner, seed=1)
         pair, items = submitted_pair(other_project, b_annotator)
-        slot = review.review_claim(item=items[0], user=b_reviewer)
+        slot = review_queue.review_claim(item=items[0], user=b_reviewer)
         job = ingest.import_job_create(
             project=other_project, user=owner, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
         )

@@ -56,7 +56,7 @@ def test_a_validation_project_runs_from_import_to_release_through_the_api(
     # Every template row is either added or counted as a duplicate.
     assert queued.status_code == 202
     assert seeds["added"] + seeds["exact_duplicates"] + seeds["near_duplicates"] == 799
-    assert client.get(base + "seeds/csv/").content.decode().startswith("topic,query\n")
+    assert client.get(base + "seeds/csv/").content.decode().startswith("topic,query,location\n")
     with django_capture_on_commit_callbacks(execute=True):
         queued = client.post(
             base + "domains/import/",

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from annotation.models import QAItem
 from common.errors import InvalidState
-from review import services as review_services
+from review import judging as review_judging
+from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 from tests.conftest import api_as
 from tests.review.conftest import submitted_pair
@@ -27,14 +28,14 @@ def test_the_review_queue_hands_out_no_validation_item(imported, reviewer, clien
     assert "judged on the validation screens" in response.content.decode()
     assert not ReviewSlot.objects.filter(reviewer=reviewer).exists()
     with pytest.raises(InvalidState, match="validation screens"):
-        review_services.review_claim_next(project=imported, user=reviewer)
+        review_queue.review_claim_next(project=imported, user=reviewer)
 
 
 def test_a_validation_item_cannot_be_claimed_from_the_review_list(imported, reviewer):
     item = QAItem.objects.filter(project=imported).first()
 
     with pytest.raises(InvalidState, match="validation screens"):
-        review_services.review_claim(item=item, user=reviewer)
+        review_queue.review_claim(item=item, user=reviewer)
 
     response = api_as(reviewer).post(f"/api/projects/{imported.slug}/review/next/")
     assert response.status_code == 409 and "validation screens" in response.data["detail"]
@@ -52,7 +53,7 @@ def test_a_claimed_validation_slot_cannot_be_accepted_on_the_review_screen(impor
     assert slot.status == ReviewSlot.Status.CLAIMED and not Judgment.objects.filter(item=slot.item).exists()
     assert QAItem.objects.get(pk=slot.item_id).status == QAItem.Status.SUBMITTED
     with pytest.raises(InvalidState, match="validation screens"):
-        review_services.review_submit(slot=slot, user=reviewer, version=slot.version, judgments={})
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments={})
 
 
 def test_the_validation_flow_judges_no_item_of_another_kind_of_project(project, annotator, reviewer):

@@ -103,7 +103,7 @@ def test_seed_templates_upload_runs_as_a_job_and_the_csv_downloads(
     assert "seed-query templates for New York" in page and "7 added" in page
     assert SeedQuery.objects.filter(project=vproject).count() == 7
     assert download["Content-Type"].startswith("text/csv")
-    assert download.content.decode().splitlines()[0] == "topic,query"
+    assert download.content.decode().splitlines()[0] == "topic,query,location"
 
 
 def test_seed_templates_without_locations_are_refused_before_any_job(client, vproject, coordinator):

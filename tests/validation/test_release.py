@@ -5,14 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
-from exports.records import Splitter
 from exports.services import release_build_now, release_diff, release_file_path
 from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV, NATIVQA, TSV_HEADER, tsv_source
 from validation import services
@@ -103,7 +101,7 @@ def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_que
     stadium = next(r for r in records if r["data_id"] == "4")
     assert stadium["aggregate"]["question"] is None  # one good, one bad: a tie
     seeds = list(csv.reader(io.StringIO(release_file_path(release, "seed_queries.csv").read_text(encoding="utf-8"))))
-    assert seeds[0] == ["topic", "query"] and len(seeds) == 8
+    assert seeds[0] == ["topic", "query", "location"] and len(seeds) == 8
 
 
 def test_the_split_files_hold_every_line_once_with_the_default_70_10_20(validated, coordinator):
@@ -184,23 +182,143 @@ def test_the_final_answer_is_the_revision_the_coordinator_chose(validated, coord
     assert (line["final_answer_revision"], line["final_answer_chosen"]) == (1, True)
 
 
-def test_a_hundred_collected_pairs_split_close_to_70_10_20_by_item(vproject, coordinator, reviewer):
-    rows = "".join(f"{i}\tt\tq\tQuestion number {i} about {i * 7919}?\tAnswer {i}.\tfactoid\t\tx\n" for i in range(100))
+def _accept_all(project, reviewer, data=None):
+    services.validation_settings_update(project=project, tasks=["location"])
+    while (slot := services.validation_claim_next(project=project, user=reviewer)) is not None:
+        services.validation_submit(
+            slot=slot, user=reviewer, version=slot.version, data=data or {"location_relevant": "no"}
+        )
+
+
+def test_two_hundred_collected_pairs_split_exactly_140_20_40(vproject, coordinator, reviewer):
+    rows = "".join(f"{i}\tt\tq\tQuestion number {i} about {i * 7919}?\tAnswer {i}.\tfactoid\t\tx\n" for i in range(200))
     services.validation_items_import(project=vproject, source=tsv_source(TSV_HEADER + rows), user=coordinator)
-    services.validation_settings_update(project=vproject, tasks=["location"])
-    while (slot := services.validation_claim_next(project=vproject, user=reviewer)) is not None:
-        services.validation_submit(slot=slot, user=reviewer, version=slot.version, data={"location_relevant": "no"})
+    _accept_all(vproject, reviewer)
 
     release = release_build_now(project=vproject, user=coordinator, seed=7)
 
-    # No source URL anywhere (one shared page pair), yet the items spread over the splits: the split is per item,
-    # the seed's split of each item's own key (which keys the items get depends on the database's sequence).
     lines = {split: read_jsonl(release_file_path(release, f"validation_qa/{split}.jsonl")) for split in SPLITS}
     sizes = {split: len(lines[split]) for split in SPLITS}
-    assert sum(sizes.values()) == 100 and all(sizes.values()), sizes
-    splitter = Splitter(release.splits, release.seed)
-    assert all(splitter(int(line["id"].rsplit("-q", 1)[1])) == split for split in SPLITS for line in lines[split])
+    assert sizes == {"train": 140, "dev": 20, "test": 40}  # was 145/22/33: a hash per item, exact only on average
     assert release.counts["validation_qa_by_split"] == sizes
-    # And that split is 70/10/20 over many keys (fixed ones, so this cannot come out differently from run to run).
-    shares = Counter(splitter(key) for key in range(1, 100_001))
-    assert abs(shares["train"] - 70_000) < 1_000 and abs(shares["dev"] - 10_000) < 1_000, shares
+    assert all(line["split"] == split for split in SPLITS for line in lines[split])
+    again = release_build_now(project=vproject, user=coordinator, seed=7)
+    assert {line["id"]: line["split"] for line in read_jsonl(release_file_path(again, "validation_qa.jsonl"))} == {
+        line["id"]: split for split in SPLITS for line in lines[split]
+    }  # the same seed, the same splits
+
+
+def test_duplicates_not_yet_merged_never_straddle_splits(vproject, coordinator, reviewer):
+    # 30 questions asked three times each (the same, with a space, reworded): sets of duplicates to be merged.
+    rows = "".join(
+        f"{i}{v}\tt\tq\t{text}\tAnswer {i}.\tfactoid\t\tx\n"
+        for i in range(30)
+        for v, text in enumerate(
+            [
+                f"Which year did event number {i} happen?",
+                f"Which year did event number {i} happen ?",
+                f"In which year did event number {i} happen?",
+            ]
+        )
+    )
+    services.validation_items_import(project=vproject, source=tsv_source(TSV_HEADER + rows), user=coordinator)
+    sets = {
+        group["keep"].item_id: {v.item_id for v in group["duplicates"]} for group in services.duplicate_groups(vproject)
+    }
+    assert len(sets) == 30 and all(len(members) == 2 for members in sets.values())
+    _accept_all(vproject, reviewer)
+
+    release = release_build_now(project=vproject, user=coordinator, seed=3)
+
+    split_of = {
+        int(line["id"].rsplit("-q", 1)[1]): line["split"]
+        for line in read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    }
+    assert len(split_of) == 90
+    for keep, members in sets.items():
+        assert {split_of[pk] for pk in members | {keep}} == {split_of[keep]}
+    sizes = release.counts["validation_qa_by_split"]
+    assert abs(sizes["train"] - 63) <= 2 and abs(sizes["dev"] - 9) <= 2 and abs(sizes["test"] - 18) <= 2, sizes
+
+
+def test_the_split_sizes_are_the_largest_remainder_of_the_shares():
+    assert services.split_sizes(200, {"train": 70, "dev": 10, "test": 20}) == {"train": 140, "dev": 20, "test": 40}
+    assert services.split_sizes(7, {"train": 70, "dev": 10, "test": 20}) == {"train": 5, "dev": 1, "test": 1}
+    assert services.split_sizes(3, {"train": 1, "dev": 1, "test": 1}) == {"train": 1, "dev": 1, "test": 1}
+    assert services.split_sizes(0, {"train": 70, "dev": 10, "test": 20}) == {"train": 0, "dev": 0, "test": 0}
+
+
+BAD_AND_UNRELIABLE = TSV_HEADER + (
+    "o1\tfood\tq\tWhich restaurant in Doha is the nicest to go to?\tSeveral.\tfactoid\thttps://spam.example/x\tg\n"
+    "o2\tfood\tq\tWhat is the national dish of Qatar?\tMachboos.\tfactoid\thttps://spam.example/y\tg\n"
+    "o3\tfood\tq\tWhich dessert is the tastiest in Qatar?\tUmm Ali.\tfactoid\thttps://kaleijy.com/z\tg\n"
+    "o4\tsport\tq\tWhich stadium hosted the 2022 final?\tLusail.\tfactoid\thttps://kaleijy.com/s\tg\n"
+)
+
+
+def _judge_opinions(project, coordinator, reviewer, second_reviewer):
+    services.validation_settings_update(project=project, validators_per_item=2, tasks=["question"])
+    services.validation_items_import(project=project, source=tsv_source(BAD_AND_UNRELIABLE), user=coordinator)
+    services.source_domain_label(
+        project=project, domain="spam.example", label="completely_unreliable", user=coordinator, origin="coordinator"
+    )
+    for user in (reviewer, second_reviewer):
+        while (slot := services.validation_claim_next(project=project, user=user)) is not None:
+            opinion = slot.item.validation.data_id in ("o1", "o3")
+            data = {"question": "bad", "question_reason": "opinion_seeking"} if opinion else {"question": "good"}
+            services.validation_submit(slot=slot, user=user, version=slot.version, data=data)
+
+
+def test_bad_questions_and_unreliable_domains_are_left_out_and_the_card_counts_them(
+    vproject, coordinator, reviewer, second_reviewer
+):
+    _judge_opinions(vproject, coordinator, reviewer, second_reviewer)
+
+    release = release_build_now(project=vproject, user=coordinator, seed=7)
+
+    # o1: opinion-seeking from a completely unreliable domain; it was released as accepted in train before.
+    lines = read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    assert [line["data_id"] for line in lines] == ["o4"]
+    assert release.counts["validation_qa_left_out"] == {"bad_question": 2, "unreliable_domain": 1}
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "3 validated items left out of this release:" in card
+    assert "- Question judged bad by the validators: 2" in card
+    assert "(the validators' reason: opinion-seeking 2)" in card
+    assert "- Source domain labelled completely unreliable: 1" in card
+    assert "| `validation_qa.jsonl` | 1 |" in card
+
+
+def test_the_setting_releases_what_it_no_longer_leaves_out(vproject, coordinator, reviewer, second_reviewer):
+    _judge_opinions(vproject, coordinator, reviewer, second_reviewer)
+    services.validation_settings_update(project=vproject, release_leave_out=["unreliable_domain"])
+
+    release = release_build_now(project=vproject, user=coordinator, seed=7)
+
+    lines = read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    assert sorted(line["data_id"] for line in lines) == ["o3", "o4"]
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "2 validated items left out of this release:" in card
+    assert "Not left out (the project releases them): question judged bad by the validators." in card
+
+
+def test_the_card_lists_the_languages_of_the_released_rows(coordinator, reviewer):
+    from review.reviewers import reviewer_languages_set
+
+    from annotation import services as annotation_services
+
+    project = services.validation_project_create(name="Doha ar", language="arb", created_by=coordinator)
+    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    reviewer_languages_set(project=project, user=reviewer, languages=["arb", "eng"], actor=coordinator)
+    english = TSV_HEADER.replace("\tengine", "\tlanguage\tengine") + (
+        "e1\tfood\tq\tWhat is the national dish of Qatar?\tMachboos.\tfactoid\t\teng\tg\n"
+    )
+    services.validation_items_import(project=project, source=tsv_source(ARABIC_TSV), user=coordinator)
+    services.validation_items_import(project=project, source=tsv_source(english), user=coordinator)
+    _accept_all(project, reviewer)
+
+    release = release_build_now(project=project, user=coordinator, seed=7)
+
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    header = card.split("---")[1]
+    assert 'language:\n- "arb"\n- "eng"\n' in header  # was only "arb", the project's language
+    assert release.counts["validation_qa_languages"] == ["arb", "eng"]

@@ -17,7 +17,8 @@ from annotation.models import PagePair, Project, QAItem
 from exports import services as exports
 from multichoice import entities as entity_services
 from multichoice import services as trivia_services
-from review import services as review_services
+from review import judging as review_judging
+from review import queue as review_queue
 
 Users = Mapping[str, AbstractBaseUser]
 
@@ -79,10 +80,10 @@ def wikipedia_states(project: Project, users: Users) -> None:
         services.project_update(project=project, lead_qa_min=1)
         _annotate(project, users["annotator1"], "缽仔糕", submit=True)
         for flag in ("", "standalone"):
-            slot = review_services.review_claim_next(project=project, user=users["reviewer"])
+            slot = review_queue.review_claim_next(project=project, user=users["reviewer"])
             assert slot is not None
             judgments = _criteria(project, flag, "Which dish? Name the 缽仔糕 so the question stands on its own.")
-            review_services.review_submit(slot=slot, user=users["reviewer"], version=slot.version, judgments=judgments)
+            review_judging.review_submit(slot=slot, user=users["reviewer"], version=slot.version, judgments=judgments)
         _annotate(project, users["annotator2"], "石角村", submit=False)
         exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
     elif project.slug == "bar-deu":

@@ -1,0 +1,163 @@
+"""What happens to a reviewed item: rejected by a coordinator, resubmitted by its author, rewritten by a reviewer."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+
+from annotation.lifecycle import (
+    MAX_TEXT_FIELD,
+    item_event_record,
+    items_route,
+    qa_item_text_check,
+    qa_item_transition,
+    require_may_review,
+)
+from annotation.models import ItemEvent, QAItem, QAItemRevision
+from annotation.services import check_document_evidence, qa_item_revision_create
+from common.errors import InvalidInput, InvalidState
+from review.models import ReviewSlot
+from review.reviewers import reviewer_require
+from review.routing import Status, require_flow
+
+
+def qa_item_reject(*, item: QAItem, user: AbstractBaseUser, reason: str, version: int) -> QAItem:
+    """A coordinator takes an item out of the dataset, saying why. Open review slots are cancelled."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidInput("Rejecting an item needs a reason.", field="reason")
+    if len(reason) > MAX_TEXT_FIELD:
+        raise InvalidInput(f"The reason is longer than {MAX_TEXT_FIELD} characters.", field="reason")
+    allowed = [Status.SUBMITTED, Status.NEEDS_REWRITE, Status.ACCEPTED]
+    with transaction.atomic():
+        qa_item_transition(
+            item=item,
+            allowed=allowed,
+            to=Status.REJECTED,
+            expected_version=version,
+            doing="rejected",
+            event={"actor": user, "action": ItemEvent.Action.REJECTED, "note": reason},
+        )
+        ReviewSlot.objects.filter(item=item, status__in=[ReviewSlot.Status.OPEN, ReviewSlot.Status.CLAIMED]).update(
+            status=ReviewSlot.Status.CANCELLED, version=F("version") + 1
+        )
+    item.refresh_from_db()
+    return item
+
+
+def _require_complete(item: QAItem) -> None:
+    errors = {
+        name: ["is empty"]
+        for name in ("question", "answer_standard", "answer_local")
+        if not getattr(item, name).strip()
+    }
+    if not item.spans.exists():
+        errors["spans"] = ["no evidence is highlighted"]
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(f"Cannot resubmit yet: {first} {errors[first][0]}.", field=first, details=errors)
+
+
+def _unchanged_since_last_revision(item: QAItem) -> bool:
+    last = item.revisions.order_by("-number").first()
+    if last is None:
+        return False
+    spans = [{"start": s.start, "end": s.end, "text": s.text} for s in item.spans.all()]
+    old = [{"start": s["start"], "end": s["end"], "text": s["text"]} for s in last.spans]
+    return (last.question, last.answer_standard, last.answer_local, old) == (
+        item.question,
+        item.answer_standard,
+        item.answer_local,
+        spans,
+    )
+
+
+def qa_item_resubmit(*, item: QAItem, user: AbstractBaseUser, version: int) -> QAItem:
+    """The author sends a rewritten item back to review: a new revision (reason `rewrite`) and a new round."""
+    if item.author_id != user.pk:
+        raise InvalidState("Only the item's author can resubmit it.", field="item")
+    item.refresh_from_db()
+    if item.status != Status.NEEDS_REWRITE:
+        raise InvalidState(
+            f"The item is {item.get_status_display().lower()}; only items sent back can be resubmitted.", field="item"
+        )
+    _require_complete(item)
+    if _unchanged_since_last_revision(item):
+        raise InvalidInput(
+            "Nothing changed since the reviewed revision: rewrite the flagged parts first.", field="item"
+        )
+    if item.kind == QAItem.Kind.DOCUMENT:
+        check_document_evidence(item.pair, item.spans.all())
+    with transaction.atomic():
+        qa_item_transition(
+            item=item,
+            allowed=[Status.NEEDS_REWRITE],
+            to=Status.SUBMITTED,
+            expected_version=version,
+            doing="resubmitted",
+        )
+        revision = qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.REWRITE)
+        items_route(items=[item], actor=user)
+        item_event_record(
+            item=item,
+            actor=user,
+            action=ItemEvent.Action.REWRITTEN,
+            before=Status.NEEDS_REWRITE,
+            after=Status.SUBMITTED,
+            revision_number=revision.number,
+        )
+    item.refresh_from_db()
+    return item
+
+
+def qa_item_reviewer_rewrite(
+    *,
+    item: QAItem,
+    user: AbstractBaseUser,
+    version: int,
+    question: str | None = None,
+    answer_standard: str | None = None,
+    answer_local: str | None = None,
+) -> QAItem:
+    """Where the project allows it, a reviewer rewrites a flagged item directly; it is reviewed again by others."""
+    project = item.project
+    require_flow(project)
+    if not project.reviewer_may_rewrite:
+        raise InvalidState("This project sends flagged items back to their authors; reviewers do not rewrite.")
+    reviewer_require(project, user)
+    require_may_review(user, item)
+    qa_item_text_check(question=question, answer_standard=answer_standard, answer_local=answer_local)
+    changes = {
+        name: value
+        for name, value in (
+            ("question", question),
+            ("answer_standard", answer_standard),
+            ("answer_local", answer_local),
+        )
+        if value is not None
+    }
+    with transaction.atomic():
+        qa_item_transition(
+            item=item,
+            allowed=[Status.NEEDS_REWRITE],
+            to=Status.SUBMITTED,
+            expected_version=version,
+            changes=changes,
+            doing="rewritten",
+        )
+        item.refresh_from_db()
+        _require_complete(item)
+        if _unchanged_since_last_revision(item):
+            raise InvalidInput("Nothing changed: rewrite the flagged parts first.", field="question")
+        revision = qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.REVIEWER_REWRITE)
+        items_route(items=[item], actor=user)
+        item_event_record(
+            item=item,
+            actor=user,
+            action=ItemEvent.Action.REVIEWER_REWRITE,
+            before=Status.NEEDS_REWRITE,
+            after=Status.SUBMITTED,
+            revision_number=revision.number,
+        )
+    return item

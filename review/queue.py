@@ -1,0 +1,152 @@
+"""The review queue: claiming a slot (the next one, or a chosen item's), giving it back, keeping it alive."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from annotation.lifecycle import item_event_record, require_may_review
+from annotation.models import ItemEvent, Project, QAItem, reviewable_by_q
+from common.claims import queue_claim_next
+from common.errors import InvalidInput, InvalidState
+from review.models import ReviewSlot
+from review.reviewers import reviewer_require
+from review.routing import REVIEWABLE, require_flow
+
+
+def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = None):  # type: ignore[no-untyped-def]
+    """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
+    the items skipped)."""
+    mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
+    slots = (
+        ReviewSlot.objects.filter(item__project=project, item__status=REVIEWABLE, item__deleted_at__isnull=True)
+        .available(now)
+        .filter(reviewable_by_q(user, item="item__", revision="revision__"))
+        .exclude(revision_id__in=mine)
+    )
+    return slots.filter(where) if where is not None else slots
+
+
+def review_waiting_count(*, project: Project, user: AbstractBaseUser, where: Q | None = None) -> int:
+    """How many items `review_claim_next` could still hand this reviewer (one slot each, not their own)."""
+    return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
+
+
+def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
+    expires = now + timedelta(minutes=project.claim_minutes)
+    try:
+        with transaction.atomic():
+            claimed = (
+                ReviewSlot.objects.filter(pk=slot_id)
+                .available(now)
+                .update(
+                    status=ReviewSlot.Status.CLAIMED,
+                    reviewer=user,
+                    claimed_at=now,
+                    claim_expires_at=expires,
+                    version=F("version") + 1,
+                )
+            )
+            if claimed:  # only slots of items in review are claimable
+                item_event_record(
+                    item=QAItem(pk=item_id),
+                    actor=user,
+                    action=ItemEvent.Action.CLAIMED,
+                    before=REVIEWABLE,
+                    after=REVIEWABLE,
+                )
+    except IntegrityError:  # the same reviewer took another slot of this round at the same moment
+        return False
+    return bool(claimed)
+
+
+def review_claim_next(
+    *, project: Project, user: AbstractBaseUser, validation: bool = False, where: Q | None = None
+) -> ReviewSlot | None:
+    """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
+
+    On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
+    at once get different slots; the conditional update (and the unique
+    (revision, reviewer) constraint) make a second delivery harmless. `validation`
+    says the caller is the validation flow (see `require_flow`).
+    """
+    require_flow(project, validation=validation)
+    reviewer_require(project, user)
+    now = timezone.now()
+    held = (
+        ReviewSlot.objects.filter(
+            item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+        )
+        .order_by("claimed_at")
+        .first()
+    )
+    if held is not None:
+        ReviewSlot.objects.filter(pk=held.pk).update(claim_expires_at=now + timedelta(minutes=project.claim_minutes))
+        held.refresh_from_db()
+        return held
+    claimed = queue_claim_next(
+        candidates=_claimable(project, user, now, where),
+        waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
+        claim=lambda candidate: _claim(candidate.pk, candidate.item_id, project, user, now),
+        fields=("id", "item_id"),
+    )
+    return None if claimed is None else ReviewSlot.objects.select_related("item", "revision").get(pk=claimed.pk)
+
+
+def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
+    """Claim a slot of a chosen item (from the filtered list), or return the one the reviewer holds on it."""
+    project = item.project
+    require_flow(project)
+    reviewer_require(project, user)
+    require_may_review(user, item)
+    if item.status != REVIEWABLE:
+        raise InvalidState(
+            f"The item is {item.get_status_display().lower()}; only items in review can be claimed.", field="item"
+        )
+    held = ReviewSlot.objects.filter(item=item, reviewer=user, status=ReviewSlot.Status.CLAIMED).first()
+    if held is not None:
+        return held
+    now = timezone.now()
+    for _attempt in range(5):
+        candidate = _claimable(project, user, now).filter(item=item).order_by("number").only("id", "item_id").first()
+        if candidate is None:
+            latest = item.revisions.order_by("-number").first()
+            own = ReviewSlot.objects.filter(item=item, reviewer=user, revision=latest).first()
+            if own is not None and own.status == ReviewSlot.Status.CLAIMED:
+                return own  # taken by this reviewer's other request a moment ago
+            if own is not None:
+                raise InvalidState("You have already reviewed this revision of the item.", field="item")
+            raise InvalidState("Every review slot of this item is taken.", field="item")
+        if _claim(candidate.pk, item.pk, project, user, now):
+            return ReviewSlot.objects.select_related("item", "revision").get(pk=candidate.pk)
+    raise InvalidState("Every review slot of this item is taken.", field="item")
+
+
+def review_release(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
+    """Give a claimed slot back to the queue."""
+    updated = ReviewSlot.objects.filter(pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
+        status=ReviewSlot.Status.OPEN, reviewer=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
+    )
+    if not updated:
+        raise InvalidState("This review is not held by you.", field="slot")
+
+
+def review_record_activity(*, slot: ReviewSlot, user: AbstractBaseUser, seconds: int) -> None:
+    """Add active seconds measured on the review screen; reading keeps the claim alive."""
+    from annotation.services import MAX_ACTIVITY_SECONDS
+
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0:
+        raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
+    if slot.reviewer_id != user.pk or slot.status != ReviewSlot.Status.CLAIMED:
+        raise InvalidState("This review is not held by you.", field="slot")
+    seconds = min(seconds, MAX_ACTIVITY_SECONDS)
+    if not seconds:
+        return
+    expires = timezone.now() + timedelta(minutes=slot.item.project.claim_minutes)
+    ReviewSlot.objects.filter(pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
+        active_seconds=F("active_seconds") + seconds, claim_expires_at=expires
+    )

@@ -1,0 +1,136 @@
+"""Aggregates of judgments and quick agreement figures."""
+
+from __future__ import annotations
+
+import statistics as stats
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from annotation.models import Project
+from review.agreement import agreement_summary
+from validation.agreement import build_scopes
+from validation.models import (
+    Task,
+    ValidationJudgment,
+)
+from validation.services.projects import validation_settings
+
+
+def _majority(values: list[Any]) -> Any:
+    """The most frequent value; None on a tie or without values."""
+    counts: dict[Any, int] = defaultdict(int)
+    for value in values:
+        if value is not None and value != "":
+            counts[value] += 1
+    if not counts:
+        return None
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None
+    return ranked[0][0]
+
+
+def judgments_aggregate(
+    judgments: Sequence[ValidationJudgment], criteria: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """Majority votes (None on a tie) and mean Likert scores of one item's judgments."""
+    good = _majority([j.question_good for j in judgments])
+    reasons = _majority([j.question_reason for j in judgments if j.question_good is False])
+    likert: dict[str, Any] = {}
+    for criterion in criteria:
+        scores = [j.likert[criterion["key"]] for j in judgments if criterion["key"] in j.likert]
+        likert[criterion["key"]] = round(stats.fmean(scores), 3) if scores else None
+    return {
+        "validators": len(judgments),
+        "question": None if good is None else ("good" if good else "bad"),
+        "question_reason": reasons,
+        "location_relevant": _majority([j.location_relevant for j in judgments]),
+        "better_answer": _majority([j.better_choice for j in judgments]),
+        "answer_edited_by": sum(1 for j in judgments if j.edit_revision_id),
+        "likert_mean": likert,
+    }
+
+
+def judgment_record(judgment: ValidationJudgment) -> dict[str, Any]:
+    """A judgment as released and shown by the API (validators by user name only where the caller may see them)."""
+    return {
+        "validator": judgment.validator_id,
+        "question": None if judgment.question_good is None else ("good" if judgment.question_good else "bad"),
+        "question_reason": judgment.question_reason or None,
+        "location_relevant": judgment.location_relevant,
+        "edited_answer": judgment.edit_revision.answer_standard if judgment.edit_revision_id else None,  # type: ignore[union-attr]
+        "better_order": judgment.better_order or None,
+        "better_choice": judgment.better_choice or None,
+        "better_position": judgment.better_position,
+        "better_comment": judgment.better_comment or None,
+        "likert": judgment.likert,
+    }
+
+
+def _figure(summary: dict[str, Any], name: str) -> dict[str, Any]:
+    figure = summary["statistics"].get(name) or {}
+    return {"value": figure.get("value"), "note": figure.get("note", ""), "n_units": figure.get("n_units")}
+
+
+def _figures_by_name(scope: Any) -> dict[str, Any]:
+    return {figure["name"]: figure["value"] for figure in scope.figures}
+
+
+def validation_agreement(project: Project, *, judgments: Sequence[ValidationJudgment] | None = None) -> dict[str, Any]:
+    """Quick agreement figures per task (no bootstrap), from the same scopes as the project's agreement report
+    (`validation.agreement`): observed agreement, Gwet's AC1 and Cohen's kappa (mean over validator pairs) for
+    the categorical tasks; Krippendorff's alpha (ordinal) and r*wg(j) for each Likert criterion, with its mean
+    and spread; the better-answer choice's position bias.
+    """
+    if judgments is None:
+        judgments = list(
+            ValidationJudgment.objects.filter(item__project=project, item__deleted_at__isnull=True).order_by("id")
+        )
+    criteria = validation_settings(project).likert_criteria
+    scopes = build_scopes(judgments, tasks=Task.values, criteria=criteria, rater=lambda validator: validator)
+    result: dict[str, Any] = {"judgments": len(judgments), "categorical": [], "likert": [], "position_bias": None}
+    for scope in scopes:
+        key = scope.key.removeprefix("validation:")
+        summary = (
+            agreement_summary(
+                scope.judgments, scope.level, categories=scope.categories, bootstrap=0, pairwise=False
+            ).to_dict()
+            if scope.judgments
+            else None
+        )
+        if scope.level == "nominal":
+            entry: dict[str, Any] = {"task": key, "label": scope.label, "judgments": len(scope.judgments)}
+            if summary is not None:
+                entry |= {
+                    "observed": _figure(summary, "percent_agreement"),
+                    "gwet_ac1": _figure(summary, "gwet_ac1"),
+                    "cohen_kappa": _figure(summary, "cohen_kappa_mean"),
+                    "units": summary["n_units"],
+                    "excluded_units": summary["excluded_units"],
+                }
+            result["categorical"].append(entry)
+            figures = _figures_by_name(scope)
+            if key == "better_answer" and figures:
+                result["position_bias"] = {
+                    "choices": figures["choices"],
+                    "left": figures["left_chosen"],
+                    "left_share": figures["left_share"],
+                    "p_value": figures["position_p_value"],
+                }
+            continue
+        figures = _figures_by_name(scope)
+        entry = {
+            "criterion": key.removeprefix("likert:"),
+            "label": scope.label.removeprefix("Likert: "),
+            "judgments": len(scope.judgments),
+            "mean": figures.get("mean"),
+            "sd": figures.get("sd"),
+        }
+        if summary is not None:
+            entry |= {
+                "krippendorff_alpha": _figure(summary, "krippendorff_alpha"),
+                "rwg_j": _figure(summary, "rwg_star_j"),
+            }
+        result["likert"].append(entry)
+    return result
