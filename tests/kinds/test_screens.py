@@ -109,7 +109,7 @@ def test_the_trivia_history_shows_candidates_not_answers_and_evidence(kinds_proj
         candidates=["Bizkaian", "Gipuzkoan", "Nafarroan"], answer=1,
         subset="local", category="Geografia", difficulty="easy",
     )  # fmt: skip
-    html = _client(reviewer).get(reverse("item_history", args=[project.slug, item.pk])).content.decode()
+    html = _client(reviewer).get(reverse("item_history", args=[project.slug, item.item_id])).content.decode()
     assert "Lead-section QA" not in html and "Evidence" not in html and "Answer <small" not in html
     assert "Candidates (✓ correct)" in html and "✓ Gipuzkoan" in html
     assert 'lang="eus" dir="ltr"' in html
