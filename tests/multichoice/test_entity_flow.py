@@ -115,7 +115,7 @@ def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_st
 
     release = release_build_now(project=companies, user=coordinator, seed=4, splits={"train": 60, "test": 40})
 
-    assert release.status == "published", release.error
+    assert release.status == "done", release.error
     read = lambda name: [json.loads(line) for line in release_file_path(release, name).read_text().splitlines()]  # noqa: E731
     everything = read("entity_questions.jsonl")
     by_split = {split: read(f"entity_questions/{split}.jsonl") for split in ("train", "test")}
