@@ -25,6 +25,14 @@ created and migrated here; Redis db 11; gunicorn on port 8100):
 `--with-release-build` also creates a project of 100,000 accepted items (once) and
 asks for a release of it through the service at the start of the run, so the Celery
 worker builds it while the team works. Exit status 1 on errors or integrity violations.
+
+That closed loop measures a wall (how much the server answers when nobody pauses), not a team.
+`--open --teams 50,100,200` measures a team: people work at the pace of real work (`Pacing`: a
+lead QA typed for 5-10 minutes with an autosave every 5 s, a screening after reading both leads,
+a review about a minute), each request timed from when it was due, for each team size in turn;
+the largest team with every endpoint's p95 under 150 ms, no error and the integrity check intact
+is the capacity (a release build runs during each step with `--with-release-build`). Items
+waiting for review are made beforehand, as in a project under way.
 """
 
 from __future__ import annotations
@@ -87,8 +95,8 @@ def server_env(port: int) -> dict[str, str]:
 def check_database_url() -> None:
     name = urlparse(BENCH_DB).path.lstrip("/")
     host = urlparse(BENCH_DB).hostname
-    if not name.startswith("localqa_bench") or host not in {"127.0.0.1", "localhost"}:
-        raise SystemExit(f"refusing to run on {BENCH_DB}: the bench database is local and named localqa_bench*")
+    if not (name.startswith("localqa_") and "bench" in name) or host not in {"127.0.0.1", "localhost"}:
+        raise SystemExit(f"refusing to run on {BENCH_DB}: the bench database is local and named localqa_*bench*")
 
 
 def ensure_database() -> None:
@@ -117,7 +125,7 @@ def split_people(people: int | None, annotators: int, reviewers: int) -> tuple[i
 # Data -------------------------------------------------------------------------------------
 
 
-def create_data(annotators: int, reviewers: int) -> None:
+def create_data(annotators: int, reviewers: int, *, slug: str = SLUG) -> None:
     """(Re)create the project, its 20,000 pairs and the people, with bulk inserts."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
@@ -127,7 +135,7 @@ def create_data(annotators: int, reviewers: int) -> None:
 
     started = time.perf_counter()
     User = get_user_model()
-    Project.objects.filter(slug=SLUG).delete()
+    Project.objects.filter(slug=slug).delete()
     password = make_password(PASSWORD)  # one hash (1,000,000 PBKDF2 rounds) for every bench user
     names = [f"bench-annotator-{i}" for i in range(annotators)]
     names += [f"bench-reviewer-{i}" for i in range(reviewers)]
@@ -139,7 +147,7 @@ def create_data(annotators: int, reviewers: int) -> None:
     # once would each verify the password hash (about a CPU-second each), which is not what this measures.
     with transaction.atomic():
         project = Project.objects.create(
-            name="Bench load", slug=SLUG, local_language="yue", local_wiki="zh-yue",
+            name="Bench load", slug=slug, local_language="yue", local_wiki="zh-yue",
             standard_language="cmn", standard_wiki="zh", lead_qa_min=3, lead_qa_max=3,
         )  # fmt: skip
         Membership.objects.bulk_create(
@@ -268,9 +276,18 @@ class Run:
     def open(self) -> bool:
         return time.monotonic() < self.deadline and self.requests < self.max_requests
 
-    async def call(self, client, name: str, method: str, url: str, ok=(200, 201, 204), **kwargs):  # type: ignore[no-untyped-def]
+    async def wait_until(self, at: float) -> bool:
+        """Sleep until `at` (time.monotonic); False, without sleeping, when that is past the end of the run."""
+        if at >= self.deadline:
+            return False
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        return self.open()
+
+    async def call(self, client, name: str, method: str, url: str, ok=(200, 201, 204), due=None, **kwargs):  # type: ignore[no-untyped-def]
+        """`due`: when (time.monotonic) the request was meant to go out. A request sent late because the last one
+        of this person was slow is timed from then, not from its sending (no coordinated omission)."""
         self.requests += 1
-        started = time.perf_counter()
+        started = time.perf_counter() - (max(0.0, time.monotonic() - due) if due is not None else 0.0)
         try:
             response = await client.request(method, url, **kwargs)
         except Exception as error:  # a transport failure is an error of the run, counted
@@ -380,6 +397,157 @@ async def reviewer(run: Run, base: str, username: str, token: str) -> None:
             if await run.call(client, "POST review/slots/{id}", "POST", f"{p}/review/slots/{slot['id']}/",
                               json={"version": slot["version"], "judgments": judgments}):  # fmt: skip
                 run.reviews_done += 1
+
+
+# Open loop: people working at the pace of real work -------------------------------------
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How fast real people work (issue 21; the study's figures: a lead QA takes 5-10 minutes, a review about one)."""
+
+    autosave: float = 5.0  # seconds between two autosaves while an item is being typed
+    item_minutes: tuple[float, float] = (5.0, 10.0)  # writing one lead QA
+    read_seconds: tuple[float, float] = (30.0, 90.0)  # reading both leads before the screening decision
+    review_seconds: tuple[float, float] = (45.0, 75.0)  # one review
+    empty_poll: float = 10.0  # a reviewer with nothing to review looks again after this long
+
+
+async def paced_annotator(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:  # type: ignore[no-untyped-def]
+    """Takes a pair, reads, screens, types each item for minutes with an autosave every few seconds, submits."""
+    import httpx
+
+    headers = {"Authorization": f"Token {token}"}
+    async with httpx.AsyncClient(base_url=base, timeout=30, headers=headers) as client:
+        p = f"/api/projects/{SLUG}"
+        if not await run.wait_until(time.monotonic() + rng.uniform(0, pacing.autosave)):  # people do not start in step
+            return
+        while run.open():
+            response = await run.call(client, "POST queue/next", "POST", f"{p}/queue/next/", due=time.monotonic())
+            if response is None or response.status_code == 204:
+                run.empty["queue/next"] += response is not None
+                return
+            pair = response.json()
+            run.pairs_handed.append((pair["id"], username))
+            lead = pair["local_lead"]
+            due = time.monotonic() + rng.uniform(*pacing.read_seconds)
+            if not await run.wait_until(due):
+                return
+            if await run.call(client, "POST pairs/{id}/screening", "POST", f"{p}/pairs/{pair['id']}/screening/",
+                              json={"decision": "annotate"}, due=due) is None:  # fmt: skip
+                return
+            for question, standard, local, evidence in FACTS:
+                created = await run.call(client, "POST pairs/{id}/items", "POST", f"{p}/pairs/{pair['id']}/items/",
+                                         ok=(201,), json={"question": question}, due=time.monotonic())  # fmt: skip
+                if created is None:
+                    return
+                item = created.json()
+                run.saved[item["id"]] = {"question": question}
+                start = lead.index(evidence)
+                content = {"question": question, "answer_standard": standard, "answer_local": local,
+                           "spans": [{"start": start, "end": start + len(evidence), "text": evidence}]}  # fmt: skip
+                version, due = item["version"], time.monotonic()
+                end = due + rng.uniform(*pacing.item_minutes) * 60
+                while due + pacing.autosave < end:  # the draft as it stands, every few seconds
+                    due += pacing.autosave
+                    if not await run.wait_until(due):
+                        return
+                    saved = await run.call(client, "PATCH items/{id}", "PATCH", f"{p}/items/{item['id']}/",
+                                           json={**content, "version": version}, due=due)  # fmt: skip
+                    if saved is None:
+                        return
+                    version = saved.json()["version"]
+                    run.saved[item["id"]] = content
+            due = time.monotonic()
+            if await run.call(client, "POST pairs/{id}/submit", "POST", f"{p}/pairs/{pair['id']}/submit/", due=due):
+                run.submitted_pairs += 1
+
+
+async def paced_reviewer(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:  # type: ignore[no-untyped-def]
+    """Takes the next review, reads and judges for about a minute, records it."""
+    import httpx
+
+    headers = {"Authorization": f"Token {token}"}
+    async with httpx.AsyncClient(base_url=base, timeout=30, headers=headers) as client:
+        p = f"/api/projects/{SLUG}"
+        due = time.monotonic() + rng.uniform(0, pacing.review_seconds[0])
+        while await run.wait_until(due):
+            response = await run.call(client, "POST review/next", "POST", f"{p}/review/next/", due=due)
+            if response is None:
+                return
+            if response.status_code == 204:
+                run.empty["review/next"] += 1
+                due = time.monotonic() + pacing.empty_poll
+                continue
+            slot = response.json()
+            run.slots_handed.append((slot["id"], username))
+            judgments = {c["key"]: {"verdict": "pass", "comment": ""} for c in slot["criteria"]}
+            due = time.monotonic() + rng.uniform(*pacing.review_seconds)
+            if not await run.wait_until(due):
+                return
+            if await run.call(client, "POST review/slots/{id}", "POST", f"{p}/review/slots/{slot['id']}/",
+                              json={"version": slot["version"], "judgments": judgments}, due=due):  # fmt: skip
+                run.reviews_done += 1
+            due = time.monotonic()
+
+
+def seed_reviews(items: int) -> int:
+    """Items waiting for review at the start of an open-loop run, as a team in the middle of a project has them
+    (the paced annotators submit their first pair only after 15-30 minutes). Made through the services."""
+    from django.contrib.auth import get_user_model
+
+    from annotation import services
+    from annotation.models import Project
+    from review.models import ReviewSlot
+
+    project = Project.objects.get(slug=SLUG)
+    waiting = ReviewSlot.objects.filter(item__project=project, status=ReviewSlot.Status.OPEN).count()
+    seeder, _ = get_user_model().objects.get_or_create(username="bench-seeder")
+    services.membership_set(project=project, user=seeder, roles={"annotator"})
+    made = 0
+    while waiting + made < items:
+        pair = services.pair_claim_next(project=project, user=seeder)
+        if pair is None:
+            break
+        pair = services.pair_screen(pair=pair, user=seeder, decision="annotate")
+        for question, standard, local, evidence in FACTS:
+            start = pair.local_lead.index(evidence)
+            services.qa_item_create(
+                pair=pair, user=seeder, question=question, answer_standard=standard, answer_local=local,
+                spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
+            )  # fmt: skip
+        services.pair_submit(pair=pair, user=seeder)
+        made += len(FACTS)
+    return waiting + made
+
+
+async def drive_paced(
+    base: str, keys: dict[str, str], annotators: int, reviewers: int, seconds: float, pacing: Pacing, seed: int
+) -> tuple[Run, float]:
+    import random
+
+    rng = random.Random(seed)
+    run = Run(deadline=time.monotonic() + seconds, max_requests=10**9)
+    started = time.monotonic()
+    tasks = [paced_annotator(run, base, f"bench-annotator-{i}", keys[f"bench-annotator-{i}"], pacing, rng)
+             for i in range(annotators)]  # fmt: skip
+    tasks += [paced_reviewer(run, base, f"bench-reviewer-{i}", keys[f"bench-reviewer-{i}"], pacing, rng)
+              for i in range(reviewers)]  # fmt: skip
+    await asyncio.gather(*tasks)
+    return run, time.monotonic() - started
+
+
+P95_LIMIT_MS = 150.0
+
+
+def step_verdict(run: Run) -> tuple[bool, str]:
+    """Whether a team held: every endpoint's p95 under the limit and no error; and the worst endpoint."""
+    worst = max(
+        ((percentile([v * 1000 for v in values], 95), name) for name, values in run.latencies.items() if values),
+        default=(0.0, "-"),
+    )
+    errors = sum(run.errors.values())
+    return worst[0] < P95_LIMIT_MS and errors == 0, f"worst p95 {worst[0]:.0f} ms ({worst[1]}), errors {errors}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -495,6 +663,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=max(2, (os.cpu_count() or 2) * 2))
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--serve", action="store_true", help="only run the server stack until interrupted")
+    parser.add_argument("--open", action="store_true", help="open loop at the pace of real work (see Pacing)")
+    parser.add_argument("--teams", default="", help="open loop: team sizes to try in turn, e.g. 50,100,200 (5:2)")
+    parser.add_argument("--autosave", type=float, default=Pacing.autosave, help="open loop: seconds between saves")
+    parser.add_argument("--item-minutes", type=float, nargs=2, default=Pacing.item_minutes, metavar=("MIN", "MAX"))
+    parser.add_argument("--review-seconds", type=float, nargs=2, default=Pacing.review_seconds, metavar=("MIN", "MAX"))
+    parser.add_argument("--read-seconds", type=float, nargs=2, default=Pacing.read_seconds, metavar=("MIN", "MAX"))
     args = parser.parse_args()
     if args.port < 8100:
         raise SystemExit("use a port from 8100 up")
@@ -516,6 +690,9 @@ def main() -> None:
             pass
         finally:
             stop_stack(processes)
+        return
+    if args.open:
+        capacity(args, env)
         return
     from annotation.models import Membership
 
@@ -547,6 +724,61 @@ def main() -> None:
     print("integrity: " + ("OK (no pair or slot handed out twice, every saved item present, every span slices to "
                            "its text)" if not problems else "; ".join(problems)))  # fmt: skip
     raise SystemExit(1 if problems or sum(run.errors.values()) else 0)
+
+
+def capacity(args: argparse.Namespace, env: dict[str, str]) -> None:
+    """Open loop: each team size of `--teams` in turn for `--seconds`, while a release build runs if asked; the
+    largest team that holds (every endpoint's p95 under 150 ms, no error, integrity intact) is the capacity."""
+    from annotation.models import Membership
+
+    teams = [int(n) for n in args.teams.split(",") if n] or [args.people or args.annotators + args.reviewers]
+    splits = [split_people(team, args.annotators, args.reviewers) for team in teams]
+    most_annotators, most_reviewers = max(a for a, _ in splits), max(r for _, r in splits)
+    people = [*(f"bench-annotator-{i}" for i in range(most_annotators)),
+              *(f"bench-reviewer-{i}" for i in range(most_reviewers))]  # fmt: skip
+    if not args.reuse or Membership.objects.filter(project__slug=SLUG, user__username__in=people).count() < len(people):
+        create_data(max(most_annotators, 50), max(most_reviewers, 20))
+    pacing = Pacing(autosave=args.autosave, item_minutes=tuple(args.item_minutes),
+                    review_seconds=tuple(args.review_seconds), read_seconds=tuple(args.read_seconds))  # fmt: skip
+    release_slug = prepare_release_project() if args.with_release_build else None
+    base = f"http://127.0.0.1:{args.port}"
+    processes = start_stack(env, args.port, args.workers, args.threads)
+    held: list[int] = []
+    failed = False
+    try:
+        asyncio.run(wait_ready(base, warm=args.workers * 8))
+        for team, (annotators, reviewers) in zip(teams, splits, strict=True):
+            # Reviews for the whole step: each reviewer about one a minute (the team's own submissions come later).
+            waiting = seed_reviews(int(reviewers * args.seconds / pacing.review_seconds[0]) + reviewers)
+            release_pk = request_release(release_slug) if release_slug else None
+            load = os.getloadavg()
+            print(f"\nteam of {team}: {annotators} annotators + {reviewers} reviewers, open loop {args.seconds:.0f} s "
+                  f"(autosave every {pacing.autosave:.0f} s, an item {pacing.item_minutes[0]:g}-"
+                  f"{pacing.item_minutes[1]:g} min, a review {pacing.review_seconds[0]:.0f}-"
+                  f"{pacing.review_seconds[1]:.0f} s; {waiting} items waiting for review); {args.workers} gunicorn "
+                  f"workers x {args.threads} threads; load average before {load[0]:.2f}"
+                  + (f"; release build of {RELEASE_ITEMS} items running" if release_pk else ""))  # fmt: skip
+            keys = tokens(people[:annotators] + people[most_annotators : most_annotators + reviewers])
+            run, seconds = asyncio.run(drive_paced(base, keys, annotators, reviewers, args.seconds, pacing, seed=team))
+            report(run, seconds)
+            if release_pk:
+                print(release_state(release_pk))
+            problems = check_integrity(run)
+            ok, verdict = step_verdict(run)
+            ok = ok and not problems
+            print(f"team of {team}: {'HOLDS' if ok else 'does not hold'} ({verdict}; integrity "
+                  f"{'OK' if not problems else '; '.join(problems)})")  # fmt: skip
+            if not ok:
+                failed = True
+                break
+            held.append(team)
+    finally:
+        stop_stack(processes)
+    largest = max(held, default=0)
+    print(f"\ncapacity: the largest team that held is {largest} people" if held else "\ncapacity: no team held")
+    if not failed and held:
+        print(f"(every team tried held: try larger ones than {largest})")
+    raise SystemExit(0 if held else 1)
 
 
 if __name__ == "__main__":
