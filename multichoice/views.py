@@ -134,7 +134,14 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
         "settings": settings,
         "criteria_text": criteria_text,
         "categories_text": "\n".join(settings.categories),
+        "reviewers_per_item": project.reviewers_per_item,
     }
+    if request.method == "POST":  # refused: the form shows what was typed, not the saved values
+        context |= {
+            "criteria_text": request.POST.get("criteria", ""),
+            "categories_text": request.POST.get("categories", ""),
+            "reviewers_per_item": request.POST.get("reviewers_per_item", ""),
+        }
     return render(request, "multichoice/settings.html", context)
 
 

@@ -172,3 +172,16 @@ def test_the_translated_only_balance_counts_what_a_release_takes(trivia, coordin
 
     assert everything["total"] == 51
     assert translated["total"] == 1 and translated["translated_only"]
+
+
+def test_a_refused_settings_save_shows_what_the_coordinator_typed(trivia, coordinator, client):
+    client.force_login(coordinator)
+    url = f"/projects/{trivia.slug}/trivia/settings/"
+    typed = {"categories": "Geografia\nHistoria 𠮩", "criteria": "bad line without a label", "reviewers_per_item": "0"}
+    response = client.post(url, {"version": "1", **typed})
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Geografia\nHistoria 𠮩</textarea>" in page and "bad line without a label</textarea>" in page
+    assert 'value="0"' in page
+    trivia.refresh_from_db()
+    assert trivia.reviewers_per_item != 0
