@@ -3,7 +3,7 @@
 One row per change, written by `audit.services.record` in the same transaction
 as the change. Item status changes and review steps are not copied here: they
 are review.ItemEvent rows, and the log's queries read both tables
-(`audit.services.events`), so a coordinator still sees everything in one list.
+(`annotation.audit_log.events`), so a coordinator still sees everything in one list.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
-
-from annotation.models import Project
 
 
 class Action(models.TextChoices):
@@ -71,7 +69,7 @@ class Action(models.TextChoices):
 
 class AuditEvent(models.Model):
     project = models.ForeignKey(
-        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+        "annotation.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
     )  # kept (without the project) when a superuser purges the project, so the purge itself stays on record
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"

@@ -111,8 +111,8 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from annotation import audit_log as services
     from annotation.models import Project
-    from audit import services
 
     if not args.reuse or not Project.all_objects.filter(slug=SLUG).exists():
         started = time.perf_counter()

@@ -36,7 +36,7 @@ urlpatterns = [
     path("api/", include("validation.api_urls")),
     path("api/", include("multichoice.api_urls")),
     path("api/", include("annotation.api_deleted_urls")),
-    path("api/", include("audit.api_urls")),
+    path("api/", include("annotation.api_audit_urls")),
     path("api/", include("archive.api_urls")),
     path("account/", include("annotation.account_urls")),
     path("", include("annotation.urls")),
@@ -46,7 +46,7 @@ urlpatterns = [
     path("", include("exports.urls")),
     path("", include("validation.urls")),
     path("", include("multichoice.urls")),
-    path("", include("audit.urls")),
+    path("", include("annotation.audit_urls")),
     path("", include("archive.urls")),
 ]
 

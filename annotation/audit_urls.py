@@ -1,6 +1,6 @@
 from django.urls import path
 
-from audit import views
+from annotation.views import audit_log as views
 
 urlpatterns = [
     path("audit/", views.audit_site, name="audit_site"),

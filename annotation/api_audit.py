@@ -11,8 +11,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access
+from annotation import audit_log as services
 from annotation.models import Project, Role
-from audit import services
 from common.api import responses, validated
 
 

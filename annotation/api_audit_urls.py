@@ -1,6 +1,6 @@
 from django.urls import path
 
-from audit import api
+from annotation import api_audit as api
 
 urlpatterns = [
     path("audit/", api.SiteAuditApi.as_view(), name="api_audit"),

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
+from annotation.audit_log import EventFilter, action_labels, object_types
 from annotation.models import Project
-from audit.services import EventFilter, action_labels, object_types
 
 
 class EventFilterForm(forms.Form):

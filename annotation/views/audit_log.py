@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
+from annotation import audit_log as services
 from annotation.access import get_project_for_user
+from annotation.forms_audit import EventFilterForm
 from annotation.models import Project, Role
-from audit import services
-from audit.forms import EventFilterForm
 
 EVENTS_PER_PAGE = 50
 
