@@ -8,6 +8,7 @@ out from its parts: `science-math-technology` → "Science, math & technology".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -31,9 +32,20 @@ _NAMED = {
 }
 
 
+# The apps above annotation add their sets (review's verdicts, validation's domains, …) from AppConfig.ready():
+# annotation imports none of them.
+_providers: list[Callable[[], dict[str, dict[str, str]]]] = []
+
+
+def display_sets_register(provider: Callable[[], dict[str, dict[str, str]]]) -> None:
+    """Add the named sets of codes `provider()` returns (called once, on first use) to what `display_name` knows."""
+    _providers.append(provider)
+    _choices.cache_clear()
+
+
 @cache
 def _choices() -> dict[str, dict[str, str]]:
-    """Every known set of codes, by name (imported here, once: the apps import this module)."""
+    """Every known set of codes, by name: annotation's own and the registered apps' (built once)."""
     from annotation.models import EvidenceSpan, PagePair, Project, QAItem, Role, Screening
 
     sets: dict[str, dict[str, str]] = {
@@ -50,46 +62,8 @@ def _choices() -> dict[str, dict[str, str]]:
         "role": dict(Role.choices),
         "project_kind": dict(Project.Kind.choices),
     }
-    try:
-        from annotation.models import ItemEvent
-        from review.models import FinalLabel, Judgment, LabelKind, ReviewSlot, Verification
-    except ImportError:
-        pass
-    else:
-        sets |= {
-            "verdict": dict(Judgment.Verdict.choices),
-            "verification": {**dict(Verification.Result.choices), "not_checked": "Not checked"},
-            "label_kind": dict(LabelKind.choices),
-            "label_method": dict(FinalLabel.Method.choices),
-            "event": dict(ItemEvent.Action.choices),
-            "slot_status": dict(ReviewSlot.Status.choices),
-        }
-    try:
-        from validation.models import QUESTION_BAD_REASONS, DomainLabel, Task
-    except ImportError:
-        pass
-    else:
-        sets |= {
-            "domain": dict(DomainLabel.choices),
-            "task": dict(Task.choices),
-            "question_reason": dict(QUESTION_BAD_REASONS),
-        }
-    try:
-        from multichoice.models import Difficulty, ProblemTag, Subset
-    except ImportError:
-        pass
-    else:
-        sets |= {
-            "problem_tag": dict(ProblemTag.choices),
-            "subset": dict(Subset.choices),
-            "difficulty": dict(Difficulty.choices),
-        }
-    try:
-        from exports.models import Release
-    except ImportError:
-        pass
-    else:
-        sets["release_status"] = dict(Release.Status.choices)
+    for provider in _providers:
+        sets |= provider()
     return sets
 
 

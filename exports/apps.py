@@ -18,3 +18,13 @@ class ExportsConfig(AppConfig):
         from exports.formats import wikipedia_release_writers
 
         kinds.extend("wikipedia_qa", release_writers=wikipedia_release_writers)  # the Wikipedia QA kind's writers
+
+        from annotation.display import display_sets_register
+
+        display_sets_register(_display_sets)  # its codes' names (annotation/display.py)
+
+
+def _display_sets() -> dict[str, dict[str, str]]:
+    from exports.models import Release
+
+    return {"release_status": dict(Release.Status.choices)}

@@ -9,3 +9,17 @@ class MultichoiceConfig(AppConfig):
         from multichoice import kind
 
         kind.register()
+
+        from annotation.display import display_sets_register
+
+        display_sets_register(_display_sets)  # its codes' names (annotation/display.py)
+
+
+def _display_sets() -> dict[str, dict[str, str]]:
+    from multichoice.models import Difficulty, ProblemTag, Subset
+
+    return {
+        "problem_tag": dict(ProblemTag.choices),
+        "subset": dict(Subset.choices),
+        "difficulty": dict(Difficulty.choices),
+    }

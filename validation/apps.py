@@ -9,3 +9,17 @@ class ValidationConfig(AppConfig):
         from validation import kind
 
         kind.register()
+
+        from annotation.display import display_sets_register
+
+        display_sets_register(_display_sets)  # its codes' names (annotation/display.py)
+
+
+def _display_sets() -> dict[str, dict[str, str]]:
+    from validation.models import QUESTION_BAD_REASONS, DomainLabel, Task
+
+    return {
+        "domain": dict(DomainLabel.choices),
+        "task": dict(Task.choices),
+        "question_reason": dict(QUESTION_BAD_REASONS),
+    }
