@@ -35,6 +35,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import Account, Membership, PagePair, Project, Role
+from annotation.review_hooks import review_hooks
 from annotation.services import membership_set
 from audit import services as audit
 from audit.models import Action
@@ -186,8 +187,6 @@ def invitation_path(user: AbstractBaseUser) -> str:
 
 
 def _add(*, project: Project, actor: AbstractBaseUser | None, row: PersonRow, access: str) -> PersonAdded:
-    from review.reviewers import reviewer_languages_set
-
     user, errors = _existing_user(row)
     if errors:
         raise InvalidInput(f"email: {errors['email'][0]}", field="email", details=errors)
@@ -201,7 +200,7 @@ def _add(*, project: Project, actor: AbstractBaseUser | None, row: PersonRow, ac
     if existing is not None and not existing.is_active:
         membership = membership_reactivate(project=project, user=user, actor=actor)
     if row.languages:
-        reviewer_languages_set(project=project, user=user, languages=row.languages, actor=actor)
+        review_hooks().reviewer_languages_set(project=project, user=user, languages=row.languages, actor=actor)
     result = PersonAdded(user=user, membership=membership, created=created)
     if created:
         _issue_access(user, access, result)
@@ -404,11 +403,7 @@ def membership_deactivate(*, project: Project, user: AbstractBaseUser, actor: Ab
 
 
 def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> tuple[int, int]:
-    from review.models import ReviewSlot
-
-    slots = ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
-        status=ReviewSlot.Status.OPEN, reviewer=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
-    )
+    slots = review_hooks().review_slots_release(project=project, user=user)
     # An unscreened claim past its time goes back to the pool (PairQuerySet.available); the assignee stays on record.
     pairs = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED).update(
         claim_expires_at=now - timedelta(seconds=1)

@@ -97,3 +97,12 @@ def reviewer_languages_set(
             )
     row.refresh_from_db()
     return row
+
+
+def review_slots_release(*, project: Project, user: AbstractBaseUser) -> int:
+    """Give back the review slots `user` has claimed in `project` (deactivated there): open again, for anyone."""
+    from review.models import ReviewSlot
+
+    return ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
+        status=ReviewSlot.Status.OPEN, reviewer=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
+    )

@@ -18,6 +18,7 @@ from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, PagePair, QAItem, Role, Screening
 from annotation.queries import annotator_progress
+from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
 from common.errors import InvalidInput, ServiceError, StaleEdit
@@ -69,9 +70,8 @@ def _session_started(request: HttpRequest) -> datetime:
 
 def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
     """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
-    # review builds on annotation, not the other way round
-    from review.views.items import latest_verifications, verification_panel
-
+    # review builds on annotation, not the other way round: it registers the panel (annotation/review_hooks.py)
+    latest_verifications, verification_panel = review_hooks().latest_verifications, review_hooks().verification_panel
     project = pair.project
     items = _pair_items(pair)
     is_mine = pair.assignee_id == request.user.pk
@@ -197,8 +197,7 @@ def item_create(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
     if request.htmx:
-        from review.views.items import verification_panel
-
+        verification_panel = review_hooks().verification_panel
         context = {
             "project": pair.project,
             "pair": pair,
