@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "multichoice",
     "audit",
     "archive",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -13,15 +13,14 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-import annotation
 from annotation import services
 from annotation.importers.services import pairs_import_jsonl
 from annotation.languages import get_language
-from annotation.management.commands import _demo_states as states
 from annotation.management.commands._common import DEV_SERVER, project_url
 from annotation.models import Membership, PagePair, Project, QAItem
+from demo.management.commands import _demo_states as states
 
-DEMO_DIR = Path(annotation.__file__).resolve().parent / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "data"
 DEMO_PASSWORD = "localqa-demo"  # noqa: S105 -- published on purpose: these accounts exist to be tried
 
 
