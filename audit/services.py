@@ -83,7 +83,7 @@ def record(
     payload = _short(details)
     DjangoJSONEncoder().encode(payload)  # refuse what the JSON column could not store, here rather than in SQL
     return AuditEvent.objects.create(
-        project=project,
+        project_id=None if project is None else project.pk,
         actor=actor,
         action=action,
         object_type=object_type or "",
