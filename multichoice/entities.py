@@ -494,8 +494,13 @@ def questions_generate(
     return report
 
 
-def question_counts(project: Project) -> dict[str, int]:
-    """Questions waiting for verification, verified and rejected (the shared items' statuses)."""
+def question_counts(project: Project, *, reuse: bool = False) -> dict[str, int]:
+    """Questions waiting for verification, verified and rejected (the shared items' statuses).
+
+    With `reuse`, counts already taken on this project instance are given again: a page that shows them and its
+    next steps (both on the request's own instance) counts once. Leave it off after a change."""
+    if reuse and hasattr(project, "_question_counts"):
+        return dict(project._question_counts)  # type: ignore[attr-defined]
     counts = dict(
         QAItem.objects.alive()
         .filter(project=project, entity_question__isnull=False)
@@ -503,12 +508,14 @@ def question_counts(project: Project) -> dict[str, int]:
         .annotate(n=Count("id"))
         .order_by()
     )
-    return {
+    result = {
         "generated": counts.get(QAItem.Status.SUBMITTED, 0),
         "accepted": counts.get(QAItem.Status.ACCEPTED, 0),
         "rejected": counts.get(QAItem.Status.REJECTED, 0) + counts.get(QAItem.Status.NEEDS_REWRITE, 0),
         "value_corrected": entity_questions(project).filter(value_corrected_at__isnull=False).count(),
     }
+    project._question_counts = dict(result)  # type: ignore[attr-defined]
+    return result
 
 
 # Verification

@@ -87,7 +87,7 @@ def entity_steps(*, project: Project, membership: Membership, user: AbstractBase
         )  # fmt: skip
     if membership.is_coordinator:
         entities = project.entities.count()  # type: ignore[attr-defined]
-        counts = entity_services.question_counts(project) if entities else {}
+        counts = entity_services.question_counts(project, reuse=True) if entities else {}
         if not entities:
             yield Step("entity-import-step", "Coordinator", "Import entities", url("entity_home", project) + "#import")
         elif not any(counts.values()):

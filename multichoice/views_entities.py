@@ -140,7 +140,7 @@ def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
             (e, [(k, services.shown(e.raw.get(k)), services.shown(e.values.get(k)), k in e.corrected) for k in keys])
             for e in Entity.objects.filter(project=project)[:500]
         ]
-        context["question_counts"] = services.question_counts(project)
+        context["question_counts"] = services.question_counts(project, reuse=True)  # counted once with the steps
         context["questions"] = services.entity_questions(project).order_by(
             F("value_corrected_at").desc(nulls_last=True), "item_id"
         )[:QUESTIONS_SHOWN]

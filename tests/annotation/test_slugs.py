@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
@@ -65,7 +63,13 @@ def test_a_name_with_no_latin_letters_needs_a_slug(db):
         ("trivia_project_create", {"source_language": "eus", "target_language": "eng", "categories": "Geography"}),
         (
             "entity_project_create",
-            {"language": "eng", "attributes": json.dumps(EXAMPLE_ATTRIBUTES), "grouping_fields": "market"},
+            # the attributes as the form's rows post them (`attribute-<n>-<field>`), all valid
+            {
+                "language": "eng",
+                "grouping_fields": "market",
+                "attribute_rows": str(len(EXAMPLE_ATTRIBUTES)),
+                **{f"attribute-{i}-{k}": v for i, row in enumerate(EXAMPLE_ATTRIBUTES) for k, v in row.items()},
+            },
         ),
     ],
 )

@@ -87,7 +87,8 @@ def test_the_browser_refuses_a_bad_slug_and_the_server_too(page: Page, coordinat
     log_in(page, "coordinator")
     page.goto(form)
     slug = page.locator("#id_slug")
-    page.get_by_label("Name").fill("Doha validation")
+    # exact: the entity form's attribute rows have labels of their own ("Attribute 1 name")
+    page.get_by_label("Name", exact=True).fill("Doha validation")
 
     # The pattern compiles under the `v` flag (an invalid one is ignored: every value would match).
     slug.fill("Doha Val!")
@@ -104,7 +105,7 @@ def test_the_browser_refuses_a_bad_slug_and_the_server_too(page: Page, coordinat
     page.get_by_role("button", name="Create").click()
     expect(page.locator("#id_slug_error")).to_contain_text("is not a slug")
     expect(page.locator("#id_slug")).to_have_value("Doha Val!")
-    expect(page.get_by_label("Name")).to_have_value("Doha validation")
+    expect(page.get_by_label("Name", exact=True)).to_have_value("Doha validation")
     assert not Project.all_objects.exists()
     page.goto("/")
     expect(page.locator("h1")).to_have_text("Your projects")

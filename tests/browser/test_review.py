@@ -26,7 +26,7 @@ def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: P
     # The reviewer flags stand-alone validity.
     log_in(page, "reviewer")
     page.goto(f"/projects/{project.slug}/review/")
-    page.get_by_role("button", name="Review the next item").click()
+    page.get_by_role("button", name="Review the next QA item").click()
     expect(page.locator(".item-summary .q")).to_have_text(item.question)
     expect(page.locator(".evidence-text mark")).to_have_text("深水埗")
     for key in ("fluency", "appropriateness"):
@@ -60,7 +60,7 @@ def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: P
     # A second review accepts it.
     log_in(page, "reviewer")
     page.goto(f"/projects/{project.slug}/review/")
-    page.get_by_role("button", name="Review the next item").click()
+    page.get_by_role("button", name="Review the next QA item").click()
     expect(page.locator(".item-summary .q")).to_have_text("深水埗那家开了六十多年的茶餐厅位于哪个区？")
     for key in ("fluency", "standalone", "appropriateness"):
         page.locator(f'fieldset[data-criterion="{key}"] input[value="pass"]').check()

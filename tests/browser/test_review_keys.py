@@ -27,7 +27,7 @@ def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, proj
     page.set_viewport_size({"width": 1440, "height": 900})
     log_in(page, "reviewer")
     page.goto(f"/projects/{project.slug}/review/")
-    page.get_by_role("button", name="Review the next item").focus()
+    page.get_by_role("button", name="Review the next QA item").focus()
     page.keyboard.press("Enter")
 
     # First item: everything on one screen, keys on the buttons; A passes every criterion, Enter submits and goes on.
@@ -83,7 +83,7 @@ def test_the_review_screen_on_a_phone(page: Page, project, annotator, reviewer):
     page.set_viewport_size({"width": 390, "height": 844})
     log_in(page, "reviewer")
     page.goto(f"/projects/{project.slug}/review/")
-    page.get_by_role("button", name="Review the next item").click()
+    page.get_by_role("button", name="Review the next QA item").click()
     expect(page.locator("#judgment-form")).to_be_visible()
     page.locator('fieldset[data-criterion="standalone"] label.flag').click()
     expect(page.locator('fieldset[data-criterion="standalone"] textarea')).to_be_visible()

@@ -82,7 +82,7 @@ def test_answer_editing_in_arabic_runs_right_to_left_and_keeps_a_revision(page: 
 def test_location_relevance(page: Page, coordinator, reviewer):
     validation_project(coordinator, reviewer, tasks=["location"])
     start(page)
-    expect(page.locator("#task-location legend")).to_contain_text("relevant to Qatar")
+    expect(page.locator("#task-location legend")).to_contain_text("Relevant to Qatar?")
 
     page.locator('input[name=location_relevant][value="no"]').check()
     save(page)
@@ -112,7 +112,7 @@ def test_better_answer_neither_needs_a_comment(page: Page, coordinator, reviewer
     tsv = tsv.replace("\tbing\n", "\tMachboos rice.\n")
     validation_project(coordinator, reviewer, tasks=["better_answer"], tsv=tsv)
     start(page)
-    boxes = page.locator(".better-answers .lead-text")
+    boxes = page.locator(".better-answers .better-text")
     expect(boxes).to_have_count(2)
     shown = sorted(boxes.all_inner_texts())
     assert shown == sorted(["The Arabian oryx.", "The oryx, a desert antelope."])
