@@ -32,6 +32,7 @@ def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, proj
 
     # First item: everything on one screen, keys on the buttons; A passes every criterion, Enter submits and goes on.
     expect(page.locator("#judgment-form")).to_be_visible()
+    page.wait_for_load_state("load")  # the key handler is a module script: it runs once the page has loaded
     first = page.locator(".item-summary .q").inner_text()
     for selector in (
         ".item-summary .q",
@@ -56,6 +57,7 @@ def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, proj
     # Second item: pass two, flag one. The flag opens its reason box; without a reason it does not go.
     expect(page.locator(".message.success")).to_contain_text("Review recorded")
     expect(page.locator(".item-summary .q")).not_to_have_text(first)
+    page.wait_for_load_state("load")
     page.keyboard.press("1")
     page.keyboard.press("3")
     page.keyboard.press("w")

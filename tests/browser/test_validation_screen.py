@@ -69,6 +69,7 @@ def test_a_validator_scores_by_keys_keeps_everything_on_an_error_skips_and_sees_
     shot(page, "validate-1440")
 
     # Keys 1–5 score the first row not scored, then the next.
+    page.wait_for_load_state("load")  # the key handler is a script that runs once the page has loaded
     for key in "4532":
         page.keyboard.press(key)
     scores = {k: page.locator(f"input[name=likert_{k}]:checked").get_attribute("value") for k in CRITERIA}
