@@ -7,13 +7,17 @@ existence is not revealed), a member without the needed role or ownership 403.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db.models import FilteredRelation, Model, Q, QuerySet
 from django.http import Http404
 
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 
 AnyUser = AbstractBaseUser | AnonymousUser
+Row = TypeVar("Row", bound=Model)
 
 
 def _membership(user: AnyUser, project: Project) -> Membership | None:
@@ -34,18 +38,52 @@ def _require(membership: Membership | None, role: Role | None) -> Membership:
     return membership
 
 
-def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None, kind: str | None = None) -> Project:
+MEMBERSHIP = "viewer_membership"
+
+
+def with_membership(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: str) -> Row | None:
+    """The one row of `rows` in the project `slug`, loaded with the project and the user's active membership
+    (`row.viewer_membership`) in one query; None when there is no such row or the user is no member (or is a
+    superuser): the caller then goes the way of `get_project_for_user`, which says which (404 or 403)."""
+    if not user.is_authenticated or user.is_superuser:
+        return None
+    members = f"{project}__memberships"
+    mine = Q(**{f"{members}__user": user, f"{members}__deactivated_at__isnull": True})
+    row = (
+        rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
+        .select_related(project, MEMBERSHIP)
+        .filter(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
+        .first()
+    )
+    if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
+        return None
+    return row
+
+
+def project_of_row(row: Model, project: Project, role: Role | None) -> Project:
+    """The project of a row found by `with_membership`, with `project.membership` set as `get_project_for_user`
+    sets it (the role checked)."""
+    membership: Membership = getattr(row, MEMBERSHIP)
+    membership.project = project
+    project.membership = _require(membership, role)  # type: ignore[attr-defined]
+    return project
+
+
+def get_project_for_user(
+    user: AnyUser, slug: str, *, role: Role | None = None, kind: str | None = None, related: tuple[str, ...] = ()
+) -> Project:
     """The project, with `project.membership` set to the user's membership (roles).
 
     With `kind`, a project of another kind is 404 as well: the page is one of that kind's screens only (the
     Wikipedia QA pairs, collection, labels and settings are no part of a trivia project).
 
     A member's project and membership come in one query: this runs on every request. A deactivated
-    membership counts as none (404), through `Membership.objects`.
+    membership counts as none (404), through `Membership.objects`. `related`: relations of the membership
+    loaded in the same query (the review queue asks for the reviewer's `reader_languages`).
     """
     if user.is_authenticated and not user.is_superuser:
         membership = (
-            Membership.objects.select_related("project")
+            Membership.objects.select_related("project", *related)
             .filter(project__slug=slug, project__deleted_at__isnull=True, user=user)  # the join skips the live manager
             .first()
         )
@@ -122,12 +160,20 @@ def can_see_pair(membership: Membership, pair: PagePair) -> bool:
 
 
 def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: Role | None = None) -> PagePair:
-    """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all."""
-    project = get_project_for_user(user, slug, role=role)
-    pair = PagePair.objects.select_related("assignee").filter(project=project, pk=pair_id).first()
-    if pair is None:
-        raise Http404("No such page pair in this project.")
-    pair.project = project
+    """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all.
+
+    A member's pair, project and membership come in one query; anything else asks again the long way."""
+    pairs = PagePair.objects.select_related("assignee").filter(pk=pair_id)
+    found = with_membership(pairs, user, slug, project="project")
+    if found is not None:
+        pair = found
+        project = project_of_row(pair, pair.project, role)
+    else:
+        project = get_project_for_user(user, slug, role=role)
+        pair = pairs.filter(project=project).first()
+        if pair is None:
+            raise Http404("No such page pair in this project.")
+        pair.project = project
     membership: Membership = project.membership  # type: ignore[attr-defined]
     if role == Role.ANNOTATOR and pair.assignee_id != user.pk:
         raise PermissionDenied("This pair is assigned to someone else.")
@@ -137,12 +183,20 @@ def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: Role | No
 
 
 def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: Role | None = None) -> QAItem:
-    """A live QA item. Authors reach their own items; coordinators reach all."""
-    project = get_project_for_user(user, slug, role=role)
-    item = QAItem.objects.alive().select_related("pair", "author").filter(project=project, pk=item_id).first()
-    if item is None:
-        raise Http404("No such QA item in this project.")
-    item.project = project
+    """A live QA item. Authors reach their own items; coordinators reach all.
+
+    A member's item, project and membership come in one query, as `get_pair_for_user`."""
+    items = QAItem.objects.alive().select_related("pair", "author").filter(pk=item_id)
+    found = with_membership(items, user, slug, project="project")
+    if found is not None:
+        item = found
+        project = project_of_row(item, item.project, role)
+    else:
+        project = get_project_for_user(user, slug, role=role)
+        item = items.filter(project=project).first()
+        if item is None:
+            raise Http404("No such QA item in this project.")
+        item.project = project
     item.pair.project = project
     membership: Membership = project.membership  # type: ignore[attr-defined]
     is_author = item.author_id == user.pk

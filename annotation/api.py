@@ -53,10 +53,15 @@ from common.api import NO_CONTENT, paginated, responses, validated
 from common.errors import InvalidInput
 
 
-def _pair_detail(pair: PagePair) -> dict[str, Any]:
-    """The full pair with its live items and their spans, in three queries."""
-    items = QAItem.objects.alive().filter(pair=pair).select_related("author").prefetch_related("spans")
-    pair.live_items = list(items)  # type: ignore[attr-defined]
+def _pair_detail(pair: PagePair, *, unscreened: bool = False) -> dict[str, Any]:
+    """The full pair with its live items and their spans, in two queries, or none: when a service left the items
+    it has just written on the pair (`live_items`), or when the pair was `unscreened` (claimed, not screened yet, so
+    without items: they are written only while a pair is being annotated)."""
+    if unscreened:
+        pair.live_items = []  # type: ignore[attr-defined]
+    elif not hasattr(pair, "live_items"):
+        items = QAItem.objects.alive().filter(pair=pair).select_related("author").prefetch_related("spans")
+        pair.live_items = list(items)  # type: ignore[attr-defined]
     return PairDetailOutput(pair).data
 
 
@@ -255,7 +260,7 @@ class QueueNextApi(APIView):
         pair = services.pair_claim_next(project=project, user=request.user)
         if pair is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_pair_detail(pair))
+        return Response(_pair_detail(pair, unscreened=pair.status == PagePair.Status.CLAIMED))
 
 
 class PairScreeningApi(APIView):
@@ -267,8 +272,9 @@ class PairScreeningApi(APIView):
     def post(self, request: Request, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(ScreeningInput, request.data)
+        unscreened = pair.status == PagePair.Status.CLAIMED
         pair = services.pair_screen(pair=pair, user=request.user, **data)
-        return Response(_pair_detail(pair))
+        return Response(_pair_detail(pair, unscreened=unscreened))
 
 
 class PairSubmitApi(APIView):

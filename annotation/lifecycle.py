@@ -21,7 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from annotation.models import ItemEvent, QAItem
+from annotation.models import ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
@@ -95,7 +95,8 @@ def qa_item_transition(
     values = dict(changes or {})
     if to is not None:
         values["status"] = to
-    if not query.update(**values, version=F("version") + 1, updated_at=timezone.now()):
+    values.setdefault("updated_at", timezone.now())  # a caller that shows the item passes the time it keeps
+    if not query.update(**values, version=F("version") + 1):
         if doing is None:
             return False
         _refused(item, expected_version, allowed, doing)
@@ -110,8 +111,9 @@ def qa_items_transition(
 ) -> int:
     """`qa_item_transition` for many items at once (a pair's drafts on submit): the live ones of `items` still in
     an allowed status move; returns how many did. The caller records their events (`items_route` does)."""
+    values = {"updated_at": timezone.now(), **dict(changes or {})}
     return items.filter(deleted_at__isnull=True, status__in=list(allowed)).update(
-        **dict(changes or {}), status=to, version=F("version") + 1, updated_at=timezone.now()
+        **values, status=to, version=F("version") + 1
     )
 
 
@@ -216,7 +218,8 @@ def spans_check(text: str, spans: Iterable[Mapping[str, Any]], *, document: str)
 class ReviewRounds:
     """What annotation asks of review rounds without importing the app that keeps them (review.apps registers).
 
-    `route(items=, actor=)` opens the round of each item's latest revision (inside the submitting transaction);
+    `route(items=, actor=, revisions=)` opens the round of each item's latest revision (inside the submitting
+    transaction);
     `close(items=)` cancels the open slots of items whose review was decided elsewhere (an import);
     `begun(items=)` gives the ids of those items whose review has begun (a slot claimed or done).
     """
@@ -239,10 +242,13 @@ def _rounds() -> ReviewRounds:
     return _ROUNDS[0]
 
 
-def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> None:
+def items_route(
+    *, items: Iterable[QAItem], actor: AbstractBaseUser | None, revisions: Iterable[QAItemRevision] | None = None
+) -> None:
     """Items entered review (submitted, resubmitted, imported in review): open their review rounds; the first
-    revision's round records the item's `submitted` event. Called inside the transaction that moved them."""
-    _rounds().route(items=list(items), actor=actor)
+    revision's round records the item's `submitted` event. Called inside the transaction that moved them.
+    `revisions`: the latest revision of each item, when the caller has just written them (else they are read)."""
+    _rounds().route(items=list(items), actor=actor, revisions=revisions)
 
 
 def review_rounds_close(*, items: Iterable[QAItem]) -> None:

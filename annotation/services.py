@@ -7,6 +7,7 @@ of them carries a second copy of a rule.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -23,6 +24,7 @@ from annotation.access import is_coordinator
 from annotation.languages import VARIANT_RULE, WIKI_CODE_RULE, UnknownLanguage, get_language, is_variant, is_wiki_code
 from annotation.lifecycle import (
     MAX_TEXT_FIELD,
+    SpanInput,
     items_route,
     qa_item_text_check,
     qa_item_transition,
@@ -45,6 +47,7 @@ from audit import services as audit
 from audit.models import Action
 from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.related import related_known
 
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
 
@@ -281,24 +284,27 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
         .order_by("claimed_at")
         .first()
     )
-    if held is not None:
-        PagePair.objects.filter(pk=held.pk).update(claim_expires_at=now + timedelta(minutes=project.claim_minutes))
-        return held
     expires = now + timedelta(minutes=project.claim_minutes)
+    if held is not None:
+        PagePair.objects.filter(pk=held.pk).update(claim_expires_at=expires)
+        held.claim_expires_at = expires
+        held.project = project
+        return held
 
     def claim(candidate: PagePair) -> bool:
-        return bool(
-            PagePair.objects.filter(pk=candidate.pk)
+        changes = {"status": PagePair.Status.CLAIMED, "claimed_at": now, "claim_expires_at": expires, "updated_at": now}
+        if (
+            not PagePair.objects.filter(pk=candidate.pk)
             .available(now)
-            .update(
-                status=PagePair.Status.CLAIMED,
-                assignee=user,
-                claimed_at=now,
-                claim_expires_at=expires,
-                version=F("version") + 1,
-                updated_at=now,
-            )
-        )
+            .update(**changes, assignee=user, version=F("version") + 1)
+        ):
+            return False
+        # The candidate row is locked (FOR UPDATE) until the claim commits: what it reads now is what was written.
+        for name, value in changes.items():
+            setattr(candidate, name, value)
+        candidate.assignee = user
+        candidate.version += 1
+        return True
 
     claimed = queue_claim_next(
         candidates=PagePair.objects.filter(project=project).exclude(
@@ -306,12 +312,11 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
         ),
         waiting=[Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=claim,
+        fields=None,  # the whole pair, for the caller to show
     )
-    if claimed is None:
-        return None
-    pair = PagePair.objects.get(pk=claimed.pk)
-    pair.project = project
-    return pair
+    if claimed is not None:
+        claimed.project = project
+    return claimed
 
 
 def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") -> PairSkip:
@@ -380,22 +385,36 @@ def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: 
         raise InvalidState("This pair has QA items: delete them before excluding the pair.", field="decision")
     status = PagePair.Status.ANNOTATING if decision == Screening.Decision.ANNOTATE else PagePair.Status.EXCLUDED
     now = timezone.now()
+    changes = {"status": status, "screening_decision": decision, "claim_expires_at": None, "updated_at": now}
     with transaction.atomic():
-        updated = PagePair.objects.filter(pk=pair.pk, assignee=user, status__in=editable).update(
-            status=status,
-            screening_decision=decision,
-            claim_expires_at=None,
-            version=F("version") + 1,
-            updated_at=now,
-        )
-        if not updated:
+        known = _pair_update(pair, PagePair.objects.filter(pk=pair.pk, assignee=user, status__in=editable), changes)
+        if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
         Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
         audit.record(
             user, Action.PAIR_SCREENED, pair, project=pair.project, before=pair.status, decision=decision, note=note
         )
-    pair.refresh_from_db(fields=["status", "screening_decision", "claim_expires_at", "version", "updated_at"])
+    _pair_updated(pair, changes, known)
     return pair
+
+
+def _pair_update(pair: PagePair, query: Any, changes: dict[str, Any]) -> bool | None:
+    """Write `changes` (and the next version) to the pair rows of `query` still as the request read them, else to
+    them as they are now: True when the first applied (the pair is then `changes` on what was read), False when
+    only the second did, None when neither (the pair is no longer in `query`)."""
+    if query.filter(version=pair.version).update(**changes, version=F("version") + 1):
+        return True
+    return False if query.update(**changes, version=F("version") + 1) else None
+
+
+def _pair_updated(pair: PagePair, changes: dict[str, Any], known: bool | None) -> None:
+    """The pair after `_pair_update`: changed in Python when its row was as read, else read again."""
+    if not known:
+        pair.refresh_from_db(fields=[*changes, "version"])
+        return
+    for name, value in changes.items():
+        setattr(pair, name, value)
+    pair.version += 1
 
 
 def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None) -> None:
@@ -446,11 +465,15 @@ def qa_item_create(*, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem
             raise InvalidState("A pair has at most one document-level QA.", field="kind")
     else:
         raise InvalidInput(f"Unknown item kind {kind!r}: use 'lead' or 'document'.", field="kind")
-    with transaction.atomic():
-        item = QAItem.objects.create(project=project, pair=pair, author=user, kind=kind)
-        item.pair = pair
-        if content:
-            item = qa_item_update(item=item, user=user, version=item.version, **content)
+    # With content, the item is written as a save of the new draft would leave it: its second version.
+    changes, document, spans = _content_checked(pair, kind, **content)
+    item = QAItem(project=project, pair=pair, author=user, kind=kind, version=2 if content else 1, **changes)
+    with transaction.atomic() if spans is not None else nullcontext():
+        item.save(force_insert=True)
+        if spans is not None:
+            _spans_write(item, document, spans, replace=False)
+        else:
+            related_known(item, "spans", [])  # a new item has none
     return item
 
 
@@ -504,12 +527,45 @@ def qa_item_update(
     editable_status = QAItem.Status.NEEDS_REWRITE if item.status == QAItem.Status.NEEDS_REWRITE else QAItem.Status.DRAFT
     if editable_status == QAItem.Status.DRAFT:
         _require_authoring(pair, user)
+    changes, document, checked_spans = _content_checked(
+        pair, item.kind, question=question, answer_standard=answer_standard, answer_local=answer_local, spans=spans
+    )
+    now = timezone.now()
+    # One statement needs no transaction of its own; the spans are replaced together with the text.
+    with transaction.atomic() if checked_spans is not None else nullcontext():
+        qa_item_transition(
+            item=item,
+            allowed=[editable_status],
+            expected_version=version,
+            changes={**changes, "updated_at": now},
+            doing="edited here",
+        )
+        if checked_spans is not None:
+            _spans_write(item, document, checked_spans, replace=True)
+    # The update applied to the row at `version`: the item is what was read with these changes, as written.
+    for name, value in changes.items():
+        setattr(item, name, value)
+    item.version = version + 1
+    item.updated_at = now
+    return item
+
+
+def _content_checked(
+    pair: PagePair,
+    kind: str,
+    *,
+    question: str | None = None,
+    answer_standard: str | None = None,
+    answer_local: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
+) -> tuple[dict[str, Any], str, list[SpanInput] | None]:
+    """An item's content as sent, checked: the text fields given, the spans' document, the spans (None: not sent)."""
     qa_item_text_check(question=question, answer_standard=answer_standard, answer_local=answer_local)
-    document = EvidenceSpan.Document.LOCAL_LEAD if item.kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
+    document = EvidenceSpan.Document.LOCAL_LEAD if kind == QAItem.Kind.LEAD else EvidenceSpan.Document.LOCAL_TEXT
     checked_spans = None
     if spans is not None:
         checked_spans = spans_check(span_document_text(pair, document), spans, document=document)
-        if item.kind == QAItem.Kind.DOCUMENT:
+        if kind == QAItem.Kind.DOCUMENT:
             check_document_evidence(pair, checked_spans)
     changes: dict[str, Any] = {
         name: value
@@ -520,19 +576,18 @@ def qa_item_update(
         )
         if value is not None
     }
-    with transaction.atomic():
-        qa_item_transition(
-            item=item, allowed=[editable_status], expected_version=version, changes=changes, doing="edited here"
-        )
-        if checked_spans is not None:
-            item.spans.all().delete()
-            EvidenceSpan.objects.bulk_create(
-                EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
-                for i, s in enumerate(checked_spans)
-            )
-    item.refresh_from_db()
-    item.pair = pair
-    return item
+    return changes, document, checked_spans
+
+
+def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace: bool) -> None:
+    """Write the item's evidence spans (`replace`: instead of those it has); the item keeps them for its output."""
+    if replace:
+        item.spans.all().delete()
+    written = EvidenceSpan.objects.bulk_create(
+        EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
+        for i, s in enumerate(spans)
+    )
+    related_known(item, "spans", written)
 
 
 def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
@@ -700,7 +755,7 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
-    items = list(pair.items.alive().prefetch_related("spans"))
+    items = list(pair.items.alive().select_related("author").prefetch_related("spans"))
     lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:
@@ -734,29 +789,73 @@ def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
         first = next(iter(errors))
         raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)
     now = timezone.now()
+    changes = {"status": PagePair.Status.SUBMITTED, "submitted_at": now, "updated_at": now}
+    drafts = [item for item in items if item.status == QAItem.Status.DRAFT]
     with transaction.atomic():
-        updated = PagePair.objects.filter(pk=pair.pk, status=PagePair.Status.ANNOTATING, assignee=user).update(
-            status=PagePair.Status.SUBMITTED, submitted_at=now, version=F("version") + 1, updated_at=now
-        )
-        if not updated:
+        mine = PagePair.objects.filter(pk=pair.pk, status=PagePair.Status.ANNOTATING, assignee=user)
+        known = _pair_update(pair, mine, changes)
+        if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="pair")
-        qa_items_transition(
+        moved = qa_items_transition(
             items=QAItem.objects.filter(pair=pair),
             allowed=[QAItem.Status.DRAFT],
             to=QAItem.Status.SUBMITTED,
-            changes={"submitted_at": now},
+            changes={"submitted_at": now, "updated_at": now},
         )
+        known = known and moved == len(drafts)
         for item in items:
-            qa_item_revision_create(item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED)
-        items_route(items=items, actor=user)
+            item.project = project
+        revisions = qa_item_revisions_create(items=items, author=user, reason=QAItemRevision.Reason.SUBMITTED)
+        items_route(items=items, actor=user, revisions=revisions)
         audit.record(user, Action.PAIR_SUBMITTED, pair, project=project, items=len(items))
-    pair.refresh_from_db()
+    if known:  # the pair and items as submitted, for the caller to show (`live_items`, as PairDetailOutput reads)
+        _pair_updated(pair, changes, known)
+        for item in drafts:
+            item.status, item.submitted_at, item.updated_at = QAItem.Status.SUBMITTED, now, now
+            item.version += 1
+        pair.live_items = items  # type: ignore[attr-defined]
+    else:
+        pair.refresh_from_db()
     return pair
 
 
 def _verified_item_ids(item_ids: list[int]) -> set[int]:
     """Which of these items have a recorded full-document verification (any result counts: it was checked)."""
     return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
+
+
+def qa_item_revisions_create(
+    *, items: list[QAItem], author: AbstractBaseUser | None, reason: str
+) -> list[QAItemRevision]:
+    """`qa_item_revision_create` for many items at once (a pair's items on submit): two queries however many."""
+    last = dict(
+        QAItemRevision.objects.filter(item__in=items)
+        .order_by()
+        .values("item_id")
+        .annotate(number=Max("number"))
+        .values_list("item_id", "number")
+    )
+    return QAItemRevision.objects.bulk_create(
+        QAItemRevision(
+            item=item,
+            number=last.get(item.pk, 0) + 1,
+            question=item.question,
+            answer_standard=item.answer_standard,
+            answer_local=item.answer_local,
+            spans=_revision_spans(item),
+            content={},
+            author=author,
+            reason=reason,
+        )
+        for item in items
+    )
+
+
+def _revision_spans(item: QAItem) -> list[dict[str, Any]]:
+    return [
+        {"document": s.document, "start": s.start, "end": s.end, "text": s.text, "match": s.match}
+        for s in item.spans.all()
+    ]
 
 
 def qa_item_revision_create(
@@ -767,17 +866,13 @@ def qa_item_revision_create(
     `content`: what another project kind keeps beside question and answer (a multiple-choice item's candidates).
     """
     last = item.revisions.order_by("-number").values_list("number", flat=True).first() or 0
-    spans = [
-        {"document": s.document, "start": s.start, "end": s.end, "text": s.text, "match": s.match}
-        for s in item.spans.all()
-    ]
     return QAItemRevision.objects.create(
         item=item,
         number=last + 1,
         question=item.question,
         answer_standard=item.answer_standard,
         answer_local=item.answer_local,
-        spans=spans,
+        spans=_revision_spans(item),
         content=content or {},
         author=author,
         reason=reason,

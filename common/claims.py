@@ -25,26 +25,23 @@ def queue_claim_next(
     candidates: QuerySet[Row],
     waiting: Iterable[Q],
     claim: Callable[[Row], bool],
-    fields: tuple[str, ...] = ("id",),
+    fields: tuple[str, ...] | None = ("id",),
     attempts: int = ATTEMPTS,
 ) -> Row | None:
     """The row claimed for the caller, or None when nothing waits.
 
     `candidates`: the rows this person may take (their own exclusions applied); `waiting`: the conditions under
-    which a row waits to be taken; `claim(row)`: the caller's conditional update, True when it took the row.
+    which a row waits to be taken; `claim(row)`: the caller's conditional update, True when it took the row;
+    `fields`: the columns read of each candidate (None: the whole row, and what `candidates` selects with it).
     A claim lost to someone else at the same moment is retried (up to `attempts` times).
     """
     waiting = list(waiting)
     for _attempt in range(attempts):
         with transaction.atomic():
-            found = [
-                candidates.select_for_update(skip_locked=True, of=("self",))
-                .filter(condition)
-                .order_by("id")
-                .only(*fields)
-                .first()
-                for condition in waiting
-            ]
+            locked = candidates.select_for_update(skip_locked=True, of=("self",))
+            if fields is not None:
+                locked = locked.only(*fields)
+            found = [locked.filter(condition).order_by("id").first() for condition in waiting]
             candidate = min((row for row in found if row is not None), key=lambda row: row.pk, default=None)
             if candidate is None:
                 return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from annotation.access import AnyUser, get_pair_for_user, get_project_for_user
+from annotation.access import AnyUser, get_pair_for_user, get_project_for_user, project_of_row, with_membership
 from annotation.models import Membership, PagePair, QAItem, Role
 from review.models import ReviewSlot
 
@@ -69,16 +69,22 @@ def get_item_for_reader(user: AnyUser, slug: str, item_id: int) -> QAItem:
 
 
 def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
-    """A review slot held (or filled) by this reviewer; coordinators may look at any."""
-    project = get_project_for_user(user, slug)
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    slot = (
-        ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer")
-        .filter(item__project=project, item__deleted_at__isnull=True, pk=slot_id)  # a deleted item: no review
-        .first()
+    """A review slot held (or filled) by this reviewer; coordinators may look at any.
+
+    A member's slot comes with its item, pair, author, revision, project and membership in one query."""
+    slots = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").filter(
+        item__deleted_at__isnull=True,
+        pk=slot_id,  # a deleted item: no review
     )
-    if slot is None:
-        raise Http404("No such review in this project.")
+    slot = with_membership(slots, user, slug, project="item__project")
+    if slot is not None:
+        project = project_of_row(slot, slot.item.project, None)
+    else:
+        project = get_project_for_user(user, slug)
+        slot = slots.filter(item__project=project).first()
+        if slot is None:
+            raise Http404("No such review in this project.")
+    membership: Membership = project.membership  # type: ignore[attr-defined]
     if not (membership.is_reviewer or membership.is_coordinator):
         raise PermissionDenied("This needs the reviewer role in the project.")
     if slot.reviewer_id != user.pk and not membership.is_coordinator:

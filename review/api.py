@@ -18,6 +18,7 @@ from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
+from common.related import related_known
 from review import access
 from review import decisions as review_decisions
 from review import history as review_history
@@ -75,10 +76,16 @@ def _reviewing(user: Any, slug: str) -> Project:
     return project
 
 
-def _slot_data(slot: ReviewSlot, project: Project) -> dict[str, Any]:
-    slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
-        pk=slot.pk
-    )
+def _slot_data(slot: ReviewSlot, project: Project, *, loaded: bool = False, claimed: bool = False) -> dict[str, Any]:
+    """The slot as SlotOutput shows it. `loaded`: it comes with its item, pair, author, revision and reviewer as
+    they are now (else they are read again); `claimed`: it was just claimed, so it has no judgments yet (they are
+    written when it is done)."""
+    if not loaded:
+        slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
+            pk=slot.pk
+        )
+    if claimed:
+        related_known(slot, "judgments", [])
     slot.item.project = project
     slot.item.pair.project = project
     return SlotOutput(slot).data
@@ -122,11 +129,11 @@ class ReviewNextApi(APIView):
         responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
     def post(self, request: Request, slug: str) -> Response:
-        project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
+        project = get_project_for_user(request.user, slug, role=Role.REVIEWER, related=("reader_languages",))
         slot = review_queue.review_claim_next(project=project, user=request.user)
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_slot_data(slot, project))
+        return Response(_slot_data(slot, project, loaded=True, claimed=True))
 
 
 class ReviewClaimApi(APIView):
@@ -151,7 +158,7 @@ class ReviewSlotApi(APIView):
     )
     def get(self, request: Request, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
-        return Response(_slot_data(slot, slot.item.project))
+        return Response(_slot_data(slot, slot.item.project, loaded=True))
 
     @extend_schema(
         summary="Record your judgments: every criterion pass or flag, with an optional comment",
@@ -169,7 +176,7 @@ class ReviewSlotApi(APIView):
         slot = review_judging.review_submit(
             slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
         )
-        return Response(_slot_data(slot, project))
+        return Response(_slot_data(slot, project, loaded=True))
 
 
 class ReviewReleaseApi(APIView):

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F
 from django.utils import timezone
 
 from annotation.lifecycle import (
     MAX_TEXT_FIELD,
-    item_event_record,
+    item_event,
+    item_events_record,
     qa_item_transition,
     require_may_review,
 )
-from annotation.models import ItemEvent, Project, QAItem
+from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.related import related_known
 from review.models import Judgment, ReviewSlot
 from review.reports import agreement_report_after_judgments
 from review.routing import REVIEWABLE, Status, require_flow
@@ -92,7 +95,7 @@ def review_submit(
             if current.status != ReviewSlot.Status.CLAIMED:
                 raise InvalidState("This review slot was cancelled.", field="slot")
             raise StaleEdit("This review changed in the meantime; reload it.", current=current)
-        Judgment.objects.bulk_create(
+        written = Judgment.objects.bulk_create(
             Judgment(
                 slot=slot,
                 item=item,
@@ -107,20 +110,39 @@ def review_submit(
         )
         flags = [j.criterion for j in checked if j.verdict == Judgment.Verdict.FLAG]
         note = f"flagged: {', '.join(flags)}" if flags else "all criteria pass"
-        item_event_record(
+        reviewed = item_event(
             item=item, actor=user, action=ItemEvent.Action.REVIEWED, before=REVIEWABLE, after=REVIEWABLE, note=note
         )
-        _round_decide(locked, slot.revision_id)
-    slot.refresh_from_db()
-    agreement_report_after_judgments(project=project)  # debounced: one report per burst of reviews
+        decided = _round_decide(locked, slot.revision_id, now)
+        item_events_record([reviewed, *decided])  # the review, then the item's decision if the round is complete
+    # The slot and its item as written (the slot was at `version`, the item locked): no need to read them again.
+    slot.status, slot.completed_at, slot.version = ReviewSlot.Status.DONE, now, version + 1
+    related_known(slot, "judgments", written)
+    locked.project, locked.pair, locked.author = project, item.pair, item.author
+    slot.item = locked
+    agreement_report_after_judgments(project=project, judgments=len(written))  # debounced: one per burst
     return slot
 
 
-def _round_decide(item: QAItem, revision_id: int) -> None:
+def _round_decide(item: QAItem, revision_id: int, now: datetime) -> list[ItemEvent]:
+    """Decide the item once every slot of the round is done: accepted, or sent back when a criterion was flagged.
+    The item (locked) is left as written; returns the decision's event to record, if any."""
     slots = ReviewSlot.objects.filter(revision_id=revision_id).exclude(status=ReviewSlot.Status.CANCELLED)
-    if slots.exclude(status=ReviewSlot.Status.DONE).exists():
-        return
-    flagged = Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG).exists()
+    waiting, flagged = (  # both questions in one query
+        QAItemRevision.objects.filter(pk=revision_id)
+        .annotate(
+            waiting=Exists(slots.exclude(status=ReviewSlot.Status.DONE)),
+            flagged=Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG)),
+        )
+        .values_list("waiting", "flagged")
+        .get()
+    )
+    if waiting:
+        return []
     after = Status.NEEDS_REWRITE if flagged else Status.ACCEPTED
     action = ItemEvent.Action.NEEDS_REWRITE if flagged else ItemEvent.Action.ACCEPTED
-    qa_item_transition(item=item, allowed=[REVIEWABLE], to=after, event={"actor": None, "action": action})
+    before = item.status
+    if not qa_item_transition(item=item, allowed=[REVIEWABLE], to=after, changes={"updated_at": now}):
+        return []
+    item.status, item.version, item.updated_at = after, item.version + 1, now
+    return [item_event(item=item, actor=None, action=action, before=before, after=after)]

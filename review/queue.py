@@ -17,6 +17,9 @@ from review.models import ReviewSlot
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
 
+# What a claimed slot is shown with (the review API's SlotOutput): loaded with the slot, in the same query.
+SLOT_SHOWN = ("item", "item__pair", "item__author", "revision")
+
 
 def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = None):  # type: ignore[no-untyped-def]
     """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
@@ -36,10 +39,12 @@ def review_waiting_count(*, project: Project, user: AbstractBaseUser, where: Q |
     return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
 
 
-def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
+def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now, savepoint: bool = True) -> bool:  # type: ignore[no-untyped-def]
+    """Claim the slot if it is still free; `savepoint=False` inside a transaction that only holds the candidate's
+    lock (`queue_claim_next`): a refused claim then rolls that one back, which asks for the next candidate anyway."""
     expires = now + timedelta(minutes=project.claim_minutes)
     try:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=savepoint):
             claimed = (
                 ReviewSlot.objects.filter(pk=slot_id)
                 .available(now)
@@ -77,24 +82,35 @@ def review_claim_next(
     require_flow(project, validation=validation)
     reviewer_require(project, user)
     now = timezone.now()
+    expires = now + timedelta(minutes=project.claim_minutes)
     held = (
         ReviewSlot.objects.filter(
             item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
         )
+        .select_related(*SLOT_SHOWN)
         .order_by("claimed_at")
         .first()
     )
     if held is not None:
-        ReviewSlot.objects.filter(pk=held.pk).update(claim_expires_at=now + timedelta(minutes=project.claim_minutes))
-        held.refresh_from_db()
+        ReviewSlot.objects.filter(pk=held.pk).update(claim_expires_at=expires)
+        held.claim_expires_at = expires
+        held.reviewer = user
         return held
-    claimed = queue_claim_next(
-        candidates=_claimable(project, user, now, where),
+
+    def claim(candidate: ReviewSlot) -> bool:
+        if not _claim(candidate.pk, candidate.item_id, project, user, now, savepoint=False):
+            return False
+        # Locked (FOR UPDATE) until the claim commits: the candidate is the row as the claim left it.
+        candidate.status, candidate.reviewer, candidate.claimed_at = ReviewSlot.Status.CLAIMED, user, now
+        candidate.claim_expires_at, candidate.version = expires, candidate.version + 1
+        return True
+
+    return queue_claim_next(
+        candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
         waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
-        claim=lambda candidate: _claim(candidate.pk, candidate.item_id, project, user, now),
-        fields=("id", "item_id"),
+        claim=claim,
+        fields=None,  # the whole slot with what SLOT_SHOWN names, for the caller to show
     )
-    return None if claimed is None else ReviewSlot.objects.select_related("item", "revision").get(pk=claimed.pk)
 
 
 def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:

@@ -39,6 +39,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
@@ -528,7 +529,7 @@ def agreement_report_request(
     raise IntegrityError(f"Could not queue an agreement report for {project.slug}: reports kept finishing meanwhile.")
 
 
-def agreement_report_after_judgments(*, project: Project) -> AgreementReport | None:
+def agreement_report_after_judgments(*, project: Project, judgments: int | None = None) -> AgreementReport | None:
     """Debounced automatic report: queue one once enough judgments arrived since the last report.
 
     Called after every recorded review. Nothing happens while a report is
@@ -536,27 +537,57 @@ def agreement_report_after_judgments(*, project: Project) -> AgreementReport | N
     `AGREEMENT_AUTO_JUDGMENTS` new judgments; the queued report waits
     `AGREEMENT_AUTO_COUNTDOWN` seconds, so the rest of a burst lands in it.
     Never raises: a review is recorded whatever happens here.
+
+    `judgments`: how many the review just recorded. They are counted in the cache, and the database is asked
+    only once as many as the threshold were counted since it was last asked (or when the cache has no count, as
+    after a restart; while it is unreachable, no report queues by itself); None asks it every time.
     """
     threshold = auto_after_judgments()
     if threshold <= 0:
         return None
     try:
-        reports = AgreementReport.objects.filter(project=project)
-        waiting = reports.active().first()
-        if waiting is not None:
-            _resend_if_lost(waiting)
+        if judgments is not None and _counted_since_asked(project, judgments) < threshold:
             return None
-        last = reports.order_by("-id").values_list("judgment_watermark", flat=True).first() or 0
-        new = Judgment.objects.filter(item__project=project, id__gt=last).count()
-        if new < threshold:
-            return None
-        report, created = agreement_report_request(
-            project=project, trigger=AgreementReport.Trigger.AUTO, countdown=auto_countdown()
-        )
-        return report if created else None
+        return _report_if_due(project, threshold, counted=judgments is not None)
     except Exception:  # an agreement report is never worth failing a review over
         log.exception("Could not queue an automatic agreement report for %s", project.slug)
         return None
+
+
+def _debounce_key(project: Project) -> str:
+    return f"agreement-auto:{project.pk}"
+
+
+def _counted_since_asked(project: Project, judgments: int) -> float:
+    """The judgments counted since the database was last asked, these included; infinity when nothing was
+    counted (the cache forgot, or never knew): then the database says."""
+    try:
+        return cache.incr(_debounce_key(project), judgments)
+    except ValueError:  # no count kept
+        return float("inf")
+
+
+def _report_if_due(project: Project, threshold: int, *, counted: bool) -> AgreementReport | None:
+    """What the debounce asks the database: whether a report waits (sent again if its message was lost), else
+    whether enough judgments came since the last one to queue the next. `counted`: the count in the cache starts
+    again from what the database said."""
+    reports = AgreementReport.objects.filter(project=project)
+    waiting = reports.active().first()
+    if waiting is not None:
+        _resend_if_lost(waiting)
+        if counted:  # asked again after as many judgments more (or at once, if the cache forgets)
+            cache.set(_debounce_key(project), 0, timeout=None)
+        return None
+    last = reports.order_by("-id").values_list("judgment_watermark", flat=True).first() or 0
+    new = Judgment.objects.filter(item__project=project, id__gt=last).count()
+    if counted:
+        cache.set(_debounce_key(project), new if new < threshold else 0, timeout=None)
+    if new < threshold:
+        return None
+    report, created = agreement_report_request(
+        project=project, trigger=AgreementReport.Trigger.AUTO, countdown=auto_countdown()
+    )
+    return report if created else None
 
 
 def _resend_if_lost(report: AgreementReport) -> None:

@@ -21,27 +21,37 @@ REVIEWABLE = QAItem.Status.SUBMITTED
 Status = QAItem.Status
 
 
-def review_rounds_open(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> list[ReviewSlot]:
+def review_rounds_open(
+    *,
+    items: Iterable[QAItem],
+    actor: AbstractBaseUser | None,
+    revisions: Iterable[QAItemRevision] | None = None,
+) -> list[ReviewSlot]:
     """`annotation.lifecycle.items_route`, carried out: open the review round of each item's latest revision,
     `reviewers_per_item` slots claimed from the queue.
 
     Called inside the transaction that submits (or resubmits) the items. Who may
     fill a slot is decided at claim time: a reviewer reading the standard language
-    who is neither the item's author nor the author of the revision.
+    who is neither the item's author nor the author of the revision. `revisions`: each item's latest revision
+    when the caller has just written them; items with their project loaded do not read it again.
     """
     items = list(items)
-    # Portable (no DISTINCT ON): the embedded SQLite default routes items too.
-    newest_number = QAItemRevision.objects.filter(item_id=OuterRef("item_id")).order_by("-number").values("number")[:1]
-    # One query for the revisions and one for the projects, however many items: an import routes thousands.
-    latest = {
-        revision.item_id: revision
-        for revision in QAItemRevision.objects.filter(
-            item_id__in=[item.pk for item in items], number=Subquery(newest_number)
-        ).only("id", "item_id", "number")
-    }
-    wanted_by_project = dict(
-        Project.objects.filter(pk__in={item.project_id for item in items}).values_list("pk", "reviewers_per_item")
-    )
+    if revisions is not None:
+        latest = {revision.item_id: revision for revision in revisions}
+    else:
+        # Portable (no DISTINCT ON): the embedded SQLite default routes items too.
+        newest = QAItemRevision.objects.filter(item_id=OuterRef("item_id")).order_by("-number").values("number")[:1]
+        # One query for the revisions and one for the projects, however many items: an import routes thousands.
+        latest = {
+            revision.item_id: revision
+            for revision in QAItemRevision.objects.filter(
+                item_id__in=[item.pk for item in items], number=Subquery(newest)
+            ).only("id", "item_id", "number")
+        }
+    wanted_by_project = {item.project_id: item.project.reviewers_per_item for item in items if _project_loaded(item)}
+    missing = {item.project_id for item in items} - set(wanted_by_project)
+    if missing:
+        wanted_by_project |= dict(Project.objects.filter(pk__in=missing).values_list("pk", "reviewers_per_item"))
     slots: list[ReviewSlot] = []
     events = []
     now = timezone.now()
@@ -66,6 +76,10 @@ def review_rounds_open(*, items: Iterable[QAItem], actor: AbstractBaseUser | Non
             )
     item_events_record(events)
     return ReviewSlot.objects.bulk_create(slots)
+
+
+def _project_loaded(item: QAItem) -> bool:
+    return QAItem.project.is_cached(item)  # type: ignore[attr-defined]
 
 
 def review_rounds_close(*, items: Iterable[QAItem]) -> int:
