@@ -49,12 +49,13 @@ def with_membership(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: s
         return None
     members = f"{project}__memberships"
     mine = Q(**{f"{members}__user": user, f"{members}__deactivated_at__isnull": True})
-    row = (
+    found = (
         rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
         .select_related(project, MEMBERSHIP)
         .filter(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
-        .first()
+        .order_by()[:1]  # one row at most (`rows` names it by id): no ordering to compile
     )
+    row = next(iter(found), None)
     if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
         return None
     return row
@@ -84,6 +85,7 @@ def get_project_for_user(
     if user.is_authenticated and not user.is_superuser:
         membership = (
             Membership.objects.select_related("project", *related)
+            .order_by("pk")  # not by the username of its Meta ordering: a join for nothing
             .filter(project__slug=slug, project__deleted_at__isnull=True, user=user)  # the join skips the live manager
             .first()
         )

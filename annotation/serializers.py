@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from annotation.languages import validate_wiki_code
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role
-from common.api import ErrorOutput, named_enum
+from common.api import ErrorOutput, FieldsOnce, named_enum
 
 # Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
 _TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
@@ -136,7 +136,7 @@ class PairFilterInput(serializers.Serializer):
     status = PairStatusField(required=False)
 
 
-class PairListOutput(serializers.ModelSerializer):
+class PairListOutput(FieldsOnce, serializers.ModelSerializer):
     """A pair without its texts, for lists."""
 
     assignee = serializers.CharField(source="assignee.username", default=None, read_only=True, allow_null=True)
@@ -169,14 +169,14 @@ class PairListOutput(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SpanOutput(serializers.ModelSerializer):
+class SpanOutput(FieldsOnce, serializers.ModelSerializer):
     class Meta:
         model = EvidenceSpan
         fields = ["document", "start", "end", "text", "match"]
         read_only_fields = fields
 
 
-class ItemOutput(serializers.ModelSerializer):
+class ItemOutput(FieldsOnce, serializers.ModelSerializer):
     pair = serializers.IntegerField(source="pair_id", read_only=True)
     kind = ItemKindField(read_only=True)
     status = ItemStatusField(read_only=True)

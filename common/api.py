@@ -16,6 +16,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.utils.serializer_helpers import BindingDict
 from rest_framework.views import APIView
 
 from common.errors import InvalidInput
@@ -50,6 +51,29 @@ def named_enum(choices: type[models.TextChoices], name: str) -> type[serializers
 
     NamedChoiceField.__name__ = f"{name}Field"
     return NamedChoiceField
+
+
+class FieldsOnce:
+    """For output serializers: fields built once per class and shared by its instances, not built again for each
+    (a ModelSerializer reads the model's fields each time, and each nested serializer builds its own fields too).
+
+    Only for serializers that render and nothing more: no context read (`self.context`, SerializerMethodField),
+    no validation. Their fields keep no state while rendering, so threads may share them; they are bound to an
+    empty instance of the class as their parent. Put it first among the bases:
+    `class ItemOutput(FieldsOnce, serializers.ModelSerializer)`.
+    """
+
+    @property
+    def fields(self) -> BindingDict:
+        cls = type(self)
+        shared: BindingDict | None = cls.__dict__.get("_fields_once")
+        if shared is None:
+            template = cls()
+            shared = BindingDict(template)
+            for name, field in template.get_fields().items():  # type: ignore[attr-defined]
+                shared[name] = field
+            cls._fields_once = shared  # type: ignore[attr-defined]
+        return shared
 
 
 BAD_INPUT = OpenApiResponse(ErrorOutput, description="Bad input; `field` and `details` name what is wrong.")

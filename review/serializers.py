@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from annotation.models import ItemEvent
 from annotation.serializers import ItemKindField, ItemOutput, ItemStatusField
-from common.api import ErrorOutput, named_enum
+from common.api import ErrorOutput, FieldsOnce, named_enum
 from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind, ReviewSlot, Verification
 
 SlotStatusField = named_enum(ReviewSlot.Status, "ReviewSlotStatusEnum")
@@ -54,13 +54,13 @@ class ReviewFilterInput(serializers.Serializer):
     kind = ItemKindField(required=False)
 
 
-class CriterionOutput(serializers.Serializer):
+class CriterionOutput(FieldsOnce, serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
     help = serializers.CharField(required=False, allow_blank=True)
 
 
-class JudgmentOutput(serializers.Serializer):
+class JudgmentOutput(FieldsOnce, serializers.Serializer):
     criterion = serializers.CharField()
     verdict = VerdictField()
     comment = serializers.CharField(allow_blank=True)
@@ -91,7 +91,7 @@ class AuthorItemOutput(serializers.Serializer):
     flags = FlagOutput(many=True, help_text="Sent back for a rewrite: each flagged criterion and its reason.")
 
 
-class SlotOutput(serializers.Serializer):
+class SlotOutput(FieldsOnce, serializers.Serializer):
     id = serializers.IntegerField()
     item = ItemOutput()
     revision = serializers.IntegerField(source="revision.number", help_text="The revision being reviewed.")

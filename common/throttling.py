@@ -1,0 +1,72 @@
+"""The API's per-user throttle: DRF's own rule (a sliding window of request times per user) in one cache round trip.
+
+DRF's `UserRateThrottle` reads the user's list of request times from the cache and writes it back: two round
+trips, and the whole list (up to the rate's number of requests) pickled both ways on every request. On a Redis
+cache this keeps the times in a sorted set and asks one Lua script to drop the old ones, count, and add this
+request unless the limit is reached, so concurrent requests cannot both take the last place either. Any other
+cache (the in-memory one of a development setup) goes DRF's way. An unreachable Redis lets the request through,
+as the fail-open cache does (config/cache.py), with its one warning a minute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from rest_framework import throttling
+
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+
+# KEYS[1]: the user's set; ARGV: now, window (s), limit, a member naming this request. Returns {allowed, the
+# requests in the window (this one included when allowed), the oldest one's time when refused}.
+WINDOW = """
+local key, now, window, limit = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+if count >= limit then
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return {0, count, oldest[2] or tostring(now)}
+end
+redis.call('ZADD', key, now, ARGV[4])
+redis.call('PEXPIRE', key, math.ceil(window * 1000))
+return {1, count + 1, ''}
+"""
+WINDOW_SHA = hashlib.sha1(WINDOW.encode()).hexdigest()  # noqa: S324 - Redis names scripts by their SHA-1
+
+
+class UserRateThrottle(throttling.UserRateThrottle):
+    @property
+    def cache(self) -> Any:  # the default cache itself (DRF's is a proxy of it), to see which kind it is
+        return caches[DEFAULT_CACHE_ALIAS]
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if not isinstance(self.cache, RedisCache):
+            return super().allow_request(request, view)
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        key = self.cache.make_and_validate_key(f"{self.key}:window")
+        args = (repr(self.now), self.duration, self.num_requests, f"{self.now!r}:{secrets.token_hex(4)}")
+        try:
+            client = self.cache._cache.get_client(key, write=True)
+            try:
+                allowed, count, oldest = client.evalsha(WINDOW_SHA, 1, key, *args)
+            except NoScriptError:  # the first call since Redis started
+                allowed, count, oldest = client.eval(WINDOW, 1, key, *args)
+        except UNREACHABLE as error:
+            warn = getattr(self.cache, "_warn", None)
+            if warn is not None:
+                warn("throttle", error)
+            return True
+        # What DRF's `wait()` reads: as many times as the window holds, the oldest last.
+        self.history = [float(oldest)] * int(count) if not allowed else []
+        return bool(allowed)
