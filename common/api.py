@@ -68,9 +68,9 @@ class FieldsOnce:
         cls = type(self)
         shared: BindingDict | None = cls.__dict__.get("_fields_once")
         if shared is None:
-            template = cls()
+            template: Any = cls()  # a serializer: this class is mixed into one
             shared = BindingDict(template)
-            for name, field in template.get_fields().items():  # type: ignore[attr-defined]
+            for name, field in template.get_fields().items():
                 shared[name] = field
             cls._fields_once = shared  # type: ignore[attr-defined]
         return shared

@@ -15,6 +15,7 @@ import secrets
 from typing import Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache import cache as default_cache
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
@@ -41,12 +42,13 @@ WINDOW_SHA = hashlib.sha1(WINDOW.encode()).hexdigest()  # noqa: S324 - Redis nam
 
 
 class UserRateThrottle(throttling.UserRateThrottle):
-    @property
-    def cache(self) -> Any:  # the default cache itself (DRF's is a proxy of it), to see which kind it is
-        return caches[DEFAULT_CACHE_ALIAS]
+    num_requests: int  # set by DRF's __init__ from the rate
+    duration: int
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        if not isinstance(self.cache, RedisCache):
+        # DRF's default is a proxy of the default cache: the cache itself says which kind it is.
+        backend = caches[DEFAULT_CACHE_ALIAS] if self.cache is default_cache else self.cache
+        if not isinstance(backend, RedisCache):
             return super().allow_request(request, view)
         if self.rate is None:
             return True
@@ -54,16 +56,16 @@ class UserRateThrottle(throttling.UserRateThrottle):
         if self.key is None:
             return True
         self.now = self.timer()
-        key = self.cache.make_and_validate_key(f"{self.key}:window")
+        key = backend.make_and_validate_key(f"{self.key}:window")
         args = (repr(self.now), self.duration, self.num_requests, f"{self.now!r}:{secrets.token_hex(4)}")
         try:
-            client = self.cache._cache.get_client(key, write=True)
+            client = backend._cache.get_client(key, write=True)
             try:
                 allowed, count, oldest = client.evalsha(WINDOW_SHA, 1, key, *args)
             except NoScriptError:  # the first call since Redis started
                 allowed, count, oldest = client.eval(WINDOW, 1, key, *args)
         except UNREACHABLE as error:
-            warn = getattr(self.cache, "_warn", None)
+            warn = getattr(backend, "_warn", None)
             if warn is not None:
                 warn("throttle", error)
             return True

@@ -21,7 +21,7 @@ def throttle_cache(request, settings, monkeypatch):
     if request.param == "an in-memory cache":
         settings.CACHES = {**settings.CACHES, "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
         monkeypatch.setattr(UserRateThrottle, "cache", caches["throttle"])
-    return UserRateThrottle().cache
+    return UserRateThrottle.cache
 
 
 def test_a_person_over_the_rate_waits_and_others_do_not(three_a_minute, throttle_cache, annotator, reviewer):
@@ -49,6 +49,9 @@ def test_the_window_slides(three_a_minute, throttle_cache, annotator, monkeypatc
     assert (again.status_code, full.status_code) == (200, 429)
 
 
-def test_the_suite_runs_the_redis_way_when_it_has_redis(settings):
-    if "redis" in settings.CACHES["default"]["BACKEND"].lower():
-        assert isinstance(UserRateThrottle().cache, RedisCache)
+def test_the_suite_runs_the_redis_way_when_it_has_redis(settings, annotator, monkeypatch):
+    calls = []
+    monkeypatch.setattr(RedisCache, "make_and_validate_key", lambda self, key, version=None: calls.append(key) or key)
+    assert api_as(annotator).get("/api/projects/").status_code == 200
+    windows = [key for key in calls if key.endswith(":window")]  # the sorted set of the Lua script
+    assert bool(windows) == ("redis" in settings.CACHES["default"]["BACKEND"].lower())
