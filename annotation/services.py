@@ -312,7 +312,7 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
         ),
         waiting=[Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=claim,
-        fields=None,  # the whole pair, for the caller to show
+        whole=True,  # the pair, for the caller to show
     )
     if claimed is not None:
         claimed.project = project

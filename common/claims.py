@@ -25,26 +25,37 @@ def queue_claim_next(
     candidates: QuerySet[Row],
     waiting: Iterable[Q],
     claim: Callable[[Row], bool],
-    fields: tuple[str, ...] | None = ("id",),
+    fields: tuple[str, ...] = ("id",),
+    whole: bool = False,
     attempts: int = ATTEMPTS,
 ) -> Row | None:
     """The row claimed for the caller, or None when nothing waits.
 
     `candidates`: the rows this person may take (their own exclusions applied); `waiting`: the conditions under
     which a row waits to be taken; `claim(row)`: the caller's conditional update, True when it took the row;
-    `fields`: the columns read of each candidate (None: the whole row, and what `candidates` selects with it).
+    `fields`: the columns read of each candidate. `whole`: the row is claimed read whole, with what `candidates`
+    selects with it, for the caller to show without reading it again: the first condition's candidate is read so
+    (it is the one taken, mostly), the others' by `fields` and read again whole when one of them is taken.
     A claim lost to someone else at the same moment is retried (up to `attempts` times).
     """
     waiting = list(waiting)
     for _attempt in range(attempts):
         with transaction.atomic():
             locked = candidates.select_for_update(skip_locked=True, of=("self",))
-            if fields is not None:
-                locked = locked.only(*fields)
-            found = [locked.filter(condition).order_by("id").first() for condition in waiting]
+            found = [
+                (locked if whole and number == 0 else locked.select_related(None).only(*fields))
+                .filter(condition)
+                .order_by("id")
+                .first()
+                for number, condition in enumerate(waiting)
+            ]
             candidate = min((row for row in found if row is not None), key=lambda row: row.pk, default=None)
             if candidate is None:
                 return None
+            if whole and candidate is not found[0]:
+                candidate = locked.filter(pk=candidate.pk).first()  # locked by this transaction already
+                if candidate is None:
+                    continue
             if claim(candidate):
                 return candidate
     return None

@@ -83,17 +83,17 @@ def review_claim_next(
     reviewer_require(project, user)
     now = timezone.now()
     expires = now + timedelta(minutes=project.claim_minutes)
-    held = (
+    held_id = (
         ReviewSlot.objects.filter(
             item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
         )
-        .select_related(*SLOT_SHOWN)
         .order_by("claimed_at")
+        .values_list("pk", flat=True)
         .first()
     )
-    if held is not None:
-        ReviewSlot.objects.filter(pk=held.pk).update(claim_expires_at=expires)
-        held.claim_expires_at = expires
+    if held_id is not None:  # mostly there is none: the slot is read whole only when there is
+        ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
+        held = ReviewSlot.objects.select_related(*SLOT_SHOWN).get(pk=held_id)
         held.reviewer = user
         return held
 
@@ -109,7 +109,8 @@ def review_claim_next(
         candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
         waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=claim,
-        fields=None,  # the whole slot with what SLOT_SHOWN names, for the caller to show
+        fields=("id", "item_id"),
+        whole=True,  # with what SLOT_SHOWN names, for the caller to show
     )
 
 

@@ -117,6 +117,11 @@ def test_an_expired_claim_returns_the_pair_to_the_pool(project, annotator, secon
 
     assert second.pk == first.pk
     assert second.assignee_id == second_annotator.pk
+    # Taken by the second waiting condition, it is read whole again: the pair as it is now, nothing deferred.
+    assert not second.get_deferred_fields()
+    assert (second.version, second.status, second.local_lead) == (
+        PagePair.objects.values_list("version", "status", "local_lead").get(pk=first.pk)
+    )
     with pytest.raises(InvalidState):  # the first annotator lost the pair; their screening is refused
         services.pair_screen(pair=first, user=annotator, decision="annotate")
 

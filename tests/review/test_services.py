@@ -91,6 +91,22 @@ def test_an_expired_claim_goes_to_the_next_reviewer(project, reviewer, second_re
         review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
 
 
+def test_the_next_reviewer_gets_an_expired_claim_as_it_is_now(project, reviewer, second_reviewer, submitted):
+    slot = review_queue.review_claim_next(project=project, user=reviewer)
+    ReviewSlot.objects.filter(pk=slot.pk).update(claim_expires_at=timezone.now() - timedelta(minutes=1))
+
+    taken = review_queue.review_claim_next(project=project, user=second_reviewer)
+
+    current = ReviewSlot.objects.get(pk=slot.pk)
+    assert taken.pk == slot.pk and not taken.get_deferred_fields()
+    assert (taken.reviewer_id, taken.version, taken.claim_expires_at) == (
+        second_reviewer.pk,
+        current.version,
+        current.claim_expires_at,
+    )
+    assert taken.item.pair.local_lead and taken.revision.number == 1  # loaded with what the API shows
+
+
 # Judgments and outcomes
 
 
