@@ -81,7 +81,13 @@ def near_duplicate(question: str, others: list[str]) -> str | None:
     return match[0] if match else None
 
 
-def qa_item_warnings(item: QAItem) -> list[AuthoringWarning]:
+def project_questions(project_id: int) -> list[tuple[int, str]]:
+    """The questions of the project's live items (id, question), for `qa_item_warnings` of several items at once."""
+    return list(QAItem.objects.alive().filter(project_id=project_id).exclude(question="").values_list("pk", "question"))
+
+
+def qa_item_warnings(item: QAItem, *, questions: list[tuple[int, str]] | None = None) -> list[AuthoringWarning]:
+    """Advice on an item. `questions`: `project_questions` of its project, read once for a page of items."""
     pair = item.pair
     project = pair.project
     warnings: list[AuthoringWarning] = []
@@ -98,13 +104,9 @@ def qa_item_warnings(item: QAItem) -> list[AuthoringWarning]:
             AuthoringWarning("answer_in_standard", "The standard-language answer appears in the standard lead.")
         )
     if item.question.strip():
-        others = list(
-            QAItem.objects.alive()
-            .filter(project=project)
-            .exclude(pk=item.pk)
-            .exclude(question="")
-            .values_list("question", flat=True)
-        )
+        if questions is None:
+            questions = project_questions(project.pk)
+        others = [question for pk, question in questions if pk != item.pk]
         duplicate = near_duplicate(item.question, others)
         if duplicate:
             warnings.append(

@@ -20,7 +20,7 @@ from annotation.models import EvidenceSpan, PagePair, QAItem, Role, Screening
 from annotation.queries import annotator_progress
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
-from annotation.warnings import qa_item_warnings
+from annotation.warnings import project_questions, qa_item_warnings
 from common.errors import InvalidInput, ServiceError, StaleEdit
 
 SESSION_STARTED = "localqa:work-started"  # when this signed-in session first opened a pair
@@ -49,13 +49,15 @@ def _pair_items(pair: PagePair) -> list[QAItem]:
     return items
 
 
-def _item_context(item: QAItem, verification: dict | None = None) -> dict:
+def _item_context(
+    item: QAItem, verification: dict | None = None, questions: list[tuple[int, str]] | None = None
+) -> dict:
     return {
         "item": item,
         "spans_json": json.dumps(
             [{"start": s.start, "end": s.end, "text": s.text} for s in item.spans.all()], ensure_ascii=False
         ),
-        "warnings": qa_item_warnings(item),
+        "warnings": qa_item_warnings(item, questions=questions),
         "verify": verification,
     }
 
@@ -79,12 +81,15 @@ def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
     leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
     lead_count = len(leads)
     latest = latest_verifications(leads) if is_mine and leads else {}
+    # The project's questions once for the page, not once for each item (the near-duplicate advice).
+    questions = project_questions(project.pk) if any(item.question.strip() for item in items) else None
     entries = [
         _item_context(
             item,
             verification_panel(item, current=latest.get(item.pk))
             if item.kind == QAItem.Kind.LEAD and is_mine
             else None,
+            questions,
         )
         for item in items
     ]

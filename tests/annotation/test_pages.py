@@ -285,6 +285,19 @@ def test_authoring_page_query_count_does_not_grow_with_items(
     assert response.status_code == 200
 
 
+def test_the_authoring_page_warns_of_near_duplicate_questions_once_per_item(client, annotating_pair, annotator):
+    first = add_item(annotating_pair, annotator, question="这家茶餐厅的招牌菜是什么？", evidence="菠蘿油")
+    add_item(annotating_pair, annotator, question="这家茶餐厅的招牌菜是什么", evidence="姓陳")
+    add_item(annotating_pair, annotator, question="老板姓什么？", evidence="深水埗")
+    client.force_login(annotator)
+
+    page = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk])).content.decode()
+
+    # Each of the two near-duplicates names the other; the third question has none (the questions are read once).
+    assert page.count("Nearly the same question exists in this project") == 2
+    assert f"“{first.question}”" in page and "“这家茶餐厅的招牌菜是什么”" in page
+
+
 def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordinator, django_assert_max_num_queries):
     for _ in range(40):
         factories.pair(project)
