@@ -72,10 +72,9 @@ def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
     """A review slot held (or filled) by this reviewer; coordinators may look at any.
 
     A member's slot comes with its item, pair, author, revision, project and membership in one query."""
-    slots = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").filter(
-        item__deleted_at__isnull=True,
-        pk=slot_id,  # a deleted item: no review
-    )
+    related = ("item", "item__pair", "item__author", "revision", "reviewer")
+    # A deleted item has no review.
+    slots = ReviewSlot.objects.select_related(*related).filter(pk=slot_id, item__deleted_at__isnull=True)
     slot = with_membership(slots, user, slug, project="item__project")
     if slot is not None:
         project = project_of_row(slot, slot.item.project, None)
