@@ -1,9 +1,10 @@
 """A Redis cache that fails open: while Redis is down, every read is a miss and every write is dropped.
 
-The cache holds nothing but API throttle counters and login-failure counts (work lives in PostgreSQL), and
-in production it is the Redis that is also the broker. Without this, a Redis outage turns every API request
-(throttles read the cache) and every log-in into a 500; with it, annotators and reviewers keep working and
-the brakes are off until Redis is back. One warning per `WARN_EVERY` seconds says so, not one per request.
+The cache holds nothing but API throttle counters, login-failure counts and the agreement reports' debounce
+count (work lives in PostgreSQL), and in production it is the Redis that is also the broker. Without this, a
+Redis outage turns every API request (throttles read the cache) and every log-in into a 500; with it,
+annotators and reviewers keep working and the brakes are off until Redis is back. One warning per
+`WARN_EVERY` seconds says so, not one per request.
 Set a short `socket_connect_timeout`/`socket_timeout` in OPTIONS (settings.py does) so a Redis that does not
 answer costs a request a fraction of a second, not a hang.
 """
