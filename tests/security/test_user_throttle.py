@@ -3,6 +3,8 @@ suite's cache when REDIS_URL is set), DRF's own way on any other cache."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
@@ -18,8 +20,14 @@ def three_a_minute(monkeypatch):
 
 @pytest.fixture(params=["the configured cache", "an in-memory cache"])
 def throttle_cache(request, settings, monkeypatch):
+    # A key space of this test's own: the same person (id) may have been throttled by an earlier test.
+    fresh = uuid.uuid4().hex
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{fresh}"},
+        "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": fresh},
+    }
     if request.param == "an in-memory cache":
-        settings.CACHES = {**settings.CACHES, "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
         monkeypatch.setattr(UserRateThrottle, "cache", caches["throttle"])
     return UserRateThrottle.cache
 
