@@ -68,7 +68,7 @@ class ProjectDetailOutput(ProjectOutput):
         read_only_fields = fields
 
     def get_roles(self, project: Project) -> list[str]:
-        membership: Membership | None = getattr(project, "membership", None)
+        membership: Membership | None = self.context.get("membership")
         return membership.roles if membership is not None else []
 
 

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 
 class SignedInRequest(HttpRequest):
     user: User
-    htmx: HtmxDetails  # set by django_htmx's middleware on every request
+    htmx: HtmxDetails  # set by django-htmx's middleware on every request
 
 
 class SignedInApiRequest(Request):

@@ -3,7 +3,7 @@ import nh3
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation import navigation
+from annotation import access, navigation
 from annotation.models import Project
 
 register = template.Library()
@@ -41,7 +41,10 @@ def project_nav(context: template.Context, project: Project) -> dict:
     """The project's bar of task groups (annotation.navigation), for the member looking at it."""
     request = context.get("request")
     path = request.path if request is not None else ""
-    membership = getattr(project, "membership", None)
+    # The view passes the membership its access check loaded; a page that does not is read here (one query).
+    membership = context.get("membership")
+    if membership is None and request is not None:
+        membership = access.membership_of(request.user, project)
     return {
         "project": project,
         "groups": navigation.project_nav(project, membership, path),
