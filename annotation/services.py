@@ -11,11 +11,11 @@ from contextlib import nullcontext
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -125,7 +125,7 @@ def region_vocabulary_clean(value: Any, *, regions: Iterable[str]) -> dict[str, 
 
 
 def project_region_vocabulary_map(
-    *, project: Project, mapping: Mapping[str, str], actor: AbstractBaseUser | None = None
+    *, project: Project, mapping: Mapping[str, str], actor: User | None = None
 ) -> Project:
     """Add fine regions to the project's vocabulary (or remap them), keeping the rest: what an import asks for."""
     clean = region_vocabulary_clean(mapping, regions=project.regions)
@@ -145,7 +145,8 @@ def project_slug_check(slug: str) -> str:
     slug = (slug or "").strip()
     if not slug:
         raise InvalidInput(f"slug: the project needs a slug ({SLUG_RULE}).", field="slug")
-    if len(slug) > Project._meta.get_field("slug").max_length:
+    max_length = Project._meta.get_field("slug").max_length
+    if max_length is not None and len(slug) > max_length:
         raise InvalidInput("slug: at most 60 characters.", field="slug")
     try:
         validate_slug(slug)
@@ -162,7 +163,7 @@ def project_create(
     standard_language: str,
     local_wiki: str | None = None,
     standard_wiki: str | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
     **project_settings: Any,
 ) -> Project:
     """Create a project; the creator becomes its coordinator. Wiki codes are derived unless given."""
@@ -203,7 +204,7 @@ def project_create(
 
 
 def project_update(
-    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+    *, project: Project, version: int | None = None, actor: User | None = None, **changes: Any
 ) -> Project:
     """Change project settings. With `version`, refuse if someone saved in between."""
     unknown = set(changes) - set(PROJECT_SETTINGS)
@@ -225,13 +226,11 @@ def project_update(
         project.refresh_from_db()
         diff = audit.changes(before, {field: getattr(project, field) for field in PROJECT_SETTINGS})
         if diff["after"]:
-            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
+            audit.record(actor, Action.PROJECT_SETTINGS, project, before=diff["before"], after=diff["after"])
     return project
 
 
-def membership_set(
-    *, project: Project, user: AbstractBaseUser, roles: Iterable[str], actor: AbstractBaseUser | None = None
-) -> Membership:
+def membership_set(*, project: Project, user: User, roles: Iterable[str], actor: User | None = None) -> Membership:
     roles = set(roles)
     unknown = roles - set(Role.values)
     if unknown:
@@ -254,7 +253,7 @@ def membership_set(
     return membership
 
 
-def membership_remove(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None = None) -> None:
+def membership_remove(*, project: Project, user: User, actor: User | None = None) -> None:
     if (
         Membership.objects.filter(project=project, is_coordinator=True).exclude(user=user).count() == 0
         and Membership.objects.filter(project=project, user=user, is_coordinator=True).exists()
@@ -271,7 +270,7 @@ def membership_remove(*, project: Project, user: AbstractBaseUser, actor: Abstra
 # The annotator's queue
 
 
-def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | None:
+def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
     """Hand the user a pair nobody else holds, or the unscreened one they already hold.
 
     On PostgreSQL the candidate row is taken with FOR UPDATE SKIP LOCKED, so
@@ -319,7 +318,7 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
     return claimed
 
 
-def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") -> PairSkip:
+def pair_give_back(*, pair: PagePair, user: User, reason: str = "") -> PairSkip:
     """Return a pair the user holds to the queue unfinished (skip it), with an optional reason, recorded.
 
     The queue does not hand that pair to the same annotator again. A pair with QA items is not given
@@ -359,12 +358,12 @@ def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") 
     return skip
 
 
-def _require_assignee(pair: PagePair, user: AbstractBaseUser) -> None:
+def _require_assignee(pair: PagePair, user: User) -> None:
     if pair.assignee_id != user.pk:
         raise InvalidState("This pair is no longer assigned to you.", field="pair")
 
 
-def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: str = "") -> PagePair:
+def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") -> PagePair:
     """Record a screening decision: annotate (the pair opens for authoring) or exclude with a reason."""
     choices = {Screening.Decision.ANNOTATE, Screening.Decision.TRANSLATED, Screening.Decision.STRUCTURAL}
     choices.add(Screening.Decision.OTHER)
@@ -417,7 +416,7 @@ def _pair_updated(pair: PagePair, changes: dict[str, Any], known: bool | None) -
     pair.version += 1
 
 
-def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None) -> None:
+def pair_record_activity(*, pair: PagePair, user: User, seconds: int, item: QAItem | None = None) -> None:
     """Add active (not idle) seconds measured in the browser to the pair and, if given, the item."""
     if not isinstance(seconds, int) or seconds < 0:
         raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
@@ -439,7 +438,7 @@ def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int
 # QA items
 
 
-def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
+def _require_authoring(pair: PagePair, user: User) -> None:
     _require_assignee(pair, user)
     if pair.status != PagePair.Status.ANNOTATING:
         raise InvalidState(
@@ -448,7 +447,7 @@ def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
         )
 
 
-def qa_item_create(*, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem.Kind.LEAD, **content: Any) -> QAItem:
+def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, **content: Any) -> QAItem:
     """Start a new draft item on a pair being annotated (optionally with content, as the API allows)."""
     _require_authoring(pair, user)
     project = pair.project
@@ -507,7 +506,7 @@ def check_document_evidence(pair: PagePair, spans: Iterable[Any]) -> None:
 def qa_item_update(
     *,
     item: QAItem,
-    user: AbstractBaseUser,
+    user: User,
     version: int,
     question: str | None = None,
     answer_standard: str | None = None,
@@ -590,7 +589,7 @@ def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace
     related_known(item, "spans", written)
 
 
-def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
+def qa_item_delete(*, item: QAItem, user: User) -> None:
     """Delete an item softly: the row and its revisions stay, out of every list, queue, release and figure.
 
     An author deletes their own draft while the pair is being annotated; a coordinator deletes any item.
@@ -614,7 +613,7 @@ def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
         audit.record(user, Action.ITEM_DELETED, item, project=item.project, status=item.status)
 
 
-def qa_item_restore(*, item: QAItem, user: AbstractBaseUser) -> QAItem:
+def qa_item_restore(*, item: QAItem, user: User) -> QAItem:
     """Bring a deleted item back as it was (coordinator): same status, revisions, judgments and history."""
     if item.deleted_at is None:
         raise InvalidState("This item is not deleted.", field="item")
@@ -645,7 +644,7 @@ def qa_item_restore(*, item: QAItem, user: AbstractBaseUser) -> QAItem:
 # Deleting and restoring pairs and projects (soft: nothing is removed; see docs/operations.md)
 
 
-def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_delete(*, pair: PagePair, user: User) -> PagePair:
     """Delete a pair softly (coordinator), with its live items: out of the queue, lists, releases and figures.
 
     The items deleted with the pair carry the pair's deletion time, which is how `pair_restore` brings back
@@ -672,7 +671,7 @@ def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     return pair
 
 
-def pair_restore(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_restore(*, pair: PagePair, user: User) -> PagePair:
     """Bring a deleted pair back (coordinator) with the items deleted with it, as they were."""
     if pair.deleted_at is None:
         raise InvalidState("This pair is not deleted.", field="pair")
@@ -690,7 +689,7 @@ def pair_restore(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     return pair
 
 
-def project_delete(*, project: Project, user: AbstractBaseUser) -> Project:
+def project_delete(*, project: Project, user: User) -> Project:
     """Delete a project softly (coordinator): every page and endpoint of it answers 404 until it is restored.
 
     Its pairs, items and releases are left as they are (hidden with the project), so a restore brings all back.
@@ -706,7 +705,7 @@ def project_delete(*, project: Project, user: AbstractBaseUser) -> Project:
     return project
 
 
-def project_restore(*, project: Project, user: AbstractBaseUser) -> Project:
+def project_restore(*, project: Project, user: User) -> Project:
     """Bring a deleted project back (its coordinators or a superuser)."""
     if project.deleted_at is None:
         raise InvalidState("This project is not deleted.", field="project")
@@ -741,7 +740,7 @@ def deleted_in_project(project: Project) -> dict[str, Any]:
     return {"pairs": pairs, "items": items}
 
 
-def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def]
+def deleted_projects_for(user: User) -> QuerySet[Project]:
     """Deleted projects the user may restore: those they coordinate (every one for a superuser)."""
     projects = Project.all_objects.filter(deleted_at__isnull=False).select_related("deleted_by")
     if not user.is_superuser:
@@ -751,7 +750,7 @@ def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def
     return projects.order_by("-deleted_at", "slug")
 
 
-def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
@@ -824,9 +823,7 @@ def _verified_item_ids(item_ids: list[int]) -> set[int]:
     return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
 
 
-def qa_item_revisions_create(
-    *, items: list[QAItem], author: AbstractBaseUser | None, reason: str
-) -> list[QAItemRevision]:
+def qa_item_revisions_create(*, items: list[QAItem], author: User | None, reason: str) -> list[QAItemRevision]:
     """`qa_item_revision_create` for many items at once (a pair's items on submit): two queries however many."""
     last = dict(
         QAItemRevision.objects.filter(item__in=items)
@@ -859,7 +856,7 @@ def _revision_spans(item: QAItem) -> list[dict[str, Any]]:
 
 
 def qa_item_revision_create(
-    *, item: QAItem, author: AbstractBaseUser | None, reason: str, content: dict[str, Any] | None = None
+    *, item: QAItem, author: User | None, reason: str, content: dict[str, Any] | None = None
 ) -> QAItemRevision:
     """Snapshot the item's current content (and spans) as its next revision.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
@@ -22,10 +22,7 @@ Status = QAItem.Status
 
 
 def review_rounds_open(
-    *,
-    items: Iterable[QAItem],
-    actor: AbstractBaseUser | None,
-    revisions: Iterable[QAItemRevision] | None = None,
+    *, items: Iterable[QAItem], actor: User | None, revisions: Iterable[QAItemRevision] | None = None
 ) -> list[ReviewSlot]:
     """`annotation.lifecycle.items_route`, carried out: open the review round of each item's latest revision,
     `reviewers_per_item` slots claimed from the queue.
@@ -79,7 +76,7 @@ def review_rounds_open(
 
 
 def _project_loaded(item: QAItem) -> bool:
-    return QAItem.project.is_cached(item)  # type: ignore[attr-defined]
+    return QAItem.project.is_cached(item)
 
 
 def review_rounds_close(*, items: Iterable[QAItem]) -> int:
