@@ -7,35 +7,77 @@ existence is not revealed), a member without the needed role or ownership 403.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import Http404
 
-from annotation.models import Membership, PagePair, Project, QAItem, Role
+from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
 
-AnyUser = AbstractBaseUser | AnonymousUser
+AnyUser = User | AnonymousUser
+# One role, or any of several: `role=Role.COORDINATOR`, `role=(Role.REVIEWER, Role.COORDINATOR)`.
+RoleOption = Role | Sequence[Role] | None
 
 
-def _membership(user: AnyUser, project: Project) -> Membership | None:
+@dataclass(frozen=True, slots=True)
+class ProjectAccess:
+    """A project as one member may use it: the project and the member's roles, checked."""
+
+    project: Project
+    membership: Membership
+
+    @property
+    def is_coordinator(self) -> bool:
+        return self.membership.is_coordinator
+
+    def has_role(self, role: Role) -> bool:
+        return self.membership.has_role(role)
+
+
+@dataclass(frozen=True, slots=True)
+class PairAccess(ProjectAccess):
+    pair: PagePair
+
+
+@dataclass(frozen=True, slots=True)
+class ItemAccess(ProjectAccess):
+    item: QAItem
+
+
+def membership_of(user: AnyUser, project: Project) -> Membership | None:
+    """The user's active membership (superusers hold every role of every project); None for others."""
     if not user.is_authenticated:
         return None
     if user.is_superuser:
-        return Membership(  # type: ignore[misc]
+        return Membership(
             project=project, user=user, is_coordinator=True, is_annotator=True, is_reviewer=True, is_researcher=True
         )
     return Membership.objects.filter(project=project, user=user).first()  # active memberships only
 
 
-def _require(membership: Membership | None, role: Role | None) -> Membership:
+def roles_of(role: RoleOption) -> tuple[Role, ...]:
+    if role is None:
+        return ()
+    if isinstance(role, Role):
+        return (role,)
+    return tuple(role)
+
+
+def _require(membership: Membership | None, role: RoleOption) -> Membership:
     if membership is None:
         raise Http404("No such project.")
-    if role is not None and not membership.has_role(role):
-        raise PermissionDenied(f"This needs the {role.label.lower()} role in the project.")
+    roles = roles_of(role)
+    if roles and not any(membership.has_role(each) for each in roles):
+        names = " or ".join(each.label.lower() for each in roles)
+        raise PermissionDenied(f"This needs the {names} role in the project.")
     return membership
 
 
-def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None, kind: str | None = None) -> Project:
-    """The project, with `project.membership` set to the user's membership (roles).
+def project_access(user: AnyUser, slug: str, *, role: RoleOption = None, kind: str | None = None) -> ProjectAccess:
+    """The project and the user's membership, or 404 (not a member) / 403 (none of the roles in `role`).
 
     With `kind`, a project of another kind is 404 as well: the page is one of that kind's screens only (the
     Wikipedia QA pairs, collection, labels and settings are no part of a trivia project).
@@ -43,6 +85,7 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None, 
     A member's project and membership come in one query: this runs on every request. A deactivated
     membership counts as none (404), through `Membership.objects`.
     """
+    membership: Membership | None
     if user.is_authenticated and not user.is_superuser:
         membership = (
             Membership.objects.select_related("project")
@@ -52,38 +95,40 @@ def get_project_for_user(user: AnyUser, slug: str, *, role: Role | None = None, 
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()
-        membership = _membership(user, project) if project is not None else None
+        membership = membership_of(user, project) if project is not None else None
     if project is None:
         raise Http404("No such project.")
-    project.membership = _require(membership, role)  # type: ignore[attr-defined]
+    checked = _require(membership, role)
     if kind is not None and project.kind != kind:
         raise Http404(f"This page is not part of a {project.get_kind_display()} project.")
-    return project
+    return ProjectAccess(project, checked)
 
 
-def get_project_for_release_reader(user: AnyUser, slug: str) -> Project:
+def get_project_for_user(user: AnyUser, slug: str, *, role: RoleOption = None, kind: str | None = None) -> Project:
+    """The project alone, for pages that need no more than the access check (see `project_access`)."""
+    return project_access(user, slug, role=role, kind=kind).project
+
+
+def release_reader_access(user: AnyUser, slug: str) -> ProjectAccess:
     """A project whose releases the user may read: any member, or anyone signed in when it publishes them.
 
     A signed-in non-member of a project with `releases_public` gets a membership without roles, so every
     check of a role further on refuses them (403); other projects stay 404 for them.
     """
     try:
-        return get_project_for_user(user, slug)
+        return project_access(user, slug)
     except Http404:
-        if not user.is_authenticated:
+        if not isinstance(user, User):
             raise
         project = Project.objects.filter(slug=slug, releases_public=True).first()
         if project is None:
             raise
-    project.membership = Membership(project=project, user=user)  # type: ignore[attr-defined, misc]
-    return project
+    return ProjectAccess(project, Membership(project=project, user=user))
 
 
 def is_coordinator(user: AnyUser, project: Project) -> bool:
     """Whether the user coordinates the project (superusers coordinate every project)."""
-    membership = getattr(project, "membership", None)
-    if membership is None or membership.user_id != getattr(user, "pk", None):
-        membership = _membership(user, project)
+    membership = membership_of(user, project)
     return membership is not None and membership.is_coordinator
 
 
@@ -121,59 +166,86 @@ def can_see_pair(membership: Membership, pair: PagePair) -> bool:
     return membership.is_annotator and pair.assignee_id == membership.user_id
 
 
-def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: Role | None = None) -> PagePair:
+def pair_access(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None) -> PairAccess:
     """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all."""
-    project = get_project_for_user(user, slug, role=role)
+    access = project_access(user, slug, role=role)
+    project = access.project
     pair = PagePair.objects.select_related("assignee").filter(project=project, pk=pair_id).first()
     if pair is None:
         raise Http404("No such page pair in this project.")
     pair.project = project
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    if role == Role.ANNOTATOR and pair.assignee_id != user.pk:
+    if Role.ANNOTATOR in roles_of(role) and pair.assignee_id != user.pk:
         raise PermissionDenied("This pair is assigned to someone else.")
-    if not can_see_pair(membership, pair):
+    if not can_see_pair(access.membership, pair):
         raise PermissionDenied("This pair is assigned to someone else.")
-    return pair
+    return PairAccess(project, access.membership, pair)
 
 
-def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: Role | None = None) -> QAItem:
+def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None) -> PagePair:
+    return pair_access(user, slug, pair_id, role=role).pair
+
+
+def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: RoleOption = None) -> QAItem:
     """A live QA item. Authors reach their own items; coordinators reach all."""
-    project = get_project_for_user(user, slug, role=role)
+    access = project_access(user, slug, role=role)
+    project = access.project
     item = QAItem.objects.alive().select_related("pair", "author").filter(project=project, pk=item_id).first()
     if item is None:
         raise Http404("No such QA item in this project.")
     item.project = project
     item.pair.project = project
-    membership: Membership = project.membership  # type: ignore[attr-defined]
     is_author = item.author_id == user.pk
-    if role == Role.ANNOTATOR and not is_author:
+    if Role.ANNOTATOR in roles_of(role) and not is_author:
         raise PermissionDenied("This item belongs to someone else.")
-    if not (membership.is_coordinator or is_author):
+    if not (access.membership.is_coordinator or is_author):
         raise PermissionDenied("This item belongs to someone else.")
     return item
 
 
-def user_projects(user: AnyUser):  # type: ignore[no-untyped-def]
+def get_import_job_for_user(user: AnyUser, slug: str, job_id: int) -> ImportJob:
+    """An import of page pairs into the project (coordinators)."""
+    project = get_project_for_user(user, slug, role=Role.COORDINATOR)
+    job = ImportJob.objects.select_related("created_by").filter(project=project, pk=job_id).first()
+    if job is None:
+        raise Http404("No such import in this project.")
+    job.project = project
+    return job
+
+
+def get_collection_for_user(user: AnyUser, slug: str, collection_id: int) -> Collection:
+    """A Wikipedia collection of the project (coordinators)."""
+    project = get_project_for_user(user, slug, role=Role.COORDINATOR)
+    collection = Collection.objects.select_related("created_by").filter(project=project, pk=collection_id).first()
+    if collection is None:
+        raise Http404("No such collection in this project.")
+    collection.project = project
+    return collection
+
+
+def user_projects(user: AnyUser) -> QuerySet[Project]:
     """Projects the user may open, for lists."""
+    if not isinstance(user, User):
+        return Project.objects.none()
     if user.is_superuser:
         return Project.objects.all()
     return Project.objects.filter(memberships__user=user, memberships__deactivated_at__isnull=True).distinct()
 
 
-def require_project_creator(user: AnyUser) -> None:
+def may_create_projects(user: AnyUser) -> bool:
     """Creating a project needs the `annotation.add_project` permission; superusers have every permission."""
-    if not user.has_perm("annotation.add_project"):
+    return user.has_perm("annotation.add_project")
+
+
+def require_project_creator(user: AnyUser) -> None:
+    if not may_create_projects(user):
         raise PermissionDenied("Creating a project needs the permission to add projects; ask an administrator.")
 
 
-def pairs_for_user(project: Project):  # type: ignore[no-untyped-def]
-    """The pairs a user may list in a project loaded with `get_project_for_user`.
-
-    A coordinator lists every pair, an annotator only the pairs assigned to them,
-    anyone else is refused (the same rule as `can_see_pair`).
-    """
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    pairs = PagePair.objects.filter(project=project)
+def pairs_for_user(access: ProjectAccess) -> QuerySet[PagePair]:
+    """The pairs a member may list: a coordinator every pair, an annotator only the pairs assigned to them,
+    anyone else is refused (the same rule as `can_see_pair`)."""
+    membership = access.membership
+    pairs = PagePair.objects.filter(project=access.project)
     if membership.is_coordinator:
         return pairs
     if membership.is_annotator:

@@ -93,8 +93,8 @@ class NextStepsApi(APIView):
         responses=responses({200: NextStepOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug)
-        steps = next_steps(project=project, membership=project.membership, user=request.user)  # type: ignore[attr-defined]
+        member = access.project_access(request.user, slug)
+        steps = next_steps(project=member.project, membership=member.membership, user=request.user)
         return Response(NextStepOutput(steps, many=True).data)
 
 
@@ -106,8 +106,8 @@ class ProjectDetailApi(APIView):
         responses=responses({200: ProjectDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug)
-        return Response(ProjectDetailOutput(project).data)
+        member = access.project_access(request.user, slug)
+        return Response(ProjectDetailOutput(member.project, context={"membership": member.membership}).data)
 
     @extend_schema(
         summary="Change project settings (coordinator)",
@@ -115,12 +115,10 @@ class ProjectDetailApi(APIView):
         responses=responses({200: ProjectDetailOutput, 409: StaleProjectOutput}),
     )
     def patch(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        member = access.project_access(request.user, slug, role=Role.COORDINATOR)
         data = validated(ProjectUpdateInput, request.data)
-        membership = project.membership  # type: ignore[attr-defined]
-        project = services.project_update(project=project, actor=request.user, **data)
-        project.membership = membership  # type: ignore[attr-defined]
-        return Response(ProjectDetailOutput(project).data)
+        project = services.project_update(project=member.project, actor=request.user, **data)
+        return Response(ProjectDetailOutput(project, context={"membership": member.membership}).data)
 
     @extend_schema(
         summary="Delete a project (coordinator); soft: restore it through /api/deleted-projects/",
@@ -206,8 +204,7 @@ class PairListApi(APIView):
         responses=responses({200: PairListOutput(many=True)}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug)
-        pairs = access.pairs_for_user(project)
+        pairs = access.pairs_for_user(access.project_access(request.user, slug))
         query = validated(PairFilterInput, request.query_params)
         if "status" in query:
             pairs = pairs.filter(status=query["status"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -20,7 +19,7 @@ from rest_framework.views import APIView
 
 from annotation import access, ingest
 from annotation.importers.sources import FORMATS
-from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
+from annotation.models import Collection, CollectionTitle, ImportJob, Role
 from common.api import ErrorOutput, named_enum, paginated, responses, validated
 
 ImportStatusField = named_enum(ImportJob.Status, "ImportStatusEnum")
@@ -193,20 +192,6 @@ class CollectionTitleOutput(serializers.ModelSerializer):
         ]
 
 
-def _job(project: Project, job_id: int) -> ImportJob:
-    job = ImportJob.objects.select_related("created_by").filter(project=project, pk=job_id).first()
-    if job is None:
-        raise Http404("No such import in this project.")
-    return job
-
-
-def _collection(project: Project, collection_id: int) -> Collection:
-    collection = Collection.objects.select_related("created_by").filter(project=project, pk=collection_id).first()
-    if collection is None:
-        raise Http404("No such collection in this project.")
-    return collection
-
-
 def _collection_data(collection: Collection) -> dict[str, Any]:
     return CollectionOutput(collection, context={"with_outcomes": True}).data
 
@@ -255,8 +240,8 @@ class ImportDetailApi(APIView):
         responses=responses({200: ImportJobOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, job_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(ImportJobOutput(_job(project, job_id), context={"detail": True}).data)
+        job = access.get_import_job_for_user(request.user, slug, job_id)
+        return Response(ImportJobOutput(job, context={"detail": True}).data)
 
 
 class ImportRerunApi(APIView):
@@ -274,9 +259,9 @@ class ImportRerunApi(APIView):
         responses=responses({202: ImportJobOutput, 409: OpenApiResponse(ErrorOutput, description="Not rerunnable.")}),
     )
     def post(self, request: Request, slug: str, job_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        earlier = access.get_import_job_for_user(request.user, slug, job_id)
         data = validated(ImportRerunInput, request.data)
-        job = ingest.import_job_rerun(job=_job(project, job_id), user=request.user, **data)
+        job = ingest.import_job_rerun(job=earlier, user=request.user, **data)
         job.refresh_from_db()
         return Response(ImportJobOutput(job, context={"detail": True}).data, status=status.HTTP_202_ACCEPTED)
 
@@ -314,8 +299,8 @@ class CollectionDetailApi(APIView):
         responses=responses({200: CollectionOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, collection_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(_collection_data(_collection(project, collection_id)))
+        collection = access.get_collection_for_user(request.user, slug, collection_id)
+        return Response(_collection_data(collection))
 
 
 class CollectionTitlesApi(APIView):
@@ -331,8 +316,8 @@ class CollectionTitlesApi(APIView):
         responses=responses({200: CollectionTitleOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, collection_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        titles = CollectionTitle.objects.filter(collection=_collection(project, collection_id)).order_by("position")
+        collection = access.get_collection_for_user(request.user, slug, collection_id)
+        titles = CollectionTitle.objects.filter(collection=collection).order_by("position")
         outcome = request.query_params.get("outcome")
         if outcome in CollectionTitle.Outcome.values:
             titles = titles.filter(outcome=outcome)
@@ -346,8 +331,8 @@ class CollectionCancelApi(APIView):
         responses=responses({200: CollectionOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, collection_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        collection = ingest.collection_cancel(collection=_collection(project, collection_id), actor=request.user)
+        collection = access.get_collection_for_user(request.user, slug, collection_id)
+        collection = ingest.collection_cancel(collection=collection, actor=request.user)
         return Response(_collection_data(collection))
 
 
@@ -361,6 +346,6 @@ class CollectionResumeApi(APIView):
         ),
     )
     def post(self, request: Request, slug: str, collection_id: int) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        collection = ingest.collection_resume(collection=_collection(project, collection_id), actor=request.user)
+        collection = access.get_collection_for_user(request.user, slug, collection_id)
+        collection = ingest.collection_resume(collection=collection, actor=request.user)
         return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
 from rest_framework.request import Request
 
 
 class SignedInRequest(HttpRequest):
     user: User
+    htmx: HtmxDetails  # set by django-htmx's middleware on every request
 
 
 class SignedInApiRequest(Request):

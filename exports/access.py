@@ -11,18 +11,15 @@ from __future__ import annotations
 
 from django.http import Http404
 
-from annotation.access import AnyUser, get_project_for_release_reader, get_project_for_user
+from annotation.access import AnyUser, project_access, release_reader_access
 from annotation.models import Project, Role
-from exports.models import Release
+from exports.models import Release, ReleaseQuerySet
 
 
 def get_release_for_user(user: AnyUser, slug: str, version: int, *, role: Role | None = None) -> Release:
     """The project's release with this version: the latest row of that number (a failed build may share it)."""
-    if role is None:
-        project = get_project_for_release_reader(user, slug)
-    else:
-        project = get_project_for_user(user, slug, role=role)
-    return get_release_of_project(project, version)
+    access = release_reader_access(user, slug) if role is None else project_access(user, slug, role=role)
+    return get_release_of_project(access.project, version)
 
 
 def get_release_of_project(project: Project, version: int) -> Release:
@@ -35,5 +32,5 @@ def get_release_of_project(project: Project, version: int) -> Release:
     return release
 
 
-def releases_for_project(project: Project):  # type: ignore[no-untyped-def]
+def releases_for_project(project: Project) -> ReleaseQuerySet:
     return Release.objects.filter(project=project).select_related("created_by").order_by("-version", "-id")

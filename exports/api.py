@@ -194,7 +194,7 @@ class ReleaseListApi(APIView):
         responses=responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_release_reader(request.user, slug)
+        project = access.release_reader_access(request.user, slug).project
         services.release_expire_stale(project=project)
         return paginated(self, request, releases_for_project(project), ReleaseOutput)
 
@@ -217,7 +217,7 @@ class ReleaseDetailApi(APIView):
         responses=responses({200: ReleaseOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
-        project = access.get_project_for_release_reader(request.user, slug)
+        project = access.release_reader_access(request.user, slug).project
         services.release_expire_stale(project=project)
         return Response(ReleaseOutput(get_release_of_project(project, version)).data)
 
@@ -281,7 +281,7 @@ class ReleaseDiffApi(APIView):
         responses=responses({200: DiffOutput}),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = access.get_project_for_release_reader(request.user, slug)
+        project = access.release_reader_access(request.user, slug).project
         query = validated(DiffInput, request.query_params)
         old = get_release_of_project(project, query["old"])
         new = get_release_of_project(project, query["new"])

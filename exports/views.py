@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from annotation.access import get_project_for_release_reader, get_project_for_user
+from annotation.access import get_project_for_user, project_access, release_reader_access
 from annotation.models import Project, Role
 from annotation.views.common import report_error
 from common import kinds
@@ -35,11 +35,12 @@ def _release_rows(project: Project) -> dict:
 
 @login_required
 def release_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_release_reader(request.user, slug)
+    access = release_reader_access(request.user, slug)
+    project, membership = access.project, access.membership
     services.release_expire_stale(project=project)
-    membership = project.membership  # type: ignore[attr-defined]
     context = {
         "project": project,
+        "membership": membership,
         **_release_rows(project),
         "form": ReleaseForm(initial={"license": services.export_settings_get(project=project).license})
         if membership.is_coordinator
@@ -53,7 +54,8 @@ def release_list(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def release_create(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    access = project_access(request.user, slug, role=Role.COORDINATOR)
+    project = access.project
     form = ReleaseForm(request.POST)
     if form.is_valid():
         try:
@@ -65,6 +67,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("release_detail", project.slug, release.version)
     context = {
         "project": project,
+        "membership": access.membership,
         **_release_rows(project),
         "form": form,
         "project_formats": formats.available_project_formats(project),
@@ -76,13 +79,14 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def release_detail(request: HttpRequest, slug: str, version: int) -> HttpResponse:
-    project = get_project_for_release_reader(request.user, slug)
+    access = release_reader_access(request.user, slug)
+    project = access.project
     services.release_expire_stale(project=project)
     release = get_release_of_project(project, version)
     template = "exports/release_detail.html"
     if request.htmx:
         template += "#status"
-    return render(request, template, {"project": project, "release": release})
+    return render(request, template, {"project": project, "membership": access.membership, "release": release})
 
 
 @login_required
@@ -135,7 +139,8 @@ def release_archive(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 @login_required
 def release_diff(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_release_reader(request.user, slug)
+    access = release_reader_access(request.user, slug)
+    project = access.project
     published = list(releases_for_project(project).published().values_list("version", flat=True))
     initial = {"old": published[1], "new": published[0]} if len(published) > 1 else {}
     form = DiffForm(request.GET or None, initial=initial)
@@ -151,13 +156,21 @@ def release_diff(request: HttpRequest, slug: str) -> HttpResponse:
             status = 400
     elif form.is_bound:
         status = 400
-    context = {"project": project, "form": form, "diff": diff, "published": published, "limit": DIFF_LIMIT}
+    context = {
+        "project": project,
+        "membership": access.membership,
+        "form": form,
+        "diff": diff,
+        "published": published,
+        "limit": DIFF_LIMIT,
+    }
     return render(request, "exports/release_diff.html", context, status=status)
 
 
 @login_required
 def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+    access = project_access(request.user, slug, role=Role.COORDINATOR)
+    project = access.project
     current = services.export_settings_get(project=project)
     initial = {"license": current.license, "version": current.version}
     initial |= {f"template_{scenario}": current.prompt_templates.get(scenario, "") for scenario in SCENARIOS}
@@ -180,7 +193,8 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Export settings saved; they apply to the next release.")
             return redirect("export_settings", project.slug)
-    return render(request, "exports/export_settings.html", {"project": project, "form": form, "prompts": prompts})
+    context = {"project": project, "membership": access.membership, "form": form, "prompts": prompts}
+    return render(request, "exports/export_settings.html", context)
 
 
 @login_required

@@ -11,23 +11,27 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from annotation.access import AnyUser, get_project_for_user
+from annotation.access import AnyUser, ProjectAccess, RoleOption, project_access
 from annotation.models import Project, Role
 from multichoice.models import Entity, EntityQuestion, TriviaItem
 
 
-def get_trivia_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
-    """The trivia project, with `project.membership` set (see `get_project_for_user`)."""
-    project = get_project_for_user(user, slug, role=role)
-    if project.kind != Project.Kind.TRIVIA:
-        raise Http404("This project is not a trivia project.")
-    return project
+def trivia_access(user: AnyUser, slug: str, *, role: RoleOption = None) -> ProjectAccess:
+    """The trivia project and the user's roles in it (404 for a project of another kind)."""
+    return project_access(user, slug, role=role, kind=Project.Kind.TRIVIA)
 
 
-def get_trivia_item(user: AnyUser, slug: str, item_id: int, *, role: Role | None = None) -> TriviaItem:
+def get_trivia_project(user: AnyUser, slug: str, *, role: RoleOption = None) -> Project:
+    return trivia_access(user, slug, role=role).project
+
+
+def trivia_item_access(
+    user: AnyUser, slug: str, item_id: int, *, role: RoleOption = None, author: bool = False
+) -> tuple[ProjectAccess, TriviaItem]:
     """An item of the project. Coordinators and reviewers reach every item; annotators the items they wrote
-    or hold for translation."""
-    project = get_trivia_project(user, slug, role=role)
+    or hold for translation. With `author`, only the item's author (rewriting it)."""
+    access = trivia_access(user, slug, role=role)
+    project = access.project
     item = (
         TriviaItem.objects.select_related("item", "item__author")
         .filter(project=project, item_id=item_id, item__deleted_at__isnull=True)
@@ -37,11 +41,19 @@ def get_trivia_item(user: AnyUser, slug: str, item_id: int, *, role: Role | None
         raise Http404("No such item in this project.")
     item.project = project
     item.item.project = project
-    membership = project.membership  # type: ignore[attr-defined]
+    membership = access.membership
     own = user.pk in (item.item.author_id, item.translator_id)
     if not (membership.is_coordinator or membership.is_reviewer or own):
         raise PermissionDenied("This item is someone else's.")
-    return item
+    if author and item.item.author_id != user.pk:
+        raise PermissionDenied("Only the author rewrites an item.")
+    return access, item
+
+
+def get_trivia_item(
+    user: AnyUser, slug: str, item_id: int, *, role: RoleOption = None, author: bool = False
+) -> TriviaItem:
+    return trivia_item_access(user, slug, item_id, role=role, author=author)[1]
 
 
 def get_translation_item(user: AnyUser, slug: str, item_id: int) -> TriviaItem:
@@ -52,12 +64,13 @@ def get_translation_item(user: AnyUser, slug: str, item_id: int) -> TriviaItem:
     return item
 
 
-def get_entity_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
-    """The entity-question project, with `project.membership` set."""
-    project = get_project_for_user(user, slug, role=role)
-    if project.kind != Project.Kind.ENTITY_QA:
-        raise Http404("This project is not an entity-question project.")
-    return project
+def entity_access(user: AnyUser, slug: str, *, role: RoleOption = None) -> ProjectAccess:
+    """The entity-question project and the user's roles in it (404 for a project of another kind)."""
+    return project_access(user, slug, role=role, kind=Project.Kind.ENTITY_QA)
+
+
+def get_entity_project(user: AnyUser, slug: str, *, role: RoleOption = None) -> Project:
+    return entity_access(user, slug, role=role).project
 
 
 def get_entity(user: AnyUser, slug: str, entity_id: int) -> Entity:
@@ -70,11 +83,13 @@ def get_entity(user: AnyUser, slug: str, entity_id: int) -> Entity:
     return entity
 
 
-def get_entity_question(user: AnyUser, slug: str, question_id: int, *, role: Role | None = None) -> EntityQuestion:
+def entity_question_access(
+    user: AnyUser, slug: str, question_id: int, *, role: RoleOption = None
+) -> tuple[ProjectAccess, EntityQuestion]:
     """A generated question of the project: coordinators and verifiers (the reviewer role) read it; `role`
     narrows who may act on it (verifying needs the reviewer role)."""
-    project = get_entity_project(user, slug, role=role)
-    membership = project.membership  # type: ignore[attr-defined]
+    access = entity_access(user, slug, role=role)
+    project, membership = access.project, access.membership
     if not (membership.is_coordinator or membership.is_reviewer):
         raise PermissionDenied("Questions are read by coordinators and verifiers.")
     question = (
@@ -86,4 +101,8 @@ def get_entity_question(user: AnyUser, slug: str, question_id: int, *, role: Rol
         raise Http404("No such question in this project.")
     question.project = project
     question.item.project = project
-    return question
+    return access, question
+
+
+def get_entity_question(user: AnyUser, slug: str, question_id: int, *, role: RoleOption = None) -> EntityQuestion:
+    return entity_question_access(user, slug, question_id, role=role)[1]

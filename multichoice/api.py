@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -13,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from annotation.access import require_project_creator
 from annotation.models import Role
 from common.api import paginated, responses, validated
 from multichoice import services
@@ -56,8 +56,7 @@ class ProjectCreateApi(APIView):
         responses=responses({201: TriviaSettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
-        if not request.user.has_perm("annotation.add_project"):
-            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        require_project_creator(request.user)
         data = validated(TriviaProjectCreateInput, request.data)
         project = services.trivia_project_create(created_by=request.user, **data)
         return Response(TriviaSettingsOutput(services.trivia_settings(project)).data, status=status.HTTP_201_CREATED)
@@ -131,9 +130,7 @@ class ItemDetailApi(APIView):
         responses=responses({200: TriviaItemDetailOutput}),
     )
     def patch(self, request: Request, slug: str, item_id: int) -> Response:
-        item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR)
-        if item.item.author_id != request.user.pk:
-            raise PermissionDenied("Only the author rewrites an item.")
+        item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR, author=True)
         data = validated(TriviaRewriteInput, request.data)
         item = services.trivia_item_rewrite(item=item, user=request.user, **data)
         return Response(_detail(item))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -11,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from annotation.access import require_project_creator
 from annotation.models import Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
@@ -174,8 +174,7 @@ class ProjectCreateApi(APIView):
         responses=responses({201: EntitySettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
-        if not request.user.has_perm("annotation.add_project"):
-            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        require_project_creator(request.user)
         data = validated(EntityProjectCreateInput, request.data)
         data["attributes"] = [dict(a) for a in data["attributes"]]
         project = services.entity_project_create(created_by=request.user, **data)

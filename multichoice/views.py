@@ -6,18 +6,24 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.access import require_project_creator
 from annotation.languages import get_language, language_choices
 from annotation.models import QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from multichoice import services
-from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
+from multichoice.access import (
+    get_translation_item,
+    get_trivia_item,
+    get_trivia_project,
+    trivia_access,
+    trivia_item_access,
+)
 from multichoice.models import Difficulty, ProblemTag, Subset, TriviaImport, TriviaItem
 
 MAX_UPLOAD = 20 * 1024 * 1024
@@ -59,8 +65,7 @@ def _form_context(project: Any, values: dict[str, Any]) -> dict[str, Any]:
 
 @login_required
 def trivia_project_create(request: HttpRequest) -> HttpResponse:
-    if not request.user.has_perm("annotation.add_project"):
-        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    require_project_creator(request.user)
     values: dict[str, str] = {}
     errors: dict[str, str] = {}
     if request.method == "POST":
@@ -85,9 +90,13 @@ def trivia_project_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_trivia_project(request.user, slug)
-    membership = project.membership  # type: ignore[attr-defined]
-    context: dict[str, Any] = {"project": project, "settings": services.trivia_settings(project)}
+    access = trivia_access(request.user, slug)
+    project, membership = access.project, access.membership
+    context: dict[str, Any] = {
+        "project": project,
+        "membership": membership,
+        "settings": services.trivia_settings(project),
+    }
     context["steps"] = next_steps(project=project, membership=membership, user=request.user)
     context["source"] = get_language(context["settings"].source_language)
     context["target"] = get_language(context["settings"].target_language)
@@ -175,12 +184,10 @@ def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """An item with its revisions and reviews; its author rewrites it here, a reviewer reviews it here."""
-    item = get_trivia_item(request.user, slug, item_id)
-    project = item.project
+    access, item = trivia_item_access(request.user, slug, item_id, author=request.method == "POST")
+    project, membership = access.project, access.membership
     values: dict[str, Any] = services.trivia_record(item)
     if request.method == "POST":
-        if item.item.author_id != request.user.pk:
-            raise PermissionDenied("Only the author rewrites an item.")
         values = _item_values(request.POST)
         try:
             services.trivia_item_rewrite(
@@ -195,16 +202,16 @@ def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             return redirect("trivia_item", project.slug, item.item_id)
     revisions = list(item.item.revisions.order_by("number"))
     context = _form_context(project, values) | {
+        "membership": membership,
         "item": item,
         "revision": revisions[-1].number if revisions else 0,
         "revisions": revisions,
         "reviews": services.trivia_reviews(item),
         "may_rewrite": item.item.author_id == request.user.pk and item.status == QAItem.Status.NEEDS_REWRITE,
-        "may_send_back": project.membership.is_coordinator  # type: ignore[attr-defined]
+        "may_send_back": membership.is_coordinator
         and item.translator_id is not None
         and item.translation_status in (TriviaItem.Translation.DONE, TriviaItem.Translation.FLAGGED),
-        "may_review": project.membership.is_reviewer  # type: ignore[attr-defined]
-        and services.trivia_may_review(item, request.user),
+        "may_review": membership.is_reviewer and services.trivia_may_review(item, request.user),
     }
     return render(request, "multichoice/item.html", context)
 

@@ -7,19 +7,24 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.access import require_project_creator
 from annotation.languages import language_choices
 from annotation.models import Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from multichoice import entities as services
-from multichoice.access import get_entity, get_entity_project, get_entity_question
+from multichoice.access import (
+    entity_access,
+    entity_question_access,
+    get_entity,
+    get_entity_project,
+)
 from multichoice.models import AttributeKind, Entity, EntityQuestion
 
 MAX_UPLOAD = 20 * 1024 * 1024
@@ -82,8 +87,7 @@ def _attribute_message(error: ServiceError) -> str:
 @login_required
 def entity_project_create(request: HttpRequest) -> HttpResponse:
     """The project form; attributes are rows of fields (label, kind, templates), errors shown on their row."""
-    if not request.user.has_perm("annotation.add_project"):
-        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    require_project_creator(request.user)
     values: dict[str, Any] = {"grouping_fields": "market, country, region"}
     attributes: list[dict[str, str]] = [dict(a) for a in EXAMPLE_ATTRIBUTES]
     errors: dict[str, str] = {}
@@ -126,11 +130,12 @@ def entity_project_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_entity_project(request.user, slug)
+    access = entity_access(request.user, slug)
+    project, membership = access.project, access.membership
     settings = services.entity_settings(project)
-    membership = project.membership  # type: ignore[attr-defined]
     context = {
         "project": project,
+        "membership": membership,
         "settings": settings,
         "steps": next_steps(project=project, membership=membership, user=request.user),
     }
@@ -234,8 +239,10 @@ def entity_verify_next(request: HttpRequest, slug: str) -> HttpResponse:
 def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """A question as its release will show it (options, the four contexts, revisions): coordinators read it,
     verifiers (the reviewer role) also verify it here."""
+    access, question = entity_question_access(
+        request.user, slug, item_id, role=Role.REVIEWER if request.method == "POST" else None
+    )
     if request.method == "POST":
-        question = get_entity_question(request.user, slug, item_id, role=Role.REVIEWER)
         try:
             swap = request.POST.get("swap")
             question = services.question_verify(
@@ -259,13 +266,12 @@ def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
             return redirect("entity_home", question.project.slug)
         typed = {"question": request.POST.get("question", ""), "reason": request.POST.get("reason", "")}
     else:
-        question = get_entity_question(request.user, slug, item_id)
         typed = {"question": question.question, "reason": ""}
-    project = question.project
+    project, membership = access.project, access.membership
     options = [(index, text, index == question.answer) for index, text in enumerate(question.options)]
-    membership = project.membership  # type: ignore[attr-defined]
     context = {
         "project": project,
+        "membership": membership,
         "question": question,
         "options": options,
         "typed": typed,

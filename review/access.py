@@ -9,36 +9,39 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from annotation.access import AnyUser, get_pair_for_user, get_project_for_user
+from annotation.access import AnyUser, ItemAccess, RoleOption, get_pair_for_user, project_access, roles_of
 from annotation.models import Membership, PagePair, QAItem, Role
 from review.models import ReviewSlot
 
+REVIEWING = (Role.REVIEWER, Role.COORDINATOR)
 
-def _item(user: AnyUser, slug: str, item_id: int) -> tuple[QAItem, Membership]:
-    project = get_project_for_user(user, slug)
+
+def _item_access(user: AnyUser, slug: str, item_id: int) -> ItemAccess:
+    access = project_access(user, slug)
+    project = access.project
     item = QAItem.objects.alive().select_related("pair", "author").filter(project=project, pk=item_id).first()
     if item is None:
         raise Http404("No such QA item in this project.")
     item.project = project
     item.pair.project = project
-    return item, project.membership  # type: ignore[attr-defined]
+    return ItemAccess(project, access.membership, item)
 
 
-def get_item_for_reviewer(user: AnyUser, slug: str, item_id: int) -> QAItem:
-    """An item a reviewer (or coordinator) may look at: submitted at least once, never a draft."""
+def _item(user: AnyUser, slug: str, item_id: int) -> tuple[QAItem, Membership]:
+    access = _item_access(user, slug, item_id)
+    return access.item, access.membership
+
+
+def get_item_for_reviewer(user: AnyUser, slug: str, item_id: int, *, role: RoleOption = REVIEWING) -> QAItem:
+    """An item a reviewer (or coordinator) may look at: submitted at least once, never a draft. `role` narrows
+    who may act (claiming and rewriting need the reviewer role itself)."""
     item, membership = _item(user, slug, item_id)
-    if not (membership.is_reviewer or membership.is_coordinator):
-        raise PermissionDenied("This needs the reviewer role in the project.")
+    if not any(membership.has_role(each) for each in roles_of(role)):
+        names = " or ".join(each.label.lower() for each in roles_of(role))
+        raise PermissionDenied(f"This needs the {names} role in the project.")
     if item.status == QAItem.Status.DRAFT and not membership.is_coordinator:
         raise PermissionDenied("This item has not been submitted for review yet.")
     return item
-
-
-def require_role(item: QAItem, role: Role) -> None:
-    """For actions (not views) on an item reached through a wider access function."""
-    membership: Membership = item.project.membership  # type: ignore[attr-defined]
-    if not membership.has_role(role):
-        raise PermissionDenied(f"This needs the {role.label.lower()} role in the project.")
 
 
 def get_item_for_coordinator(user: AnyUser, slug: str, item_id: int) -> QAItem:
@@ -48,30 +51,40 @@ def get_item_for_coordinator(user: AnyUser, slug: str, item_id: int) -> QAItem:
     return item
 
 
-def get_item_for_author(user: AnyUser, slug: str, item_id: int) -> QAItem:
+def author_access(user: AnyUser, slug: str, item_id: int) -> ItemAccess:
     """The author's own item (for rewriting and resubmitting)."""
-    item, membership = _item(user, slug, item_id)
-    if item.author_id != user.pk:
+    access = _item_access(user, slug, item_id)
+    if access.item.author_id != user.pk:
         raise PermissionDenied("Only the item's author can do this.")
-    if not membership.is_annotator:
+    if not access.membership.is_annotator:
         raise PermissionDenied("This needs the annotator role in the project.")
-    return item
+    return access
 
 
-def get_item_for_reader(user: AnyUser, slug: str, item_id: int) -> QAItem:
+def get_item_for_author(user: AnyUser, slug: str, item_id: int) -> QAItem:
+    return author_access(user, slug, item_id).item
+
+
+def reader_access(user: AnyUser, slug: str, item_id: int) -> ItemAccess:
     """History and verification: the author, coordinators, and reviewers once the item is submitted."""
-    item, membership = _item(user, slug, item_id)
+    access = _item_access(user, slug, item_id)
+    item, membership = access.item, access.membership
     if item.author_id == user.pk or membership.is_coordinator:
-        return item
+        return access
     if membership.is_reviewer and item.status != QAItem.Status.DRAFT:
-        return item
+        return access
     raise PermissionDenied("This item belongs to someone else.")
 
 
-def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
-    """A review slot held (or filled) by this reviewer; coordinators may look at any."""
-    project = get_project_for_user(user, slug)
-    membership: Membership = project.membership  # type: ignore[attr-defined]
+def get_item_for_reader(user: AnyUser, slug: str, item_id: int) -> QAItem:
+    return reader_access(user, slug, item_id).item
+
+
+def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool = False) -> ReviewSlot:
+    """A review slot held (or filled) by this reviewer; coordinators may look at any, unless `held`: then
+    only the reviewer holding it may act on it (give it back, send its active time)."""
+    access = project_access(user, slug)
+    project, membership = access.project, access.membership
     slot = (
         ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer")
         .filter(item__project=project, item__deleted_at__isnull=True, pk=slot_id)  # a deleted item: no review
@@ -81,8 +94,8 @@ def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
         raise Http404("No such review in this project.")
     if not (membership.is_reviewer or membership.is_coordinator):
         raise PermissionDenied("This needs the reviewer role in the project.")
-    if slot.reviewer_id != user.pk and not membership.is_coordinator:
-        raise PermissionDenied("This review is someone else's.")
+    if slot.reviewer_id != user.pk and (held or not membership.is_coordinator):
+        raise PermissionDenied("This review is held by someone else.")
     slot.item.project = project
     slot.item.pair.project = project
     return slot

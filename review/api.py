@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -14,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.access import get_pair_for_user, get_project_for_user
+from annotation.access import get_pair_for_user, get_project_for_user, project_access
 from annotation.models import Membership, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
@@ -67,14 +66,6 @@ from review.views.queue import review_items
 EMPTY = OpenApiResponse(description="Nothing is waiting for you.")
 
 
-def _reviewing(user: Any, slug: str) -> Project:
-    project = get_project_for_user(user, slug)
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    if not (membership.is_reviewer or membership.is_coordinator):
-        raise PermissionDenied("This needs the reviewer role in the project.")
-    return project
-
-
 def _slot_data(slot: ReviewSlot, project: Project) -> dict[str, Any]:
     slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
         pk=slot.pk
@@ -96,7 +87,7 @@ class ReviewItemListApi(APIView):
         responses=responses({200: ReviewItemOutput(many=True)}, conflict=False),
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = _reviewing(request.user, slug)
+        project = get_project_for_user(request.user, slug, role=access.REVIEWING)
         query = validated(ReviewFilterInput, request.query_params)
         items = review_items(project, query.get("status", ""), query.get("kind", ""))
         return paginated(self, request, items, ReviewItemOutput)
@@ -122,11 +113,13 @@ class ReviewNextApi(APIView):
         responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
     def post(self, request: Request, slug: str) -> Response:
-        project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
-        slot = review_queue.review_claim_next(project=project, user=request.user)
+        reviewing = project_access(request.user, slug, role=Role.REVIEWER)
+        slot = review_queue.review_claim_next(
+            project=reviewing.project, user=request.user, membership=reviewing.membership
+        )
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_slot_data(slot, project))
+        return Response(_slot_data(slot, reviewing.project))
 
 
 class ReviewClaimApi(APIView):
@@ -136,8 +129,7 @@ class ReviewClaimApi(APIView):
         responses=responses({200: SlotOutput}, bad_input=False),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
-        item = access.get_item_for_reviewer(request.user, slug, item_id)
-        access.require_role(item, Role.REVIEWER)
+        item = access.get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
         slot = review_queue.review_claim(item=item, user=request.user)
         return Response(_slot_data(slot, item.project))
 
@@ -161,9 +153,7 @@ class ReviewSlotApi(APIView):
         responses=responses({200: SlotOutput, 409: StaleSlotOutput}),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
-        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
-        if slot.reviewer_id != request.user.pk:
-            raise PermissionDenied("This review is held by someone else.")
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         data = validated(ReviewSubmitInput, request.data)
         project = slot.item.project
         slot = review_judging.review_submit(
@@ -179,9 +169,7 @@ class ReviewReleaseApi(APIView):
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
-        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
-        if slot.reviewer_id != request.user.pk:
-            raise PermissionDenied("This review is held by someone else.")
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         review_queue.review_release(slot=slot, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -193,9 +181,7 @@ class ReviewActivityApi(APIView):
         responses=responses({204: NO_CONTENT}),
     )
     def post(self, request: Request, slug: str, slot_id: int) -> Response:
-        slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
-        if slot.reviewer_id != request.user.pk:
-            raise PermissionDenied("This review is held by someone else.")
+        slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         data = validated(ReviewActivityInput, request.data)
         review_queue.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -249,8 +235,7 @@ class ItemReviewerRewriteApi(APIView):
         responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
     def post(self, request: Request, slug: str, item_id: int) -> Response:
-        item = access.get_item_for_reviewer(request.user, slug, item_id)
-        access.require_role(item, Role.REVIEWER)
+        item = access.get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(ReviewerRewriteInput, request.data)
         item = review_decisions.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
         return Response(_item_data(item))
@@ -263,11 +248,11 @@ class ItemHistoryApi(APIView):
         responses=responses({200: HistoryOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: Request, slug: str, item_id: int) -> Response:
-        item = access.get_item_for_reader(request.user, slug, item_id)
-        project = item.project
+        reader = access.reader_access(request.user, slug, item_id)
+        item = reader.item
         entries, events = review_history.item_history(item)
         context = {
-            "show_names": review_history.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+            "show_names": review_history.show_reviewer_names(reader.project, reader.membership, item, request.user),
             "item_author_id": item.author_id,
         }
         payload = {"item": QAItem.objects.prefetch_related("spans").get(pk=item.pk), "revisions": entries}

@@ -79,7 +79,7 @@ class ReportDetailOutput(ReportOutput):
         fields = [*ReportOutput.Meta.fields, "result"]
 
     def get_result(self, report: AgreementReport) -> dict:
-        return reports.result_for_viewer(report.result, report.project)
+        return reports.result_for_viewer(report.result, self.context["membership"])
 
 
 class ReportListApi(APIView):
@@ -88,7 +88,7 @@ class ReportListApi(APIView):
         responses={200: ReportOutput(many=True), 403: NOT_ALLOWED, 404: NOT_FOUND},
     )
     def get(self, request: Request, slug: str) -> Response:
-        project = reports.get_project_for_agreement(request.user, slug)
+        project = reports.agreement_access(request.user, slug).project
         rows = list(reports.reports_for_project(project)[:LIST_LIMIT])
         for row in rows:
             row.project = project
@@ -115,5 +115,5 @@ class ReportDetailApi(APIView):
         responses={200: ReportDetailOutput, 403: NOT_ALLOWED, 404: NOT_FOUND},
     )
     def get(self, request: Request, slug: str, report_id: int) -> Response:
-        report = reports.get_report_for_user(request.user, slug, report_id)
-        return Response(ReportDetailOutput(report).data)
+        access, report = reports.get_report_for_user(request.user, slug, report_id)
+        return Response(ReportDetailOutput(report, context={"membership": access.membership}).data)

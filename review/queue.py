@@ -10,7 +10,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation.lifecycle import item_event_record, require_may_review
-from annotation.models import ItemEvent, Project, QAItem, reviewable_by_q
+from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
 from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState
 from review.models import ReviewSlot, SlotQuerySet
@@ -65,7 +65,12 @@ def _claim(slot_id: int, item_id: int, project: Project, user: User, now: dateti
 
 
 def review_claim_next(
-    *, project: Project, user: User, validation: bool = False, where: Q | None = None
+    *,
+    project: Project,
+    user: User,
+    validation: bool = False,
+    where: Q | None = None,
+    membership: Membership | None = None,
 ) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
 
@@ -75,7 +80,7 @@ def review_claim_next(
     says the caller is the validation flow (see `require_flow`).
     """
     require_flow(project, validation=validation)
-    reviewer_require(project, user)
+    reviewer_require(project, user, membership)
     now = timezone.now()
     held = (
         ReviewSlot.objects.filter(

@@ -39,14 +39,13 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.http import Http404
 from django.utils import timezone
 
-from annotation.access import AnyUser, get_project_for_user
-from annotation.models import Membership, Project, QAItem, Screening
+from annotation.access import AnyUser, ProjectAccess, project_access
+from annotation.models import Membership, Project, QAItem, Role, Screening
 from common import kinds as project_kinds
 from common.enqueue import enqueue_on_commit
 from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
@@ -87,33 +86,32 @@ def auto_countdown() -> int:
 # Access
 
 
-def get_project_for_agreement(user: AnyUser, slug: str) -> Project:
+AGREEMENT_READERS = (Role.COORDINATOR, Role.REVIEWER, Role.RESEARCHER)
+
+
+def agreement_access(user: AnyUser, slug: str) -> ProjectAccess:
     """Agreement figures are for coordinators, reviewers and researchers; non-members 404, other members 403."""
-    project = get_project_for_user(user, slug)
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    if not (membership.is_coordinator or membership.is_reviewer or membership.is_researcher):
-        raise PermissionDenied("Agreement figures are for the project's coordinators, reviewers and researchers.")
-    return project
+    return project_access(user, slug, role=AGREEMENT_READERS)
 
 
-def get_report_for_user(user: AnyUser, slug: str, report_id: int) -> AgreementReport:
-    project = get_project_for_agreement(user, slug)
-    report = AgreementReport.objects.filter(project=project, pk=report_id).first()
+def get_report_for_user(user: AnyUser, slug: str, report_id: int) -> tuple[ProjectAccess, AgreementReport]:
+    access = agreement_access(user, slug)
+    report = AgreementReport.objects.filter(project=access.project, pk=report_id).first()
     if report is None:
         raise Http404("No such agreement report in this project.")
-    report.project = project
-    return report
+    report.project = access.project
+    return access, report
 
 
-def sees_rater_names(project: Project) -> bool:
+def sees_rater_names(membership: Membership) -> bool:
     """Coordinators see per-rater figures (pair matrix, annotator strata); reviewers and researchers see the
     project's figures only."""
-    return bool(project.membership.is_coordinator)  # type: ignore[attr-defined]
+    return membership.is_coordinator
 
 
-def result_for_viewer(result: dict[str, Any], project: Project) -> dict[str, Any]:
+def result_for_viewer(result: dict[str, Any], membership: Membership) -> dict[str, Any]:
     """The stored result as this viewer may see it: reviewers get it without who-agrees-with-whom."""
-    if sees_rater_names(project) or not result:
+    if sees_rater_names(membership) or not result:
         return result
     scopes = {}
     for key, scope in result.get("scopes", {}).items():

@@ -31,10 +31,10 @@ def reviewers_eligible(project: Project) -> list[Membership]:
     return [m for m in members if project.standard_language in reader_languages(m)]
 
 
-def reviewer_require(project: Project, user: User) -> None:
+def reviewer_require(project: Project, user: User, membership: Membership | None = None) -> None:
+    """`membership`: the one the request's access check loaded, if any (saves reading it again)."""
     if user.is_superuser:
         return
-    membership = getattr(project, "membership", None)  # loaded by the access check of this request
     if membership is None or membership.user_id != user.pk or membership.pk is None:
         membership = Membership.objects.filter(project=project, user=user).select_related("reader_languages").first()
     if membership is None or not membership.is_reviewer:

@@ -10,18 +10,19 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from annotation.access import AnyUser, get_project_for_user
+from annotation.access import AnyUser, ProjectAccess, RoleOption, project_access
 from annotation.models import Project, Role
 from review.models import ReviewSlot
 from validation.models import ValidationItem
 
 
-def get_validation_project(user: AnyUser, slug: str, *, role: Role | None = None) -> Project:
-    """The validation project, with `project.membership` set (see `get_project_for_user`)."""
-    project = get_project_for_user(user, slug, role=role)
-    if project.kind != Project.Kind.VALIDATION:
-        raise Http404("This project is not a validation project.")
-    return project
+def validation_access(user: AnyUser, slug: str, *, role: RoleOption = None) -> ProjectAccess:
+    """The validation project and the user's roles in it (404 for a project of another kind)."""
+    return project_access(user, slug, role=role, kind=Project.Kind.VALIDATION)
+
+
+def get_validation_project(user: AnyUser, slug: str, *, role: RoleOption = None) -> Project:
+    return validation_access(user, slug, role=role).project
 
 
 def get_slot_for_validator(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:

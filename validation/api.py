@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,6 +15,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import ingest
+from annotation.access import require_project_creator
 from annotation.models import ImportJob, Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
@@ -68,8 +68,7 @@ class ProjectCreateApi(APIView):
         responses=responses({201: ValidationSettingsOutput}, not_found=False),
     )
     def post(self, request: Request) -> Response:
-        if not request.user.has_perm("annotation.add_project"):
-            raise PermissionDenied("Creating projects needs the 'add project' permission.")
+        require_project_creator(request.user)
         data = validated(ValidationProjectCreateInput, request.data)
         project = services.validation_project_create(created_by=request.user, **data)
         return Response(

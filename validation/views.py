@@ -6,7 +6,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import UploadedFile
 from django.core.paginator import Paginator
 from django.db.models import Count
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
+from annotation.access import require_project_creator
 from annotation.languages import language_choices
 from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
@@ -25,7 +25,7 @@ from common.errors import InvalidInput, ServiceError
 from review.history import text_diff
 from review.models import ReviewSlot
 from validation import pages, services
-from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
+from validation.access import get_slot_for_validator, get_validation_item, get_validation_project, validation_access
 from validation.models import (
     LOCATION_FORMS,
     QUESTION_BAD_REASONS,
@@ -49,8 +49,7 @@ def _upload_file(request: HttpRequest, name: str = "file") -> UploadedFile:
 
 @login_required
 def validation_project_create(request: HttpRequest) -> HttpResponse:
-    if not request.user.has_perm("annotation.add_project"):
-        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    require_project_creator(request.user)
     values = {"validators_per_item": "1"}
     errors: dict[str, str] = {}
     if request.method == "POST":
@@ -77,9 +76,13 @@ def validation_project_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def validation_home(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_validation_project(request.user, slug)
-    membership = project.membership  # type: ignore[attr-defined]
-    context: dict[str, Any] = {"project": project, "settings": services.validation_settings(project)}
+    access = validation_access(request.user, slug)
+    project, membership = access.project, access.membership
+    context: dict[str, Any] = {
+        "project": project,
+        "membership": membership,
+        "settings": services.validation_settings(project),
+    }
     context["steps"] = next_steps(project=project, membership=membership, user=request.user)
     context["task_labels"] = [label for value, label in Task.choices if value in context["settings"].tasks]
     if membership.is_reviewer:

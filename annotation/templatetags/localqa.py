@@ -1,9 +1,11 @@
+from typing import Any
+
 import markdown as markdown_lib
 import nh3
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from annotation import navigation
+from annotation import access, navigation
 from annotation.models import Project
 
 register = template.Library()
@@ -32,7 +34,7 @@ def duration(seconds: int | None) -> str:
 
 
 @register.filter
-def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
+def get_item(mapping: dict[str, Any] | None, key: str) -> Any:
     return mapping.get(key) if mapping else None
 
 
@@ -41,7 +43,10 @@ def project_nav(context: template.Context, project: Project) -> dict:
     """The project's bar of task groups (annotation.navigation), for the member looking at it."""
     request = context.get("request")
     path = request.path if request is not None else ""
-    membership = getattr(project, "membership", None)
+    # The view passes the membership its access check loaded; a page that does not is read here (one query).
+    membership = context.get("membership")
+    if membership is None and request is not None:
+        membership = access.membership_of(request.user, project)
     return {
         "project": project,
         "groups": navigation.project_nav(project, membership, path),
@@ -50,7 +55,7 @@ def project_nav(context: template.Context, project: Project) -> dict:
 
 
 @register.filter
-def display(value, kind: str = "") -> str:  # type: ignore[no-untyped-def]
+def display(value: Any, kind: str = "") -> str:
     """The display name of a code (annotation.display): `{{ item.status|display:"item_status" }}`."""
     from annotation.display import display_name
 

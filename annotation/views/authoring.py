@@ -13,10 +13,10 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import services
-from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user
+from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user, membership_of, pair_access
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
-from annotation.models import EvidenceSpan, PagePair, QAItem, Role, Screening
+from annotation.models import EvidenceSpan, Membership, PagePair, QAItem, Role, Screening
 from annotation.queries import annotator_progress
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
@@ -68,7 +68,7 @@ def _session_started(request: HttpRequest) -> datetime:
     return datetime.fromisoformat(started)
 
 
-def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
+def _pair_context(request: HttpRequest, pair: PagePair, membership: Membership | None) -> dict:
     """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
     # review builds on annotation, not the other way round: it registers the panel (annotation/review_hooks.py)
     latest_verifications, verification_panel = review_hooks().latest_verifications, review_hooks().verification_panel
@@ -89,6 +89,7 @@ def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
         for item in items
     ]
     return {
+        "membership": membership,
         "project": project,
         "pair": pair,
         "is_mine": is_mine,
@@ -113,8 +114,8 @@ def _pair_context(request: HttpRequest, pair: PagePair) -> dict:
 
 @login_required
 def pair_detail(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
-    pair = get_pair_for_user(request.user, slug, pair_id)
-    return render(request, "annotation/pair_detail.html", _pair_context(request, pair))
+    access = pair_access(request.user, slug, pair_id)
+    return render(request, "annotation/pair_detail.html", _pair_context(request, access.pair, access.membership))
 
 
 @login_required
@@ -187,7 +188,8 @@ def pair_activity(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse
 @login_required
 @require_POST
 def item_create(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
-    pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+    access = pair_access(request.user, slug, pair_id, role=Role.ANNOTATOR)
+    pair = access.pair
     kind = request.POST.get("kind", QAItem.Kind.LEAD)
     try:
         item = services.qa_item_create(pair=pair, user=request.user, kind=kind)
@@ -200,6 +202,7 @@ def item_create(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         verification_panel = review_hooks().verification_panel
         context = {
             "project": pair.project,
+            "membership": access.membership,
             "pair": pair,
             "editable": True,
             "is_mine": True,
@@ -266,7 +269,7 @@ def _refused_save_page(request: HttpRequest, item: QAItem, refused: dict, status
 
     On a conflict the newer version is shown next to the sent text, which is never lost.
     """
-    context = _pair_context(request, item.pair)
+    context = _pair_context(request, item.pair, membership_of(request.user, item.project))
     sent = {name: request.POST[name] for name in TEXT_FIELDS if name in request.POST}
     entries = [entry for entry in context["items"] if entry["item"].pk == item.pk]
     if not entries or entries[0]["item"].kind != QAItem.Kind.LEAD:  # deleted meanwhile: no form to show it in

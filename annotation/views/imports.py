@@ -11,13 +11,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
-from annotation.access import get_project_for_user
+from annotation.access import get_collection_for_user, get_import_job_for_user, get_project_for_user
 from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
 from annotation.views.common import report_error
@@ -89,20 +89,6 @@ class CollectionForm(forms.Form):
         return data
 
 
-def _job(project: Project, job_id: int) -> ImportJob:
-    job = ImportJob.objects.filter(project=project, pk=job_id).first()
-    if job is None:
-        raise Http404("No such import in this project.")
-    return job
-
-
-def _collection(project: Project, collection_id: int) -> Collection:
-    collection = Collection.objects.filter(project=project, pk=collection_id).first()
-    if collection is None:
-        raise Http404("No such collection in this project.")
-    return collection
-
-
 @login_required
 def import_start(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
@@ -150,8 +136,8 @@ def region_choices(project: Project) -> list[tuple[str, str]]:
 @login_required
 @vary_on_headers("HX-Request")
 def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    job = _job(project, job_id)
+    job = get_import_job_for_user(request.user, slug, job_id)
+    project = job.project
     template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
     return render(request, template, _detail_context(project, job))
 
@@ -160,8 +146,8 @@ def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 @require_POST
 def import_rerun(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """Map a dry run's unknown regions into the project's vocabulary and import (or check) its files again."""
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    job = _job(project, job_id)
+    job = get_import_job_for_user(request.user, slug, job_id)
+    project = job.project
     names, values = request.POST.getlist("region_name"), request.POST.getlist("region_value")
     region_map = {name: value for name, value in zip(names, values, strict=False) if value}
     try:
@@ -200,8 +186,8 @@ def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def collection_detail(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    collection = _collection(project, collection_id)
+    collection = get_collection_for_user(request.user, slug, collection_id)
+    project = collection.project
     context = {
         "project": project,
         "collection": collection,
@@ -224,8 +210,8 @@ def collection_detail(request: HttpRequest, slug: str, collection_id: int) -> Ht
 @login_required
 @require_POST
 def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    collection = _collection(project, collection_id)
+    collection = get_collection_for_user(request.user, slug, collection_id)
+    project = collection.project
     try:
         ingest.collection_cancel(collection=collection, actor=request.user)
     except ServiceError as error:
@@ -238,8 +224,8 @@ def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> Ht
 @login_required
 @require_POST
 def collection_resume(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-    collection = _collection(project, collection_id)
+    collection = get_collection_for_user(request.user, slug, collection_id)
+    project = collection.project
     try:
         ingest.collection_resume(collection=collection, actor=request.user)
     except ServiceError as error:

@@ -1,6 +1,5 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef
 from django.http import HttpRequest, HttpResponse
@@ -8,7 +7,13 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch
 
 from annotation import services
-from annotation.access import get_project_for_user, user_projects
+from annotation.access import (
+    get_project_for_user,
+    may_create_projects,
+    project_access,
+    require_project_creator,
+    user_projects,
+)
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
@@ -34,14 +39,13 @@ def home(request: HttpRequest) -> HttpResponse:
     for project in projects:
         project.link = _project_link(project)  # type: ignore[attr-defined]
         project.size = sizes.get(project.pk, "")  # type: ignore[attr-defined]
-    can_create = request.user.has_perm("annotation.add_project")
+    can_create = may_create_projects(request.user)
     return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
 
 
 @login_required
 def project_create(request: HttpRequest) -> HttpResponse:
-    if not request.user.has_perm("annotation.add_project"):
-        raise PermissionDenied("Creating projects needs the 'add project' permission.")
+    require_project_creator(request.user)
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         values = {k: v for k, v in form.cleaned_data.items() if k != "version" and v not in ("", None)}
@@ -67,8 +71,8 @@ def _my_pairs(project, user):  # type: ignore[no-untyped-def]
 
 @login_required
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug)
-    membership = project.membership  # type: ignore[attr-defined]
+    access = project_access(request.user, slug)
+    project, membership = access.project, access.membership
     if membership.roles == [Role.RESEARCHER]:
         return redirect("release_list", project.slug)  # a researcher's work is the releases
     if project.kind != Project.Kind.WIKIPEDIA_QA:  # each kind's own page, never the Wikipedia QA one

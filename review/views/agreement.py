@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from annotation.access import get_project_for_user
-from annotation.models import Project, QAItem, Role
+from annotation.access import ProjectAccess, get_project_for_user
+from annotation.models import Membership, Project, QAItem, Role
 from common.csv_safety import csv_writer
 from review import reports
 from review.models import AgreementReport
@@ -32,26 +32,31 @@ SERIES_CLASSES = 8  # series-0 .. series-7 in agreement.css
 @login_required
 @vary_on_headers("HX-Request")
 def agreement(request: HttpRequest, slug: str, report_id: int | None = None) -> HttpResponse:
+    access: ProjectAccess
+    report: AgreementReport | None
     if report_id is None:
-        project = reports.get_project_for_agreement(request.user, slug)
-        report = reports.latest_done_report(project)
+        access = reports.agreement_access(request.user, slug)
+        report = reports.latest_done_report(access.project)
     else:
-        report = reports.get_report_for_user(request.user, slug, report_id)
-        project = report.project
+        access, report = reports.get_report_for_user(request.user, slug, report_id)
+    project, membership = access.project, access.membership
     active = AgreementReport.objects.active().filter(project=project).first()
     if request.htmx and request.GET.get("status"):  # type: ignore[attr-defined]
-        response = render(request, "review/agreement.html#status", {"project": project, "active": active})
+        response = render(
+            request, "review/agreement.html#status", {"project": project, "membership": membership, "active": active}
+        )
         if active is None:
             response["HX-Refresh"] = "true"  # the report is done: show its figures
         return response
     context = {
         "project": project,
+        "membership": membership,
         "report": report,
         "active": active,
-        "scopes": _scopes(project, report) if report is not None else [],
+        "scopes": _scopes(project, membership, report) if report is not None else [],
         "chart": history_chart(reports.history_points(project)),
         "history": reports.reports_for_project(project)[:HISTORY_SHOWN],
-        "sees_raters": reports.sees_rater_names(project),
+        "sees_raters": reports.sees_rater_names(membership),
         "auto_after": reports.auto_after_judgments(),
     }
     return render(request, "review/agreement.html", context)
@@ -74,10 +79,10 @@ def agreement_compute(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def agreement_download(request: HttpRequest, slug: str, report_id: int, fmt: str) -> HttpResponse:
-    report = reports.get_report_for_user(request.user, slug, report_id)
+    access, report = reports.get_report_for_user(request.user, slug, report_id)
     if not report.is_done:
         raise Http404("This report has no figures yet.")
-    result = reports.result_for_viewer(report.result, report.project)
+    result = reports.result_for_viewer(report.result, access.membership)
     if fmt == "json":
         body = {"report_id": report.pk, "same_as": report.same_as_id, **result}
         response = HttpResponse(json.dumps(body, indent=2, ensure_ascii=False), content_type="application/json")
@@ -102,8 +107,7 @@ def heat_class(value: float | None) -> str:
     return f"heat-{min(10, int(value * 10))}"
 
 
-def _link(project: Project, scope: dict[str, Any], unit: dict[str, Any]) -> str | None:
-    membership = project.membership  # type: ignore[attr-defined]
+def _link(project: Project, membership: Membership, scope: dict[str, Any], unit: dict[str, Any]) -> str | None:
     if "item_id" in unit:
         return reverse("item_history", args=[project.slug, unit["item_id"]])
     if "pair_id" in unit and membership.is_coordinator:
@@ -112,8 +116,8 @@ def _link(project: Project, scope: dict[str, Any], unit: dict[str, Any]) -> str 
     return None
 
 
-def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
-    result = reports.result_for_viewer(report.result, project)
+def _scopes(project: Project, membership: Membership, report: AgreementReport) -> list[dict[str, Any]]:
+    result = reports.result_for_viewer(report.result, membership)
     item_ids = {
         unit["item_id"]
         for scope in result.get("scopes", {}).values()
@@ -131,7 +135,11 @@ def _scopes(project: Project, report: AgreementReport) -> list[dict[str, Any]]:
             for rater, row in zip(raters, matrix, strict=False)
         ]
         contested = [
-            {**unit, "link": _link(project, scope, unit), "question": questions.get(unit.get("item_id"), "")}
+            {
+                **unit,
+                "link": _link(project, membership, scope, unit),
+                "question": questions.get(unit.get("item_id"), ""),
+            }
             for unit in summary.get("contested_units", [])
         ]
         scopes.append(

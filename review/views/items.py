@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
-from annotation.access import get_pair_for_user, get_project_for_user
+from annotation.access import get_pair_for_user, project_access
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
@@ -23,11 +23,12 @@ from review import decisions as review_decisions
 from review import history as review_history
 from review import verification as review_verification
 from review.access import (
+    author_access,
     get_item_for_author,
     get_item_for_coordinator,
     get_item_for_reader,
     get_item_for_reviewer,
-    require_role,
+    reader_access,
 )
 from review.models import Verification
 
@@ -41,10 +42,10 @@ def _int(request: HttpRequest, name: str) -> int:
 
 @login_required
 def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    item = get_item_for_reader(request.user, slug, item_id)
-    project = item.project
+    access = reader_access(request.user, slug, item_id)
+    project, membership, item = access.project, access.membership, access.item
     entries, events = review_history.item_history(item)
-    show_names = review_history.show_reviewer_names(project, project.membership, item, request.user)  # type: ignore[attr-defined]
+    show_names = review_history.show_reviewer_names(project, membership, item, request.user)
     words = project.unit.words
     context = {
         "project": project,
@@ -55,7 +56,7 @@ def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         "events": events,
         "show_names": show_names,
         "verifications": item.verifications.select_related("verifier").order_by("number"),
-        "can_reject": project.membership.is_coordinator  # type: ignore[attr-defined]
+        "can_reject": membership.is_coordinator
         and item.status in (QAItem.Status.SUBMITTED, QAItem.Status.NEEDS_REWRITE, QAItem.Status.ACCEPTED),
     }
     return render(request, "review/history.html", context)
@@ -91,15 +92,15 @@ def _editor_context(item: QAItem) -> dict:
 @login_required
 def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The author's page for an item sent back: the flags and comments, the item editable, resubmit."""
-    item = get_item_for_author(request.user, slug, item_id)
-    project = item.project
+    access = author_access(request.user, slug, item_id)
+    project, item = access.project, access.item
     flags = review_history.latest_flags(item)
     editable = item.status == QAItem.Status.NEEDS_REWRITE
     context = {
         "project": project,
         "pair": item.pair,
         "flags": flags,
-        "show_names": review_history.show_reviewer_names(project, project.membership, item, request.user),  # type: ignore[attr-defined]
+        "show_names": review_history.show_reviewer_names(project, access.membership, item, request.user),
         "text": item.pair.local_text if item.kind == QAItem.Kind.DOCUMENT else item.pair.local_lead,
         **_editor_context(item),
         "editable": editable,
@@ -123,8 +124,7 @@ def item_resubmit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
 @login_required
 @require_POST
 def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    item = get_item_for_reviewer(request.user, slug, item_id)
-    require_role(item, Role.REVIEWER)
+    item = get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
     try:
         review_decisions.qa_item_reviewer_rewrite(
             item=item,
@@ -144,9 +144,12 @@ def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> Http
 @login_required
 def my_items(request: HttpRequest, slug: str) -> HttpResponse:
     """An author's submitted items with their review outcome; items sent back come first."""
-    project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+    access = project_access(request.user, slug, role=Role.ANNOTATOR)
+    project = access.project
     items = review_history.author_items(project=project, user=request.user)
-    return render(request, "review/my_items.html", {"project": project, "items": items})
+    return render(
+        request, "review/my_items.html", {"project": project, "membership": access.membership, "items": items}
+    )
 
 
 # Full-document verification

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import OuterRef
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.access import get_project_for_user
-from annotation.models import Membership, Project, QAItem, QAItemRevision, Role
+from annotation.access import project_access
+from annotation.models import Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
@@ -20,7 +19,7 @@ from common.errors import ServiceError, StaleEdit
 from review import judging as review_judging
 from review import queue as slot_queue
 from review import verification as review_verification
-from review.access import get_item_for_reviewer, get_slot_for_reviewer, require_role
+from review.access import REVIEWING, get_item_for_reviewer, get_slot_for_reviewer
 from review.models import Judgment, ReviewSlot
 from review.views.common import evidence_context
 
@@ -28,14 +27,6 @@ ITEMS_PER_PAGE = 50
 # One key per criterion verdict, in criterion order: pass on the digits, flag on the letters below them.
 PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
-
-
-def _reviewing_project(request: HttpRequest, slug: str) -> Project:
-    project = get_project_for_user(request.user, slug)
-    membership: Membership = project.membership  # type: ignore[attr-defined]
-    if not (membership.is_reviewer or membership.is_coordinator):
-        raise PermissionDenied("This needs the reviewer role in the project.")
-    return project
 
 
 def review_items(project: Project, status: str = "", kind: str = ""):  # type: ignore[no-untyped-def]
@@ -67,7 +58,8 @@ def review_items(project: Project, status: str = "", kind: str = ""):  # type: i
 
 @login_required
 def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _reviewing_project(request, slug)
+    access = project_access(request.user, slug, role=REVIEWING)
+    project = access.project
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
     kind = request.GET.get("kind", "")
     page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
@@ -86,6 +78,7 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
     )
     context = {
         "project": project,
+        "membership": access.membership,
         "page": page,
         "status": status,
         "kind": kind,
@@ -106,9 +99,10 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def review_next(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_project_for_user(request.user, slug, role=Role.REVIEWER)
+    access = project_access(request.user, slug, role=Role.REVIEWER)
+    project = access.project
     try:
-        slot = slot_queue.review_claim_next(project=project, user=request.user)
+        slot = slot_queue.review_claim_next(project=project, user=request.user, membership=access.membership)
     except ServiceError as error:
         report_error(request, error)
         return redirect("review_queue", slug)
@@ -121,8 +115,7 @@ def review_next(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def review_claim(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    item = get_item_for_reviewer(request.user, slug, item_id)
-    require_role(item, Role.REVIEWER)
+    item = get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
     try:
         slot = slot_queue.review_claim(item=item, user=request.user)
     except ServiceError as error:
@@ -221,9 +214,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
-    slot = get_slot_for_reviewer(request.user, slug, slot_id)
-    if slot.reviewer_id != request.user.pk:
-        raise PermissionDenied("This review is held by someone else.")
+    slot = get_slot_for_reviewer(request.user, slug, slot_id, held=True)
     try:
         slot_queue.review_release(slot=slot, user=request.user)
     except ServiceError as error:
@@ -237,9 +228,7 @@ def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpRespons
 @require_POST
 def review_activity(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
     """Active-time heartbeat from the review screen (sent with sendBeacon, so the answer is not read)."""
-    slot = get_slot_for_reviewer(request.user, slug, slot_id)
-    if slot.reviewer_id != request.user.pk:
-        raise PermissionDenied("This review is held by someone else.")
+    slot = get_slot_for_reviewer(request.user, slug, slot_id, held=True)
     try:
         seconds = int(request.POST.get("seconds", "0"))
         slot_queue.review_record_activity(slot=slot, user=request.user, seconds=seconds)

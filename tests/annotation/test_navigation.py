@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotation.access import get_project_for_user
+from annotation.access import project_access
 from annotation.navigation import project_nav
 
 pytestmark = pytest.mark.django_db
@@ -28,8 +28,10 @@ def demo(db):
 
 def bar(username: str, slug: str) -> dict[str, list[str]]:
     user = get_user_model().objects.get(username=username)
-    project = get_project_for_user(user, slug)
-    return {group.label: [link.label for link in group.links] for group in project_nav(project, project.membership)}
+    access = project_access(user, slug)
+    return {
+        group.label: [link.label for link in group.links] for group in project_nav(access.project, access.membership)
+    }
 
 
 def test_a_coordinators_bar_is_four_task_groups_with_members_under_settings(demo):
