@@ -254,7 +254,7 @@ def _label_scopes(project: Project) -> list[Scope]:
     declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
     scopes = []
     for kind in LabelKind.values:
-        judgments: list[tuple[Hashable, str, Any]] = [
+        judgments: list[tuple[Hashable, Hashable, Any]] = [
             (pair_id, names[labeller], value) for k, pair_id, labeller, value in rows if k == kind
         ]
         observed = sorted({value for _, _, value in judgments} - set(declared[kind]))
@@ -288,7 +288,7 @@ def _screening_scope(project: Project) -> list[Scope]:
     for pair_id, _ in latest:
         screeners[pair_id] += 1
     names = _usernames(annotator for _, annotator in latest)
-    judgments: list[tuple[Hashable, str, Any]] = [
+    judgments: list[tuple[Hashable, Hashable, Any]] = [
         (pair_id, names[annotator], decision)
         for (pair_id, annotator), decision in latest.items()
         if screeners[pair_id] > 1
