@@ -26,7 +26,7 @@ def _render(request: SignedInRequest, project: Project | None, form: EventFilter
     if form.is_valid():
         events = services.events(project=project, flt=form.event_filter())
         # EventLog pages by count() and slices, all a Paginator uses; the stubs ask for a whole sequence.
-        paginator = Paginator[dict[str, Any]](events, EVENTS_PER_PAGE)  # type: ignore[arg-type]
+        paginator: Paginator[dict[str, Any]] = Paginator(events, EVENTS_PER_PAGE)  # type: ignore[arg-type]
         page = paginator.get_page(request.GET.get("page"))
         page.object_list = services.describe(list(page.object_list))
     else:
