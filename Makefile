@@ -55,6 +55,7 @@ test-fast: $(DEV_STAMP)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	DATABASE_URL=sqlite:///:memory: $(BIN)/mypy .
 	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py makemigrations --check --dry-run
 	DATABASE_URL=sqlite:///:memory: $(BIN)/python manage.py check
 

@@ -138,7 +138,8 @@ def _free_slug(slug: str) -> str:
         validate_slug(slug)
     except ValidationError:
         raise InvalidInput(f"slug: {slug!r} is not a valid slug (letters, digits, - and _).", field="slug") from None
-    if len(slug) > Project._meta.get_field("slug").max_length:
+    max_length = Project._meta.get_field("slug").max_length
+    if max_length is not None and len(slug) > max_length:
         raise InvalidInput("slug: at most 60 characters.", field="slug")
     if Project._base_manager.filter(slug=slug).exists():
         raise InvalidInput(
@@ -165,6 +166,7 @@ def _lines(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[_Where, Any]
 def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
     """username -> user id here: existing people are matched, the others created inactive without a password."""
     user_model = get_user_model()
+    user_fields = {f.name: f for f in user_model._meta.concrete_fields}  # USER_FIELDS are all plain columns
     users: dict[str, int] = {}
     matched = created = 0
     for where, record in _lines(archive, "users.jsonl"):
@@ -181,9 +183,9 @@ def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
         person = user_model(is_active=False)
         for field_name in USER_FIELDS:
             if field_name in record:
-                field = user_model._meta.get_field(field_name)
+                field = user_fields[field_name]
                 try:
-                    setattr(person, field.attname, _checked(field, decode_value(field, record[field_name])))
+                    setattr(person, field.attname, _checked(field, decode_value(field, record[field_name]), person))
                 except ValidationError as error:
                     raise where.error(f"field {field_name!r}: {'; '.join(error.messages)}") from None
         person.set_unusable_password()
@@ -344,8 +346,8 @@ def _translate_ids(entry: ArchivedModel, obj: models.Model, maps: _Maps, where: 
             setattr(obj, field_name, translated)
     if entry.typed_ids is not None:
         type_field, id_field, types = entry.typed_ids
-        target, old = types.get(getattr(obj, type_field)), getattr(obj, id_field)
-        new = maps.get(target, old) if target and isinstance(old, int) else None
+        typed_target, old = types.get(getattr(obj, type_field)), getattr(obj, id_field)
+        new = maps.get(typed_target, old) if typed_target and isinstance(old, int) else None
         if new is not None:
             setattr(obj, id_field, new)
     for field_name, target in entry.watermarks.items():
@@ -354,10 +356,10 @@ def _translate_ids(entry: ArchivedModel, obj: models.Model, maps: _Maps, where: 
             setattr(obj, field_name, maps.floor(target, value))
 
 
-def _checked(field: models.Field, value: Any, obj: models.Model | None = None) -> Any:
+def _checked(field: models.Field, value: Any, obj: models.Model) -> Any:
     """The value if the field's own rules take it (length, choices, validators such as wiki codes, e-mail)."""
     if value not in field.empty_values:
-        field.validate(value, obj)  # type: ignore[arg-type]
+        field.validate(value, obj)
         field.run_validators(value)
     return value
 
@@ -406,7 +408,8 @@ def _place_files(
 
     folders: dict[Path, Path] = {}
     for position, entry in enumerate(manifest.get("files", [])):
-        new = maps.get(str(entry.get("model")), entry.get("pk")) if isinstance(entry, dict) else None
+        pk = entry.get("pk") if isinstance(entry, dict) else None
+        new = maps.get(str(entry.get("model")), pk) if isinstance(pk, int) else None  # a list or {} is no id
         release = Release.objects.filter(pk=new).first() if new else None
         if release is None or not release.path:
             raise InvalidInput(f"manifest.json: files[{position}] belongs to no published release of the archive.")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from django.apps import apps
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
@@ -94,7 +94,7 @@ class ArchivedModel:
         return self.model._base_manager.filter(**{self.lookup: project.pk}).order_by("pk")
 
 
-def is_local_app(app_config) -> bool:  # type: ignore[no-untyped-def]
+def is_local_app(app_config: AppConfig) -> bool:
     """An app of this code base (a package in the project folder), not Django's or a library's."""
     return Path(app_config.path).resolve().parent == Path(settings.BASE_DIR).resolve()
 

@@ -16,6 +16,7 @@ from django.db import models
 
 from annotation.languages import LANGUAGES
 from exports.formats.prompts import template_problems
+from exports.models import Release
 from exports.paths import release_files_problems
 
 
@@ -50,8 +51,8 @@ def _templates(obj: models.Model) -> Iterator[tuple[str, str]]:
         yield name, problems[0]
 
 
-def _release_files(obj: models.Model) -> Iterator[tuple[str, str]]:
-    for problem in release_files_problems(obj.files)[:1]:  # type: ignore[attr-defined]
+def _release_files(obj: Release) -> Iterator[tuple[str, str]]:
+    for problem in release_files_problems(obj.files)[:1]:
         yield "files", problem
 
 

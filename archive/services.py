@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 
 from annotation.models import Project
 from archive.checks import archive_check
@@ -76,7 +76,7 @@ def _sha256(path: Path) -> str:
 # Export
 
 
-def archive_export_request(*, project: Project, user: AbstractBaseUser | None, enqueue: bool = True) -> ProjectArchive:
+def archive_export_request(*, project: Project, user: User | None, enqueue: bool = True) -> ProjectArchive:
     """Queue an export of the project; a worker writes the file (one export of a project at a time)."""
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()  # two clicks at once queue one export
@@ -142,7 +142,7 @@ def archive_export_run(*, archive_id: int) -> ProjectArchive | None:
     return archive
 
 
-def archive_export_now(*, project: Project, user: AbstractBaseUser | None = None) -> ProjectArchive:
+def archive_export_now(*, project: Project, user: User | None = None) -> ProjectArchive:
     archive = archive_export_request(project=project, user=user, enqueue=False)
     return archive_export_run(archive_id=archive.pk) or ProjectArchive.objects.get(pk=archive.pk)
 
@@ -163,7 +163,7 @@ def archive_write_to(*, project: Project, out: Path, progress: Callable[[int, in
 
 
 def archive_import_request(
-    *, upload: UploadedFile, user: AbstractBaseUser | None, slug: str = "", enqueue: bool = True
+    *, upload: UploadedFile, user: User | None, slug: str = "", enqueue: bool = True
 ) -> ProjectArchive:
     """Store an uploaded archive after the checks that need no unpacking, and queue its import."""
     name = Path(upload.name or "archive.zip").name
@@ -250,9 +250,9 @@ def archive_import_file(
 # Reading
 
 
-def exports_for_project(project: Project):  # type: ignore[no-untyped-def]
+def exports_for_project(project: Project) -> QuerySet[ProjectArchive]:
     return ProjectArchive.objects.filter(kind=ProjectArchive.Kind.EXPORT, project=project).select_related("created_by")
 
 
-def imports_list():  # type: ignore[no-untyped-def]
+def imports_list() -> QuerySet[ProjectArchive]:
     return ProjectArchive.objects.filter(kind=ProjectArchive.Kind.IMPORT).select_related("created_by", "project")

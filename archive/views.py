@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -18,10 +18,11 @@ from archive.access import get_export_for_user, get_import_for_user, require_imp
 from archive.downloads import export_response
 from archive.forms import ImportForm
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 
 @login_required
-def project_archives(request: HttpRequest, slug: str) -> HttpResponse:
+def project_archives(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     context = {"project": project, "archives": services.exports_for_project(project)[:50]}
     return render(request, "archive/project_archives.html", context)
@@ -29,7 +30,7 @@ def project_archives(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def project_archive_start(request: HttpRequest, slug: str) -> HttpResponse:
+def project_archive_start(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     try:
         archive = services.archive_export_request(project=project, user=request.user)
@@ -42,14 +43,14 @@ def project_archive_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def project_archive_detail(request: HttpRequest, slug: str, archive_id: int) -> HttpResponse:
+def project_archive_detail(request: SignedInRequest, slug: str, archive_id: int) -> HttpResponse:
     project, archive = get_export_for_user(request.user, slug, archive_id)
     template = "archive/archive_detail.html" + ("#status" if request.htmx else "")
     return render(request, template, {"project": project, "archive": archive})
 
 
 @login_required
-def project_archive_download(request: HttpRequest, slug: str, archive_id: int) -> HttpResponseBase:
+def project_archive_download(request: SignedInRequest, slug: str, archive_id: int) -> HttpResponseBase:
     project, archive = get_export_for_user(request.user, slug, archive_id)
     try:
         return export_response(archive)
@@ -63,14 +64,14 @@ def project_archive_download(request: HttpRequest, slug: str, archive_id: int) -
 
 
 @login_required
-def archive_imports(request: HttpRequest) -> HttpResponse:
+def archive_imports(request: SignedInRequest) -> HttpResponse:
     require_importer(request.user)
     return render(request, "archive/imports.html", {"form": ImportForm(), "archives": services.imports_list()[:50]})
 
 
 @login_required
 @require_POST
-def archive_import_start(request: HttpRequest) -> HttpResponse:
+def archive_import_start(request: SignedInRequest) -> HttpResponse:
     require_importer(request.user)
     form = ImportForm(request.POST, request.FILES)
     if form.is_valid():
@@ -89,7 +90,7 @@ def archive_import_start(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def archive_import_detail(request: HttpRequest, archive_id: int) -> HttpResponse:
+def archive_import_detail(request: SignedInRequest, archive_id: int) -> HttpResponse:
     archive = get_import_for_user(request.user, archive_id)
     template = "archive/archive_detail.html" + ("#status" if request.htmx else "")
     return render(request, template, {"project": None, "archive": archive})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
@@ -54,7 +54,7 @@ def _short(value: Any) -> Any:
 
 
 def record(
-    actor: AbstractBaseUser | AnonymousUser | None,
+    actor: User | AnonymousUser | None,
     action: str,
     obj: models.Model | None = None,
     *,
@@ -72,19 +72,18 @@ def record(
     if action not in Action.values:
         raise ValueError(f"Unknown audit action {action!r}; add it to audit.models.Action.")
     if obj is not None:
-        object_type = object_type or OBJECT_TYPES.get(obj._meta.model_name, obj._meta.model_name)
+        model_name = obj._meta.model_name or ""  # every concrete model has one
+        object_type = object_type or OBJECT_TYPES.get(model_name, model_name)
         object_id = obj.pk if object_id is None else object_id
         if project is None:
             project = obj if obj._meta.label == PROJECT_MODEL else getattr(obj, "project", None)
         if label is None:
             label = str(obj)
-    if actor is not None and not actor.is_authenticated:
-        actor = None
     payload = _short(details)
     DjangoJSONEncoder().encode(payload)  # refuse what the JSON column could not store, here rather than in SQL
     return AuditEvent.objects.create(
         project_id=None if project is None else project.pk,
-        actor=actor,
+        actor=actor if isinstance(actor, User) else None,  # an anonymous visitor is recorded as no one
         action=action,
         object_type=object_type or "",
         object_id=object_id,

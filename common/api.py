@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
+from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -46,8 +48,8 @@ def named_enum(choices: type[models.TextChoices], name: str) -> Callable[..., se
 
     @extend_schema_field(schema, component_name=name)
     class NamedChoiceField(serializers.ChoiceField):
-        def __init__(self, **kwargs: object) -> None:
-            super().__init__(choices=choices.choices, **kwargs)  # type: ignore[arg-type]
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(choices=choices.choices, **kwargs)
 
     NamedChoiceField.__name__ = f"{name}Field"
     return NamedChoiceField
@@ -103,6 +105,10 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
 
 
 def paginated(view: APIView, request: Request, queryset: QuerySet, output: type[serializers.Serializer]) -> Response:
-    paginator = view.pagination_class()  # type: ignore[attr-defined]
+    # Every list view names its pagination class (drf-spectacular reads it for the schema's limit/offset).
+    pagination_class = getattr(view, "pagination_class", None)
+    if pagination_class is None:
+        raise ImproperlyConfigured(f"{type(view).__name__} lists pages without a pagination_class.")
+    paginator: BasePagination = pagination_class()
     page = paginator.paginate_queryset(queryset, request, view=view)
     return paginator.get_paginated_response(output(page, many=True).data)

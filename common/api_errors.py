@@ -12,9 +12,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, ServiceError):
         data = exc.as_dict()
         if isinstance(exc, StaleEdit):
-            serializer = (
-                context.get("view").stale_serializer if hasattr(context.get("view"), "stale_serializer") else None
-            )  # type: ignore[union-attr]
+            serializer = getattr(context.get("view"), "stale_serializer", None)
             if serializer is not None:
                 data["current"] = None if exc.current is None else serializer(exc.current).data  # not {}
         return Response(data, status=exc.status_code)

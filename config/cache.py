@@ -85,5 +85,5 @@ class FailOpenRedisCache(RedisCache):
     def delete_many(self, keys: Any, version: int | None = None) -> None:
         self._or(None, lambda: super(FailOpenRedisCache, self).delete_many(keys, version), "delete_many")
 
-    def clear(self) -> bool:
-        return self._or(False, lambda: super(FailOpenRedisCache, self).clear(), "clear")
+    def clear(self) -> None:  # Django's cache interface returns nothing (RedisCache happens to return a bool)
+        self._or(None, lambda: super(FailOpenRedisCache, self).clear(), "clear")

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 
 from annotation.models import QAItem
@@ -42,7 +44,7 @@ class ExportSettingsForm(forms.Form):
     license = forms.CharField(max_length=64, help_text="The default license of new releases, e.g. cc-by-sa-4.0.")
     version = forms.IntegerField(widget=forms.HiddenInput)
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for scenario, label in SCENARIOS.items():
             self.fields[f"template_{scenario}"] = forms.CharField(

@@ -27,7 +27,7 @@ import orjson
 from django.db import connection
 from django.db.models import Count, F, Lookup
 
-from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
+from annotation.models import EvidenceSpan, ItemQuerySet, PagePair, Project, QAItem, QAItemRevision, Screening
 from exports.snapshot import Snapshot
 
 CHUNK = 2000
@@ -65,15 +65,15 @@ class AnyOf(Lookup):
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, tuple[str | int, ...]]:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         values = list(self.rhs)
         if connection.vendor == "postgresql":
             # One text parameter cast to an array: psycopg's own list adaptation costs more than the query.
-            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, "{" + ",".join(map(str, map(int, values))) + "}"]
+            return f"{lhs} = ANY(%s::bigint[])", (*lhs_params, "{" + ",".join(map(str, map(int, values))) + "}")
         if not values:
-            return "1 = 0", []
-        return f"{lhs} IN ({', '.join(['%s'] * len(values))})", [*lhs_params, *values]
+            return "1 = 0", ()
+        return f"{lhs} IN ({', '.join(['%s'] * len(values))})", (*lhs_params, *values)
 
 
 def item_id(project: Project, pk: int) -> str:
@@ -327,7 +327,7 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
     return record
 
 
-def release_items(project: Project, statuses: Iterable[str]):  # type: ignore[no-untyped-def]
+def release_items(project: Project, statuses: Iterable[str]) -> ItemQuerySet:
     return QAItem.objects.alive().filter(project=project, status__in=list(statuses))
 
 
@@ -374,12 +374,12 @@ def iter_item_chunks(
         pair_pks = list(dict.fromkeys(row[1] for row in chunk))
         document_pairs = list({row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT})
         spans: dict[int, list[tuple]] = defaultdict(list)
-        for span_item, *span in plain_rows(
+        for span in plain_rows(
             EvidenceSpan.objects.filter(AnyOf(F("item_id"), item_pks))
             .order_by("item_id", "position", "id")
             .values_list("item_id", "document", "start", "end", "text", "match")
         ):
-            spans[span_item].append(span)
+            spans[span[0]].append(span[1:])
         pairs = PagePair.objects.filter(AnyOf(F("id"), pair_pks)).values_list(*PAIR_COLUMNS)
         review = ReviewData.load(item_pks, pair_pks, present)
         context = ItemContext(

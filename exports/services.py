@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
@@ -90,7 +90,7 @@ def export_settings_update(
     prompt_templates: dict[str, str] | None = None,
     license: str | None = None,
     version: int | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> ExportSettings:
     """Change the prompt templates or the default license; with `version`, refuse if someone saved in between."""
     current = export_settings_get(project=project)
@@ -113,7 +113,15 @@ def export_settings_update(
             raise InvalidState("The export settings were changed by someone else; reload them.", field="version")
         diff = audit.changes(before, {**before, **changes})
         if diff["after"]:
-            audit.record(actor, Action.PROJECT_EXPORT_SETTINGS, current, project=project, label=str(project), **diff)
+            audit.record(
+                actor,
+                Action.PROJECT_EXPORT_SETTINGS,
+                current,
+                project=project,
+                label=str(project),
+                before=diff["before"],
+                after=diff["after"],
+            )
     current.refresh_from_db()
     return current
 
@@ -187,7 +195,7 @@ def release_readiness_get(
 def release_request(
     *,
     project: Project,
-    user: AbstractBaseUser | None,
+    user: User | None,
     item_statuses: Iterable[str] | None = None,
     splits: dict[str, int] | None = None,
     seed: int | None = None,
@@ -264,7 +272,7 @@ def release_request(
     return release
 
 
-def release_rebuild(*, release: Release, user: AbstractBaseUser | None, enqueue: bool = True) -> Release:
+def release_rebuild(*, release: Release, user: User | None, enqueue: bool = True) -> Release:
     """Build a failed release again: a new request with the same choices (and the same number, now free)."""
     release_expire_stale(project=release.project)
     release.refresh_from_db(fields=["status"])
@@ -283,7 +291,7 @@ def release_rebuild(*, release: Release, user: AbstractBaseUser | None, enqueue:
     )
 
 
-def release_cancel(*, release: Release, user: AbstractBaseUser) -> Release:
+def release_cancel(*, release: Release, user: User) -> Release:
     """Stop a waiting or running build (a worker that never comes, a build started by mistake).
 
     The release becomes failed; a running build notices at its next chunk (its
@@ -442,7 +450,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
             for writer in writers:
                 entries = writer.finish()
                 if isinstance(writer, formats.ManifestWriter):
-                    state.manifest = entries[0]  # type: ignore[attr-defined]
+                    state.manifest = entries[0]
                 else:
                     state.entries.extend(entries)
     except BaseException:
@@ -457,7 +465,8 @@ def _publish(release: Release, temporary: Path, run: JobRun, state: formats.Buil
     if final.exists():
         # Left by a run that died between the rename and the commit: never published, safe to replace.
         shutil.rmtree(final)
-    files = [entry.as_dict() for entry in [*state.entries, state.manifest]]  # type: ignore[attr-defined]
+    manifest = [] if state.manifest is None else [state.manifest]
+    files = [entry.as_dict() for entry in [*state.entries, *manifest]]
     with transaction.atomic():
         try:
             run.finish(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import CharField, Count, F, FilteredRelation, Q, Value
+from django.db.models import CharField, Count, F, FilteredRelation, Q, QuerySet, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce, NullIf
 
@@ -53,7 +53,7 @@ def release_statistics(project: Project, statuses: Iterable[str]) -> dict[str, A
     return table
 
 
-def _by_label(project: Project, items, kind: str) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]
+def _by_label(project: Project, items: QuerySet[QAItem], kind: str) -> dict[str, dict[str, int]]:
     """Per label value: QA pages, lead QAs and document QAs. Unlabelled pairs count under "not labelled".
 
     One grouped query: the review app's final label of the item's pair, else the label
@@ -197,9 +197,7 @@ def _review_report(project: Project) -> dict[str, Any] | None:
         model = apps.get_model("review", "AgreementReport")
     except LookupError:
         return None
-    report = (
-        model.objects.filter(project=project, status="done").order_by("-finished_at", "-id").first()  # type: ignore[attr-defined]
-    )
+    report = model._default_manager.filter(project=project, status="done").order_by("-finished_at", "-id").first()
     if report is None or not report.result:
         return None
     scopes = {}

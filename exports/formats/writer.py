@@ -22,6 +22,7 @@ class BuildState:
     agreement_note: str = ""
     counts: dict[str, Any] = field(default_factory=dict)
     entries: list[FileEntry] = field(default_factory=list)
+    manifest: FileEntry | None = None  # the manifest's own entry (it lists `entries`, so it is kept apart)
     items_expected: int = 0  # how many items the build will pass to `add_items`, as counted before it starts
     # What was unfinished when the build read the project (exports.readiness, as a record): card and manifest say it.
     readiness: dict[str, Any] = field(default_factory=dict)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import CommandError
 
 from annotation import services
@@ -20,7 +20,7 @@ from multichoice import services as trivia_services
 from review import judging as review_judging
 from review import queue as review_queue
 
-Users = Mapping[str, AbstractBaseUser]
+Users = Mapping[str, User]
 
 # (question, standard answer, local answer, evidence: a piece of the pair's local lead)
 WIKIPEDIA_ITEMS: dict[str, dict[str, list[tuple[str, str, str, str]]]] = {
@@ -48,7 +48,7 @@ def _criteria(project: Project, flag: str = "", comment: str = "") -> dict[str, 
     }
 
 
-def _annotate(project: Project, user: AbstractBaseUser, title: str, submit: bool) -> list[QAItem]:
+def _annotate(project: Project, user: User, title: str, submit: bool) -> list[QAItem]:
     pair = services.pair_claim_next(project=project, user=user)
     if pair is None or pair.local_title != title:
         raise CommandError(f"Demo {project.slug}: expected to hand {user} the pair {title!r}, got {pair}.")

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -148,7 +147,7 @@ class Command(BaseCommand):
         "Re-running creates nothing twice, keeps all data and changes no existing account's password."
     )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         guidelines_template = (DEMO_DIR / "guidelines.md").read_text(encoding="utf-8")
         with transaction.atomic():
             users = {demo.username: self._ensure_user(demo) for demo in USERS}
@@ -158,8 +157,8 @@ class Command(BaseCommand):
                 self._ensure_other_kind(other, users)
 
         self.stdout.write(f"\nLogins at {DEV_SERVER}/accounts/login/ (password for all: {DEMO_PASSWORD}):")
-        for demo in USERS:
-            self.stdout.write(f"  {demo.username:<13} {ROLE_NOTES.get(demo.username, '')}")
+        for demo_user in USERS:
+            self.stdout.write(f"  {demo_user.username:<13} {ROLE_NOTES.get(demo_user.username, '')}")
         self.stdout.write(f"\nOpen {DEV_SERVER}/ (`make run` serves it there; else `python manage.py runserver`).")
         if not settings.DEBUG:
             self.stderr.write(
@@ -167,8 +166,7 @@ class Command(BaseCommand):
                 "Remove them or change their passwords before others can reach this server."
             )
 
-    def _ensure_user(self, demo: DemoUser):
-        User = get_user_model()
+    def _ensure_user(self, demo: DemoUser) -> User:
         user, created = User.objects.get_or_create(
             username=demo.username, defaults={"email": f"{demo.username}@example.org"}
         )
@@ -183,7 +181,7 @@ class Command(BaseCommand):
             user.user_permissions.add(Permission.objects.get_by_natural_key("add_project", "annotation", "project"))
         return user
 
-    def _ensure_project(self, demo: DemoProject, users: dict, guidelines_template: str) -> None:
+    def _ensure_project(self, demo: DemoProject, users: dict[str, User], guidelines_template: str) -> None:
         project = Project.objects.filter(slug=demo.slug).first()
         if project is None:
             project = services.project_create(
@@ -214,7 +212,7 @@ class Command(BaseCommand):
             states.wikipedia_states(project, users)
         self.stdout.write(f"{demo.slug}: {report.summary()}  {project_url(project)}")
 
-    def _ensure_members(self, project: Project, users: dict) -> None:
+    def _ensure_members(self, project: Project, users: dict[str, User]) -> None:
         for demo_user in USERS:
             if (
                 demo_user.roles
@@ -222,7 +220,7 @@ class Command(BaseCommand):
             ):
                 services.membership_set(project=project, user=users[demo_user.username], roles=demo_user.roles)
 
-    def _ensure_other_kind(self, demo: OtherKind, users: dict) -> None:
+    def _ensure_other_kind(self, demo: OtherKind, users: dict[str, User]) -> None:
         """A validation, trivia or entity-question project: created once with its demo work, then left alone."""
         project = Project.all_objects.filter(slug=demo.slug).first()
         if project is not None:
