@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, QAItemRevision, Screening
@@ -22,7 +22,7 @@ class PurgeAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return bool(request.user.is_superuser)
 
-    def delete_model(self, request: HttpRequest, obj) -> None:  # type: ignore[no-untyped-def]
+    def delete_model(self, request: HttpRequest, obj: Model) -> None:
         with transaction.atomic():
             audit.record(request.user, self.purge_action, obj)
             super().delete_model(request, obj)
@@ -73,7 +73,7 @@ class RevisionInline(admin.TabularInline):
     can_delete = False
     readonly_fields = ["number", "question", "answer_standard", "answer_local", "spans", "author", "reason"]
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: QAItem | None = None) -> bool:
         return False  # revisions are made by the review workflow, never by hand
 
 

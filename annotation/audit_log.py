@@ -157,7 +157,7 @@ class EventLog:
         if self.item_rows is not None:
             keys = keys.union(_keys(self.item_rows, "item_event"), all=True)
         page = list(keys.order_by("-e_at", "-e_id")[window])
-        wanted = {"audit": [], "item_event": []}
+        wanted: dict[str, list[int]] = {"audit": [], "item_event": []}
         for key in page:
             wanted[key["e_source"]].append(key["e_id"])
         found = {

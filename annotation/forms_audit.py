@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from annotation.audit_log import EventFilter, action_labels, object_types
@@ -16,15 +18,18 @@ class EventFilterForm(forms.Form):
     since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
     until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="To")
 
-    def __init__(self, *args, project: Project | None = None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, project: Project | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["action"].choices = [("", "any"), *action_labels().items()]
-        self.fields["object_type"].choices = [("", "any"), *((value, value) for value in object_types(project))]
+        action, object_type = self.fields["action"], self.fields["object_type"]
+        assert isinstance(action, forms.ChoiceField) and isinstance(object_type, forms.ChoiceField)
+        action.choices = [("", "any"), *action_labels().items()]
+        object_type.choices = [("", "any"), *((value, value) for value in object_types(project))]
         if project is None:  # the log of every project
             self.fields["project"] = forms.SlugField(required=False, max_length=60, label="Project")
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("since") and data.get("until") and data["since"] > data["until"]:
             self.add_error("until", "must not be before From")
         return data

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
@@ -57,7 +57,7 @@ def parse_titles(text: str) -> list[str]:
 def collection_create(
     *,
     project: Project,
-    user: AbstractBaseUser | None,
+    user: User | None,
     titles: Iterable[str] = (),
     category: str = "",
     local_heavy_only: bool = True,
@@ -113,7 +113,7 @@ def _enqueue_collection(collection: Collection) -> None:
     enqueue_on_commit(tasks.collection_run, collection.pk)
 
 
-def collection_cancel(*, collection: Collection, actor: AbstractBaseUser | None = None) -> Collection:
+def collection_cancel(*, collection: Collection, actor: User | None = None) -> Collection:
     """Stop a collection: at once if no worker has it (or its worker is gone), else before the worker's next title."""
     now = timezone.now()
     no_worker = Q(status=Collection.Status.PENDING) | stalled(Collection)
@@ -127,9 +127,7 @@ def collection_cancel(*, collection: Collection, actor: AbstractBaseUser | None 
     return collection
 
 
-def collection_resume(
-    *, collection: Collection, enqueue: bool = True, actor: AbstractBaseUser | None = None
-) -> Collection:
+def collection_resume(*, collection: Collection, enqueue: bool = True, actor: User | None = None) -> Collection:
     """Continue a cancelled, failed or stalled collection from its first title without an outcome.
 
     With `enqueue` (the default) a worker picks it up; the command runs it in its own process instead.
@@ -269,9 +267,14 @@ def _process_title(collection: Collection, entry: CollectionTitle, session: Wiki
 
 def _content(session: WikiSession, facts: PageFacts, *, variant: str) -> PageContent:
     """The page's lead and text at its current revision, from the cache when that revision was fetched before."""
-    cached = WikiPage.objects.filter(
-        wiki=facts.wiki, variant=variant, title=facts.title, revision=facts.revision
-    ).first()
+    # A page whose revision is unknown is never served from the cache (a lookup by NULL matches no row).
+    cached = (
+        None
+        if facts.revision is None
+        else WikiPage.objects.filter(
+            wiki=facts.wiki, variant=variant, title=facts.title, revision=facts.revision
+        ).first()
+    )
     if cached is not None:
         return PageContent(lead=cached.lead, text=cached.text)
     content = session.content(facts.wiki, facts.title, variant=variant)
@@ -402,7 +405,7 @@ def upload_importer(project: Project) -> UploadImporter:
 def import_job_create(
     *,
     project: Project,
-    user: AbstractBaseUser | None,
+    user: User | None,
     files: list[UploadedFile],
     format: str = "auto",
     dry_run: bool = False,
@@ -512,7 +515,7 @@ def import_job_rerunnable(job: ImportJob, *, check_files: bool = True) -> bool:
 def import_job_rerun(
     *,
     job: ImportJob,
-    user: AbstractBaseUser | None,
+    user: User | None,
     region_map: Mapping[str, str] | None = None,
     dry_run: bool = False,
 ) -> ImportJob:

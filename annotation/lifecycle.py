@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -36,7 +36,7 @@ Status = QAItem.Status
 def item_event(
     *,
     item: QAItem,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     action: str,
     before: str = "",
     after: str = "",
@@ -132,14 +132,14 @@ def _refused(item: QAItem, version: int | None, allowed: list[str], doing: str) 
 # Who may review
 
 
-def may_review(user: AbstractBaseUser, item: QAItem, *, revision_author_id: int | None = None) -> bool:
+def may_review(user: User, item: QAItem, *, revision_author_id: int | None = None) -> bool:
     """No one reviews an item they wrote, nor a revision they wrote (a reviewer's rewrite).
 
     The queryset twin is `QAItem.objects.reviewable_by(user)` (and `reviewable_by_q` for related rows)."""
     return item.author_id != user.pk and revision_author_id != user.pk
 
 
-def require_may_review(user: AbstractBaseUser, item: QAItem, *, revision_author_id: int | None = None) -> None:
+def require_may_review(user: User, item: QAItem, *, revision_author_id: int | None = None) -> None:
     if not may_review(user, item, revision_author_id=revision_author_id):
         raise InvalidState(SELF_REVIEW, field="item")
 
@@ -239,7 +239,7 @@ def _rounds() -> ReviewRounds:
     return _ROUNDS[0]
 
 
-def items_route(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> None:
+def items_route(*, items: Iterable[QAItem], actor: User | None) -> None:
     """Items entered review (submitted, resubmitted, imported in review): open their review rounds; the first
     revision's round records the item's `submitted` event. Called inside the transaction that moved them."""
     _rounds().route(items=list(items), actor=actor)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -249,7 +250,7 @@ class Account(models.Model):
 
 
 class PairQuerySet(models.QuerySet["PagePair"]):
-    def available(self, now: timezone.datetime | None = None) -> PairQuerySet:
+    def available(self, now: datetime | None = None) -> PairQuerySet:
         """Pairs the queue may hand out: never claimed, or claimed but left unscreened past the claim time."""
         now = now or timezone.now()
         return self.filter(Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Q
 from django.urls import reverse
 
@@ -58,7 +58,7 @@ def count(**conditions: object) -> Count:
     return Count("id", filter=Q(**conditions)) if conditions else Count("id")
 
 
-def next_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> list[Step]:
+def next_steps(*, project: Project, membership: Membership, user: User) -> list[Step]:
     """The member's next actions on this project, one per role (in the order: do, review, coordinate)."""
     steps = kinds.of(project).next_steps
     return list(steps(project=project, membership=membership, user=user)) if steps is not None else []

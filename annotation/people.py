@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
@@ -65,7 +65,7 @@ invitation_tokens = InvitationTokenGenerator()
 class PersonAdded:
     """What adding one person did; `password` and `invitation_path` are shown once and never stored."""
 
-    user: AbstractBaseUser
+    user: User
     membership: Membership
     created: bool
     access: str | None = None  # INVITATION, PASSWORD, or None for an existing account
@@ -150,7 +150,7 @@ def person_row_validate(values: dict[str, Any]) -> tuple[PersonRow, dict[str, li
     return row, errors
 
 
-def _existing_user(row: PersonRow) -> tuple[AbstractBaseUser | None, dict[str, list[str]]]:
+def _existing_user(row: PersonRow) -> tuple[User | None, dict[str, list[str]]]:
     """The account this row names by username or e-mail; a row naming two different accounts is an error."""
     users = get_user_model().objects
     by_name = users.filter(username__iexact=row.username).first()
@@ -167,7 +167,7 @@ def _flat(errors: dict[str, list[str]], prefix: str = "") -> dict[str, list[str]
 # Adding people
 
 
-def _issue_access(user: AbstractBaseUser, access: str, result: PersonAdded) -> None:
+def _issue_access(user: User, access: str, result: PersonAdded) -> None:
     """Give the account a fresh invitation link or initial password; the previous one stops working."""
     if access == PASSWORD:
         result.password = secrets.token_urlsafe(INITIAL_PASSWORD_BYTES)
@@ -181,12 +181,12 @@ def _issue_access(user: AbstractBaseUser, access: str, result: PersonAdded) -> N
     result.access = access
 
 
-def invitation_path(user: AbstractBaseUser) -> str:
+def invitation_path(user: User) -> str:
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     return reverse("invitation_accept", kwargs={"uidb64": uid, "token": invitation_tokens.make_token(user)})
 
 
-def _add(*, project: Project, actor: AbstractBaseUser | None, row: PersonRow, access: str) -> PersonAdded:
+def _add(*, project: Project, actor: User | None, row: PersonRow, access: str) -> PersonAdded:
     user, errors = _existing_user(row)
     if errors:
         raise InvalidInput(f"email: {errors['email'][0]}", field="email", details=errors)
@@ -213,7 +213,7 @@ def _check_access(access: str) -> None:
 
 
 def person_add(
-    *, project: Project, actor: AbstractBaseUser | None, values: dict[str, Any], access: str = INVITATION
+    *, project: Project, actor: User | None, values: dict[str, Any], access: str = INVITATION
 ) -> PersonAdded:
     """Add one person to the project (creating their account if nobody has this username or e-mail)."""
     _check_access(access)
@@ -290,7 +290,7 @@ def people_csv_parse(data: bytes) -> list[tuple[int, PersonRow]]:
 
 
 def people_import_csv(
-    *, project: Project, actor: AbstractBaseUser | None, data: bytes, access: str = INVITATION
+    *, project: Project, actor: User | None, data: bytes, access: str = INVITATION
 ) -> list[PersonAdded]:
     """Add everyone of a CSV, or nobody: any problem in any row refuses the whole file."""
     _check_access(access)
@@ -324,9 +324,7 @@ def invitation_send(*, result: PersonAdded, project: Project, url: str) -> bool:
     return True
 
 
-def person_access_issue(
-    *, project: Project, actor: AbstractBaseUser | None, user: AbstractBaseUser, access: str
-) -> PersonAdded:
+def person_access_issue(*, project: Project, actor: User | None, user: User, access: str) -> PersonAdded:
     """A new invitation link or initial password for a member who has never signed in (the old one is spent).
 
     Only accounts nobody has used yet: a coordinator must not be able to take over a colleague's account.
@@ -353,14 +351,14 @@ def person_access_issue(
     return result
 
 
-def account_password_set(*, user: AbstractBaseUser) -> None:
+def account_password_set(*, user: User) -> None:
     """The person chose their own password (invitation, change or reset): nothing forces them any more."""
     with transaction.atomic():
         Account.objects.filter(user=user, must_change_password=True).update(must_change_password=False)
         audit.record(user, Action.ACCOUNT_PASSWORD_SET, user, label=user.get_username())
 
 
-def must_change_password(user: AbstractBaseUser) -> bool:
+def must_change_password(user: User) -> bool:
     return Account.objects.filter(user=user, must_change_password=True).exists()
 
 
@@ -371,7 +369,7 @@ def _active_coordinators(project: Project) -> Q:
     return Q(project=project, is_coordinator=True, user__is_active=True)
 
 
-def membership_deactivate(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None) -> Membership:
+def membership_deactivate(*, project: Project, user: User, actor: User | None) -> Membership:
     """Switch a membership off: out of access, queues and reviewer lists; items, reviews and history stay.
 
     Claims they hold are given back: a review slot returns to the queue, an unscreened pair to the pool.
@@ -402,7 +400,7 @@ def membership_deactivate(*, project: Project, user: AbstractBaseUser, actor: Ab
     return membership
 
 
-def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> tuple[int, int]:
+def _release_claims(*, project: Project, user: User, now: Any) -> tuple[int, int]:
     slots = review_hooks().review_slots_release(project=project, user=user)
     # An unscreened claim past its time goes back to the pool (PairQuerySet.available); the assignee stays on record.
     pairs = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED).update(
@@ -411,7 +409,7 @@ def _release_claims(*, project: Project, user: AbstractBaseUser, now: Any) -> tu
     return slots, pairs
 
 
-def membership_reactivate(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None) -> Membership:
+def membership_reactivate(*, project: Project, user: User, actor: User | None) -> Membership:
     with transaction.atomic():
         membership = Membership.all_objects.select_for_update().filter(project=project, user=user).first()
         if membership is None:
@@ -426,9 +424,9 @@ def membership_reactivate(*, project: Project, user: AbstractBaseUser, actor: Ab
     return membership
 
 
-def account_deactivate(*, user: AbstractBaseUser, actor: AbstractBaseUser) -> None:
+def account_deactivate(*, user: User, actor: User) -> None:
     """A superuser switches an account off: no sign-in, no API token; every row it made stays."""
-    if not actor.is_superuser:  # type: ignore[attr-defined]
+    if not actor.is_superuser:
         raise InvalidState("Only a superuser may deactivate an account.", field="username")
     if user.pk == actor.pk:
         raise InvalidState("You cannot deactivate your own account.", field="username")
@@ -438,8 +436,8 @@ def account_deactivate(*, user: AbstractBaseUser, actor: AbstractBaseUser) -> No
     user.is_active = False
 
 
-def account_reactivate(*, user: AbstractBaseUser, actor: AbstractBaseUser) -> None:
-    if not actor.is_superuser:  # type: ignore[attr-defined]
+def account_reactivate(*, user: User, actor: User) -> None:
+    if not actor.is_superuser:
         raise InvalidState("Only a superuser may reactivate an account.", field="username")
     with transaction.atomic():
         if get_user_model().objects.filter(pk=user.pk, is_active=False).update(is_active=True):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField, QuerySet, Subquery
 from django.utils import timezone
 
@@ -45,7 +45,7 @@ def _since(times: list[datetime | None], start: datetime) -> int:
     return sum(1 for at in times if at is not None and at >= start)
 
 
-def annotator_progress(*, project: Project, user: AbstractBaseUser, session_started: datetime) -> Progress:
+def annotator_progress(*, project: Project, user: User, session_started: datetime) -> Progress:
     """Pairs done (submitted, or excluded at screening) and items submitted, today and since `session_started`."""
     from annotation.models import PagePair, PairSkip, QAItem, Screening
 

@@ -7,6 +7,8 @@ that every client meets the same rule with the same message.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from annotation.languages import validate_wiki_code
@@ -14,7 +16,7 @@ from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAIte
 from common.api import ErrorOutput, named_enum
 
 # Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
-_TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
+_TEXT: dict[str, Any] = {"required": False, "allow_blank": True, "trim_whitespace": False}
 
 
 ProjectKindField = named_enum(Project.Kind, "ProjectKindEnum")
@@ -298,7 +300,8 @@ class StaleProjectOutput(ErrorOutput):
 
 class NextStepFactOutput(serializers.Serializer):
     count = serializers.IntegerField()
-    label = serializers.CharField()
+    # DRF's metaclass takes declared fields off the class; the stubs see this as Field.label, a str.
+    label = serializers.CharField()  # type: ignore[assignment]
 
 
 class NextStepRewriteOutput(serializers.Serializer):

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -122,7 +122,7 @@ def region_vocabulary_clean(value: Any, *, regions: Iterable[str]) -> dict[str, 
 
 
 def project_region_vocabulary_map(
-    *, project: Project, mapping: Mapping[str, str], actor: AbstractBaseUser | None = None
+    *, project: Project, mapping: Mapping[str, str], actor: User | None = None
 ) -> Project:
     """Add fine regions to the project's vocabulary (or remap them), keeping the rest: what an import asks for."""
     clean = region_vocabulary_clean(mapping, regions=project.regions)
@@ -142,7 +142,8 @@ def project_slug_check(slug: str) -> str:
     slug = (slug or "").strip()
     if not slug:
         raise InvalidInput(f"slug: the project needs a slug ({SLUG_RULE}).", field="slug")
-    if len(slug) > Project._meta.get_field("slug").max_length:
+    max_length = Project._meta.get_field("slug").max_length
+    if max_length is not None and len(slug) > max_length:
         raise InvalidInput("slug: at most 60 characters.", field="slug")
     try:
         validate_slug(slug)
@@ -159,7 +160,7 @@ def project_create(
     standard_language: str,
     local_wiki: str | None = None,
     standard_wiki: str | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
     **project_settings: Any,
 ) -> Project:
     """Create a project; the creator becomes its coordinator. Wiki codes are derived unless given."""
@@ -200,7 +201,7 @@ def project_create(
 
 
 def project_update(
-    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+    *, project: Project, version: int | None = None, actor: User | None = None, **changes: Any
 ) -> Project:
     """Change project settings. With `version`, refuse if someone saved in between."""
     unknown = set(changes) - set(PROJECT_SETTINGS)
@@ -222,13 +223,11 @@ def project_update(
         project.refresh_from_db()
         diff = audit.changes(before, {field: getattr(project, field) for field in PROJECT_SETTINGS})
         if diff["after"]:
-            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
+            audit.record(actor, Action.PROJECT_SETTINGS, project, before=diff["before"], after=diff["after"])
     return project
 
 
-def membership_set(
-    *, project: Project, user: AbstractBaseUser, roles: Iterable[str], actor: AbstractBaseUser | None = None
-) -> Membership:
+def membership_set(*, project: Project, user: User, roles: Iterable[str], actor: User | None = None) -> Membership:
     roles = set(roles)
     unknown = roles - set(Role.values)
     if unknown:
@@ -251,7 +250,7 @@ def membership_set(
     return membership
 
 
-def membership_remove(*, project: Project, user: AbstractBaseUser, actor: AbstractBaseUser | None = None) -> None:
+def membership_remove(*, project: Project, user: User, actor: User | None = None) -> None:
     if (
         Membership.objects.filter(project=project, is_coordinator=True).exclude(user=user).count() == 0
         and Membership.objects.filter(project=project, user=user, is_coordinator=True).exists()
@@ -268,7 +267,7 @@ def membership_remove(*, project: Project, user: AbstractBaseUser, actor: Abstra
 # The annotator's queue
 
 
-def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | None:
+def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
     """Hand the user a pair nobody else holds, or the unscreened one they already hold.
 
     On PostgreSQL the candidate row is taken with FOR UPDATE SKIP LOCKED, so
@@ -314,7 +313,7 @@ def pair_claim_next(*, project: Project, user: AbstractBaseUser) -> PagePair | N
     return pair
 
 
-def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") -> PairSkip:
+def pair_give_back(*, pair: PagePair, user: User, reason: str = "") -> PairSkip:
     """Return a pair the user holds to the queue unfinished (skip it), with an optional reason, recorded.
 
     The queue does not hand that pair to the same annotator again. A pair with QA items is not given
@@ -354,12 +353,12 @@ def pair_give_back(*, pair: PagePair, user: AbstractBaseUser, reason: str = "") 
     return skip
 
 
-def _require_assignee(pair: PagePair, user: AbstractBaseUser) -> None:
+def _require_assignee(pair: PagePair, user: User) -> None:
     if pair.assignee_id != user.pk:
         raise InvalidState("This pair is no longer assigned to you.", field="pair")
 
 
-def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: str = "") -> PagePair:
+def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") -> PagePair:
     """Record a screening decision: annotate (the pair opens for authoring) or exclude with a reason."""
     choices = {Screening.Decision.ANNOTATE, Screening.Decision.TRANSLATED, Screening.Decision.STRUCTURAL}
     choices.add(Screening.Decision.OTHER)
@@ -398,7 +397,7 @@ def pair_screen(*, pair: PagePair, user: AbstractBaseUser, decision: str, note: 
     return pair
 
 
-def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int, item: QAItem | None = None) -> None:
+def pair_record_activity(*, pair: PagePair, user: User, seconds: int, item: QAItem | None = None) -> None:
     """Add active (not idle) seconds measured in the browser to the pair and, if given, the item."""
     if not isinstance(seconds, int) or seconds < 0:
         raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")
@@ -420,7 +419,7 @@ def pair_record_activity(*, pair: PagePair, user: AbstractBaseUser, seconds: int
 # QA items
 
 
-def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
+def _require_authoring(pair: PagePair, user: User) -> None:
     _require_assignee(pair, user)
     if pair.status != PagePair.Status.ANNOTATING:
         raise InvalidState(
@@ -429,7 +428,7 @@ def _require_authoring(pair: PagePair, user: AbstractBaseUser) -> None:
         )
 
 
-def qa_item_create(*, pair: PagePair, user: AbstractBaseUser, kind: str = QAItem.Kind.LEAD, **content: Any) -> QAItem:
+def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, **content: Any) -> QAItem:
     """Start a new draft item on a pair being annotated (optionally with content, as the API allows)."""
     _require_authoring(pair, user)
     project = pair.project
@@ -484,7 +483,7 @@ def check_document_evidence(pair: PagePair, spans: Iterable[Any]) -> None:
 def qa_item_update(
     *,
     item: QAItem,
-    user: AbstractBaseUser,
+    user: User,
     version: int,
     question: str | None = None,
     answer_standard: str | None = None,
@@ -535,7 +534,7 @@ def qa_item_update(
     return item
 
 
-def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
+def qa_item_delete(*, item: QAItem, user: User) -> None:
     """Delete an item softly: the row and its revisions stay, out of every list, queue, release and figure.
 
     An author deletes their own draft while the pair is being annotated; a coordinator deletes any item.
@@ -559,7 +558,7 @@ def qa_item_delete(*, item: QAItem, user: AbstractBaseUser) -> None:
         audit.record(user, Action.ITEM_DELETED, item, project=item.project, status=item.status)
 
 
-def qa_item_restore(*, item: QAItem, user: AbstractBaseUser) -> QAItem:
+def qa_item_restore(*, item: QAItem, user: User) -> QAItem:
     """Bring a deleted item back as it was (coordinator): same status, revisions, judgments and history."""
     if item.deleted_at is None:
         raise InvalidState("This item is not deleted.", field="item")
@@ -590,7 +589,7 @@ def qa_item_restore(*, item: QAItem, user: AbstractBaseUser) -> QAItem:
 # Deleting and restoring pairs and projects (soft: nothing is removed; see docs/operations.md)
 
 
-def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_delete(*, pair: PagePair, user: User) -> PagePair:
     """Delete a pair softly (coordinator), with its live items: out of the queue, lists, releases and figures.
 
     The items deleted with the pair carry the pair's deletion time, which is how `pair_restore` brings back
@@ -617,7 +616,7 @@ def pair_delete(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     return pair
 
 
-def pair_restore(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_restore(*, pair: PagePair, user: User) -> PagePair:
     """Bring a deleted pair back (coordinator) with the items deleted with it, as they were."""
     if pair.deleted_at is None:
         raise InvalidState("This pair is not deleted.", field="pair")
@@ -635,7 +634,7 @@ def pair_restore(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
     return pair
 
 
-def project_delete(*, project: Project, user: AbstractBaseUser) -> Project:
+def project_delete(*, project: Project, user: User) -> Project:
     """Delete a project softly (coordinator): every page and endpoint of it answers 404 until it is restored.
 
     Its pairs, items and releases are left as they are (hidden with the project), so a restore brings all back.
@@ -651,7 +650,7 @@ def project_delete(*, project: Project, user: AbstractBaseUser) -> Project:
     return project
 
 
-def project_restore(*, project: Project, user: AbstractBaseUser) -> Project:
+def project_restore(*, project: Project, user: User) -> Project:
     """Bring a deleted project back (its coordinators or a superuser)."""
     if project.deleted_at is None:
         raise InvalidState("This project is not deleted.", field="project")
@@ -686,7 +685,7 @@ def deleted_in_project(project: Project) -> dict[str, Any]:
     return {"pairs": pairs, "items": items}
 
 
-def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def]
+def deleted_projects_for(user: User) -> QuerySet[Project]:
     """Deleted projects the user may restore: those they coordinate (every one for a superuser)."""
     projects = Project.all_objects.filter(deleted_at__isnull=False).select_related("deleted_by")
     if not user.is_superuser:
@@ -696,7 +695,7 @@ def deleted_projects_for(user: AbstractBaseUser):  # type: ignore[no-untyped-def
     return projects.order_by("-deleted_at", "slug")
 
 
-def pair_submit(*, pair: PagePair, user: AbstractBaseUser) -> PagePair:
+def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
@@ -760,7 +759,7 @@ def _verified_item_ids(item_ids: list[int]) -> set[int]:
 
 
 def qa_item_revision_create(
-    *, item: QAItem, author: AbstractBaseUser | None, reason: str, content: dict[str, Any] | None = None
+    *, item: QAItem, author: User | None, reason: str, content: dict[str, Any] | None = None
 ) -> QAItemRevision:
     """Snapshot the item's current content (and spans) as its next revision.
 

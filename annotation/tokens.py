@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework import exceptions
@@ -30,9 +30,7 @@ def _digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def api_token_create(
-    *, user: AbstractBaseUser, name: str = "", via: str = ApiToken.Via.SIGN_IN
-) -> tuple[ApiToken, str]:
+def api_token_create(*, user: User, name: str = "", via: str = ApiToken.Via.SIGN_IN) -> tuple[ApiToken, str]:
     """A new token for `user`; returns it and its key (the only time the key is known)."""
     name = name.strip()
     if len(name) > 100:
@@ -50,11 +48,11 @@ def api_token_create(
     return token, key
 
 
-def api_tokens_of(user: AbstractBaseUser) -> QuerySet[ApiToken]:
+def api_tokens_of(user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user)
 
 
-def api_token_of_user(user: AbstractBaseUser, token_id: int) -> ApiToken | None:
+def api_token_of_user(user: User, token_id: int) -> ApiToken | None:
     """One of the person's own tokens (None for someone else's: it does not exist for them)."""
     return ApiToken.objects.filter(user=user, pk=token_id).first()
 
@@ -66,11 +64,11 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
     return token
 
 
-def api_tokens_revoke_all(*, user: AbstractBaseUser) -> int:
+def api_tokens_revoke_all(*, user: User) -> int:
     return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
-def api_token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
+def api_token_user(key: str) -> tuple[User, ApiToken] | None:
     """The person a key signs in, if the token is live and the person active; else None."""
     token = ApiToken.objects.select_related("user").filter(digest=_digest(key)).first()
     now = timezone.now()

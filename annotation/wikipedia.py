@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import wikipediaapi
@@ -22,6 +23,7 @@ from annotation.languages import is_variant, is_wiki_code
 
 USER_AGENT_NAME = "localqa/0.1"
 _HEADING = re.compile(r"(^|\n) *==+ .*? ==+ *(\n|$)")
+_T = TypeVar("_T")
 
 
 class WikipediaError(Exception):
@@ -86,7 +88,7 @@ def user_agent() -> str:
 class _Wikipedia(wikipediaapi.Wikipedia):
     """wikipedia-api's client with one combined request for a page's facts."""
 
-    def _build_url(self, language: str) -> str:  # type: ignore[override]
+    def _build_url(self, language: str) -> str:
         return settings.WIKIPEDIA_API_URL.format(wiki=language)
 
     def facts(self, title: str) -> PageFacts:
@@ -196,7 +198,7 @@ class WikiSession:
             client._client.close()
 
 
-def _call(fetch, wiki: str, title: str):  # type: ignore[no-untyped-def]
+def _call(fetch: Callable[[], _T], wiki: str, title: str) -> _T:
     try:
         return fetch()
     except wikipediaapi.WikiRateLimitError:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening
+
+if TYPE_CHECKING:
+    from annotation.importers.report import Problems
 
 Q0 = "Q0: Should we annotate this dialect-standard Wikipedia page pair? If no, specify why."
 NOTE = "Note: if this is an interesting/tricky/difficult example, write a brief explanation here."
@@ -217,7 +220,15 @@ def _length(value: Any) -> int | None:
 SLOT_TEXT = ("Source", "Answer", "Translation")
 
 
-def check_row(key: str, row: Any, *, problem, warn, topics: list[str], quality: bool) -> bool:  # type: ignore[no-untyped-def]
+def check_row(
+    key: str,
+    row: Any,
+    *,
+    problem: Problems,
+    warn: Callable[[str | None, str], None],
+    topics: list[str],
+    quality: bool,
+) -> bool:
     """Report every problem of one row, and its residue as warnings; True if the row can be imported.
 
     A problem is structural (a wrong type, a missing required field, text that cannot be stored) and refuses

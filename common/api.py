@@ -7,6 +7,7 @@ raised as `InvalidInput`, so every API reports bad input as `{detail, field, det
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -33,7 +34,7 @@ class ErrorOutput(serializers.Serializer):
     )
 
 
-def named_enum(choices: type[models.TextChoices], name: str) -> type[serializers.ChoiceField]:
+def named_enum(choices: type[models.TextChoices], name: str) -> Callable[..., serializers.ChoiceField]:
     """A choice field shown in the schema as one named enum component.
 
     Projects and items both have a `kind`, pairs and items both a `status`, with

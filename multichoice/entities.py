@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.utils import timezone
@@ -121,7 +121,7 @@ def entity_project_create(
     grouping_fields: Sequence[str] = (),
     entity_label: str = "company",
     seed: int = 0,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> Project:
     """A project of kind `entity_qa`: questions generated from entities, verified by reviewers."""
     checked = _check_attributes(attributes)
@@ -208,7 +208,7 @@ def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def entities_import(
-    *, project: Project, data: bytes, name: str = "entities.csv", user: AbstractBaseUser | None = None
+    *, project: Project, data: bytes, name: str = "entities.csv", user: User | None = None
 ) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
     Values are normalised; what changed is reported so the coordinator can check it.
@@ -306,7 +306,7 @@ def _flag_outdated(entity: Entity, attribute: str, *, now: Any) -> int:
     )
 
 
-def entity_correct(*, entity: Entity, attribute: str, value: str, user: AbstractBaseUser | None = None) -> Entity:
+def entity_correct(*, entity: Entity, attribute: str, value: str, user: User | None = None) -> Entity:
     """A coordinator's correction of a normalised value (kept as typed — a list attribute's elements split on
     `;` —, marked corrected; the value before is in the audit log, the imported one in `raw`).
 
@@ -414,9 +414,7 @@ def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
     )
 
 
-def questions_generate(
-    *, project: Project, seed: int | None = None, user: AbstractBaseUser | None = None
-) -> dict[str, int]:
+def questions_generate(*, project: Project, seed: int | None = None, user: User | None = None) -> dict[str, int]:
     """For every fact — (entity, attribute, value), one per element of a list attribute — an inductive and a
     deductive question with three distractors; pairs already generated are kept. Deterministic given the seed
     (the project's, unless given).
@@ -490,7 +488,14 @@ def questions_generate(
         )
         lifecycle.items_route(items=items, actor=None)
         report = {"created": len(new), "skipped_without_distractors": skipped}
-        audit.record(user, Action.ENTITY_QUESTIONS_GENERATED, project, seed=seed, **report)
+        audit.record(
+            user,
+            Action.ENTITY_QUESTIONS_GENERATED,
+            project,
+            seed=seed,
+            created=report["created"],
+            skipped_without_distractors=report["skipped_without_distractors"],
+        )
     return report
 
 
@@ -500,7 +505,7 @@ def question_counts(project: Project, *, reuse: bool = False) -> dict[str, int]:
     With `reuse`, counts already taken on this project instance are given again: a page that shows them and its
     next steps (both on the request's own instance) counts once. Leave it off after a change."""
     if reuse and hasattr(project, "_question_counts"):
-        return dict(project._question_counts)  # type: ignore[attr-defined]
+        return dict(project._question_counts)
     counts = dict(
         QAItem.objects.alive()
         .filter(project=project, entity_question__isnull=False)
@@ -521,7 +526,7 @@ def question_counts(project: Project, *, reuse: bool = False) -> dict[str, int]:
 # Verification
 
 
-def verification_next(*, project: Project, user: AbstractBaseUser) -> EntityQuestion | None:
+def verification_next(*, project: Project, user: User) -> EntityQuestion | None:
     """Claim the next question for a verifier: the review app's queue (the one they hold, else the oldest open
     slot, FOR UPDATE SKIP LOCKED with an expiring claim), so two verifiers never get the same question."""
     slot = review_queue.review_claim_next(project=project, user=user)
@@ -541,7 +546,7 @@ def entity_review_strata(project: Project) -> dict[str, dict[int, str]]:
     return strata
 
 
-def held_slot(question: EntityQuestion, user: AbstractBaseUser) -> ReviewSlot | None:
+def held_slot(question: EntityQuestion, user: User) -> ReviewSlot | None:
     """The verifier's claimed slot on this question, if any."""
     return ReviewSlot.objects.filter(item_id=question.item_id, reviewer=user, status=ReviewSlot.Status.CLAIMED).first()
 
@@ -549,7 +554,7 @@ def held_slot(question: EntityQuestion, user: AbstractBaseUser) -> ReviewSlot | 
 def question_verify(
     *,
     question: EntityQuestion,
-    user: AbstractBaseUser,
+    user: User,
     version: int,
     decision: str,
     text: str | None = None,

@@ -246,6 +246,10 @@ class Entity(models.Model):
         return self.name
 
 
+# The shared item's status as verification reads it (`EntityQuestion.status`); any other status is a rejection.
+_VERIFICATION_STATUS: dict[str, str] = {QAItem.Status.ACCEPTED: "accepted", QAItem.Status.SUBMITTED: "generated"}
+
+
 class EntityQuestion(models.Model):
     """What a generated question adds to its `annotation.QAItem`; one-to-one with it.
 
@@ -300,9 +304,7 @@ class EntityQuestion(models.Model):
 
     @property
     def status(self) -> str:
-        return {QAItem.Status.ACCEPTED: "accepted", QAItem.Status.SUBMITTED: "generated"}.get(
-            self.item.status, "rejected"
-        )
+        return _VERIFICATION_STATUS.get(self.item.status, "rejected")
 
     def get_status_display(self) -> str:
         return self.Status(self.status).label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.models import Membership, Project, QAItem
 from annotation.next_steps import Step, n, url
@@ -15,7 +15,7 @@ from review import queue as review_queue
 from review.next_steps import held_slots, sent_back_items
 
 
-def trivia_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
+def trivia_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_annotator:
         source = trivia_services.trivia_settings(project).source_language
         sent_back, rewrites = sent_back_items(project, user, lambda item: url("trivia_item", project, item.pk), source)
@@ -71,7 +71,7 @@ def trivia_steps(*, project: Project, membership: Membership, user: AbstractBase
         )
 
 
-def entity_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
+def entity_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_reviewer:
         yield Step(
             "entity-verify-next",
@@ -86,7 +86,7 @@ def entity_steps(*, project: Project, membership: Membership, user: AbstractBase
             ],
         )  # fmt: skip
     if membership.is_coordinator:
-        entities = project.entities.count()  # type: ignore[attr-defined]
+        entities = project.entities.count()
         counts = entity_services.question_counts(project, reuse=True) if entities else {}
         if not entities:
             yield Step("entity-import-step", "Coordinator", "Import entities", url("entity_home", project) + "#import")

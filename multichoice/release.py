@@ -114,7 +114,8 @@ class TriviaWriter(ReleaseWriter):
                 .annotate(last=Max("number"))
                 .order_by()
             )
-            lines, split_lines = [], {split: [] for split in self.by_split}
+            lines: list[bytes] = []
+            split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
             for item in chunk:
                 split = self.splitter(item.item_id)
                 record = trivia_release_record(
@@ -142,7 +143,7 @@ class TriviaWriter(ReleaseWriter):
         self.state.counts["trivia_by_subset"] = {
             subset: items.filter(subset=subset).count() for subset in ("local", "global")
         }
-        self.state.counts["trivia_not_released"] = services.trivia_items(self.state.project).count() - entries[0].lines
+        self.state.counts["trivia_not_released"] = services.trivia_items(self.state.project).count() - self.all.lines
         return entries
 
     def abort(self) -> None:
@@ -222,7 +223,8 @@ class EntityQuestionsWriter(ReleaseWriter):
         by_split = {split: HashedFile(self.root, f"{ENTITY_NAME}/{split}.jsonl") for split in self.state.splits}
         questions = entities.entity_questions(project).filter(item__status=QAItem.Status.ACCEPTED)
         try:
-            lines, split_lines = [], {split: [] for split in by_split}
+            lines: list[bytes] = []
+            split_lines: dict[str, list[bytes]] = {split: [] for split in by_split}
             for question in questions.iterator(chunk_size=2000):
                 split = splitter(question.entity_id)  # an entity's questions share a split (no fact leaks)
                 line = dumps({"split": split} | entities.question_record(question, known, attributes))

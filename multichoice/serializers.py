@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import QAItem, QAItemRevision
+from annotation.models import Project, QAItem, QAItemRevision
 from multichoice.models import ProblemTag, TriviaImport, TriviaItem, TriviaSettings
 
 
@@ -19,12 +20,12 @@ class TriviaProjectCreateInput(serializers.Serializer):
 
 class CriterionSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     help = serializers.CharField(required=False, allow_blank=True)
 
 
 class TriviaSettingsOutput(serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     review_criteria = serializers.SerializerMethodField()
     reviewers_per_item = serializers.IntegerField(source="project.reviewers_per_item", read_only=True)
 
@@ -164,13 +165,14 @@ class TriviaItemDetailOutput(TriviaItemOutput):
 
     @extend_schema_field(TriviaRevisionOutput(many=True))
     def get_revisions(self, item: TriviaItem) -> list[dict]:
-        return TriviaRevisionOutput(sorted(item.item.revisions.all(), key=lambda r: r.number), many=True).data
+        revisions = sorted(item.item.revisions.all(), key=lambda r: r.number)
+        return serializers.ListSerializer(revisions, child=TriviaRevisionOutput()).data
 
     @extend_schema_field(TriviaReviewOutput(many=True))
     def get_reviews(self, item: TriviaItem) -> list[dict]:
         from multichoice.services import trivia_reviews
 
-        return TriviaReviewOutput(trivia_reviews(item), many=True).data
+        return serializers.ListSerializer(trivia_reviews(item), child=TriviaReviewOutput()).data
 
 
 class TriviaReviewInput(serializers.Serializer):
@@ -196,7 +198,7 @@ class TriviaSourceFix(serializers.Serializer):
 
 class TriviaResolutionInput(serializers.Serializer):
     resolution = serializers.ChoiceField(choices=["fix", "accept", "drop"])
-    source = TriviaSourceFix(required=False)
+    source = TriviaSourceFix(required=False)  # type: ignore[assignment]  # the JSON key, not Field.source
     target_question = serializers.CharField(required=False)
     target_candidates = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False)
 
@@ -232,7 +234,7 @@ class TriviaImportOutput(serializers.Serializer):
 
 
 class TriviaImportBatchOutput(serializers.ModelSerializer):
-    created_by = serializers.StringRelatedField()
+    created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField()
     live = serializers.IntegerField(help_text="How many of its items are still there.")
     skipped = serializers.SerializerMethodField()
 

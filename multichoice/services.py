@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 import orjson
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
@@ -91,7 +91,7 @@ def trivia_project_create(
     source_language: str,
     target_language: str,
     categories: Sequence[str] = (),
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> Project:
     """A project of kind `trivia`: items written and reviewed in the source language, translated into the target."""
     checked = _check_categories(categories)
@@ -122,7 +122,7 @@ def trivia_settings_update(
     categories: Sequence[str] | None = None,
     review_criteria: Any = None,
     reviewers_per_item: int | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> TriviaSettings:
     """Change the category list, the review criteria or how many reviewers review each item (the project's
     review settings, as in every review: with two or more, the agreement reports have something to compare).
@@ -144,7 +144,7 @@ def trivia_settings_update(
             raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
         diff = audit.changes({"categories": settings.categories}, {"categories": changes.get("categories")})
         if "categories" in changes and diff["after"]:
-            audit.record(actor, Action.PROJECT_SETTINGS, project, **diff)
+            audit.record(actor, Action.PROJECT_SETTINGS, project, before=diff["before"], after=diff["after"])
     settings.refresh_from_db()
     return settings
 
@@ -180,7 +180,7 @@ def _clean_item(
     if len(set(candidates)) != len(candidates):
         raise fail("candidates", "two candidates are the same.")
     try:
-        answer = int(values.get("answer"))  # type: ignore[arg-type]
+        answer = int(values.get("answer", ""))
     except (TypeError, ValueError):
         raise fail("answer", "must be the index (0, 1, …) of the correct candidate.") from None
     if not 0 <= answer < len(candidates):
@@ -243,7 +243,7 @@ def _mc_fields(content: Mapping[str, Any]) -> dict[str, Any]:
     return {key: content[key] for key in ("candidates", "answer", "subset", "difficulty", "category")}
 
 
-def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: Any) -> TriviaItem:
+def trivia_item_create(*, project: Project, user: User, **values: Any) -> TriviaItem:
     """An item written by an author: a QA item in review (revision 1), with review slots opened."""
     content = _clean_item(project, values)
     now = timezone.now()
@@ -265,7 +265,7 @@ def trivia_item_create(*, project: Project, user: AbstractBaseUser, **values: An
     return trivia_items(project).get(pk=trivia.pk)
 
 
-def trivia_item_rewrite(*, item: TriviaItem, user: AbstractBaseUser, version: int, **values: Any) -> TriviaItem:
+def trivia_item_rewrite(*, item: TriviaItem, user: User, version: int, **values: Any) -> TriviaItem:
     """The author's rewrite of an item in review or sent back: a new revision and a new review round.
 
     `version` is the QA item's. Review slots of the earlier revision still open are cancelled.
@@ -313,9 +313,7 @@ def _criteria_keys(project: Project) -> list[str]:
     return [criterion["key"] for criterion in project.review_criteria]
 
 
-def trivia_review(
-    *, item: TriviaItem, user: AbstractBaseUser, criteria: Mapping[str, bool], comment: str = ""
-) -> dict[str, Any]:
+def trivia_review(*, item: TriviaItem, user: User, criteria: Mapping[str, bool], comment: str = "") -> dict[str, Any]:
     """A reviewer's check against the project's criteria, recorded as the review app's judgments (a met
     criterion passes, an unmet one is flagged with the comment) on a review slot the reviewer holds or claims.
 
@@ -370,7 +368,7 @@ def trivia_reviews(item: TriviaItem, *, slots: Sequence[int] | None = None) -> l
     return list(reviews.values())
 
 
-def trivia_review_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
+def trivia_review_next(*, project: Project, user: User) -> TriviaItem | None:
     """Claim the next review slot (the review app's queue: never an item the reviewer wrote or reviewed)."""
     slot = review_queue.review_claim_next(project=project, user=user)
     if slot is None:
@@ -390,7 +388,7 @@ def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
     return strata
 
 
-def trivia_may_review(item: TriviaItem, user: AbstractBaseUser) -> bool:
+def trivia_may_review(item: TriviaItem, user: User) -> bool:
     """Whether the review form is offered: in review, not the author, and no judgment on this revision yet."""
     qa = item.item
     if qa.status != Status.SUBMITTED or not lifecycle.may_review(user, qa):
@@ -459,7 +457,7 @@ def trivia_balance(project: Project, *, translated_only: bool = False) -> dict[s
 
 
 def trivia_targets_set(
-    *, project: Project, targets: Mapping[str, Any], version: int | None = None, actor: AbstractBaseUser | None = None
+    *, project: Project, targets: Mapping[str, Any], version: int | None = None, actor: User | None = None
 ) -> TriviaSettings:
     """The coordinator's targets per category × subset × difficulty (`{category: {subset: {difficulty: n}}}`;
     a cell left out, or empty, has no target). Errors name the cell."""
@@ -491,9 +489,8 @@ def trivia_targets_set(
         if not query.update(targets=clean, version=F("version") + 1):
             settings.refresh_from_db()
             raise StaleEdit("The trivia settings were changed by someone else; reload them.", current=settings)
-        audit.record(
-            actor, Action.PROJECT_SETTINGS, project, **audit.changes({"targets": settings.targets}, {"targets": clean})
-        )
+        diff = audit.changes({"targets": settings.targets}, {"targets": clean})
+        audit.record(actor, Action.PROJECT_SETTINGS, project, before=diff["before"], after=diff["after"])
     settings.refresh_from_db()
     return settings
 
@@ -510,7 +507,7 @@ def _import(
     project: Project,
     records: list[tuple[str, dict[str, Any]]],
     *,
-    user: AbstractBaseUser | None,
+    user: User | None,
     add: bool,
     name: str,
     data: bytes,
@@ -650,7 +647,7 @@ def trivia_imports(project: Project) -> QuerySet[TriviaImport]:
     )
 
 
-def trivia_import_undo(*, batch: TriviaImport, user: AbstractBaseUser) -> dict[str, Any]:
+def trivia_import_undo(*, batch: TriviaImport, user: User) -> dict[str, Any]:
     """Undo an import (coordinator): its items are deleted softly — out of every list, queue, release and figure,
     each restorable from the project's Deleted list — and the file may be imported again. Items translated or
     reviewed since are deleted too; the answer counts them."""
@@ -688,7 +685,7 @@ def trivia_import_csv(
     name: str = "items.csv",
     subset: str = "",
     add_categories: bool = True,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> dict[str, Any]:
     """Rows `id, category, difficulty, question, candidate0..n, answer` (and optionally `subset`); all or nothing.
 
@@ -795,7 +792,7 @@ def _available(now: Any) -> Q:
     return (open_or_expired[0] | open_or_expired[1]) & Q(item__status=Status.ACCEPTED, item__deleted_at__isnull=True)
 
 
-def _translatable(project: Project, user: AbstractBaseUser) -> QuerySet[TriviaItem]:
+def _translatable(project: Project, user: User) -> QuerySet[TriviaItem]:
     """Accepted items of the project that this translator did not write (`annotation.lifecycle.may_review`)."""
     return TriviaItem.objects.filter(
         reviewable_by_q(user, item="item__"),
@@ -805,13 +802,13 @@ def _translatable(project: Project, user: AbstractBaseUser) -> QuerySet[TriviaIt
     )
 
 
-def translation_waiting_count(*, project: Project, user: AbstractBaseUser) -> int:
+def translation_waiting_count(*, project: Project, user: User) -> int:
     """How many accepted items `translation_claim_next` could hand this translator (never their own)."""
     now = timezone.now()
     return sum(_translatable(project, user).filter(condition).count() for condition in _waiting(now))
 
 
-def translation_claim_next(*, project: Project, user: AbstractBaseUser) -> TriviaItem | None:
+def translation_claim_next(*, project: Project, user: User) -> TriviaItem | None:
     """Hand the translator an item nobody else holds (or the one they hold), as `pair_claim_next` does:
     FOR UPDATE SKIP LOCKED on PostgreSQL, then a conditional update, so two translators never get the same item."""
     now = timezone.now()
@@ -866,7 +863,7 @@ def _check_target(item: TriviaItem, question: str, candidates: Sequence[str]) ->
 def translation_submit(
     *,
     item: TriviaItem,
-    user: AbstractBaseUser,
+    user: User,
     target_question: str,
     target_candidates: Sequence[str],
     problem_tags: Iterable[str] = (),
@@ -904,7 +901,7 @@ def translation_submit(
 def translation_resolve(
     *,
     item: TriviaItem,
-    user: AbstractBaseUser,
+    user: User,
     resolution: str,
     source: Mapping[str, Any] | None = None,
     target_question: str | None = None,
@@ -965,7 +962,7 @@ def translation_resolve(
     return trivia_items(item.project).get(pk=item.pk)
 
 
-def translation_send_back(*, item: TriviaItem, user: AbstractBaseUser, note: str) -> TriviaItem:
+def translation_send_back(*, item: TriviaItem, user: User, note: str) -> TriviaItem:
     """A coordinator sends a translation (done, or tagged) back to its translator with a note: the item is theirs
     again (claimed, no expiry: nobody else is handed it), their translation and tags kept for them to change.
     A released item stays in its release; the next one takes it once it is translated again."""

@@ -1,16 +1,18 @@
 """Read-mostly admin views of review data: history rows are never edited here."""
 
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 from annotation.models import ItemEvent
 from review.models import ArticleLabel, FinalLabel, Judgment, ReviewerLanguages, ReviewSlot, Verification
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 

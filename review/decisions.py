@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
@@ -22,7 +22,7 @@ from review.reviewers import reviewer_require
 from review.routing import Status, require_flow
 
 
-def qa_item_reject(*, item: QAItem, user: AbstractBaseUser, reason: str, version: int) -> QAItem:
+def qa_item_reject(*, item: QAItem, user: User, reason: str, version: int) -> QAItem:
     """A coordinator takes an item out of the dataset, saying why. Open review slots are cancelled."""
     reason = (reason or "").strip()
     if not reason:
@@ -73,7 +73,7 @@ def _unchanged_since_last_revision(item: QAItem) -> bool:
     )
 
 
-def qa_item_resubmit(*, item: QAItem, user: AbstractBaseUser, version: int) -> QAItem:
+def qa_item_resubmit(*, item: QAItem, user: User, version: int) -> QAItem:
     """The author sends a rewritten item back to review: a new revision (reason `rewrite`) and a new round."""
     if item.author_id != user.pk:
         raise InvalidState("Only the item's author can resubmit it.", field="item")
@@ -114,7 +114,7 @@ def qa_item_resubmit(*, item: QAItem, user: AbstractBaseUser, version: int) -> Q
 def qa_item_reviewer_rewrite(
     *,
     item: QAItem,
-    user: AbstractBaseUser,
+    user: User,
     version: int,
     question: str | None = None,
     answer_standard: str | None = None,

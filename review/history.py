@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
@@ -140,9 +140,9 @@ def items_flags(item_ids: Iterable[int]) -> dict[int, list[Judgment]]:
     return flags
 
 
-def author_items(*, project: Project, user: AbstractBaseUser, limit: int = 200) -> list[QAItem]:
+def author_items(*, project: Project, user: User, limit: int = 200) -> list[QAItem]:
     """An author's submitted items, sent back first, each with `flags`: what the review flagged and why."""
-    order = {Status.NEEDS_REWRITE: 0, Status.SUBMITTED: 1}
+    order: dict[str, int] = {Status.NEEDS_REWRITE: 0, Status.SUBMITTED: 1}
     items = sorted(
         QAItem.objects.alive()
         .filter(project=project, author=user)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -61,7 +61,7 @@ def _check_judgments(project: Project, judgments: Mapping[str, Mapping[str, Any]
 
 
 def review_submit(
-    *, slot: ReviewSlot, user: AbstractBaseUser, version: int, judgments: Mapping[str, Mapping[str, Any]]
+    *, slot: ReviewSlot, user: User, version: int, judgments: Mapping[str, Mapping[str, Any]]
 ) -> ReviewSlot:
     """Record a reviewer's verdicts on every criterion; when the round is complete, decide the item.
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from annotation.models import PagePair, Project, Screening
@@ -17,7 +17,7 @@ from common.errors import InvalidInput, InvalidState, StaleEdit
 from review.models import ArticleLabel, FinalLabel, LabelKind
 
 
-def labelable_pairs(project: Project):  # type: ignore[no-untyped-def]
+def labelable_pairs(project: Project) -> QuerySet[PagePair]:
     """Kept pairs: screened for annotation (being annotated or submitted)."""
     return PagePair.objects.filter(project=project, screening_decision=Screening.Decision.ANNOTATE)
 
@@ -45,9 +45,7 @@ def pair_label_state(pair: PagePair) -> dict[str, Any]:
     }
 
 
-def label_set(
-    *, pair: PagePair, user: AbstractBaseUser, kind: str, value: str, detail: str = "", version: int = 0
-) -> ArticleLabel:
+def label_set(*, pair: PagePair, user: User, kind: str, value: str, detail: str = "", version: int = 0) -> ArticleLabel:
     """Record (or change) this labeller's label of one kind. `version`: that of the label you saw, 0 for none.
 
     A change supersedes the earlier row; the raw rows stay for agreement statistics.
@@ -111,7 +109,7 @@ def label_set(
     return label
 
 
-def _finalise_agreement(pair: PagePair, *, actor: AbstractBaseUser | None = None) -> None:
+def _finalise_agreement(pair: PagePair, *, actor: User | None = None) -> None:
     """When every labeller is done and agrees on a kind, that is the final label (unless adjudicated)."""
     state = pair_label_state(pair)
     if not state["complete"]:
@@ -157,7 +155,7 @@ def _finalise_agreement(pair: PagePair, *, actor: AbstractBaseUser | None = None
             final.delete()
 
 
-def labels_visible_to(state: dict[str, Any], user: AbstractBaseUser) -> list[ArticleLabel]:
+def labels_visible_to(state: dict[str, Any], user: User) -> list[ArticleLabel]:
     """A labeller sees only their own labels until the pair is complete; then everyone's."""
     if state["complete"]:
         return state["labels"]
@@ -203,7 +201,7 @@ def adjudication_list(project: Project) -> list[dict[str, Any]]:
 
 
 def label_adjudicate(
-    *, pair: PagePair, user: AbstractBaseUser, kind: str, value: str, detail: str = "", version: int = 0
+    *, pair: PagePair, user: User, kind: str, value: str, detail: str = "", version: int = 0
 ) -> FinalLabel:
     """Record the final label of a kind for a pair. `version`: of the final label you saw, 0 for none."""
     project = pair.project

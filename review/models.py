@@ -8,6 +8,8 @@ annotation.ItemEvent (recorded through annotation.lifecycle).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -29,7 +31,7 @@ class ReviewerLanguages(models.Model):
 
 
 class SlotQuerySet(models.QuerySet["ReviewSlot"]):
-    def available(self, now: timezone.datetime | None = None) -> SlotQuerySet:
+    def available(self, now: datetime | None = None) -> SlotQuerySet:
         """Slots a reviewer may claim: open, or claimed but left unfinished past the claim time."""
         now = now or timezone.now()
         return self.filter(

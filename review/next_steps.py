@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.models import Membership, PagePair, Project, QAItem
 from annotation.next_steps import Rewrite, Step, n, url
@@ -13,7 +13,7 @@ from review.models import Judgment, ReviewSlot
 
 
 def sent_back_items(
-    project: Project, user: AbstractBaseUser, item_url: Callable[[QAItem], str], lang: str, limit: int = 10
+    project: Project, user: User, item_url: Callable[[QAItem], str], lang: str, limit: int = 10
 ) -> tuple[int, list[Rewrite]]:
     """How many of the member's items need a rewrite, and the oldest `limit` of them, each with the flags
     (criterion: comment) of its latest reviewed round.
@@ -42,13 +42,13 @@ def sent_back_items(
     return count, [Rewrite(item_url(item), item.question, lang, reasons[item.pk]) for item in items]
 
 
-def held_slots(project: Project, user: AbstractBaseUser) -> int:
+def held_slots(project: Project, user: User) -> int:
     return ReviewSlot.objects.filter(
         item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
     ).count()
 
 
-def wikipedia_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
+def wikipedia_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_annotator:
         waiting = PagePair.objects.filter(project=project).available().count()
         mine = PagePair.objects.filter(

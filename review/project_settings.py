@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -86,7 +86,7 @@ def _check_review_settings(changes: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def project_review_settings_update(
-    *, project: Project, version: int | None = None, actor: AbstractBaseUser | None = None, **changes: Any
+    *, project: Project, version: int | None = None, actor: User | None = None, **changes: Any
 ) -> Project:
     """Change the review, label and document-QA settings. With `version`, refuse if someone saved in between."""
     clean = _check_review_settings(changes)
@@ -104,5 +104,5 @@ def project_review_settings_update(
         project.refresh_from_db()
         diff = audit.changes(before, {name: getattr(project, name) for name in clean})
         if diff["after"]:
-            audit.record(actor, Action.PROJECT_REVIEW_SETTINGS, project, **diff)
+            audit.record(actor, Action.PROJECT_REVIEW_SETTINGS, project, before=diff["before"], after=diff["after"])
     return project

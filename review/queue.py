@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -13,12 +13,12 @@ from annotation.lifecycle import item_event_record, require_may_review
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
 from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState
-from review.models import ReviewSlot
+from review.models import ReviewSlot, SlotQuerySet
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
 
 
-def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = None):  # type: ignore[no-untyped-def]
+def _claimable(project: Project, user: User, now: datetime, where: Q | None = None) -> SlotQuerySet:
     """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
     the items skipped)."""
     mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
@@ -31,12 +31,12 @@ def _claimable(project: Project, user: AbstractBaseUser, now, where: Q | None = 
     return slots.filter(where) if where is not None else slots
 
 
-def review_waiting_count(*, project: Project, user: AbstractBaseUser, where: Q | None = None) -> int:
+def review_waiting_count(*, project: Project, user: User, where: Q | None = None) -> int:
     """How many items `review_claim_next` could still hand this reviewer (one slot each, not their own)."""
     return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
 
 
-def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser, now) -> bool:  # type: ignore[no-untyped-def]
+def _claim(slot_id: int, item_id: int, project: Project, user: User, now: datetime) -> bool:
     expires = now + timedelta(minutes=project.claim_minutes)
     try:
         with transaction.atomic():
@@ -67,7 +67,7 @@ def _claim(slot_id: int, item_id: int, project: Project, user: AbstractBaseUser,
 def review_claim_next(
     *,
     project: Project,
-    user: AbstractBaseUser,
+    user: User,
     validation: bool = False,
     where: Q | None = None,
     membership: Membership | None = None,
@@ -102,7 +102,7 @@ def review_claim_next(
     return None if claimed is None else ReviewSlot.objects.select_related("item", "revision").get(pk=claimed.pk)
 
 
-def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
+def review_claim(*, item: QAItem, user: User) -> ReviewSlot:
     """Claim a slot of a chosen item (from the filtered list), or return the one the reviewer holds on it."""
     project = item.project
     require_flow(project)
@@ -131,7 +131,7 @@ def review_claim(*, item: QAItem, user: AbstractBaseUser) -> ReviewSlot:
     raise InvalidState("Every review slot of this item is taken.", field="item")
 
 
-def review_release(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
+def review_release(*, slot: ReviewSlot, user: User) -> None:
     """Give a claimed slot back to the queue."""
     updated = ReviewSlot.objects.filter(pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
         status=ReviewSlot.Status.OPEN, reviewer=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
@@ -140,7 +140,7 @@ def review_release(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
         raise InvalidState("This review is not held by you.", field="slot")
 
 
-def review_record_activity(*, slot: ReviewSlot, user: AbstractBaseUser, seconds: int) -> None:
+def review_record_activity(*, slot: ReviewSlot, user: User, seconds: int) -> None:
     """Add active seconds measured on the review screen; reading keeps the claim alive."""
     from annotation.services import MAX_ACTIVITY_SECONDS
 

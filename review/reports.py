@@ -137,7 +137,7 @@ class Scope:
     level: Level
     categories: list[Any]
     unit: str  # what a unit is: "revision" or "pair"
-    judgments: list[tuple[Hashable, str, Any]] = field(default_factory=list)
+    judgments: list[tuple[Hashable, Hashable, Any]] = field(default_factory=list)  # (unit, rater name or id, value)
     strata: dict[str, dict[Hashable, str]] = field(default_factory=dict)
     links: dict[Hashable, dict[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
     notes: list[str] = field(default_factory=list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -25,13 +25,13 @@ def reader_languages(membership: Membership) -> list[str]:
     return list(row.languages)
 
 
-def reviewers_eligible(project: Project):  # type: ignore[no-untyped-def]
+def reviewers_eligible(project: Project) -> list[Membership]:
     """Members who may be routed items: the reviewer role, and the project's standard language read."""
     members = Membership.objects.filter(project=project, is_reviewer=True).select_related("user", "reader_languages")
     return [m for m in members if project.standard_language in reader_languages(m)]
 
 
-def reviewer_require(project: Project, user: AbstractBaseUser, membership: Membership | None = None) -> None:
+def reviewer_require(project: Project, user: User, membership: Membership | None = None) -> None:
     """`membership`: the one the request's access check loaded, if any (saves reading it again)."""
     if user.is_superuser:
         return
@@ -51,10 +51,10 @@ def reviewer_require(project: Project, user: AbstractBaseUser, membership: Membe
 def reviewer_languages_set(
     *,
     project: Project,
-    user: AbstractBaseUser,
+    user: User,
     languages: Iterable[str],
     version: int | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> ReviewerLanguages:
     """Say which languages a member reads (ISO 639-3 codes); `version` guards against a concurrent change."""
     membership = Membership.objects.filter(project=project, user=user).first()
@@ -99,7 +99,7 @@ def reviewer_languages_set(
     return row
 
 
-def review_slots_release(*, project: Project, user: AbstractBaseUser) -> int:
+def review_slots_release(*, project: Project, user: User) -> int:
     """Give back the review slots `user` has claimed in `project` (deactivated there): open again, for anyone."""
     from review.models import ReviewSlot
 

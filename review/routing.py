@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ REVIEWABLE = QAItem.Status.SUBMITTED
 Status = QAItem.Status
 
 
-def review_rounds_open(*, items: Iterable[QAItem], actor: AbstractBaseUser | None) -> list[ReviewSlot]:
+def review_rounds_open(*, items: Iterable[QAItem], actor: User | None) -> list[ReviewSlot]:
     """`annotation.lifecycle.items_route`, carried out: open the review round of each item's latest revision,
     `reviewers_per_item` slots claimed from the queue.
 

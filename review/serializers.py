@@ -5,7 +5,7 @@ The rules live in the review services (review/<concern>.py); inputs check types 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -22,7 +22,14 @@ LabelKindField = named_enum(LabelKind, "LabelKindEnum")
 FinalMethodField = named_enum(FinalLabel.Method, "FinalLabelMethodEnum")
 EventActionField = named_enum(ItemEvent.Action, "ItemEventActionEnum")
 
-_TEXT = {"required": False, "allow_blank": True, "trim_whitespace": False}
+
+class _TextOptions(TypedDict):
+    required: bool
+    allow_blank: bool
+    trim_whitespace: bool
+
+
+_TEXT: _TextOptions = {"required": False, "allow_blank": True, "trim_whitespace": False}
 
 
 def _hidden_name(serializer: serializers.Serializer, user: Any) -> str | None:
@@ -56,7 +63,7 @@ class ReviewFilterInput(serializers.Serializer):
 
 class CriterionOutput(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     help = serializers.CharField(required=False, allow_blank=True)
 
 
@@ -407,7 +414,7 @@ class ReviewSettingsOutput(serializers.Serializer):
 
 class CriterionInput(serializers.Serializer):
     key = serializers.CharField(max_length=40)
-    label = serializers.CharField(max_length=200)
+    label = serializers.CharField(max_length=200)  # type: ignore[assignment]  # the JSON key, not Field.label
     help = serializers.CharField(required=False, allow_blank=True, default="")
 
 

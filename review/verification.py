@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import opencc
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rapidfuzz import fuzz
@@ -132,7 +132,7 @@ def verification_current(item: QAItem) -> Verification | None:
 def verification_record(
     *,
     item: QAItem,
-    user: AbstractBaseUser,
+    user: User,
     result: str,
     sentences: Iterable[Mapping[str, Any]] = (),
     query: str = "",

@@ -116,9 +116,11 @@ def build_scopes(
     tasks = set(tasks)
     topics = topics or {}
 
-    def scope(key: str, label: str, level: Any, categories: list[Any], rows: list[tuple[int, Any, Any]]) -> Scope:
+    def scope(key: str, label: str, level: Any, categories: list[Any], rows: list[tuple[int, Hashable, Any]]) -> Scope:
         units = {unit for unit, _, _ in rows}
-        strata = {"topic": {unit: topics.get(unit) or NO_STRATUM for unit in units}} if any(topics.values()) else {}
+        strata: dict[str, dict[Hashable, str]] = (
+            {"topic": {unit: topics.get(unit) or NO_STRATUM for unit in units}} if any(topics.values()) else {}
+        )
         return Scope(
             key=f"validation:{key}",
             kind="validation",
@@ -126,7 +128,7 @@ def build_scopes(
             level=level,
             categories=categories,
             unit="item",
-            judgments=rows,
+            judgments=list(rows),  # a scope's units are any hashable (here: item ids)
             strata=strata,
             links={unit: {"item_id": unit} for unit in units},
         )
@@ -144,9 +146,9 @@ def build_scopes(
     if Task.LIKERT in tasks:
         for criterion in criteria:
             name = criterion["key"]
-            rows = [(j.item_id, rater(j.validator_id), j.likert[name]) for j in judgments if name in j.likert]
-            entry = scope(f"likert:{name}", f"Likert: {criterion['label']}", "ordinal", LIKERT_SCALE, rows)
-            entry.figures = likert_figures([score for _, _, score in rows])
+            scored = [(j.item_id, rater(j.validator_id), j.likert[name]) for j in judgments if name in j.likert]
+            entry = scope(f"likert:{name}", f"Likert: {criterion['label']}", "ordinal", LIKERT_SCALE, scored)
+            entry.figures = likert_figures([score for _, _, score in scored])
             scopes.append(entry)
     return scopes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.models import Membership, Project, QAItem
 from annotation.next_steps import Step, count, n, url
@@ -12,7 +12,7 @@ from review import queue as review_queue
 from review.next_steps import held_slots
 
 
-def validation_steps(*, project: Project, membership: Membership, user: AbstractBaseUser) -> Iterable[Step]:
+def validation_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_reviewer:
         held = held_slots(project, user)
         left = review_queue.review_waiting_count(project=project, user=user) + held

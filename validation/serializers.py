@@ -27,7 +27,7 @@ class ValidationProjectCreateInput(serializers.Serializer):
 
 class ValidationCriterionSerializer(serializers.Serializer):
     key = serializers.CharField(max_length=40)
-    label = serializers.CharField(max_length=100)
+    label = serializers.CharField(max_length=100)  # type: ignore[assignment]  # the JSON key, not Field.label
     rubric = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
 
 
@@ -127,7 +127,7 @@ class ValidationDomainOutput(serializers.ModelSerializer):
 
 class ValidationDomainLabelInput(serializers.Serializer):
     domain = serializers.CharField(max_length=1000)
-    label = serializers.ChoiceField(choices=DomainLabel.choices)
+    label = serializers.ChoiceField(choices=DomainLabel.choices)  # type: ignore[assignment]  # the JSON key, not Field.label
 
 
 class ValidationDomainImportInput(serializers.Serializer):

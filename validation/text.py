@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from rapidfuzz import fuzz, process
@@ -80,12 +81,16 @@ def _near_match(key: str, candidates: list[str], threshold: int) -> tuple[int, f
     return None
 
 
+# What texts are grouped by (seed queries: their location); `stored` is keyed the same way.
+Group = TypeVar("Group", bound=Hashable)
+
+
 def find_duplicates(
     texts: Sequence[str],
     *,
-    groups: Sequence[Hashable] | None = None,
+    groups: Sequence[Group] | None = None,
     threshold: int,
-    stored: Mapping[Hashable, Iterable[str]] | None = None,
+    stored: Mapping[Group, Iterable[str]] | None = None,
     earlier: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> list[Duplicate]:
@@ -104,11 +109,11 @@ def find_duplicates(
     kept: dict[Hashable, list[str]] = {}
     owner: dict[Hashable, list[int]] = {}
     exact: dict[Hashable, dict[str, int]] = {}
-    for group, values in (stored or {}).items():
+    for stored_group, values in (stored or {}).items():
         for value in values:
-            kept.setdefault(group, []).append(value)
-            owner.setdefault(group, []).append(-1)
-            exact.setdefault(group, {})[value] = -1
+            kept.setdefault(stored_group, []).append(value)
+            owner.setdefault(stored_group, []).append(-1)
+            exact.setdefault(stored_group, {})[value] = -1
     for position, value in enumerate(earlier):
         key = normalise(value)
         kept.setdefault(None, []).append(key)

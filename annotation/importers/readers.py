@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from annotation import wilova
 from annotation.importers.checks import (
@@ -26,6 +26,9 @@ from annotation.importers.writer import Writer
 from annotation.models import Project
 from annotation.wilova import PairRecord
 from common import jsontext
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 # Reading JSONL
 
@@ -100,9 +103,10 @@ class _CountingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def,override]
-        data = self.stream.read(len(buffer))
-        buffer[: len(data)] = data
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer)  # the buffered reader passes a memoryview of bytes already
+        data = self.stream.read(len(view))
+        view[: len(data)] = data
         self.writer.bytes_read(len(data))
         return len(data)
 
@@ -288,7 +292,7 @@ def wilova_import(plan: list[tuple[ImportSource, str, int]], *, writer: Writer, 
         writer.add(record)
 
 
-def _only_new(warn: Callable[[str | None, str], None], base_row: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _only_new(warn: Callable[[str | None, str], None], base_row: dict[str, Any]) -> Callable[[str | None, str], None]:
     """A warning callback for a quality row that stays silent on fields its base row already warned about."""
 
     def quality_warn(field_name: str | None, message: str) -> None:

@@ -169,7 +169,9 @@ class ImportReport:
 class Problems:
     """Reports problems of one record; `count` says how many so far."""
 
-    def __init__(self, report: ImportReport, *, line: int | None = None, file: str | None = None, record=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self, report: ImportReport, *, line: int | None = None, file: str | None = None, record: str | None = None
+    ) -> None:
         self.report, self.line, self.file, self.record = report, line, file, record
 
     @property

@@ -29,10 +29,15 @@ class ImportSource:
         return cls(name=path.name, path=path)
 
     def size(self) -> int:
-        return len(self.data) if self.data is not None else self.path.stat().st_size  # type: ignore[union-attr]
+        return len(self.data) if self.data is not None else self._path().stat().st_size
 
     def open(self) -> BinaryIO:
-        return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")  # type: ignore[union-attr]
+        return io.BytesIO(self.data) if self.data is not None else self._path().open("rb")
+
+    def _path(self) -> Path:
+        if self.path is None:
+            raise ValueError(f"import source {self.name!r} has neither a path nor data")
+        return self.path
 
     def read(self) -> bytes:
         with self.open() as stream:

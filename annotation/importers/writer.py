@@ -177,11 +177,11 @@ class Writer:
         Screening.objects.bulk_create(screenings)
         QAItem.objects.bulk_create(items)
         spans, revisions = [], []
-        for item, record in zip(items, item_records, strict=True):
-            for position, span in enumerate(record.spans):
-                spans.append(EvidenceSpan(item=item, position=position, **span))
-            for number, revision in enumerate(record.revisions, start=1):
-                revisions.append(QAItemRevision(item=item, number=number, created_at=now, **revision))
+        for qa_item, item_record in zip(items, item_records, strict=True):
+            for position, span in enumerate(item_record.spans):
+                spans.append(EvidenceSpan(item=qa_item, position=position, **span))
+            for number, revision in enumerate(item_record.revisions, start=1):
+                revisions.append(QAItemRevision(item=qa_item, number=number, created_at=now, **revision))
         EvidenceSpan.objects.bulk_create(spans)
         QAItemRevision.objects.bulk_create(revisions)
         # Items that come in review open their review round, as if submitted here.
@@ -303,7 +303,8 @@ def _copy_pairs(project: Project, records: list[PairRecord], now: Any) -> None:
         else:
             defaults[model_field.attname] = model_field.get_default()
     names = [model_field.attname for model_field in fields]
-    columns = ", ".join(connection.ops.quote_name(model_field.column) for model_field in fields)
+    # Every concrete field has a column; the stubs type `column` as optional for all fields.
+    columns = ", ".join(connection.ops.quote_name(column) for model_field in fields if (column := model_field.column))
     table = connection.ops.quote_name(PagePair._meta.db_table)
     with (
         connection.cursor() as cursor,

@@ -1,3 +1,5 @@
+from typing import Any
+
 import markdown as markdown_lib
 import nh3
 from django import template
@@ -32,7 +34,7 @@ def duration(seconds: int | None) -> str:
 
 
 @register.filter
-def get_item(mapping: dict, key: str):  # type: ignore[no-untyped-def]
+def get_item(mapping: dict[str, Any] | None, key: str) -> Any:
     return mapping.get(key) if mapping else None
 
 
@@ -53,7 +55,7 @@ def project_nav(context: template.Context, project: Project) -> dict:
 
 
 @register.filter
-def display(value, kind: str = "") -> str:  # type: ignore[no-untyped-def]
+def display(value: Any, kind: str = "") -> str:
     """The display name of a code (annotation.display): `{{ item.status|display:"item_status" }}`."""
     from annotation.display import display_name
 

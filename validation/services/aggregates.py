@@ -59,7 +59,7 @@ def judgment_record(judgment: ValidationJudgment) -> dict[str, Any]:
         "question": None if judgment.question_good is None else ("good" if judgment.question_good else "bad"),
         "question_reason": judgment.question_reason or None,
         "location_relevant": judgment.location_relevant,
-        "edited_answer": judgment.edit_revision.answer_standard if judgment.edit_revision_id else None,  # type: ignore[union-attr]
+        "edited_answer": judgment.edit_revision.answer_standard if judgment.edit_revision is not None else None,
         "better_order": judgment.better_order or None,
         "better_choice": judgment.better_choice or None,
         "better_position": judgment.better_position,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -23,9 +23,7 @@ from validation.models import (
 from validation.text import domain_of
 
 
-def source_domain_label(
-    *, project: Project, domain: str, label: str, user: AbstractBaseUser | None, origin: str
-) -> SourceDomain:
+def source_domain_label(*, project: Project, domain: str, label: str, user: User | None, origin: str) -> SourceDomain:
     """Label a domain once per project; a second label for the same domain is refused."""
     if label not in DomainLabel.values:
         raise InvalidInput(f"label: use one of {', '.join(DomainLabel.values)}.", field="label")
@@ -48,7 +46,7 @@ def source_domain_label(
         ) from None
 
 
-def source_domains_import(*, project: Project, source: ImportSource, user: AbstractBaseUser | None) -> ImportReport:
+def source_domains_import(*, project: Project, source: ImportSource, user: User | None) -> ImportReport:
     """Import already-judged domains (`base_url,label`): unlabelled domains get the label; labelled ones keep theirs."""
     report = ImportReport()
     rows = read_domain_rows(source, report)

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -34,14 +34,14 @@ def duplicate_groups(project: Project) -> list[dict[str, Any]]:
     for row in by_id.values():
         if row.duplicate_of_id is not None and row.duplicate_of_id in by_id:
             root = row.duplicate_of_id
-            while by_id[root].duplicate_of_id in by_id:
-                root = by_id[root].duplicate_of_id  # type: ignore[assignment]
+            while (parent := by_id[root].duplicate_of_id) is not None and parent in by_id:
+                root = parent
             groups[root].append(row)
     return [{"keep": by_id[root], "duplicates": members} for root, members in groups.items()]
 
 
 def validation_item_merge(
-    *, project: Project, keep: ValidationItem, duplicate: ValidationItem, user: AbstractBaseUser
+    *, project: Project, keep: ValidationItem, duplicate: ValidationItem, user: User
 ) -> ValidationItem:
     """Merge a duplicate into the item kept: the duplicate's item leaves every list (softly) and its slots close.
 
@@ -84,7 +84,7 @@ MERGE_EXACT = "exact"
 
 
 def validation_duplicates_merge_all(
-    *, project: Project, user: AbstractBaseUser, which: str = MERGE_ALL, keep: Sequence[int] | None = None
+    *, project: Project, user: User, which: str = MERGE_ALL, keep: Sequence[int] | None = None
 ) -> dict[str, int]:
     """Merge the duplicates of every set into its first item at once (`which="exact"`: only the exact repeats;
     `keep`: only the sets kept by these item ids). Each merge is `validation_item_merge`, in one transaction.

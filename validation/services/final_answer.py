@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 
@@ -21,7 +21,7 @@ from validation.models import (
 
 
 def validation_final_answer_choose(
-    *, vitem: ValidationItem, revision_number: int, user: AbstractBaseUser, note: str = ""
+    *, vitem: ValidationItem, revision_number: int, user: User, note: str = ""
 ) -> FinalAnswerChoice:
     """Choose which revision's answer is the item's final answer (the imported one or a validator's edit).
 

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation import ingest, lifecycle
@@ -96,7 +97,7 @@ def validation_items_import(
     source: ImportSource | None = None,
     sources: Sequence[ImportSource] = (),
     fmt: str = "auto",
-    user: AbstractBaseUser | None,
+    user: User | None,
     dry_run: bool = False,
     progress: ProgressCallback | None = None,
 ) -> ImportReport:
@@ -250,7 +251,7 @@ class ListImportReport(ImportReport):
 
 
 def seed_queries_import_start(
-    *, project: Project, user: AbstractBaseUser | None, upload: UploadedFile, locations: Sequence[str]
+    *, project: Project, user: User | None, upload: UploadedFile, locations: Sequence[str]
 ) -> ImportJob:
     """Queue the expansion of a template file for the locations (checked now, so a bad list fails at once)."""
     cleaned = check_locations(locations)
@@ -259,7 +260,7 @@ def seed_queries_import_start(
     )
 
 
-def source_domains_import_start(*, project: Project, user: AbstractBaseUser | None, upload: UploadedFile) -> ImportJob:
+def source_domains_import_start(*, project: Project, user: User | None, upload: UploadedFile) -> ImportJob:
     return ingest.import_job_create(project=project, user=user, files=[upload], format=DOMAINS)
 
 
@@ -293,6 +294,6 @@ UPLOAD_IMPORTER = UploadImporter(
 )
 
 
-def validation_import_jobs(project: Project):  # type: ignore[no-untyped-def]
+def validation_import_jobs(project: Project) -> QuerySet[ImportJob]:
     """The project's import jobs, newest first (the page lists the latest)."""
     return ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -33,7 +33,7 @@ from validation.models import (
 from validation.services.projects import validation_settings
 
 
-def validation_routing(*, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()) -> Q:
+def validation_routing(*, project: Project, user: User, skipped: Iterable[int] = ()) -> Q:
     """Which items the validator is handed: those in a language they read (their reviewer languages; an item
     without a language is in the project's), less the items they skipped. The one rule the claim and the
     "n left" count share."""
@@ -49,22 +49,20 @@ def validation_routing(*, project: Project, user: AbstractBaseUser, skipped: Ite
     return where & ~Q(item_id__in=skipped) if skipped else where
 
 
-def validation_claim_next(
-    *, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()
-) -> ReviewSlot | None:
+def validation_claim_next(*, project: Project, user: User, skipped: Iterable[int] = ()) -> ReviewSlot | None:
     """The review app's queue: the slot the validator holds, else the oldest open one of an item they have not
     seen, in a language they read and not skipped (`validation_routing`)."""
     where = validation_routing(project=project, user=user, skipped=skipped)
     return review_queue.review_claim_next(project=project, user=user, validation=True, where=where)
 
 
-def validation_waiting_count(*, project: Project, user: AbstractBaseUser, skipped: Iterable[int] = ()) -> int:
+def validation_waiting_count(*, project: Project, user: User, skipped: Iterable[int] = ()) -> int:
     """How many items are still waiting for this validator (the "n left" of the screen)."""
     where = validation_routing(project=project, user=user, skipped=skipped)
     return review_queue.review_waiting_count(project=project, user=user, where=where)
 
 
-def validation_skip(*, slot: ReviewSlot, user: AbstractBaseUser) -> None:
+def validation_skip(*, slot: ReviewSlot, user: User) -> None:
     """Give the item back for someone else; the caller keeps it out of this validator's next claims."""
     review_queue.review_release(slot=slot, user=user)
 
@@ -155,9 +153,9 @@ def _check_judgment(
         raw = data.get("likert") or {}
         scores: dict[str, int] = {}
         for criterion in settings.likert_criteria:
-            value = raw.get(criterion["key"]) if isinstance(raw, Mapping) else None
+            value = raw.get(criterion["key"], "") if isinstance(raw, Mapping) else ""
             try:
-                score = int(value)  # type: ignore[arg-type]
+                score = int(value)
             except (TypeError, ValueError):
                 score = 0
             if not 1 <= score <= 5:
@@ -171,9 +169,7 @@ def _check_judgment(
     return fields, edited, domain_label
 
 
-def validation_submit(
-    *, slot: ReviewSlot, user: AbstractBaseUser, version: int, data: Mapping[str, Any]
-) -> ValidationJudgment:
+def validation_submit(*, slot: ReviewSlot, user: User, version: int, data: Mapping[str, Any]) -> ValidationJudgment:
     """Record one validator's judgment; an edited answer becomes a new revision; the last slot accepts the item."""
     item = slot.item
     project = item.project

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.db.models import QuerySet
+
 from annotation.models import Project, QAItem
 from review import history as review_history
 from validation.models import (
@@ -17,7 +19,7 @@ from validation.services.final_answer import final_answer_record, final_answers
 from validation.services.projects import validation_settings
 
 
-def validation_items_filtered(project: Project, *, label: str = "", status: str = ""):  # type: ignore[no-untyped-def]
+def validation_items_filtered(project: Project, *, label: str = "", status: str = "") -> QuerySet[ValidationItem]:
     """Live items with their validation data, filtered by their domain's label (or `unlabelled`) and status."""
     items = (
         ValidationItem.objects.filter(project=project, item__deleted_at__isnull=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -34,7 +34,7 @@ def validation_project_create(
     language: str,
     location: str = "",
     validators_per_item: int = 1,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> Project:
     """A project of kind `validation`: one language (question and answer), N validators per item."""
     with transaction.atomic():
@@ -87,7 +87,7 @@ def validation_settings_update(
     duplicate_threshold: int | None = None,
     release_leave_out: Sequence[str] | None = None,
     validators_per_item: int | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> ValidationSettings:
     """Change what validators are asked; `version` refuses the save if someone saved in between."""
     settings = validation_settings(project)

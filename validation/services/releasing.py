@@ -122,7 +122,7 @@ def validation_release_plan(
         root = vitem
         seen = {root.pk}
         while root.duplicate_of_id in by_id and root.duplicate_of_id not in seen:
-            root = by_id[root.duplicate_of_id]  # type: ignore[index]
+            root = by_id[root.duplicate_of_id]
             seen.add(root.pk)
         groups[root.pk].append(vitem.item_id)
     assigned = assign_splits(list(groups.values()), splits, seed) if splits else {}

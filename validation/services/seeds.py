@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -85,7 +85,7 @@ def location_forms(project: Project, names: Sequence[str]) -> list[LocationForms
     return [LocationForms(name, known.get(name) or {}) for name in names]
 
 
-def location_save(*, project: Project, name: str, forms: Mapping[str, str], user: AbstractBaseUser | None) -> Location:
+def location_save(*, project: Project, name: str, forms: Mapping[str, str], user: User | None) -> Location:
     """Add a location or change its forms (an empty form is dropped: the derived one, if any, applies)."""
     name = name.strip()
     if not name or len(name) > 200:
@@ -109,7 +109,7 @@ def seed_queries_add(
     *,
     project: Project,
     rows: Sequence[tuple[str, str, str, str]],
-    user: AbstractBaseUser | None,
+    user: User | None,
     progress: Callable[[int], None] | None = None,
 ) -> SeedReport:
     """Store (topic, query, location, template) rows without exact or near-duplicates (within a location)."""
@@ -173,7 +173,7 @@ def seed_queries_import(
     project: Project,
     source: ImportSource,
     locations: Sequence[str],
-    user: AbstractBaseUser | None,
+    user: User | None,
     progress: ProgressCallback | None = None,
 ) -> tuple[ImportReport, SeedReport | None]:
     """Read `topic,query` rows (templates with [LOCATION], or plain queries) and add them for each location.
@@ -203,9 +203,7 @@ def seed_queries_import(
     return report, seeds
 
 
-def seed_query_create(
-    *, project: Project, topic: str, query: str, location: str = "", user: AbstractBaseUser | None
-) -> SeedReport:
+def seed_query_create(*, project: Project, topic: str, query: str, location: str = "", user: User | None) -> SeedReport:
     """One hand-written query (a [LOCATION] in it is filled with `location`, or the project's location)."""
     topic, query = topic.strip(), query.strip()
     if not topic or len(topic) > 100:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -54,7 +55,7 @@ class Command(BaseCommand):
             "--options", type=int, metavar="A", help="Response options for r*wg(j), if not --categories."
         )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         if not 0 <= options["bootstrap"] <= MAX_BOOTSTRAP:
             raise CommandError(f"--bootstrap must be between 0 and {MAX_BOOTSTRAP}.")
         if bool(options["slug"]) == bool(options["ratings"]):
@@ -82,7 +83,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {error.message}") from None
         self.stdout.write(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
 
-    def project_report(self, options) -> None:  # type: ignore[no-untyped-def]
+    def project_report(self, options: dict[str, Any]) -> None:
         project = Project.objects.filter(slug=options["slug"]).first()
         if project is None:
             raise CommandError(f"No project with the slug {options['slug']!r}.")
