@@ -16,7 +16,6 @@ from django.db.models import OuterRef
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -51,6 +50,7 @@ from annotation.serializers import (
 from annotation.warnings import qa_item_warnings
 from common.api import NO_CONTENT, paginated, responses, validated
 from common.errors import InvalidInput
+from common.requests import SignedInApiRequest
 
 
 def _pair_detail(pair: PagePair, *, unscreened: bool = False) -> dict[str, Any]:
@@ -75,7 +75,7 @@ class ProjectListApi(APIView):
         summary="Projects you are a member of",
         responses=responses({200: ProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         projects = access.user_projects(request.user).order_by("name", "slug")
         return paginated(self, request, projects, ProjectOutput)
 
@@ -85,7 +85,7 @@ class ProjectListApi(APIView):
         request=ProjectCreateInput,
         responses=responses({201: ProjectOutput}, conflict=False, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         access.require_project_creator(request.user)
         data = validated(ProjectCreateInput, request.data)
         project = services.project_create(created_by=request.user, **data)
@@ -97,7 +97,7 @@ class NextStepsApi(APIView):
         summary="What you do next in a project: one step per role you hold, with its counts",
         responses=responses({200: NextStepOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         member = access.project_access(request.user, slug)
         steps = next_steps(project=member.project, membership=member.membership, user=request.user)
         return Response(NextStepOutput(steps, many=True).data)
@@ -110,7 +110,7 @@ class ProjectDetailApi(APIView):
         summary="A project and your roles in it",
         responses=responses({200: ProjectDetailOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         member = access.project_access(request.user, slug)
         return Response(ProjectDetailOutput(member.project, context={"membership": member.membership}).data)
 
@@ -119,7 +119,7 @@ class ProjectDetailApi(APIView):
         request=ProjectUpdateInput,
         responses=responses({200: ProjectDetailOutput, 409: StaleProjectOutput}),
     )
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         member = access.project_access(request.user, slug, role=Role.COORDINATOR)
         data = validated(ProjectUpdateInput, request.data)
         project = services.project_update(project=member.project, actor=request.user, **data)
@@ -129,7 +129,7 @@ class ProjectDetailApi(APIView):
         summary="Delete a project (coordinator); soft: restore it through /api/deleted-projects/",
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
-    def delete(self, request: Request, slug: str) -> Response:
+    def delete(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         services.project_delete(project=project, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -152,7 +152,7 @@ class MemberListApi(APIView):
         summary="Members of a project and their roles, deactivated ones too (coordinator)",
         responses=responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         return Response(MembershipOutput(people.members_of(project), many=True).data)
 
@@ -161,7 +161,7 @@ class MemberListApi(APIView):
         request=MembershipCreateInput,
         responses=responses({200: MembershipOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(MembershipCreateInput, request.data)
         user = get_user_model().objects.filter(username=data["username"]).first()
@@ -177,7 +177,7 @@ class MemberDetailApi(APIView):
         request=MembershipRolesInput,
         responses=responses({200: MembershipOutput}, conflict=False),
     )
-    def patch(self, request: Request, slug: str, username: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
         data = validated(MembershipRolesInput, request.data)
@@ -190,7 +190,7 @@ class MemberDetailApi(APIView):
         summary="Remove a member (coordinator); a project keeps at least one coordinator",
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
-    def delete(self, request: Request, slug: str, username: str) -> Response:
+    def delete(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _member(project, username)
         services.membership_remove(project=project, user=membership.user, actor=request.user)
@@ -208,7 +208,7 @@ class PairListApi(APIView):
         parameters=[PairFilterInput],
         responses=responses({200: PairListOutput(many=True)}, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         pairs = access.pairs_for_user(access.project_access(request.user, slug))
         query = validated(PairFilterInput, request.query_params)
         if "status" in query:
@@ -227,7 +227,7 @@ class PairDetailApi(APIView):
         summary="A page pair with its texts and its live QA items",
         responses=responses({200: PairDetailOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
         return Response(_pair_detail(pair))
 
@@ -235,7 +235,7 @@ class PairDetailApi(APIView):
         summary="Delete a pair with its items (coordinator); soft: restore it from the project's deleted list",
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
-    def delete(self, request: Request, slug: str, pair_id: int) -> Response:
+    def delete(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
         services.pair_delete(pair=pair, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -252,7 +252,7 @@ class QueueNextApi(APIView):
             conflict=False,
         ),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
         pair = services.pair_claim_next(project=project, user=request.user)
         if pair is None:
@@ -266,7 +266,7 @@ class PairScreeningApi(APIView):
         request=ScreeningInput,
         responses=responses({200: PairDetailOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(ScreeningInput, request.data)
         unscreened = pair.status == PagePair.Status.CLAIMED
@@ -281,7 +281,7 @@ class PairSubmitApi(APIView):
         request=None,
         responses=responses({200: PairDetailOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         pair = services.pair_submit(pair=pair, user=request.user)
         return Response(_pair_detail(pair))
@@ -294,7 +294,7 @@ class PairGiveBackApi(APIView):
         request=GiveBackInput,
         responses=responses({201: GiveBackOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(GiveBackInput, request.data)
         skip = services.pair_give_back(pair=pair, user=request.user, reason=data["reason"])
@@ -307,7 +307,7 @@ class PairActivityApi(APIView):
         request=ActivityInput,
         responses=responses({204: NO_CONTENT}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(ActivityInput, request.data)
         item = None
@@ -325,7 +325,7 @@ class PairItemListApi(APIView):
         summary="The live QA items of a pair",
         responses=responses({200: ItemOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id)
         items = QAItem.objects.alive().filter(pair=pair).select_related("author").prefetch_related("spans")
         return Response(ItemOutput(items, many=True).data)
@@ -335,7 +335,7 @@ class PairItemListApi(APIView):
         request=ItemCreateInput,
         responses=responses({201: ItemOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(ItemCreateInput, request.data)
         item = services.qa_item_create(pair=pair, user=request.user, **data)
@@ -349,7 +349,7 @@ class ItemDetailApi(APIView):
         summary="A QA item with its evidence spans",
         responses=responses({200: ItemOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
         return Response(ItemOutput(item).data)
 
@@ -362,7 +362,7 @@ class ItemDetailApi(APIView):
         request=ItemUpdateInput,
         responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
-    def patch(self, request: Request, slug: str, item_id: int) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
         data = validated(ItemUpdateInput, request.data)
         item = services.qa_item_update(item=item, user=request.user, **data)
@@ -372,7 +372,7 @@ class ItemDetailApi(APIView):
         summary="Delete an item: a draft of yours, or any item as a coordinator (soft: it can be restored)",
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
-    def delete(self, request: Request, slug: str, item_id: int) -> Response:
+    def delete(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
         services.qa_item_delete(item=item, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -383,6 +383,6 @@ class ItemWarningsApi(APIView):
         summary="Advice on a QA item (never blocking)",
         responses=responses({200: WarningOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
         return Response(WarningOutput(qa_item_warnings(item), many=True).data)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -14,6 +13,7 @@ from annotation import access
 from annotation import audit_log as services
 from annotation.models import Project, Role
 from common.api import responses, validated
+from common.requests import SignedInApiRequest
 
 
 class EventFilterInput(serializers.Serializer):
@@ -40,7 +40,10 @@ class SiteEventFilterInput(EventFilterInput):
 
 class AuditEventOutput(serializers.Serializer):
     at = serializers.DateTimeField()
-    source = serializers.CharField(help_text="audit: the audit log; item_event: an item's review history.")
+    # DRF's metaclass takes declared fields off the class; the stubs see this as Field.source, a str.
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="audit: the audit log; item_event: an item's review history."
+    )
     id = serializers.IntegerField(help_text="Row id within its source.")
     project = serializers.CharField(help_text="Project slug; empty for a purged project.")
     actor = serializers.CharField(help_text="Username; empty for the system (a worker).")
@@ -52,7 +55,7 @@ class AuditEventOutput(serializers.Serializer):
     details = serializers.DictField(help_text="What changed, e.g. before and after.")
 
 
-def _page(view: APIView, request: Request, project: Project | None, flt: services.EventFilter) -> Response:
+def _page(view: APIView, request: SignedInApiRequest, project: Project | None, flt: services.EventFilter) -> Response:
     paginator = view.pagination_class()  # type: ignore[attr-defined]
     rows = paginator.paginate_queryset(services.events(project=project, flt=flt), request, view=view)
     return paginator.get_paginated_response(AuditEventOutput(services.describe(list(rows)), many=True).data)
@@ -66,7 +69,7 @@ class ProjectAuditApi(APIView):
         parameters=[EventFilterInput],
         responses=responses({200: AuditEventOutput(many=True)}, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(EventFilterInput, request.query_params)
         return _page(self, request, project, services.EventFilter(**data))
@@ -80,7 +83,7 @@ class SiteAuditApi(APIView):
         parameters=[SiteEventFilterInput],
         responses=responses({200: AuditEventOutput(many=True)}, conflict=False, not_found=False),
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         if not request.user.is_superuser:
             raise PermissionDenied("The log of every project is for superusers.")
         data = validated(SiteEventFilterInput, request.query_params)

@@ -26,6 +26,7 @@ from annotation.models import ApiToken
 from annotation.signin import lockout_message, lockout_username
 from common.api import NO_CONTENT, paginated, responses, validated
 from common.errors import InvalidInput
+from common.requests import SignedInApiRequest
 
 
 class SignInInput(serializers.Serializer):
@@ -97,7 +98,7 @@ class TokenListApi(APIView):
         summary="Your API tokens, newest first (signed in)",
         responses=responses({200: TokenOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         return paginated(self, request, tokens.api_tokens_of(request.user), TokenOutput)
 
     @extend_schema(
@@ -105,7 +106,7 @@ class TokenListApi(APIView):
         request=TokenCreateInput,
         responses=responses({201: NewTokenOutput}, conflict=False, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         data = validated(TokenCreateInput, request.data)
         token, key = tokens.api_token_create(user=request.user, name=data.get("name", ""), via=ApiToken.Via.PAGE)
         return Response(_new(token, key), status=status.HTTP_201_CREATED)
@@ -117,7 +118,7 @@ class TokenRevokeAllApi(APIView):
         request=None,
         responses=responses({204: NO_CONTENT}, bad_input=False, conflict=False, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         tokens.api_tokens_revoke_all(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -127,7 +128,7 @@ class TokenDetailApi(APIView):
         summary="Revoke one of your API tokens (signed in; someone else's is 404)",
         responses=responses({204: NO_CONTENT}, bad_input=False, conflict=False),
     )
-    def delete(self, request: Request, token_id: int) -> Response:
+    def delete(self, request: SignedInApiRequest, token_id: int) -> Response:
         token = tokens.api_token_of_user(request.user, token_id)
         if token is None:
             raise Http404("No such token.")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,6 +14,7 @@ from annotation import access, services
 from annotation.models import Role
 from annotation.serializers import ItemOutput, PairListOutput, ProjectOutput
 from common.api import responses
+from common.requests import SignedInApiRequest
 
 
 class DeletedByMixin(serializers.Serializer):
@@ -53,7 +53,7 @@ class DeletedListApi(APIView):
         summary="What can be restored in a project: deleted pairs and items (coordinator)",
         responses=responses({200: DeletedListOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         return Response(DeletedListOutput(services.deleted_in_project(project)).data)
 
@@ -64,7 +64,7 @@ class PairRestoreApi(APIView):
         request=None,
         responses=responses({200: PairListOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_deleted_pair_for_user(request.user, slug, pair_id)
         pair = services.pair_restore(pair=pair, user=request.user)
         pair.item_count = pair.items.alive().count()  # type: ignore[attr-defined]
@@ -77,7 +77,7 @@ class ItemRestoreApi(APIView):
         request=None,
         responses=responses({200: ItemOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_deleted_item_for_user(request.user, slug, item_id)
         return Response(ItemOutput(services.qa_item_restore(item=item, user=request.user)).data)
 
@@ -87,7 +87,7 @@ class DeletedProjectListApi(APIView):
         summary="Deleted projects you may restore (those you coordinate; every one for a superuser)",
         responses=responses({200: DeletedProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         return Response(DeletedProjectOutput(services.deleted_projects_for(request.user), many=True).data)
 
 
@@ -97,6 +97,6 @@ class ProjectRestoreApi(APIView):
         request=None,
         responses=responses({200: ProjectOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_deleted_project_for_user(request.user, slug)
         return Response(ProjectOutput(services.project_restore(project=project, user=request.user)).data)

@@ -6,13 +6,13 @@ progress and (for imports) the report are read back from the same row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -21,6 +21,7 @@ from annotation import access, ingest
 from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Role
 from common.api import ErrorOutput, named_enum, paginated, responses, validated
+from common.requests import SignedInApiRequest
 
 ImportStatusField = named_enum(ImportJob.Status, "ImportStatusEnum")
 CollectionStatusField = named_enum(Collection.Status, "CollectionStatusEnum")
@@ -125,7 +126,8 @@ class CollectionCreateInput(serializers.Serializer):
 
 class CollectionOutput(serializers.ModelSerializer):
     status = CollectionStatusField()
-    source = CollectionSourceField()
+    # DRF's metaclass takes declared fields off the class; the stubs see this as Field.source, a str.
+    source = CollectionSourceField()  # type: ignore[assignment]
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     dropped = serializers.IntegerField()
     percent = serializers.IntegerField()
@@ -204,7 +206,7 @@ class ImportListApi(APIView):
         summary="Imports of the project, newest first (coordinator)",
         responses=responses({200: ImportJobOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         jobs = ImportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
         return paginated(self, request, jobs, ImportJobOutput)
@@ -219,14 +221,16 @@ class ImportListApi(APIView):
         request={"multipart/form-data": ImportCreateInput},
         responses=responses({202: ImportJobOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        # The form parsers always give a QueryDict; the stubs allow a JSON list too.
+        form = request.data if isinstance(request.data, Mapping) else {}
         data = validated(
             ImportCreateInput,
             {
                 "files": request.FILES.getlist("files"),
-                "format": request.data.get("format", "auto"),
-                "dry_run": request.data.get("dry_run", False),
+                "format": form.get("format", "auto"),
+                "dry_run": form.get("dry_run", False),
             },
         )
         job = ingest.import_job_create(project=project, user=request.user, **data)
@@ -239,7 +243,7 @@ class ImportDetailApi(APIView):
         summary="An import: status, progress and, once it has ended, its report (coordinator)",
         responses=responses({200: ImportJobOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, job_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, job_id: int) -> Response:
         job = access.get_import_job_for_user(request.user, slug, job_id)
         return Response(ImportJobOutput(job, context={"detail": True}).data)
 
@@ -258,7 +262,7 @@ class ImportRerunApi(APIView):
         request=ImportRerunInput,
         responses=responses({202: ImportJobOutput, 409: OpenApiResponse(ErrorOutput, description="Not rerunnable.")}),
     )
-    def post(self, request: Request, slug: str, job_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, job_id: int) -> Response:
         earlier = access.get_import_job_for_user(request.user, slug, job_id)
         data = validated(ImportRerunInput, request.data)
         job = ingest.import_job_rerun(job=earlier, user=request.user, **data)
@@ -274,7 +278,7 @@ class CollectionListApi(APIView):
         summary="Wikipedia collections of the project, newest first (coordinator)",
         responses=responses({200: CollectionOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         collections = Collection.objects.filter(project=project).select_related("created_by")
         return paginated(self, request, collections.order_by("-created_at", "-id"), CollectionOutput)
@@ -285,7 +289,7 @@ class CollectionListApi(APIView):
         request=CollectionCreateInput,
         responses=responses({202: CollectionOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(CollectionCreateInput, request.data)
         collection = ingest.collection_create(project=project, user=request.user, **data)
@@ -298,7 +302,7 @@ class CollectionDetailApi(APIView):
         summary="A collection's status and progress, with titles counted by outcome (coordinator)",
         responses=responses({200: CollectionOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, collection_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, collection_id: int) -> Response:
         collection = access.get_collection_for_user(request.user, slug, collection_id)
         return Response(_collection_data(collection))
 
@@ -315,7 +319,7 @@ class CollectionTitlesApi(APIView):
         ],
         responses=responses({200: CollectionTitleOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, collection_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, collection_id: int) -> Response:
         collection = access.get_collection_for_user(request.user, slug, collection_id)
         titles = CollectionTitle.objects.filter(collection=collection).order_by("position")
         outcome = request.query_params.get("outcome")
@@ -330,7 +334,7 @@ class CollectionCancelApi(APIView):
         request=None,
         responses=responses({200: CollectionOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, collection_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, collection_id: int) -> Response:
         collection = access.get_collection_for_user(request.user, slug, collection_id)
         collection = ingest.collection_cancel(collection=collection, actor=request.user)
         return Response(_collection_data(collection))
@@ -345,7 +349,7 @@ class CollectionResumeApi(APIView):
             bad_input=False,
         ),
     )
-    def post(self, request: Request, slug: str, collection_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, collection_id: int) -> Response:
         collection = access.get_collection_for_user(request.user, slug, collection_id)
         collection = ingest.collection_resume(collection=collection, actor=request.user)
         return Response(_collection_data(collection), status=status.HTTP_202_ACCEPTED)

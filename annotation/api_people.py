@@ -25,6 +25,7 @@ from annotation.models import Membership, Project, Role
 from annotation.serializers import MembershipOutput
 from common.api import BAD_INPUT, NO_CONTENT, responses, validated
 from common.errors import InvalidInput
+from common.requests import SignedInApiRequest
 
 ACCESS = serializers.ChoiceField(
     choices=people.ACCESS_CHOICES, default=people.INVITATION, help_text="What a new account gets to sign in with."
@@ -83,7 +84,7 @@ class PasswordResetInput(serializers.Serializer):
     email = serializers.EmailField()
 
 
-def _sent(request: Request, project: Project, results: list[people.PersonAdded]) -> list[people.PersonAdded]:
+def _sent(request: SignedInApiRequest, project: Project, results: list[people.PersonAdded]) -> list[people.PersonAdded]:
     for result in results:
         if result.invitation_path:
             people.invitation_send(
@@ -106,7 +107,7 @@ class PeopleApi(APIView):
         request=PersonInput,
         responses=responses({201: PersonAddedOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(PersonInput, request.data)
         choice = data.pop("access")
@@ -123,7 +124,7 @@ class PeopleImportApi(APIView):
         request={"multipart/form-data": PeopleCsvInput},
         responses=responses({201: PeopleAddedOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(PeopleCsvInput, request.data)
         results = people.people_import_csv(
@@ -140,7 +141,7 @@ class MemberDeactivateApi(APIView):
         request=None,
         responses=responses({200: MembershipOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, username: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = people.membership_deactivate(project=project, user=_member(project, username), actor=request.user)
         return Response(MembershipOutput(membership).data)
@@ -152,7 +153,7 @@ class MemberReactivateApi(APIView):
         request=None,
         responses=responses({200: MembershipOutput}, bad_input=False, conflict=False),
     )
-    def post(self, request: Request, slug: str, username: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = people.membership_reactivate(project=project, user=_member(project, username), actor=request.user)
         return Response(MembershipOutput(membership).data)
@@ -164,7 +165,7 @@ class MemberAccessApi(APIView):
         request=AccessInput,
         responses=responses({200: PersonAddedOutput}),
     )
-    def post(self, request: Request, slug: str, username: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(AccessInput, request.data)
         result = people.person_access_issue(
@@ -182,7 +183,7 @@ class AccountActiveApi(APIView):
         request=None,
         responses=responses({200: AccountOutput}, bad_input=False),
     )
-    def post(self, request: Request, username: str) -> Response:
+    def post(self, request: SignedInApiRequest, username: str) -> Response:
         if not request.user.is_superuser:
             raise PermissionDenied("Only a superuser may deactivate or reactivate an account.")
         user = get_user_model().objects.filter(username=username).first()
@@ -201,7 +202,7 @@ class PasswordChangeApi(APIView):
         request=PasswordChangeInput,
         responses=responses({204: NO_CONTENT}, conflict=False, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         if not request.user.is_authenticated:
             raise PermissionDenied("Sign in first.")
         data = validated(PasswordChangeInput, request.data)

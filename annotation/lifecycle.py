@@ -7,6 +7,8 @@
   an item (or a revision) they wrote.
 - `qa_item_text_check` and `spans_check` / `span_problem`: the text and evidence-span rules, for the editor and
   the importers alike.
+- `qa_items_delete` / `qa_items_restore`: soft deletion and its undoing (a version bump, nothing removed), for
+  items deleted one by one, with their pair, by an undone import or merged as duplicates.
 - `items_route` / `review_rounds_close`: what happens when items enter or leave review, carried out by the
   handlers the review app registers at start-up (annotation sits below review and does not import it).
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -114,6 +117,22 @@ def qa_items_transition(
     values = {"updated_at": timezone.now(), **dict(changes or {})}
     return items.filter(deleted_at__isnull=True, status__in=list(allowed)).update(
         **values, status=to, version=F("version") + 1
+    )
+
+
+def qa_items_delete(*, items: QuerySet[QAItem], user: User | None, at: datetime | None = None) -> int:
+    """Delete the live ones of `items` softly: out of every list, queue, release and figure, the rows and their
+    revisions kept. Items deleted together share `at` (a pair's deletion time brings exactly them back)."""
+    at = at or timezone.now()
+    return items.filter(deleted_at__isnull=True).update(
+        deleted_at=at, deleted_by=user, version=F("version") + 1, updated_at=at
+    )
+
+
+def qa_items_restore(*, items: QuerySet[QAItem]) -> int:
+    """Bring the deleted ones of `items` back as they were: same status, revisions, judgments and history."""
+    return items.filter(deleted_at__isnull=False).update(
+        deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=timezone.now()
     )
 
 

@@ -19,7 +19,7 @@ from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
-from annotation import wilova
+from annotation import lifecycle, wilova
 from annotation.access import is_coordinator
 from annotation.languages import VARIANT_RULE, WIKI_CODE_RULE, UnknownLanguage, get_language, is_variant, is_wiki_code
 from annotation.lifecycle import (
@@ -602,13 +602,8 @@ def qa_item_delete(*, item: QAItem, user: User) -> None:
         _require_authoring(item.pair, user)
         if item.status != QAItem.Status.DRAFT:
             raise InvalidState("Only a draft can be deleted by its author; ask a coordinator.", field="item")
-    now = timezone.now()
     with transaction.atomic():
-        if (
-            not QAItem.objects.alive()
-            .filter(pk=item.pk, version=item.version)
-            .update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
-        ):
+        if not lifecycle.qa_items_delete(items=QAItem.objects.filter(pk=item.pk, version=item.version), user=user):
             raise InvalidState("This item changed in the meantime; reload it.", field="item")
         audit.record(user, Action.ITEM_DELETED, item, project=item.project, status=item.status)
 
@@ -630,11 +625,8 @@ def qa_item_restore(*, item: QAItem, user: User) -> QAItem:
         limit = item.project.lead_qa_max if item.kind == QAItem.Kind.LEAD else 1
         if pair.items.alive().filter(kind=item.kind).count() >= limit:
             raise InvalidState(f"The pair already has {limit} {item.get_kind_display()} item(s).", field="item")
-    now = timezone.now()
     with transaction.atomic():
-        if not QAItem.objects.filter(pk=item.pk, deleted_at=item.deleted_at).update(
-            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
-        ):
+        if not lifecycle.qa_items_restore(items=QAItem.objects.filter(pk=item.pk, deleted_at=item.deleted_at)):
             raise InvalidState("This item changed in the meantime; reload the list.", field="item")
         audit.record(user, Action.ITEM_RESTORED, item, project=item.project, deleted_at=item.deleted_at)
     item.refresh_from_db()
@@ -661,11 +653,7 @@ def pair_delete(*, pair: PagePair, user: User) -> PagePair:
             deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now
         ):
             raise InvalidState("This pair is deleted already.", field="pair")
-        items = (
-            QAItem.objects.alive()
-            .filter(pair=pair)
-            .update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
-        )
+        items = lifecycle.qa_items_delete(items=QAItem.objects.filter(pair=pair), user=user, at=now)
         audit.record(user, Action.PAIR_DELETED, pair, project=pair.project, status=pair.status, items=items)
     pair.refresh_from_db()
     return pair
@@ -681,9 +669,7 @@ def pair_restore(*, pair: PagePair, user: User) -> PagePair:
             deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
         ):
             raise InvalidState("This pair changed in the meantime; reload the list.", field="pair")
-        items = QAItem.objects.filter(pair=pair, deleted_at=pair.deleted_at).update(
-            deleted_at=None, deleted_by=None, version=F("version") + 1, updated_at=now
-        )
+        items = lifecycle.qa_items_restore(items=QAItem.objects.filter(pair=pair, deleted_at=pair.deleted_at))
         audit.record(user, Action.PAIR_RESTORED, pair, project=pair.project, deleted_at=pair.deleted_at, items=items)
     pair.refresh_from_db()
     return pair

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.http import FileResponse, Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -21,6 +21,7 @@ from annotation import access
 from annotation.models import QAItem, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput, InvalidState
+from common.requests import SignedInApiRequest
 from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
 from exports.downloads import archive_response, file_response
@@ -40,7 +41,7 @@ class FileEntryOutput(serializers.Serializer):
 class ReleaseOutput(serializers.ModelSerializer):
     files = FileEntryOutput(many=True, read_only=True)
     percent = serializers.IntegerField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(slug_field="username", read_only=True)
     counts = serializers.DictField(read_only=True)
     splits = serializers.DictField(child=serializers.IntegerField(), read_only=True)
     item_statuses = serializers.ListField(child=serializers.CharField(), read_only=True)
@@ -98,7 +99,7 @@ class ReleaseRequestInput(serializers.Serializer):
 
 class DiffChangeOutput(serializers.Serializer):
     id = serializers.CharField()
-    fields = serializers.ListField(child=serializers.CharField())
+    fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # the JSON key, not Serializer.fields
 
 
 class DiffCountsOutput(serializers.Serializer):
@@ -140,7 +141,7 @@ class ExportSettingsInput(serializers.Serializer):
 
 class ReadinessCheckOutput(serializers.Serializer):
     code = serializers.CharField(help_text="e.g. pairs_not_labelled, items_not_verified, splits_small")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     count = serializers.IntegerField()
     url = serializers.CharField(help_text="The page where the work is done.")
     detail = serializers.CharField()
@@ -172,9 +173,9 @@ class ReleaseReadinessApi(APIView):
         ],
         responses=responses({200: ReadinessOutput}, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        query = (
+        query: dict[str, Any] = (
             {"item_statuses": request.query_params.getlist("item_statuses")}
             if "item_statuses" in request.query_params
             else {}
@@ -193,7 +194,7 @@ class ReleaseListApi(APIView):
         summary="Releases of a project, newest first (members)",
         responses=responses({200: ReleaseOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.release_reader_access(request.user, slug).project
         services.release_expire_stale(project=project)
         return paginated(self, request, releases_for_project(project), ReleaseOutput)
@@ -204,7 +205,7 @@ class ReleaseListApi(APIView):
         request=ReleaseRequestInput,
         responses=responses({202: ReleaseOutput}),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(ReleaseRequestInput, request.data)
         release = services.release_request(project=project, user=request.user, **data)
@@ -216,7 +217,7 @@ class ReleaseDetailApi(APIView):
         summary="A release: status, progress, files with size and sha256, error",
         responses=responses({200: ReleaseOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, version: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, version: int) -> Response:
         project = access.release_reader_access(request.user, slug).project
         services.release_expire_stale(project=project)
         return Response(ReleaseOutput(get_release_of_project(project, version)).data)
@@ -228,7 +229,7 @@ class ReleaseRebuildApi(APIView):
         request=None,
         responses=responses({202: ReleaseOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, version: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, version: int) -> Response:
         release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
         rebuilt = services.release_rebuild(release=release, user=request.user)
         return Response(ReleaseOutput(rebuilt).data, status=status.HTTP_202_ACCEPTED)
@@ -240,7 +241,7 @@ class ReleaseCancelApi(APIView):
         request=None,
         responses=responses({200: ReleaseOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, version: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, version: int) -> Response:
         release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
         return Response(ReleaseOutput(services.release_cancel(release=release, user=request.user)).data)
 
@@ -251,7 +252,7 @@ class ReleaseFileApi(APIView):
         description="`name` is a file name as listed in the release's `files`, e.g. `lead_qa.jsonl`.",
         responses=responses({200: FILE}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, version: int, name: str) -> FileResponse:
+    def get(self, request: SignedInApiRequest, slug: str, version: int, name: str) -> FileResponse:
         release = get_release_for_user(request.user, slug, version)
         try:
             return file_response(release, name)
@@ -264,7 +265,7 @@ class ReleaseArchiveApi(APIView):
         summary="Download a published release as one zip, streamed (members)",
         responses=responses({200: FILE}, bad_input=False),
     )
-    def get(self, request: Request, slug: str, version: int) -> StreamingHttpResponse:
+    def get(self, request: SignedInApiRequest, slug: str, version: int) -> StreamingHttpResponse:
         release = get_release_for_user(request.user, slug, version)
         if not release.is_published:
             raise InvalidState("Only a published release can be downloaded.", field="status")
@@ -280,7 +281,7 @@ class ReleaseDiffApi(APIView):
         ],
         responses=responses({200: DiffOutput}),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.release_reader_access(request.user, slug).project
         query = validated(DiffInput, request.query_params)
         old = get_release_of_project(project, query["old"])
@@ -293,7 +294,7 @@ class ExportSettingsApi(APIView):
         summary="Prompt templates and default license of the project's releases (coordinator)",
         responses=responses({200: ExportSettingsOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         return Response(ExportSettingsOutput(services.export_settings_get(project=project)).data)
 
@@ -302,7 +303,7 @@ class ExportSettingsApi(APIView):
         request=ExportSettingsInput,
         responses=responses({200: ExportSettingsOutput}),
     )
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data: dict[str, Any] = validated(ExportSettingsInput, request.data)
         updated = services.export_settings_update(project=project, actor=request.user, **data)
@@ -318,7 +319,7 @@ class ProjectFormatApi(APIView):
         ),
         responses=responses({200: FILE}, conflict=False),
     )
-    def get(self, request: Request, slug: str, format_name: str) -> FileResponse:
+    def get(self, request: SignedInApiRequest, slug: str, format_name: str) -> FileResponse:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         if formats.project_format(format_name) is None:
             raise Http404(f"No format {format_name!r} on this server.")

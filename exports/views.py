@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -15,6 +17,7 @@ from annotation.models import Project, Role
 from annotation.views.common import report_error
 from common import kinds
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 from exports import formats, services
 from exports.access import get_release_for_user, get_release_of_project, releases_for_project
 from exports.downloads import archive_response, file_response
@@ -24,17 +27,17 @@ from exports.forms import DiffForm, ExportSettingsForm, ReleaseForm
 DIFF_LIMIT = 500  # ids listed per kind on the page; the API returns all
 
 
-def _release_rows(project: Project) -> dict:
+def _release_rows(project: Project) -> dict[str, Any]:
     """The releases, each with the counts its kind's release list shows (`common.kinds`: its release columns)."""
     columns = kinds.of(project).release_columns
-    releases = list(releases_for_project(project))
-    for release in releases:
-        release.column_counts = [(release.counts or {}).get(key) for _, key in columns]  # type: ignore[attr-defined]
+    releases = [
+        (release, [(release.counts or {}).get(key) for _, key in columns]) for release in releases_for_project(project)
+    ]
     return {"releases": releases, "release_columns": [heading for heading, _ in columns]}
 
 
 @login_required
-def release_list(request: HttpRequest, slug: str) -> HttpResponse:
+def release_list(request: SignedInRequest, slug: str) -> HttpResponse:
     access = release_reader_access(request.user, slug)
     project, membership = access.project, access.membership
     services.release_expire_stale(project=project)
@@ -53,7 +56,7 @@ def release_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def release_create(request: HttpRequest, slug: str) -> HttpResponse:
+def release_create(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug, role=Role.COORDINATOR)
     project = access.project
     form = ReleaseForm(request.POST)
@@ -78,7 +81,7 @@ def release_create(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def release_detail(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+def release_detail(request: SignedInRequest, slug: str, version: int) -> HttpResponse:
     access = release_reader_access(request.user, slug)
     project = access.project
     services.release_expire_stale(project=project)
@@ -91,7 +94,7 @@ def release_detail(request: HttpRequest, slug: str, version: int) -> HttpRespons
 
 @login_required
 @require_POST
-def release_rebuild(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+def release_rebuild(request: SignedInRequest, slug: str, version: int) -> HttpResponse:
     release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
     try:
         rebuilt = services.release_rebuild(release=release, user=request.user)
@@ -104,7 +107,7 @@ def release_rebuild(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 @login_required
 @require_POST
-def release_cancel(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+def release_cancel(request: SignedInRequest, slug: str, version: int) -> HttpResponse:
     release = get_release_for_user(request.user, slug, version, role=Role.COORDINATOR)
     try:
         services.release_cancel(release=release, user=request.user)
@@ -116,7 +119,7 @@ def release_cancel(request: HttpRequest, slug: str, version: int) -> HttpRespons
 
 
 @login_required
-def release_file(request: HttpRequest, slug: str, version: int, name: str) -> HttpResponseBase:
+def release_file(request: SignedInRequest, slug: str, version: int, name: str) -> HttpResponseBase:
     release = get_release_for_user(request.user, slug, version)
     try:
         return file_response(release, name)
@@ -125,7 +128,7 @@ def release_file(request: HttpRequest, slug: str, version: int, name: str) -> Ht
 
 
 @login_required
-def release_archive(request: HttpRequest, slug: str, version: int) -> HttpResponseBase:
+def release_archive(request: SignedInRequest, slug: str, version: int) -> HttpResponseBase:
     release = get_release_for_user(request.user, slug, version)
     if not release.is_published:
         return render(
@@ -138,7 +141,7 @@ def release_archive(request: HttpRequest, slug: str, version: int) -> HttpRespon
 
 
 @login_required
-def release_diff(request: HttpRequest, slug: str) -> HttpResponse:
+def release_diff(request: SignedInRequest, slug: str) -> HttpResponse:
     access = release_reader_access(request.user, slug)
     project = access.project
     published = list(releases_for_project(project).published().values_list("version", flat=True))
@@ -168,7 +171,7 @@ def release_diff(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def export_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug, role=Role.COORDINATOR)
     project = access.project
     current = services.export_settings_get(project=project)
@@ -198,7 +201,7 @@ def export_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def project_format_download(request: HttpRequest, slug: str, format_name: str) -> HttpResponseBase:
+def project_format_download(request: SignedInRequest, slug: str, format_name: str) -> HttpResponseBase:
     """The project written in another format (e.g. WiLoVa), as a zip of the files under their own names."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     try:

@@ -7,7 +7,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -15,6 +14,7 @@ from rest_framework.views import APIView
 from annotation.access import require_project_creator
 from annotation.models import Role
 from common.api import paginated, responses, validated
+from common.requests import SignedInApiRequest
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import TriviaImport, TriviaItem
@@ -55,7 +55,7 @@ class ProjectCreateApi(APIView):
         request=TriviaProjectCreateInput,
         responses=responses({201: TriviaSettingsOutput}, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         require_project_creator(request.user)
         data = validated(TriviaProjectCreateInput, request.data)
         project = services.trivia_project_create(created_by=request.user, **data)
@@ -68,7 +68,7 @@ class SettingsApi(APIView):
         summary="Trivia settings: languages, categories, review criteria (any member)",
         responses=responses({200: TriviaSettingsOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug)
         return Response(TriviaSettingsOutput(services.trivia_settings(project)).data)
 
@@ -78,7 +78,7 @@ class SettingsApi(APIView):
         request=TriviaSettingsUpdateInput,
         responses=responses({200: TriviaSettingsOutput}),
     )
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaSettingsUpdateInput, request.data)
         settings = services.trivia_settings_update(project=project, actor=request.user, **data)
@@ -95,7 +95,7 @@ class ItemListApi(APIView):
         summary="All items (coordinator)",
         responses=responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         return paginated(self, request, services.trivia_items(project), TriviaItemOutput)
 
@@ -105,7 +105,7 @@ class ItemListApi(APIView):
         request=TriviaItemInput,
         responses=responses({201: TriviaItemDetailOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
         data = validated(TriviaItemInput, request.data)
         item = services.trivia_item_create(project=project, user=request.user, **data)
@@ -120,7 +120,7 @@ class ItemDetailApi(APIView):
         summary="An item with its revisions and reviews (its author, translator, reviewers, coordinators)",
         responses=responses({200: TriviaItemDetailOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         return Response(_detail(get_trivia_item(request.user, slug, item_id)))
 
     @extend_schema(
@@ -129,7 +129,7 @@ class ItemDetailApi(APIView):
         request=TriviaRewriteInput,
         responses=responses({200: TriviaItemDetailOutput}),
     )
-    def patch(self, request: Request, slug: str, item_id: int) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR, author=True)
         data = validated(TriviaRewriteInput, request.data)
         item = services.trivia_item_rewrite(item=item, user=request.user, **data)
@@ -145,7 +145,7 @@ class ReviewApi(APIView):
         request=TriviaReviewInput,
         responses=responses({201: TriviaReviewOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(TriviaReviewInput, request.data)
         review = services.trivia_review(item=item, user=request.user, **data)
@@ -160,7 +160,7 @@ class ReviewNextApi(APIView):
         request=None,
         responses=responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
         item = services.trivia_review_next(project=project, user=request.user)
         if item is None:
@@ -175,7 +175,7 @@ class TranslateNextApi(APIView):
         request=None,
         responses=responses({200: TriviaItemDetailOutput, 204: NOTHING}, bad_input=False, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
         item = services.translation_claim_next(project=project, user=request.user)
         if item is None:
@@ -192,7 +192,7 @@ class TranslationApi(APIView):
         request=TriviaTranslationInput,
         responses=responses({200: TriviaItemDetailOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_translation_item(request.user, slug, item_id)
         data = validated(TriviaTranslationInput, request.data)
         return Response(_detail(services.translation_submit(item=item, user=request.user, **data)))
@@ -207,7 +207,7 @@ class ResolutionApi(APIView):
         request=TriviaResolutionInput,
         responses=responses({200: TriviaItemDetailOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
         data = validated(TriviaResolutionInput, request.data)
         return Response(_detail(services.translation_resolve(item=item, user=request.user, **data)))
@@ -221,7 +221,7 @@ class ProblemListApi(APIView):
         summary="Items with a problem tag waiting for a coordinator",
         responses=responses({200: TriviaItemOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
         return paginated(self, request, items, TriviaItemOutput)
@@ -234,7 +234,7 @@ class BalanceApi(APIView):
         responses=responses({200: TriviaBalanceOutput}, bad_input=False, conflict=False),
     )
     @extend_schema(parameters=[OpenApiParameter("view", str, enum=["all", "translated"], required=False)])
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         translated = request.query_params.get("view") == "translated"
         return Response(TriviaBalanceOutput(services.trivia_balance(project, translated_only=translated)).data)
@@ -245,7 +245,7 @@ class BalanceApi(APIView):
         request=TriviaTargetsInput,
         responses=responses({200: TriviaBalanceOutput}),
     )
-    def put(self, request: Request, slug: str) -> Response:
+    def put(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaTargetsInput, request.data)
         services.trivia_targets_set(project=project, actor=request.user, **data)
@@ -260,7 +260,7 @@ class ImportListApi(APIView):
         summary="The project's imports, newest first (coordinator)",
         responses=responses({200: TriviaImportBatchOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         return paginated(self, request, services.trivia_imports(project), TriviaImportBatchOutput)
 
@@ -272,7 +272,7 @@ class ImportUndoApi(APIView):
         request=None,
         responses=responses({200: TriviaImportUndoOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, import_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, import_id: int) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         batch = TriviaImport.objects.filter(project=project, pk=import_id).first()
         if batch is None:
@@ -289,7 +289,7 @@ class SendBackApi(APIView):
         request=TriviaSendBackInput,
         responses=responses({200: TriviaItemDetailOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
         data = validated(TriviaSendBackInput, request.data)
         return Response(_detail(services.translation_send_back(item=item, user=request.user, **data)))
@@ -304,7 +304,7 @@ class ImportApi(APIView):
         request={"multipart/form-data": TriviaImportInput},
         responses=responses({200: TriviaImportOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaImportInput, request.data)
         upload = data["file"]
@@ -342,7 +342,7 @@ class ExportCsvApi(APIView):
             {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
         ),
     )
-    def get(self, request: Request, slug: str) -> HttpResponse:
+    def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         return _download(services.trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
 
@@ -357,6 +357,6 @@ class ExportJsonlApi(APIView):
             conflict=False,
         ),
     )
-    def get(self, request: Request, slug: str) -> HttpResponse:
+    def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         return _download(services.trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")

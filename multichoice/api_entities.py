@@ -5,15 +5,15 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.access import require_project_creator
-from annotation.models import Role
+from annotation.models import Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
+from common.requests import SignedInApiRequest
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question
 from multichoice.models import Entity, EntityQuestion, EntitySettings
@@ -23,7 +23,7 @@ TAG = ["entity questions"]
 
 class AttributeSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField(required=False)
+    label = serializers.CharField(required=False)  # type: ignore[assignment]  # the JSON key, not Field.label
     kind = serializers.CharField(help_text="year, city, list or text")
     inductive = serializers.CharField(help_text="Template with {entity}")
     deductive = serializers.CharField(help_text="Template with {value}")
@@ -43,7 +43,7 @@ class EntityProjectCreateInput(serializers.Serializer):
 
 
 class EntitySettingsOutput(serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     attributes = AttributeSerializer(many=True)
 
     class Meta:
@@ -173,7 +173,7 @@ class ProjectCreateApi(APIView):
         request=EntityProjectCreateInput,
         responses=responses({201: EntitySettingsOutput}, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         require_project_creator(request.user)
         data = validated(EntityProjectCreateInput, request.data)
         data["attributes"] = [dict(a) for a in data["attributes"]]
@@ -189,7 +189,7 @@ class EntityListApi(APIView):
         summary="Entities with raw and normalised values (coordinator)",
         responses=responses({200: EntityOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         return paginated(self, request, Entity.objects.filter(project=project).order_by("name", "id"), EntityOutput)
 
@@ -203,7 +203,7 @@ class EntityImportApi(APIView):
         request={"multipart/form-data": EntityImportInput},
         responses=responses({200: EntityImportOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         upload = validated(EntityImportInput, request.data)["file"]
         report = services.entities_import(
@@ -221,7 +221,7 @@ class EntityCorrectApi(APIView):
         request=EntityCorrectInput,
         responses=responses({200: EntityOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         get_entity_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(EntityCorrectInput, request.data)
         entity = get_entity(request.user, slug, data.pop("entity"))
@@ -237,7 +237,7 @@ class GenerateApi(APIView):
         request=GenerateInput,
         responses=responses({200: GenerateOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(GenerateInput, request.data or {})
         return Response(services.questions_generate(project=project, seed=data.get("seed"), user=request.user))
@@ -251,7 +251,7 @@ class QuestionListApi(APIView):
         summary="Generated questions (coordinator)",
         responses=responses({200: EntityQuestionOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         return paginated(self, request, services.entity_questions(project), EntityQuestionOutput)
 
@@ -268,7 +268,7 @@ class VerifyNextApi(APIView):
             conflict=False,
         ),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.REVIEWER)
         question = services.verification_next(project=project, user=request.user)
         if question is None:
@@ -284,7 +284,7 @@ class VerifyApi(APIView):
         summary="A question with its release contexts (coordinators and verifiers)",
         responses=responses({200: EntityQuestionDetailOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         question = get_entity_question(request.user, slug, item_id)
         record = services.question_preview(question)
         return Response(EntityQuestionDetailOutput(question, context={"record": record}).data)
@@ -295,7 +295,7 @@ class VerifyApi(APIView):
         request=VerifyInput,
         responses=responses({200: EntityQuestionOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         question = get_entity_question(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(VerifyInput, request.data)
         if data["decision"] == "swap" and "swap" not in data:

@@ -662,7 +662,7 @@ def trivia_import_undo(*, batch: TriviaImport, user: User) -> dict[str, Any]:
             translation_status=TriviaItem.Translation.OPEN, item__status=Status.ACCEPTED
         )
         changed = worked_on.count()
-        deleted = items.update(deleted_at=now, deleted_by=user, version=F("version") + 1, updated_at=now)
+        deleted = lifecycle.qa_items_delete(items=items, user=user, at=now)
         audit.record(
             user, Action.ITEM_DELETED, batch.project, undone_import=batch.pk, file=batch.name,
             deleted=deleted, worked_on=changed,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -16,6 +16,7 @@ from annotation.models import QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from common.requests import SignedInRequest
 from multichoice import services
 from multichoice.access import (
     get_translation_item,
@@ -64,7 +65,7 @@ def _form_context(project: Any, values: dict[str, Any]) -> dict[str, Any]:
 
 
 @login_required
-def trivia_project_create(request: HttpRequest) -> HttpResponse:
+def trivia_project_create(request: SignedInRequest) -> HttpResponse:
     require_project_creator(request.user)
     values: dict[str, str] = {}
     errors: dict[str, str] = {}
@@ -89,7 +90,7 @@ def trivia_project_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_home(request: SignedInRequest, slug: str) -> HttpResponse:
     access = trivia_access(request.user, slug)
     project, membership = access.project, access.membership
     context: dict[str, Any] = {
@@ -111,7 +112,7 @@ def trivia_home(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     settings = services.trivia_settings(project)
     if request.method == "POST":
@@ -155,7 +156,7 @@ def trivia_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_item_new(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
     values: dict[str, Any] = {}  # no candidate marked correct until the writer marks one
     if request.method == "POST":
@@ -171,7 +172,7 @@ def trivia_item_new(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_items(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     items = services.trivia_items(project)
     status = request.GET.get("translation", "")
@@ -182,7 +183,7 @@ def trivia_items(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def trivia_item(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """An item with its revisions and reviews; its author rewrites it here, a reviewer reviews it here."""
     access, item = trivia_item_access(request.user, slug, item_id, author=request.method == "POST")
     project, membership = access.project, access.membership
@@ -218,7 +219,7 @@ def trivia_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def trivia_review(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def trivia_review(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
     criteria = {key: True for key in request.POST.getlist("criteria")}
     try:
@@ -227,17 +228,17 @@ def trivia_review(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
         report_error(request, error)
         return redirect("trivia_item", item.project.slug, item.item_id)
     item.item.refresh_from_db()
-    outcome = {
+    outcomes: dict[str, str] = {
         QAItem.Status.ACCEPTED: "Accepted.",
         QAItem.Status.NEEDS_REWRITE: "Sent back to the author.",
-    }.get(item.status, "Review recorded; the item waits for its other reviewers.")
-    messages.success(request, outcome)
+    }
+    messages.success(request, outcomes.get(item.status, "Review recorded; the item waits for its other reviewers."))
     return redirect("trivia_home", item.project.slug)
 
 
 @login_required
 @require_POST
-def trivia_review_next(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_review_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
     try:
         item = services.trivia_review_next(project=project, user=request.user)
@@ -252,7 +253,7 @@ def trivia_review_next(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def trivia_translate_next(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_translate_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
     item = services.translation_claim_next(project=project, user=request.user)
     if item is None:
@@ -262,7 +263,7 @@ def trivia_translate_next(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_translate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def trivia_translate(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_translation_item(request.user, slug, item_id)
     targets = item.target_candidates or [""] * len(item.candidates)
     values = {"target_question": item.target_question, "tags": item.problem_tags, "note": item.problem_note}
@@ -303,7 +304,7 @@ def trivia_translate(request: HttpRequest, slug: str, item_id: int) -> HttpRespo
 
 
 @login_required
-def trivia_problems(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_problems(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
     return render(
@@ -312,7 +313,7 @@ def trivia_problems(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_resolve(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def trivia_resolve(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
     if request.method == "POST":
         resolution = request.POST.get("resolution", "")
@@ -348,7 +349,7 @@ def trivia_resolve(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
 
 
 @login_required
-def trivia_balance(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_balance(request: SignedInRequest, slug: str) -> HttpResponse:
     """Counts per category × subset × difficulty (all items, or only the translated ones), the emptiest cells
     marked, each against its target; the coordinator sets the targets in the same grid."""
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
@@ -392,7 +393,7 @@ def trivia_balance(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_import(request: SignedInRequest, slug: str) -> HttpResponse:
     """Upload a file; the page then says what was imported and what was recognised as there already, and lists
     every import with a button to undo it."""
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
@@ -402,7 +403,7 @@ def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             if upload is None:
                 raise InvalidInput("Choose a file to upload.", field="file")
-            if upload.size > MAX_UPLOAD:
+            if upload.size is not None and upload.size > MAX_UPLOAD:
                 raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
             name = upload.name or "upload"
             add = request.POST.get("add_categories") == "on"
@@ -439,7 +440,7 @@ def trivia_import(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def trivia_import_undo(request: HttpRequest, slug: str, import_id: int) -> HttpResponse:
+def trivia_import_undo(request: SignedInRequest, slug: str, import_id: int) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     batch = get_object_or_404(TriviaImport, project=project, pk=import_id)
     try:
@@ -458,7 +459,7 @@ def trivia_import_undo(request: HttpRequest, slug: str, import_id: int) -> HttpR
 
 @login_required
 @require_POST
-def trivia_send_back(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def trivia_send_back(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
     try:
         services.translation_send_back(item=item, user=request.user, note=request.POST.get("note", ""))
@@ -476,12 +477,12 @@ def _download(data: bytes, name: str, content_type: str) -> HttpResponse:
 
 
 @login_required
-def trivia_export_csv(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_export_csv(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     return _download(services.trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
 
 
 @login_required
-def trivia_export_jsonl(request: HttpRequest, slug: str) -> HttpResponse:
+def trivia_export_jsonl(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
     return _download(services.trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")

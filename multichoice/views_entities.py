@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import F
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -18,6 +18,7 @@ from annotation.models import Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from common.requests import SignedInRequest
 from multichoice import entities as services
 from multichoice.access import (
     entity_access,
@@ -85,7 +86,7 @@ def _attribute_message(error: ServiceError) -> str:
 
 
 @login_required
-def entity_project_create(request: HttpRequest) -> HttpResponse:
+def entity_project_create(request: SignedInRequest) -> HttpResponse:
     """The project form; attributes are rows of fields (label, kind, templates), errors shown on their row."""
     require_project_creator(request.user)
     values: dict[str, Any] = {"grouping_fields": "market, country, region"}
@@ -129,7 +130,7 @@ def entity_project_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
+def entity_home(request: SignedInRequest, slug: str) -> HttpResponse:
     access = entity_access(request.user, slug)
     project, membership = access.project, access.membership
     settings = services.entity_settings(project)
@@ -154,13 +155,13 @@ def entity_home(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
+def entity_import(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
     upload = request.FILES.get("file")
     try:
         if upload is None:
             raise InvalidInput("Choose a file to upload.", field="file")
-        if upload.size > MAX_UPLOAD:
+        if upload.size is not None and upload.size > MAX_UPLOAD:
             raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
         report = services.entities_import(
             project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
@@ -185,7 +186,7 @@ def entity_import(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def entity_correct(request: HttpRequest, slug: str) -> HttpResponse:
+def entity_correct(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
     entity_id = request.POST.get("entity", "")
     if not entity_id.isdigit():
@@ -209,7 +210,7 @@ def entity_correct(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def entity_generate(request: HttpRequest, slug: str) -> HttpResponse:
+def entity_generate(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
     report = services.questions_generate(project=project, user=request.user)
     messages.success(
@@ -222,7 +223,7 @@ def entity_generate(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def entity_verify_next(request: HttpRequest, slug: str) -> HttpResponse:
+def entity_verify_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.REVIEWER)
     try:
         question = services.verification_next(project=project, user=request.user)
@@ -236,7 +237,7 @@ def entity_verify_next(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def entity_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def entity_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """A question as its release will show it (options, the four contexts, revisions): coordinators read it,
     verifiers (the reviewer role) also verify it here."""
     access, question = entity_question_access(

@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.access import get_pair_for_user, get_project_for_user, project_access
-from annotation.models import Membership, Project, QAItem, Role
+from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
 from common.related import related_known
+from common.requests import SignedInApiRequest
 from review import access
 from review import decisions as review_decisions
 from review import history as review_history
@@ -93,7 +94,7 @@ class ReviewItemListApi(APIView):
         parameters=[ReviewFilterInput],
         responses=responses({200: ReviewItemOutput(many=True)}, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=access.REVIEWING)
         query = validated(ReviewFilterInput, request.query_params)
         items = review_items(project, query.get("status", ""), query.get("kind", ""))
@@ -105,7 +106,7 @@ class MyItemsApi(APIView):
         summary="Your submitted items (annotator): sent back first, each flag with its criterion and reason",
         responses=responses({200: AuthorItemOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
         items = review_history.author_items(project=project, user=request.user)
         return Response(AuthorItemOutput(items, many=True, context={"project": project}).data)
@@ -119,7 +120,7 @@ class ReviewNextApi(APIView):
         request=None,
         responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         reviewing = project_access(request.user, slug, role=Role.REVIEWER, related=("reader_languages",))
         slot = review_queue.review_claim_next(
             project=reviewing.project, user=request.user, membership=reviewing.membership
@@ -135,7 +136,7 @@ class ReviewClaimApi(APIView):
         request=None,
         responses=responses({200: SlotOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
         slot = review_queue.review_claim(item=item, user=request.user)
         return Response(_slot_data(slot, item.project))
@@ -148,7 +149,7 @@ class ReviewSlotApi(APIView):
         summary="A review you hold (or any review, for a coordinator), with the item, criteria and judgments",
         responses=responses({200: SlotOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, slot_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id)
         return Response(_slot_data(slot, slot.item.project, loaded=True))
 
@@ -159,7 +160,7 @@ class ReviewSlotApi(APIView):
         request=ReviewSubmitInput,
         responses=responses({200: SlotOutput, 409: StaleSlotOutput}),
     )
-    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         data = validated(ReviewSubmitInput, request.data)
         project = slot.item.project
@@ -175,7 +176,7 @@ class ReviewReleaseApi(APIView):
         request=None,
         responses=responses({204: NO_CONTENT}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         review_queue.review_release(slot=slot, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -187,7 +188,7 @@ class ReviewActivityApi(APIView):
         request=ReviewActivityInput,
         responses=responses({204: NO_CONTENT}),
     )
-    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
         data = validated(ReviewActivityInput, request.data)
         review_queue.review_record_activity(slot=slot, user=request.user, seconds=data["seconds"])
@@ -210,7 +211,7 @@ class ItemRejectApi(APIView):
         request=RejectInput,
         responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_coordinator(request.user, slug, item_id)
         data = validated(RejectInput, request.data)
         item = review_decisions.qa_item_reject(item=item, user=request.user, **data)
@@ -226,7 +227,7 @@ class ItemResubmitApi(APIView):
         request=VersionInput,
         responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_author(request.user, slug, item_id)
         data = validated(VersionInput, request.data)
         item = review_decisions.qa_item_resubmit(item=item, user=request.user, version=data["version"])
@@ -241,7 +242,7 @@ class ItemReviewerRewriteApi(APIView):
         request=ReviewerRewriteInput,
         responses=responses({200: ItemOutput, 409: StaleItemOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(ReviewerRewriteInput, request.data)
         item = review_decisions.qa_item_reviewer_rewrite(item=item, user=request.user, **data)
@@ -254,7 +255,7 @@ class ItemHistoryApi(APIView):
         description="Reviewer names are null for the author when the project uses blind review.",
         responses=responses({200: HistoryOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         reader = access.reader_access(request.user, slug, item_id)
         item = reader.item
         entries, events = review_history.item_history(item)
@@ -291,7 +292,7 @@ class ItemVerificationApi(APIView):
         parameters=[VerificationSearchInput],
         responses=responses({200: VerificationStateOutput}, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
         query = validated(VerificationSearchInput, request.query_params).get("q", item.answer_standard)
         return Response(VerificationStateOutput(self._state(item, query)).data)
@@ -301,7 +302,7 @@ class ItemVerificationApi(APIView):
         request=VerificationInput,
         responses=responses({201: VerificationOutput, 409: StaleVerificationOutput}),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_reader(request.user, slug, item_id)
         data = validated(VerificationInput, request.data)
         verification = review_verification.verification_record(item=item, user=request.user, **data)
@@ -314,7 +315,7 @@ class ItemVerificationApi(APIView):
 class PairLabelsApi(APIView):
     stale_serializer = LabelOutput
 
-    def _data(self, pair: Any, user: Any) -> dict[str, Any]:
+    def _data(self, pair: PagePair, user: User) -> dict[str, Any]:
         state = review_labels.pair_label_state(pair)
         return PairLabelsOutput(
             {
@@ -331,7 +332,7 @@ class PairLabelsApi(APIView):
         summary="Article labels of a pair (coordinator): yours, and everyone's once all labellers are done",
         responses=responses({200: PairLabelsOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
         return Response(self._data(pair, request.user))
 
@@ -340,7 +341,7 @@ class PairLabelsApi(APIView):
         request=LabelInput,
         responses=responses({200: PairLabelsOutput, 409: StaleLabelOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
         data = validated(LabelInput, request.data)
         review_labels.label_set(pair=pair, user=request.user, **data)
@@ -352,7 +353,7 @@ class AdjudicationListApi(APIView):
         summary="Pairs whose labellers disagree, kind by kind (coordinator)",
         responses=responses({200: AdjudicationRowOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         return Response(AdjudicationRowOutput(review_labels.adjudication_list(project), many=True).data)
 
@@ -365,7 +366,7 @@ class FinalLabelApi(APIView):
         request=LabelInput,
         responses=responses({200: FinalLabelOutput, 409: StaleFinalLabelOutput}),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_labeller(request.user, slug, pair_id)
         data = validated(LabelInput, request.data)
         final = review_labels.label_adjudicate(pair=pair, user=request.user, **data)
@@ -380,7 +381,7 @@ class DashboardApi(APIView):
         summary="The study's statistics table, throughput, reviewer workload, topics and regions (coordinator)",
         responses=responses({200: DashboardOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         return Response(DashboardOutput(review_statistics.project_statistics(project)).data)
 
@@ -402,7 +403,7 @@ class ReviewerListApi(APIView):
         summary="Reviewers and the languages they read (coordinator)",
         responses=responses({200: ReviewerOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         members = Membership.objects.filter(project=project, is_reviewer=True).select_related(
             "user", "reader_languages"
@@ -422,7 +423,7 @@ class ReviewerLanguagesApi(APIView):
         request=LanguagesInput,
         responses=responses({200: ReviewerOutput, 409: StaleLanguagesOutput}),
     )
-    def put(self, request: Request, slug: str, username: str) -> Response:
+    def put(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         user = get_user_model().objects.filter(username=username, memberships__project=project).first()
         if user is None:
@@ -441,7 +442,7 @@ class ReviewSettingsApi(APIView):
         summary="Review criteria, rewrite and blind-review options, label sets, labellers, time box",
         responses=responses({200: ReviewSettingsOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug)
         return Response(ReviewSettingsOutput(project).data)
 
@@ -450,7 +451,7 @@ class ReviewSettingsApi(APIView):
         request=ReviewSettingsInput,
         responses=responses({200: ReviewSettingsOutput, 409: StaleReviewSettingsOutput}),
     )
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         data = validated(ReviewSettingsInput, request.data)
         if "review_criteria" in data:
@@ -460,7 +461,7 @@ class ReviewSettingsApi(APIView):
 
 
 class DocumentQaApi(APIView):
-    def _data(self, pair: Any) -> dict[str, Any]:
+    def _data(self, pair: PagePair) -> dict[str, Any]:
         project = pair.project
         item = (
             QAItem.objects.alive()
@@ -486,7 +487,7 @@ class DocumentQaApi(APIView):
         description="Edit the item with PATCH /items/{id}/; its spans are offsets into the local full text.",
         responses=responses({200: DocumentQaOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, pair_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = get_pair_for_user(request.user, slug, pair_id)
         return Response(self._data(pair))
 
@@ -495,7 +496,7 @@ class DocumentQaApi(APIView):
         request=None,
         responses=responses({201: DocumentQaOutput}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, pair_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         from annotation.services import qa_item_create
 

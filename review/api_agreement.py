@@ -7,15 +7,16 @@ queue them. A report is computed by a worker; poll its `status` and `progress`.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.access import get_project_for_user
 from annotation.models import Role
 from common.api import ErrorOutput, named_enum
+from common.requests import SignedInApiRequest
 from review import reports
 from review.models import AgreementReport
 
@@ -38,7 +39,9 @@ class HeadlineOutput(serializers.Serializer):
 class ReportOutput(serializers.ModelSerializer):
     status = ReportStatusField(read_only=True)
     trigger = ReportTriggerField(read_only=True)
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    requested_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     progress = serializers.IntegerField(source="progress_done", read_only=True, help_text="Percent done.")
     headline = serializers.DictField(
         child=HeadlineOutput(), help_text="Per scope (review:<criterion>, label:topic, label:region, screening)."
@@ -87,7 +90,7 @@ class ReportListApi(APIView):
         summary="The project's agreement reports, newest first",
         responses={200: ReportOutput(many=True), 403: NOT_ALLOWED, 404: NOT_FOUND},
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = reports.agreement_access(request.user, slug).project
         rows = list(reports.reports_for_project(project)[:LIST_LIMIT])
         for row in rows:
@@ -100,7 +103,7 @@ class ReportListApi(APIView):
         request=None,
         responses={202: ReportOutput, 200: ReportOutput, 403: NOT_ALLOWED, 404: NOT_FOUND},
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         report, created = reports.agreement_report_request(
             project=project, user=request.user, trigger=AgreementReport.Trigger.API
@@ -114,6 +117,6 @@ class ReportDetailApi(APIView):
         summary="One agreement report with every statistic and the counts behind it",
         responses={200: ReportDetailOutput, 403: NOT_ALLOWED, 404: NOT_FOUND},
     )
-    def get(self, request: Request, slug: str, report_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, report_id: int) -> Response:
         access, report = reports.get_report_for_user(request.user, slug, report_id)
         return Response(ReportDetailOutput(report, context={"membership": access.membership}).data)

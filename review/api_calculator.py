@@ -10,12 +10,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.api import ErrorOutput
 from common.errors import InvalidInput
+from common.requests import SignedInApiRequest
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS
 from review.calculator import MAX_PAGE_ROWS, calculator_compute
 
@@ -112,7 +112,7 @@ class AgreementCalculateApi(APIView):
             403: OpenApiResponse(ErrorOutput, description="Not logged in."),
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         serializer = CalculateInput(data=request.data)
         if not serializer.is_valid():
             errors = {field: [str(message) for message in messages] for field, messages in serializer.errors.items()}

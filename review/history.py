@@ -160,12 +160,12 @@ def author_items(*, project: Project, user: User, limit: int = 200) -> list[QAIt
     return items
 
 
-def show_reviewer_names(project: Project, membership: Membership | None, item: QAItem, user: Any) -> bool:
+def show_reviewer_names(project: Project, membership: Membership | None, item: QAItem, user: User) -> bool:
     """Blind review hides reviewers from authors; coordinators and reviewers always see names."""
     if not project.blind_review:
         return True
     if membership is not None and (membership.is_coordinator or membership.is_reviewer):
-        return item.author_id != getattr(user, "pk", None) or membership.is_coordinator
+        return item.author_id != user.pk or membership.is_coordinator
     return False
 
 

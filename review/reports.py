@@ -38,7 +38,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
@@ -62,7 +62,7 @@ from review.agreement import (
     summary_csv_rows,
 )
 from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind
-from review.models_reports import AgreementReport
+from review.models_reports import AgreementReport, ReportQuerySet
 
 log = logging.getLogger(__name__)
 
@@ -252,10 +252,12 @@ def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
 def _label_scopes(project: Project) -> list[Scope]:
     rows = _independent_labels(project)
     names = _usernames(labeller for _, _, labeller, _ in rows)
-    declared = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
+    declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
     scopes = []
     for kind in LabelKind.values:
-        judgments = [(pair_id, names[labeller], value) for k, pair_id, labeller, value in rows if k == kind]
+        judgments: list[tuple[Hashable, Hashable, Any]] = [
+            (pair_id, names[labeller], value) for k, pair_id, labeller, value in rows if k == kind
+        ]
         observed = sorted({value for _, _, value in judgments} - set(declared[kind]))
         scope = Scope(
             key=f"label:{kind}",
@@ -265,7 +267,7 @@ def _label_scopes(project: Project) -> list[Scope]:
             categories=declared[kind] + observed,
             unit="pair",
             judgments=judgments,
-            links={pair_id: {"pair_id": pair_id} for pair_id, _, _ in judgments},
+            links={pair_id: {"pair_id": pair_id} for k, pair_id, _, _ in rows if k == kind},
             notes=[
                 "Each labeller's label as it stood when the pair's labelling was complete, before anyone saw "
                 "the others' labels and before adjudication; later relabels are not counted."
@@ -287,7 +289,7 @@ def _screening_scope(project: Project) -> list[Scope]:
     for pair_id, _ in latest:
         screeners[pair_id] += 1
     names = _usernames(annotator for _, annotator in latest)
-    judgments = [
+    judgments: list[tuple[Hashable, Hashable, Any]] = [
         (pair_id, names[annotator], decision)
         for (pair_id, annotator), decision in latest.items()
         if screeners[pair_id] > 1
@@ -302,7 +304,7 @@ def _screening_scope(project: Project) -> list[Scope]:
             categories=list(Screening.Decision.values),
             unit="pair",
             judgments=judgments,
-            links={pair_id: {"pair_id": pair_id} for pair_id, _, _ in judgments},
+            links={pair_id: {"pair_id": pair_id} for pair_id, count in screeners.items() if count > 1},
             notes=[f"Pairs screened by more than one person only; {once} pair(s) screened once are not counted."],
         )
     ]
@@ -491,7 +493,7 @@ def _project_watermark(project: Project) -> int:
 def agreement_report_request(
     *,
     project: Project,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     trigger: str = AgreementReport.Trigger.PAGE,
     enqueue: bool = True,
     countdown: int = 0,
@@ -610,7 +612,7 @@ def _resend_if_lost(report: AgreementReport) -> None:
 # Reading
 
 
-def reports_for_project(project: Project):  # type: ignore[no-untyped-def]
+def reports_for_project(project: Project) -> ReportQuerySet:
     return AgreementReport.objects.filter(project=project).select_related("requested_by").defer("result")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -32,7 +33,7 @@ class _TextOptions(TypedDict):
 _TEXT: _TextOptions = {"required": False, "allow_blank": True, "trim_whitespace": False}
 
 
-def _hidden_name(serializer: serializers.Serializer, user: Any) -> str | None:
+def _hidden_name(serializer: serializers.Serializer, user: User | None) -> str | None:
     """Reviewer names are left out (null) when the context says the reader may not see them (blind review)."""
     if user is None or not serializer.context.get("show_names", True):
         return None

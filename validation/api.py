@@ -9,7 +9,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -19,6 +18,8 @@ from annotation.access import require_project_creator
 from annotation.models import ImportJob, Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
+from common.pagination import BoundedLimitOffsetPagination
+from common.requests import SignedInApiRequest
 from review.models import ReviewSlot
 from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
@@ -67,7 +68,7 @@ class ProjectCreateApi(APIView):
         request=ValidationProjectCreateInput,
         responses=responses({201: ValidationSettingsOutput}, not_found=False),
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         require_project_creator(request.user)
         data = validated(ValidationProjectCreateInput, request.data)
         project = services.validation_project_create(created_by=request.user, **data)
@@ -82,7 +83,7 @@ class SettingsApi(APIView):
         summary="Validation settings (any member)",
         responses=responses({200: ValidationSettingsOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug)
         return Response(ValidationSettingsOutput(services.validation_settings(project)).data)
 
@@ -92,7 +93,7 @@ class SettingsApi(APIView):
         request=ValidationSettingsUpdateInput,
         responses=responses({200: ValidationSettingsOutput}),
     )
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSettingsUpdateInput, request.data)
         settings = services.validation_settings_update(project=project, user=request.user, **data)
@@ -115,7 +116,7 @@ class ItemImportApi(APIView):
         request={"multipart/form-data": ValidationItemImportInput},
         responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationItemImportInput, request.data)
         job = ingest.import_job_create(
@@ -132,7 +133,7 @@ class SeedListApi(APIView):
         summary="Seed queries (coordinator)",
         responses=responses({200: ValidationSeedQueryOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         return paginated(
             self, request, SeedQuery.objects.filter(project=project).order_by("id"), ValidationSeedQueryOutput
@@ -144,7 +145,7 @@ class SeedListApi(APIView):
         request=ValidationSeedCreateInput,
         responses=responses({200: ValidationSeedReportOutput}),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSeedCreateInput, request.data)
         return Response(services.seed_query_create(project=project, user=request.user, **data).as_dict())
@@ -156,7 +157,7 @@ class LocationListApi(APIView):
         summary="Locations templates are expanded for, with their forms (coordinator)",
         responses=responses({200: ValidationLocationSerializer(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         return Response(ValidationLocationSerializer(project.locations.all(), many=True).data)
 
@@ -166,7 +167,7 @@ class LocationListApi(APIView):
         request=ValidationLocationSerializer,
         responses=responses({200: ValidationLocationSerializer}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationLocationSerializer, request.data)
         location = services.location_save(project=project, name=data["name"], forms=data["forms"], user=request.user)
@@ -187,7 +188,7 @@ class SeedImportApi(APIView):
         request={"multipart/form-data": ValidationSeedImportInput},
         responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSeedImportInput, request.data)
         job = services.seed_queries_import_start(
@@ -204,7 +205,7 @@ class SeedCsvApi(APIView):
             {200: OpenApiResponse(OpenApiTypes.STR, description="text/csv")}, bad_input=False, conflict=False
         ),
     )
-    def get(self, request: Request, slug: str) -> HttpResponse:
+    def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         response = HttpResponse(services.seed_queries_csv(project), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{project.slug}-seed-queries.csv"'
@@ -219,7 +220,7 @@ class DomainListApi(APIView):
         summary="Labelled source domains (coordinator)",
         responses=responses({200: ValidationDomainOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         domains = SourceDomain.objects.filter(project=project).select_related("labelled_by").order_by("domain")
         return paginated(self, request, domains, ValidationDomainOutput)
@@ -230,7 +231,7 @@ class DomainListApi(APIView):
         request=ValidationDomainLabelInput,
         responses=responses({201: ValidationDomainOutput}),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationDomainLabelInput, request.data)
         domain = services.source_domain_label(
@@ -249,7 +250,7 @@ class DomainImportApi(APIView):
         request={"multipart/form-data": ValidationDomainImportInput},
         responses=responses({202: ValidationImportJobOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationDomainImportInput, request.data)
         job = services.source_domains_import_start(project=project, user=request.user, upload=data["file"])
@@ -262,7 +263,7 @@ class DuplicateListApi(APIView):
         summary="Sets of duplicate QA pairs to merge (coordinator)",
         responses=responses({200: ValidationDuplicateGroupOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         return Response(ValidationDuplicateGroupOutput(services.duplicate_groups(project), many=True).data)
 
@@ -274,7 +275,7 @@ class MergeApi(APIView):
         request=ValidationMergeInput,
         responses=responses({200: ValidationItemOutput}),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationMergeInput, request.data)
         items = {v.item_id: v for v in project.validation_items.filter(item_id__in=[data["keep"], data["duplicate"]])}
@@ -293,7 +294,7 @@ class MergeAllApi(APIView):
         request=ValidationMergeAllInput,
         responses=responses({200: ValidationMergeAllOutput}, conflict=False),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationMergeAllInput, request.data)
         result = services.validation_duplicates_merge_all(
@@ -303,7 +304,7 @@ class MergeAllApi(APIView):
 
 
 class ItemListApi(APIView):
-    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+    pagination_class = BoundedLimitOffsetPagination  # the default class, named: this view pages by hand
 
     @extend_schema(
         tags=TAG,
@@ -314,13 +315,13 @@ class ItemListApi(APIView):
         ],
         responses=responses({200: ValidationItemOutput(many=True)}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         items = services.validation_items_filtered(
             project, label=request.query_params.get("label", ""), status=request.query_params.get("status", "")
         )
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(items, request, view=self)
+        page = paginator.paginate_queryset(items, request, view=self) or []  # None only without a limit: never here
         services.attach_domain_labels(project, page)
         return paginator.get_paginated_response(ValidationItemOutput(page, many=True).data)
 
@@ -331,7 +332,7 @@ class ItemDetailApi(APIView):
         summary="One QA pair with its answer revisions (and diffs), judgments and their aggregate (coordinator)",
         responses=responses({200: ValidationItemDetailOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, item_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
         return Response(ValidationItemDetailOutput(vitem, context=services.item_detail_context(vitem)).data)
 
@@ -345,7 +346,7 @@ class FinalAnswerApi(APIView):
         request=ValidationFinalAnswerInput,
         responses=responses({200: ValidationItemDetailOutput}, conflict=True),
     )
-    def post(self, request: Request, slug: str, item_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         vitem = get_validation_item(request.user, slug, item_id)
         data = validated(ValidationFinalAnswerInput, request.data)
         services.validation_final_answer_choose(
@@ -385,7 +386,7 @@ class NextApi(APIView):
         request=ValidationNextInput,
         responses=responses({200: ValidationTaskOutput, 204: OpenApiResponse(description="Nothing waiting.")}),
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.REVIEWER)
         data = validated(ValidationNextInput, request.data)
         slot = services.validation_claim_next(project=project, user=request.user, skipped=data.get("skip") or ())
@@ -402,7 +403,7 @@ class TaskSkipApi(APIView):
         request=None,
         responses=responses({204: OpenApiResponse(description="Given back.")}, bad_input=False),
     )
-    def post(self, request: Request, slug: str, slot_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         slot = get_slot_for_validator(request.user, slug, slot_id)
         services.validation_skip(slot=slot, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -416,7 +417,7 @@ class TaskApi(APIView):
         summary="A validation task you hold",
         responses=responses({200: ValidationTaskOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str, slot_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         return Response(_task_data(get_slot_for_validator(request.user, slug, slot_id)))
 
     @extend_schema(
@@ -425,7 +426,7 @@ class TaskApi(APIView):
         request=ValidationJudgmentInput,
         responses=responses({200: ValidationJudgmentOutput}),
     )
-    def post(self, request: Request, slot_id: int, slug: str) -> Response:
+    def post(self, request: SignedInApiRequest, slot_id: int, slug: str) -> Response:
         slot = get_slot_for_validator(request.user, slug, slot_id)
         data = validated(ValidationJudgmentInput, request.data)
         version = data.pop("version")
@@ -439,6 +440,6 @@ class AgreementApi(APIView):
         summary="Validator agreement per task and Likert criterion (coordinator)",
         responses=responses({200: ValidationAgreementOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         return Response(services.validation_agreement(project))

@@ -22,6 +22,7 @@ from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
+from common.requests import SignedInRequest
 from review.history import text_diff
 from review.models import ReviewSlot
 from validation import pages, services
@@ -48,7 +49,7 @@ def _upload_file(request: HttpRequest, name: str = "file") -> UploadedFile:
 
 
 @login_required
-def validation_project_create(request: HttpRequest) -> HttpResponse:
+def validation_project_create(request: SignedInRequest) -> HttpResponse:
     require_project_creator(request.user)
     values = {"validators_per_item": "1"}
     errors: dict[str, str] = {}
@@ -75,7 +76,7 @@ def validation_project_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def validation_home(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_home(request: SignedInRequest, slug: str) -> HttpResponse:
     access = validation_access(request.user, slug)
     project, membership = access.project, access.membership
     context: dict[str, Any] = {
@@ -107,7 +108,7 @@ def validation_home(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     settings = services.validation_settings(project)
     if request.method == "POST":
@@ -148,7 +149,7 @@ def validation_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_import(request: SignedInRequest, slug: str) -> HttpResponse:
     """Upload a file: it is stored and queued; the job's page shows progress and then the report."""
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     if request.method == "POST":
@@ -170,7 +171,7 @@ def validation_import(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def validation_import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+def validation_import_job(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     job = services.validation_import_jobs(project).filter(pk=job_id).first()
     if job is None:
@@ -180,7 +181,7 @@ def validation_import_job(request: HttpRequest, slug: str, job_id: int) -> HttpR
 
 
 @login_required
-def validation_seeds(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_seeds(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     seeds = None
     if request.method == "POST":
@@ -251,7 +252,7 @@ def _location_rows(project: Project) -> list[dict[str, Any]]:
 
 
 @login_required
-def validation_seeds_csv(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_seeds_csv(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     response = HttpResponse(services.seed_queries_csv(project), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{project.slug}-seed-queries.csv"'
@@ -259,7 +260,7 @@ def validation_seeds_csv(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_domains(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     if request.method == "POST":
         try:
@@ -299,7 +300,7 @@ def validation_domains(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_duplicates(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_duplicates(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     groups = services.duplicate_groups(project)
     total = sum(len(group["duplicates"]) for group in groups)
@@ -309,7 +310,7 @@ def validation_duplicates(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def validation_merge(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_merge(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     try:
         keep = ValidationItem.objects.filter(project=project, item_id=int(request.POST.get("keep") or 0)).first()
@@ -330,7 +331,7 @@ def validation_merge(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def validation_merge_all(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_merge_all(request: SignedInRequest, slug: str) -> HttpResponse:
     """Merge every listed duplicate (or only the exact repeats) into the item kept of its set."""
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     try:
@@ -349,7 +350,7 @@ def validation_merge_all(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_items(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_items(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     label = request.GET.get("label", "")
     items = services.validation_items_filtered(project, label=label, status=request.GET.get("status", ""))
@@ -367,9 +368,9 @@ def validation_items(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def validation_item(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     vitem = get_validation_item(request.user, slug, item_id)
-    project = vitem.project  # type: ignore[attr-defined]
+    project = vitem.project
     revisions = list(vitem.item.revisions.select_related("author").order_by("number"))
     diffs = [
         {"revision": revision, "ops": text_diff(revisions[0].answer_standard, revision.answer_standard)}
@@ -396,7 +397,7 @@ def validation_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespon
 
 @login_required
 @require_POST
-def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def validation_final_answer(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """The coordinator chooses which revision's answer the release gives as the final answer."""
     vitem = get_validation_item(request.user, slug, item_id)
     try:
@@ -415,7 +416,7 @@ def validation_final_answer(request: HttpRequest, slug: str, item_id: int) -> Ht
 
 @login_required
 @require_POST
-def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.REVIEWER)
     try:
         slot = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
@@ -428,12 +429,12 @@ def validation_next(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("validation_task", project.slug, slot.pk)
 
 
-def _skipped(request: HttpRequest, project: Project) -> list[int]:
+def _skipped(request: SignedInRequest, project: Project) -> list[int]:
     """Items this validator skipped in this session: the queue hands them to others first."""
     return list(request.session.get(f"validation-skipped-{project.pk}", []))
 
 
-def _next_task(request: HttpRequest, project: Project, done: str) -> HttpResponse:
+def _next_task(request: SignedInRequest, project: Project, done: str) -> HttpResponse:
     following = services.validation_claim_next(project=project, user=request.user, skipped=_skipped(request, project))
     if following is None:
         messages.success(request, f"{done} That was the last item waiting for you.")
@@ -442,14 +443,14 @@ def _next_task(request: HttpRequest, project: Project, done: str) -> HttpRespons
     return redirect("validation_task", project.slug, following.pk)
 
 
-def _left(request: HttpRequest, project: Project, slot: ReviewSlot) -> int:
+def _left(request: SignedInRequest, project: Project, slot: ReviewSlot) -> int:
     """This item (while held) and the ones still waiting for this validator."""
     waiting = services.validation_waiting_count(project=project, user=request.user, skipped=_skipped(request, project))
     return waiting + (slot.status == ReviewSlot.Status.CLAIMED)
 
 
 @login_required
-def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+def validation_task(request: SignedInRequest, slug: str, slot_id: int) -> HttpResponse:
     slot = get_slot_for_validator(request.user, slug, slot_id)
     project = slot.item.project
     settings = services.validation_settings(project)
@@ -489,7 +490,7 @@ def validation_task(request: HttpRequest, slug: str, slot_id: int) -> HttpRespon
 
 
 @login_required
-def validation_agreement(request: HttpRequest, slug: str) -> HttpResponse:
+def validation_agreement(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     figures = services.validation_agreement(project)
     return render(request, "validation/agreement.html", {"project": project, "figures": figures})

@@ -6,13 +6,14 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import tokens
 from annotation.models import ApiToken
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 
 class TokenForm(forms.Form):
@@ -22,7 +23,7 @@ class TokenForm(forms.Form):
 
 
 @login_required
-def api_tokens_page(request: HttpRequest) -> HttpResponse:
+def api_tokens_page(request: SignedInRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():
@@ -47,7 +48,7 @@ def api_tokens_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+def api_token_revoke(request: SignedInRequest, token_id: int) -> HttpResponse:
     token = tokens.api_token_of_user(request.user, token_id)
     if token is None:
         raise Http404("No such token.")
@@ -58,7 +59,7 @@ def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def api_tokens_revoke_all(request: HttpRequest) -> HttpResponse:
+def api_tokens_revoke_all(request: SignedInRequest) -> HttpResponse:
     count = tokens.api_tokens_revoke_all(user=request.user)
     messages.success(request, f"{count} token{'s' if count != 1 else ''} revoked.")
     return redirect("api_tokens_page")

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
@@ -26,7 +27,7 @@ from annotation.models import Membership
 class LoginView(auth_views.LoginView):
     """Django's login view; someone whose password another person chose is sent to choose their own."""
 
-    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:  # type: ignore[no-untyped-def]
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response = super().post(request, *args, **kwargs)
         if request.user.is_authenticated and people.must_change_password(request.user):
             request.session[MUST_CHANGE_PASSWORD] = True
@@ -54,7 +55,7 @@ class PasswordChangeView(_SetsOwnPassword, auth_views.PasswordChangeView):
             return target
         return ""
 
-    def form_valid(self, form):  # type: ignore[no-untyped-def]
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
         target = self._next()
         response = super().form_valid(form)
         self.password_set(self.request, form.user)
@@ -64,7 +65,7 @@ class PasswordChangeView(_SetsOwnPassword, auth_views.PasswordChangeView):
 
 
 class PasswordResetConfirmView(_SetsOwnPassword, auth_views.PasswordResetConfirmView):
-    def form_valid(self, form):  # type: ignore[no-untyped-def]
+    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
         response = super().form_valid(form)
         self.password_set(self.request, form.user)
         return response
@@ -78,7 +79,7 @@ class InvitationAcceptView(_SetsOwnPassword, auth_views.PasswordResetConfirmView
     post_reset_login = True
     post_reset_login_backend = "django.contrib.auth.backends.ModelBackend"
 
-    def form_valid(self, form):  # type: ignore[no-untyped-def]
+    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
         response = super().form_valid(form)
         self.password_set(self.request, form.user)
         return response

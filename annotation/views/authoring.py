@@ -6,7 +6,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -22,6 +22,7 @@ from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
 from annotation.warnings import project_questions, qa_item_warnings
 from common.errors import InvalidInput, ServiceError, StaleEdit
+from common.requests import SignedInRequest
 
 SESSION_STARTED = "localqa:work-started"  # when this signed-in session first opened a pair
 TEXT_FIELDS = ("question", "answer_standard", "answer_local")
@@ -29,7 +30,7 @@ TEXT_FIELDS = ("question", "answer_standard", "answer_local")
 
 @login_required
 @require_POST
-def queue_next(request: HttpRequest, slug: str) -> HttpResponse:
+def queue_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
     pair = services.pair_claim_next(project=project, user=request.user)
     if pair is None:
@@ -62,7 +63,7 @@ def _item_context(
     }
 
 
-def _session_started(request: HttpRequest) -> datetime:
+def _session_started(request: SignedInRequest) -> datetime:
     started = request.session.get(SESSION_STARTED)
     if started is None:
         request.session[SESSION_STARTED] = timezone.now().isoformat()
@@ -70,7 +71,7 @@ def _session_started(request: HttpRequest) -> datetime:
     return datetime.fromisoformat(started)
 
 
-def _pair_context(request: HttpRequest, pair: PagePair, membership: Membership | None) -> dict:
+def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membership | None) -> dict:
     """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
     # review builds on annotation, not the other way round: it registers the panel (annotation/review_hooks.py)
     latest_verifications, verification_panel = review_hooks().latest_verifications, review_hooks().verification_panel
@@ -118,14 +119,14 @@ def _pair_context(request: HttpRequest, pair: PagePair, membership: Membership |
 
 
 @login_required
-def pair_detail(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_detail(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     access = pair_access(request.user, slug, pair_id)
     return render(request, "annotation/pair_detail.html", _pair_context(request, access.pair, access.membership))
 
 
 @login_required
 @require_POST
-def pair_screen(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_screen(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     form = ScreeningForm(request.POST)
     if not form.is_valid():
@@ -144,7 +145,7 @@ def pair_screen(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def pair_submit(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_submit(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     """Submit the pair; with `then=next`, go straight on to the next pair of the queue."""
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     try:
@@ -160,7 +161,7 @@ def pair_submit(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def pair_give_back(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_give_back(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     """Skip a pair: it goes back to the queue (not to this annotator again), with an optional reason."""
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     try:
@@ -176,7 +177,7 @@ def pair_give_back(request: HttpRequest, slug: str, pair_id: int) -> HttpRespons
 
 @login_required
 @require_POST
-def pair_activity(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_activity(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     """Active-time heartbeat from the page (sent with sendBeacon, so the answer is not read)."""
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     item = None
@@ -192,7 +193,7 @@ def pair_activity(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse
 
 @login_required
 @require_POST
-def item_create(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def item_create(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     access = pair_access(request.user, slug, pair_id, role=Role.ANNOTATOR)
     pair = access.pair
     kind = request.POST.get("kind", QAItem.Kind.LEAD)
@@ -233,7 +234,7 @@ def _parse_spans(raw: str | None) -> list | None:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def item_save(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_save(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """Autosave of a draft (htmx) or the plain form's save button."""
     item = get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
     status = 200
@@ -269,7 +270,7 @@ def item_save(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     return render(request, "annotation/pair_detail.html#item-saved", context, status=status)
 
 
-def _refused_save_page(request: HttpRequest, item: QAItem, refused: dict, status: int) -> HttpResponse:
+def _refused_save_page(request: SignedInRequest, item: QAItem, refused: dict, status: int) -> HttpResponse:
     """The plain form's refused save: the page again, the item's form holding what was sent, the error beside it.
 
     On a conflict the newer version is shown next to the sent text, which is never lost.
@@ -293,7 +294,7 @@ def _refused_save_page(request: HttpRequest, item: QAItem, refused: dict, status
 
 @login_required
 @require_POST
-def item_delete(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_delete(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_user(request.user, slug, item_id)  # its author (a draft) or a coordinator (any item)
     try:
         services.qa_item_delete(item=item, user=request.user)

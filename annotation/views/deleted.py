@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -22,17 +22,18 @@ from annotation.access import (
 from annotation.models import Role
 from annotation.views.common import report_error
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 
 @login_required
-def deleted_list(request: HttpRequest, slug: str) -> HttpResponse:
+def deleted_list(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     return render(request, "annotation/deleted.html", {"project": project, **services.deleted_in_project(project)})
 
 
 @login_required
 @require_POST
-def pair_delete(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_delete(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
     try:
         services.pair_delete(pair=pair, user=request.user)
@@ -45,7 +46,7 @@ def pair_delete(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def pair_restore(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_restore(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_deleted_pair_for_user(request.user, slug, pair_id)
     try:
         services.pair_restore(pair=pair, user=request.user)
@@ -58,7 +59,7 @@ def pair_restore(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def item_restore(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_restore(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_deleted_item_for_user(request.user, slug, item_id)
     try:
         services.qa_item_restore(item=item, user=request.user)
@@ -70,7 +71,7 @@ def item_restore(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 
 @login_required
-def project_delete(request: HttpRequest, slug: str) -> HttpResponse:
+def project_delete(request: SignedInRequest, slug: str) -> HttpResponse:
     """A page that asks for the project's slug before deleting it (a whole project is a lot to click away)."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     error = ""
@@ -90,14 +91,14 @@ def project_delete(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def deleted_projects(request: HttpRequest) -> HttpResponse:
+def deleted_projects(request: SignedInRequest) -> HttpResponse:
     projects = services.deleted_projects_for(request.user)
     return render(request, "annotation/deleted_projects.html", {"projects": projects})
 
 
 @login_required
 @require_POST
-def project_restore(request: HttpRequest, slug: str) -> HttpResponse:
+def project_restore(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_deleted_project_for_user(request.user, slug)
     try:
         services.project_restore(project=project, user=request.user)

@@ -6,12 +6,15 @@ Both run on a worker; their pages poll a small partial every two seconds
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -22,6 +25,7 @@ from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
 from annotation.views.common import report_error
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 TITLES_PER_PAGE = 100
 
@@ -31,7 +35,7 @@ class MultipleFileInput(forms.ClearableFileInput):
 
 
 class MultipleFileField(forms.FileField):
-    def clean(self, data, initial=None):  # type: ignore[no-untyped-def]
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
         single = super().clean
         if isinstance(data, list | tuple):
             return [single(file, initial) for file in data]
@@ -39,7 +43,8 @@ class MultipleFileField(forms.FileField):
 
 
 class ImportForm(forms.Form):
-    files = MultipleFileField(
+    # The form metaclass takes declared fields off the class; the stubs see this as BaseForm.files.
+    files = MultipleFileField(  # type: ignore[assignment]
         widget=MultipleFileInput(attrs={"accept": ".jsonl,.ndjson,.csv,.json"}),
         help_text="JSONL, CSV, or a WiLoVa release (choose its base file and its _QualityMeta file together).",
     )
@@ -72,8 +77,9 @@ class CollectionForm(forms.Form):
         label="Keep only local-heavy pairs (local lead and full text both longer than the standard ones)",
     )
 
-    def clean(self):  # type: ignore[no-untyped-def]
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         titles = ingest.parse_titles(data.get("titles") or "")
         upload = data.get("titles_file")
         if upload is not None:
@@ -90,7 +96,7 @@ class CollectionForm(forms.Form):
 
 
 @login_required
-def import_start(request: HttpRequest, slug: str) -> HttpResponse:
+def import_start(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
@@ -135,7 +141,7 @@ def region_choices(project: Project) -> list[tuple[str, str]]:
 
 @login_required
 @vary_on_headers("HX-Request")
-def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+def import_detail(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
     job = get_import_job_for_user(request.user, slug, job_id)
     project = job.project
     template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
@@ -144,7 +150,7 @@ def import_detail(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def import_rerun(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+def import_rerun(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
     """Map a dry run's unknown regions into the project's vocabulary and import (or check) its files again."""
     job = get_import_job_for_user(request.user, slug, job_id)
     project = job.project
@@ -161,7 +167,7 @@ def import_rerun(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 
 
 @login_required
-def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
+def collection_start(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = CollectionForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
@@ -185,7 +191,7 @@ def collection_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def collection_detail(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+def collection_detail(request: SignedInRequest, slug: str, collection_id: int) -> HttpResponse:
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     context = {
@@ -209,7 +215,7 @@ def collection_detail(request: HttpRequest, slug: str, collection_id: int) -> Ht
 
 @login_required
 @require_POST
-def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+def collection_cancel(request: SignedInRequest, slug: str, collection_id: int) -> HttpResponse:
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:
@@ -223,7 +229,7 @@ def collection_cancel(request: HttpRequest, slug: str, collection_id: int) -> Ht
 
 @login_required
 @require_POST
-def collection_resume(request: HttpRequest, slug: str, collection_id: int) -> HttpResponse:
+def collection_resume(request: SignedInRequest, slug: str, collection_id: int) -> HttpResponse:
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:

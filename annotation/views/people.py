@@ -6,9 +6,9 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -19,10 +19,11 @@ from annotation.forms import PeopleCsvForm, PersonForm
 from annotation.models import Membership, Project, Role
 from annotation.views.common import report_error
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 
 def _page(
-    request: HttpRequest,
+    request: SignedInRequest,
     project: Project,
     *,
     form: PersonForm | None = None,
@@ -45,7 +46,7 @@ def _page(
     return render(request, "annotation/members.html", context, status=status)
 
 
-def _send_invitations(request: HttpRequest, project: Project, added: list[people.PersonAdded]) -> None:
+def _send_invitations(request: SignedInRequest, project: Project, added: list[people.PersonAdded]) -> None:
     for result in added:
         if result.invitation_path:
             people.invitation_send(
@@ -55,7 +56,7 @@ def _send_invitations(request: HttpRequest, project: Project, added: list[people
 
 @never_cache  # the page may carry a password or a link shown once
 @login_required
-def project_members(request: HttpRequest, slug: str) -> HttpResponse:
+def project_members(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     if request.method != "POST":
         return _page(request, project)
@@ -81,7 +82,7 @@ def project_members(request: HttpRequest, slug: str) -> HttpResponse:
 @never_cache
 @login_required
 @require_POST
-def project_people_import(request: HttpRequest, slug: str) -> HttpResponse:
+def project_people_import(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     csv_form = PeopleCsvForm(request.POST, request.FILES)
     if not csv_form.is_valid():
@@ -106,7 +107,7 @@ def project_people_import(request: HttpRequest, slug: str) -> HttpResponse:
     return _page(request, project, added=added)
 
 
-def _member(project: Project, username: str) -> AbstractBaseUser:
+def _member(project: Project, username: str) -> User:
     membership = Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
     if membership is None:
         raise Http404("No such member of this project.")
@@ -115,7 +116,7 @@ def _member(project: Project, username: str) -> AbstractBaseUser:
 
 @login_required
 @require_POST
-def project_member_remove(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+def project_member_remove(request: SignedInRequest, slug: str, username: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     user = get_user_model().objects.filter(username=username).first()
     if user is not None:
@@ -130,7 +131,7 @@ def project_member_remove(request: HttpRequest, slug: str, username: str) -> Htt
 
 @login_required
 @require_POST
-def project_member_deactivate(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+def project_member_deactivate(request: SignedInRequest, slug: str, username: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     try:
         people.membership_deactivate(project=project, user=_member(project, username), actor=request.user)
@@ -143,7 +144,7 @@ def project_member_deactivate(request: HttpRequest, slug: str, username: str) ->
 
 @login_required
 @require_POST
-def project_member_reactivate(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+def project_member_reactivate(request: SignedInRequest, slug: str, username: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     people.membership_reactivate(project=project, user=_member(project, username), actor=request.user)
     messages.success(request, f"{username} is active in this project again.")
@@ -153,7 +154,7 @@ def project_member_reactivate(request: HttpRequest, slug: str, username: str) ->
 @never_cache
 @login_required
 @require_POST
-def project_member_access(request: HttpRequest, slug: str, username: str) -> HttpResponse:
+def project_member_access(request: SignedInRequest, slug: str, username: str) -> HttpResponse:
     """A new invitation link or initial password for a member who has not signed in yet."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     user = _member(project, username)
@@ -170,7 +171,7 @@ def project_member_access(request: HttpRequest, slug: str, username: str) -> Htt
 
 @login_required
 @require_POST
-def account_set_active(request: HttpRequest, slug: str, username: str, active: bool) -> HttpResponse:
+def account_set_active(request: SignedInRequest, slug: str, username: str, active: bool) -> HttpResponse:
     """A superuser switches a member's whole account off or on (every project, sign-in, API tokens)."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     if not request.user.is_superuser:

@@ -1,8 +1,9 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Count, OuterRef, QuerySet
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch
 
@@ -20,6 +21,7 @@ from annotation.next_steps import next_steps
 from annotation.queries import count_of
 from common import kinds
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 
 PAIRS_PER_PAGE = 50
 
@@ -33,7 +35,7 @@ def _project_link(project: Project) -> str:
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: SignedInRequest) -> HttpResponse:
     projects = list(user_projects(request.user))
     sizes = kinds.sizes(projects)  # each kind's own count: page pairs, QA pairs, trivia items, entities
     for project in projects:
@@ -44,7 +46,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def project_create(request: HttpRequest) -> HttpResponse:
+def project_create(request: SignedInRequest) -> HttpResponse:
     require_project_creator(request.user)
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -59,7 +61,7 @@ def project_create(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/project_form.html", {"form": form, "creating": True})
 
 
-def _my_pairs(project, user):  # type: ignore[no-untyped-def]
+def _my_pairs(project: Project, user: User) -> QuerySet[PagePair]:
     return (
         PagePair.objects.filter(project=project, assignee=user)
         .exclude(status=PagePair.Status.NEW)
@@ -70,7 +72,7 @@ def _my_pairs(project, user):  # type: ignore[no-untyped-def]
 
 
 @login_required
-def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def project_detail(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug)
     project, membership = access.project, access.membership
     if membership.roles == [Role.RESEARCHER]:
@@ -96,7 +98,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def project_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     form = ProjectSettingsForm(request.POST or None, initial=project_settings_initial(project))
     if request.method == "POST" and form.is_valid():
@@ -113,13 +115,13 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def project_guidelines(request: HttpRequest, slug: str) -> HttpResponse:
+def project_guidelines(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug)
     return render(request, "annotation/guidelines.html", {"project": project})
 
 
 @login_required
-def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
+def pair_list(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
         PagePair.objects.filter(project=project)
@@ -151,7 +153,7 @@ def pair_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def item_list(request: HttpRequest, slug: str) -> HttpResponse:
+def item_list(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     items = (
         QAItem.objects.alive()

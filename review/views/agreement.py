@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -21,6 +21,7 @@ from django.views.decorators.vary import vary_on_headers
 from annotation.access import ProjectAccess, get_project_for_user
 from annotation.models import Membership, Project, QAItem, Role
 from common.csv_safety import csv_writer
+from common.requests import SignedInRequest
 from review import reports
 from review.models import AgreementReport
 
@@ -31,7 +32,7 @@ SERIES_CLASSES = 8  # series-0 .. series-7 in agreement.css
 
 @login_required
 @vary_on_headers("HX-Request")
-def agreement(request: HttpRequest, slug: str, report_id: int | None = None) -> HttpResponse:
+def agreement(request: SignedInRequest, slug: str, report_id: int | None = None) -> HttpResponse:
     access: ProjectAccess
     report: AgreementReport | None
     if report_id is None:
@@ -41,7 +42,7 @@ def agreement(request: HttpRequest, slug: str, report_id: int | None = None) -> 
         access, report = reports.get_report_for_user(request.user, slug, report_id)
     project, membership = access.project, access.membership
     active = AgreementReport.objects.active().filter(project=project).first()
-    if request.htmx and request.GET.get("status"):  # type: ignore[attr-defined]
+    if request.htmx and request.GET.get("status"):
         response = render(
             request, "review/agreement.html#status", {"project": project, "membership": membership, "active": active}
         )
@@ -64,7 +65,7 @@ def agreement(request: HttpRequest, slug: str, report_id: int | None = None) -> 
 
 @login_required
 @require_POST
-def agreement_compute(request: HttpRequest, slug: str) -> HttpResponse:
+def agreement_compute(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     report, created = reports.agreement_report_request(
         project=project, user=request.user, trigger=AgreementReport.Trigger.PAGE
@@ -78,7 +79,7 @@ def agreement_compute(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def agreement_download(request: HttpRequest, slug: str, report_id: int, fmt: str) -> HttpResponse:
+def agreement_download(request: SignedInRequest, slug: str, report_id: int, fmt: str) -> HttpResponse:
     access, report = reports.get_report_for_user(request.user, slug, report_id)
     if not report.is_done:
         raise Http404("This report has no figures yet.")

@@ -11,13 +11,14 @@ import json
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from common.csv_safety import csv_writer
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 from review.agreement import DEFAULT_BOOTSTRAP, DEFAULT_SEED, LEVELS, summary_csv_rows
 from review.calculator import MAX_PAGE_ROWS, calculator_compute
 
@@ -47,7 +48,7 @@ class CalculatorForm(forms.Form):
 
 @login_required
 @vary_on_headers("HX-Request")
-def agreement_calculator(request: HttpRequest) -> HttpResponse:
+def agreement_calculator(request: SignedInRequest) -> HttpResponse:
     form = CalculatorForm(request.POST or None, request.FILES or None)
     context: dict = {"form": form, "max_rows": MAX_PAGE_ROWS}
     if request.method == "POST" and form.is_valid():
@@ -74,13 +75,13 @@ def agreement_calculator(request: HttpRequest) -> HttpResponse:
     elif request.method == "GET" and SESSION_KEY in request.session:
         stored = request.session[SESSION_KEY]
         context.update(result=stored["result"], file_name=stored["file"])
-    template = "review/calculator.html#calculator" if request.htmx else "review/calculator.html"  # type: ignore[attr-defined]
+    template = "review/calculator.html#calculator" if request.htmx else "review/calculator.html"
     return render(request, template, context, status=400 if form.errors else 200)
 
 
 @login_required
 @require_GET
-def agreement_calculator_download(request: HttpRequest, fmt: str) -> HttpResponse:
+def agreement_calculator_download(request: SignedInRequest, fmt: str) -> HttpResponse:
     stored = request.session.get(SESSION_KEY)
     if stored is None:
         messages.info(request, "Nothing computed yet: upload a ratings file first.")

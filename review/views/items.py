@@ -19,6 +19,7 @@ from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
 from common.errors import InvalidInput, ServiceError
+from common.requests import SignedInRequest
 from review import decisions as review_decisions
 from review import history as review_history
 from review import verification as review_verification
@@ -41,7 +42,7 @@ def _int(request: HttpRequest, name: str) -> int:
 
 
 @login_required
-def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_history(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     access = reader_access(request.user, slug, item_id)
     project, membership, item = access.project, access.membership, access.item
     entries, events = review_history.item_history(item)
@@ -64,7 +65,7 @@ def item_history(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def item_reject(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_reject(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_coordinator(request.user, slug, item_id)
     try:
         review_decisions.qa_item_reject(
@@ -90,7 +91,7 @@ def _editor_context(item: QAItem) -> dict:
 
 
 @login_required
-def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_rewrite(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """The author's page for an item sent back: the flags and comments, the item editable, resubmit."""
     access = author_access(request.user, slug, item_id)
     project, item = access.project, access.item
@@ -110,7 +111,7 @@ def item_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def item_resubmit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_resubmit(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_author(request.user, slug, item_id)
     try:
         review_decisions.qa_item_resubmit(item=item, user=request.user, version=_int(request, "version"))
@@ -123,7 +124,7 @@ def item_resubmit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse
 
 @login_required
 @require_POST
-def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_reviewer_rewrite(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
     try:
         review_decisions.qa_item_reviewer_rewrite(
@@ -142,7 +143,7 @@ def item_reviewer_rewrite(request: HttpRequest, slug: str, item_id: int) -> Http
 
 
 @login_required
-def my_items(request: HttpRequest, slug: str) -> HttpResponse:
+def my_items(request: SignedInRequest, slug: str) -> HttpResponse:
     """An author's submitted items with their review outcome; items sent back come first."""
     access = project_access(request.user, slug, role=Role.ANNOTATOR)
     project = access.project
@@ -155,8 +156,8 @@ def my_items(request: HttpRequest, slug: str) -> HttpResponse:
 # Full-document verification
 
 
-def _posted_sentences(request: HttpRequest, item: QAItem) -> list[dict]:
-    sentences = []
+def _posted_sentences(request: HttpRequest, item: QAItem) -> list[dict[str, Any]]:
+    sentences: list[dict[str, Any]] = []
     for value in request.POST.getlist("sentence"):
         try:
             start, end = (int(part) for part in value.split(":", 1))
@@ -214,7 +215,7 @@ def verification_panel(
 
 
 @login_required
-def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     """Search the standard full text (pre-filled with the answer) and record found, with sentences, or not found.
 
     The authoring page shows the same as a panel in each lead item (`panel=1`; htmx swaps it in place).
@@ -283,7 +284,7 @@ def item_verify(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 
 @login_required
-def document_qa(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def document_qa(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     """Author the pair's one document-level QA on the local full text, with a time box."""
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     project = pair.project
@@ -299,7 +300,7 @@ def document_qa(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
         except ServiceError as error:
             report_error(request, error)
         return redirect("document_qa", slug, pair.pk)
-    context = {"project": project, "pair": pair, "item": item, "text": pair.local_text}
+    context: dict[str, Any] = {"project": project, "pair": pair, "item": item, "text": pair.local_text}
     if item is not None:
         item.pair = pair
         item.project = project

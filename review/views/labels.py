@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -16,6 +16,7 @@ from annotation.access import get_project_for_user
 from annotation.models import Membership, Project, Role
 from annotation.views.common import report_error
 from common.errors import InvalidInput, ServiceError
+from common.requests import SignedInRequest
 from review import labels as review_labels
 from review import reviewers as review_reviewers
 from review import statistics as review_statistics
@@ -33,7 +34,7 @@ def _int(value: str | None, name: str) -> int:
 
 
 @login_required
-def label_list(request: HttpRequest, slug: str) -> HttpResponse:
+def label_list(request: SignedInRequest, slug: str) -> HttpResponse:
     """Kept pairs with how many labellers are done and whether this coordinator has labelled each."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     pairs = (
@@ -54,7 +55,7 @@ def label_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def pair_labels(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_labeller(request.user, slug, pair_id)
     project = pair.project
     status = 200
@@ -93,7 +94,7 @@ def pair_labels(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
 
 
 @login_required
-def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
+def adjudication(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     rows = review_labels.adjudication_list(project)
     for row in rows:  # the values in dispute, offered first (one button each)
@@ -104,7 +105,7 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpResponse:
+def label_adjudicate(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     pair = get_pair_for_labeller(request.user, slug, pair_id)
     try:
         review_labels.label_adjudicate(
@@ -125,7 +126,7 @@ def label_adjudicate(request: HttpRequest, slug: str, pair_id: int) -> HttpRespo
 
 @login_required
 @vary_on_headers("HX-Request")
-def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+def dashboard(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR, kind=Project.Kind.WIKIPEDIA_QA)
     stats = review_statistics.project_statistics(project)
     template = "review/dashboard.html#stats" if request.htmx else "review/dashboard.html"
@@ -133,7 +134,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def reviewers(request: HttpRequest, slug: str) -> HttpResponse:
+def reviewers(request: SignedInRequest, slug: str) -> HttpResponse:
     """Which languages each reviewer reads (routing needs the standard language), and their workload."""
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     status = 200

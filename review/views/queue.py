@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef
+from django.db.models import OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -16,6 +16,7 @@ from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
 from common.errors import ServiceError, StaleEdit
+from common.requests import SignedInRequest
 from review import judging as review_judging
 from review import queue as slot_queue
 from review import verification as review_verification
@@ -29,7 +30,7 @@ PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
 
 
-def review_items(project: Project, status: str = "", kind: str = ""):  # type: ignore[no-untyped-def]
+def review_items(project: Project, status: str = "", kind: str = "") -> QuerySet[QAItem]:
     """Submitted (never draft) items for the filtered list, with review progress, in one query; the two
     columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
     are the kind's words (`common.kinds.Words`)."""
@@ -57,7 +58,7 @@ def review_items(project: Project, status: str = "", kind: str = ""):  # type: i
 
 
 @login_required
-def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
+def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug, role=REVIEWING)
     project = access.project
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
@@ -65,7 +66,8 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
     page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     words = kinds.of(project).words
     for item in page:
-        item.source_text, item.kind_text = words.source_of(item), words.kind_of(item)
+        # Display attributes for the template's rows, as on the project list (annotation.views.projects).
+        item.source_text, item.kind_text = words.source_of(item), words.kind_of(item)  # type: ignore[attr-defined]
     held = (
         ReviewSlot.objects.filter(
             item__project=project,
@@ -98,7 +100,7 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_next(request: HttpRequest, slug: str) -> HttpResponse:
+def review_next(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug, role=Role.REVIEWER)
     project = access.project
     try:
@@ -114,7 +116,7 @@ def review_next(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_claim(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def review_claim(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_item_for_reviewer(request.user, slug, item_id, role=Role.REVIEWER)
     try:
         slot = slot_queue.review_claim(item=item, user=request.user)
@@ -145,7 +147,7 @@ def _criterion_errors(error: ServiceError) -> dict[str, str]:
 
 
 @login_required
-def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
     slot = get_slot_for_reviewer(request.user, slug, slot_id)
     item, project = slot.item, slot.item.project
@@ -213,7 +215,7 @@ def review_slot(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+def review_release(request: SignedInRequest, slug: str, slot_id: int) -> HttpResponse:
     slot = get_slot_for_reviewer(request.user, slug, slot_id, held=True)
     try:
         slot_queue.review_release(slot=slot, user=request.user)
@@ -226,7 +228,7 @@ def review_release(request: HttpRequest, slug: str, slot_id: int) -> HttpRespons
 
 @login_required
 @require_POST
-def review_activity(request: HttpRequest, slug: str, slot_id: int) -> HttpResponse:
+def review_activity(request: SignedInRequest, slug: str, slot_id: int) -> HttpResponse:
     """Active-time heartbeat from the review screen (sent with sendBeacon, so the answer is not read)."""
     slot = get_slot_for_reviewer(request.user, slug, slot_id, held=True)
     try:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from annotation.access import get_project_for_user
 from annotation.models import Role
 from common.errors import ServiceError
+from common.requests import SignedInRequest
 from review import project_settings as review_project_settings
 from review.forms import ReviewSettingsForm
 
 
 @login_required
-def review_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def review_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_project_for_user(request.user, slug, role=Role.COORDINATOR)
     form = ReviewSettingsForm(request.POST or None, initial=ReviewSettingsForm.initial_for(project))
     status = 200

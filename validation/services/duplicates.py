@@ -53,9 +53,7 @@ def validation_item_merge(
         raise InvalidInput("Both items must belong to this project.", field="duplicate")
     now = timezone.now()
     with transaction.atomic():
-        if not QAItem.objects.filter(pk=duplicate.item_id, deleted_at__isnull=True).update(
-            deleted_at=now, version=F("version") + 1, updated_at=now
-        ):
+        if not lifecycle.qa_items_delete(items=QAItem.objects.filter(pk=duplicate.item_id), user=user, at=now):
             raise InvalidState("That item was merged or removed already.", field="duplicate")
         if QAItem.objects.filter(pk=keep.item_id, deleted_at__isnull=False).exists():
             raise InvalidState("The item to keep was merged or removed.", field="keep")
