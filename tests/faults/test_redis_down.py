@@ -61,7 +61,13 @@ def cache_on(throwaway_redis, settings):
     }
     assert settings.CACHES["default"]["BACKEND"] == "config.cache.FailOpenRedisCache"
     FailOpenRedisCache._last_warning = 0.0  # each test sees its own first warning
-    return throwaway_redis
+    # axes keeps the cache object it met first; a test's own Redis must be the one it counts in (in production
+    # CACHES never changes, so one object serves the process's life).
+    from axes.handlers.proxy import AxesProxyHandler
+
+    AxesProxyHandler.get_implementation(force=True)
+    yield throwaway_redis
+    AxesProxyHandler.implementation = None  # made again on first use, with the next test's cache
 
 
 @pytest.fixture
