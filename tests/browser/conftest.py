@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
@@ -39,6 +41,18 @@ def context(browser: Browser, live_server) -> BrowserContext:
     context.set_default_timeout(10_000)
     yield context
     context.close()
+    _requests_finished()
+
+
+def _requests_finished(timeout: float = 5.0) -> None:
+    """Wait for the live server's requests in flight: closing a page sends its beacons (active time, a last
+    autosave), and a request still running when the test's tables are truncated deadlocks with the TRUNCATE."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        busy = [t for t in threading.enumerate() if "process_request_thread" in t.name and t.is_alive()]
+        if not busy:
+            return
+        time.sleep(0.02)
 
 
 @pytest.fixture
