@@ -189,8 +189,12 @@ def prepare_release_project() -> str:
 def request_release(slug: str) -> int:
     from annotation.models import Project
     from exports import services
+    from exports.models import Release
 
     project = Project.objects.get(slug=slug)
+    # A build an earlier run left unfinished (its worker was stopped with the run) would refuse this one until
+    # it goes stale; the bench's own project, so it is marked cancelled.
+    Release.objects.filter(project=project, status__in=["pending", "running"]).update(status="cancelled")
     release = services.release_request(project=project, user=None, changelog="bench load run")
     return release.pk
 
@@ -411,6 +415,7 @@ class Pacing:
     read_seconds: tuple[float, float] = (30.0, 90.0)  # reading both leads before the screening decision
     review_seconds: tuple[float, float] = (45.0, 75.0)  # one review
     empty_poll: float = 10.0  # a reviewer with nothing to review looks again after this long
+    start_spread: float = 60.0  # a team starts its session over a minute, not all within one autosave
 
 
 async def paced_annotator(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:  # type: ignore[no-untyped-def]
@@ -420,7 +425,7 @@ async def paced_annotator(run: Run, base: str, username: str, token: str, pacing
     headers = {"Authorization": f"Token {token}"}
     async with httpx.AsyncClient(base_url=base, timeout=30, headers=headers) as client:
         p = f"/api/projects/{SLUG}"
-        if not await run.wait_until(time.monotonic() + rng.uniform(0, pacing.autosave)):  # people do not start in step
+        if not await run.wait_until(time.monotonic() + rng.uniform(0, pacing.start_spread)):  # not in step
             return
         while run.open():
             response = await run.call(client, "POST queue/next", "POST", f"{p}/queue/next/", due=time.monotonic())
