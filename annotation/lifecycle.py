@@ -21,11 +21,13 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet, Subquery
+from django.db.models.expressions import Combinable
 from django.utils import timezone
 
-from annotation.models import ItemEvent, QAItem, QAItemRevision
+from annotation.models import EvidenceSpan, ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.related import related_json, related_known_json
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 SELF_REVIEW = "You wrote this item: someone else reviews it."
@@ -82,9 +84,12 @@ def qa_item_transition(
     changes: Mapping[str, Any] | None = None,
     doing: str | None = None,
     event: Mapping[str, Any] | None = None,
+    when: Q | Combinable | None = None,
 ) -> bool:
     """Move a live item from one of the `allowed` statuses to `to` (None: keep it) and write `changes`, in one
-    conditional update that also bumps the version; applied only while the item is still at `expected_version`.
+    conditional update that also bumps the version; applied only while the item is still at `expected_version`
+    (and, with `when`, only if the item matches it: a round's decision asks whether the round is complete in the
+    same update).
 
     Refused: with `doing` ("rejected", "edited"…) raise InvalidState (deleted, or no longer in an allowed status)
     or StaleEdit (saved elsewhere, carrying the current item); without it return False. `event`: the fields of
@@ -95,6 +100,8 @@ def qa_item_transition(
     query = QAItem.objects.alive().filter(pk=item.pk, status__in=allowed)
     if expected_version is not None:
         query = query.filter(version=expected_version)
+    if when is not None:
+        query = query.filter(when)
     values = dict(changes or {})
     if to is not None:
         values["status"] = to
@@ -207,6 +214,22 @@ def span_problem(text: str, start: Any, end: Any, span_text: Any, *, document: s
             "(offsets are Unicode code points)"
         )
     return None
+
+
+# What an item's spans are read with (SpanOutput's fields, and the relation's order), and that order.
+SPAN_COLUMNS = ("id", "item_id", "document", "start", "end", "text", "match", "position")
+SPAN_ORDER = ("position", "id")  # EvidenceSpan's Meta ordering, within one item
+
+
+def spans_read_with(outer: str) -> Subquery:
+    """The spans of the item whose id is the outer query's `outer` (`"pk"` of items, `"item_id"` of slots), read
+    in that query: annotate with it and hand the value to `spans_known`, instead of a prefetch's own query."""
+    return related_json(EvidenceSpan, "item_id", outer, SPAN_COLUMNS)
+
+
+def spans_known(item: QAItem, rows: list[dict[str, Any]] | None) -> None:
+    """Give `item` the spans `spans_read_with` read: `item.spans.all()` then answers without a query."""
+    related_known_json(item, "spans", rows, SPAN_ORDER)
 
 
 def spans_check(text: str, spans: Iterable[Mapping[str, Any]], *, document: str) -> list[SpanInput]:

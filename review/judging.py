@@ -9,7 +9,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F
+from django.db.models import Exists, F, Q
+from django.db.models.expressions import Combinable
 from django.utils import timezone
 
 from annotation.lifecycle import (
@@ -18,6 +19,8 @@ from annotation.lifecycle import (
     item_events_record,
     qa_item_transition,
     require_may_review,
+    spans_known,
+    spans_read_with,
 )
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
@@ -77,7 +80,20 @@ def review_submit(
     require_may_review(user, item)
     now = timezone.now()
     with transaction.atomic():
-        locked = QAItem.objects.select_for_update().get(pk=item.pk)
+        # Locked with its spans, for the answer (nothing changes them while the item is in review), and with what
+        # the round looked like then (`_round_decide` asks again where it matters).
+        others = ReviewSlot.objects.filter(revision_id=slot.revision_id).exclude(pk=slot.pk)
+        locked = (
+            QAItem.objects.select_for_update(of=("self",))
+            .annotate(
+                spans_read=spans_read_with("pk"),
+                waiting_seen=Exists(others.exclude(status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED])),
+                flagged_seen=Exists(
+                    Judgment.objects.filter(revision_id=slot.revision_id, verdict=Judgment.Verdict.FLAG)
+                ),
+            )
+            .get(pk=item.pk)
+        )
         if locked.deleted_at is not None or locked.status != REVIEWABLE:
             raise InvalidState(
                 f"The item is {locked.get_status_display().lower()}; only items in review can be judged.",
@@ -113,36 +129,66 @@ def review_submit(
         reviewed = item_event(
             item=item, actor=user, action=ItemEvent.Action.REVIEWED, before=REVIEWABLE, after=REVIEWABLE, note=note
         )
-        decided = _round_decide(locked, slot.revision_id, now)
+        decided = _round_decide(
+            locked,
+            slot.revision_id,
+            now,
+            flagged=bool(flags) or locked.flagged_seen,  # the annotations above
+            waiting_seen=locked.waiting_seen,
+        )
         item_events_record([reviewed, *decided])  # the review, then the item's decision if the round is complete
     # The slot and its item as written (the slot was at `version`, the item locked): no need to read them again.
     slot.status, slot.completed_at, slot.version = ReviewSlot.Status.DONE, now, version + 1
     related_known(slot, "judgments", written)
     locked.project, locked.pair, locked.author = project, item.pair, item.author
+    spans_known(locked, locked.spans_read)  # the annotation above
     slot.item = locked
     agreement_report_after_judgments(project=project, judgments=len(written))  # debounced: one per burst
     return slot
 
 
-def _round_decide(item: QAItem, revision_id: int, now: datetime) -> list[ItemEvent]:
+def _round_decide(
+    item: QAItem, revision_id: int, now: datetime, *, flagged: bool, waiting_seen: bool
+) -> list[ItemEvent]:
     """Decide the item once every slot of the round is done: accepted, or sent back when a criterion was flagged.
-    The item (locked) is left as written; returns the decision's event to record, if any."""
+    The item (locked) is left as written; returns the decision's event to record, if any.
+
+    `flagged`: this review or the round's earlier ones flagged (as seen when the item was locked; a flag stays);
+    `waiting_seen`: another slot of the round was not done then. What was seen then only says which question to
+    ask first: the round's state is asked again after the lock (a review done by someone else while this one
+    waited for the lock is seen), mostly in the item's conditional update itself."""
     slots = ReviewSlot.objects.filter(revision_id=revision_id).exclude(status=ReviewSlot.Status.CANCELLED)
-    waiting, flagged = (  # both questions in one query
-        QAItemRevision.objects.filter(pk=revision_id)
-        .annotate(
-            waiting=Exists(slots.exclude(status=ReviewSlot.Status.DONE)),
-            flagged=Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG)),
+    waiting = Exists(slots.exclude(status=ReviewSlot.Status.DONE))
+    flags = Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG))
+
+    def state() -> tuple[bool, bool]:  # both questions in one query
+        return (
+            QAItemRevision.objects.filter(pk=revision_id)
+            .annotate(waiting=waiting, flagged=flags)
+            .values_list("waiting", "flagged")
+            .get()
         )
-        .values_list("waiting", "flagged")
-        .get()
-    )
-    if waiting:
+
+    if waiting_seen and not flagged:  # the round most likely waits for another review: ask first
+        still_waiting, flagged = state()
+        if still_waiting:
+            return []
+    if flagged:  # sent back, once no slot waits
+        return _decided(item, now, Status.NEEDS_REWRITE, ~waiting)
+    decided = _decided(item, now, Status.ACCEPTED, ~waiting & ~flags)
+    if decided:
+        return decided
+    still_waiting, flagged = state()  # refused: a slot or a flag not seen before (or the item moved on)
+    if still_waiting or not flagged:
         return []
-    after = Status.NEEDS_REWRITE if flagged else Status.ACCEPTED
-    action = ItemEvent.Action.NEEDS_REWRITE if flagged else ItemEvent.Action.ACCEPTED
+    return _decided(item, now, Status.NEEDS_REWRITE, ~waiting)
+
+
+def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable) -> list[ItemEvent]:
+    """The decision written (when `when` still holds, the item still in review), with its event to record."""
     before = item.status
-    if not qa_item_transition(item=item, allowed=[REVIEWABLE], to=after, changes={"updated_at": now}):
+    if not qa_item_transition(item=item, allowed=[REVIEWABLE], to=to, changes={"updated_at": now}, when=when):
         return []
-    item.status, item.version, item.updated_at = after, item.version + 1, now
-    return [item_event(item=item, actor=None, action=action, before=before, after=after)]
+    item.status, item.version, item.updated_at = to, item.version + 1, now
+    action = ItemEvent.Action.NEEDS_REWRITE if to == Status.NEEDS_REWRITE else ItemEvent.Action.ACCEPTED
+    return [item_event(item=item, actor=None, action=action, before=before, after=to)]

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotation.lifecycle import item_event_record, require_may_review
+from annotation.lifecycle import item_event_record, require_may_review, spans_known, spans_read_with
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
 from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState
@@ -17,8 +17,18 @@ from review.models import ReviewSlot, SlotQuerySet
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
 
-# What a claimed slot is shown with (the review API's SlotOutput): loaded with the slot, in the same query.
+# What a claimed slot is shown with (the review API's SlotOutput): loaded with the slot, in the same query, the
+# item's spans too (`_shown`).
 SLOT_SHOWN = ("item", "item__pair", "item__author", "revision")
+
+
+def _shown(slots: SlotQuerySet) -> SlotQuerySet:
+    return slots.select_related(*SLOT_SHOWN).annotate(item_spans=spans_read_with("item_id"))
+
+
+def _spans_given(slot: ReviewSlot) -> ReviewSlot:
+    spans_known(slot.item, slot.item_spans)  # type: ignore[attr-defined]  # the annotation of `_shown`
+    return slot
 
 
 def _claimable(project: Project, user: User, now: datetime, where: Q | None = None) -> SlotQuerySet:
@@ -98,9 +108,9 @@ def review_claim_next(
     )
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
         ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
-        held = ReviewSlot.objects.select_related(*SLOT_SHOWN).get(pk=held_id)
+        held = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
         held.reviewer = user
-        return held
+        return _spans_given(held)
 
     def claim(candidate: ReviewSlot) -> bool:
         if not _claim(candidate.pk, candidate.item_id, project, user, now, savepoint=False):
@@ -108,10 +118,11 @@ def review_claim_next(
         # Locked (FOR UPDATE) until the claim commits: the candidate is the row as the claim left it.
         candidate.status, candidate.reviewer, candidate.claimed_at = ReviewSlot.Status.CLAIMED, user, now
         candidate.claim_expires_at, candidate.version = expires, candidate.version + 1
+        _spans_given(candidate)
         return True
 
     return queue_claim_next(
-        candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
+        candidates=_shown(_claimable(project, user, now, where)),
         waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=claim,
         fields=("id", "item_id"),

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.access import project_access
+from annotation.access import MEMBERSHIP, project_access
 from annotation.models import Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
@@ -181,10 +181,13 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
     earlier = (
         Judgment.objects.filter(item=item, verdict=Judgment.Verdict.FLAG)
         .exclude(revision_id=slot.revision_id)
-        .select_related("revision", "reviewer")
+        .select_related("revision")
+        .only("criterion", "comment", "revision__number")  # what the page shows of them
         .order_by("revision__number", "id")
     )
-    judgments = {j.criterion: j for j in Judgment.objects.filter(slot=slot)}
+    # A slot's judgments are written when it is done: one still held has none.
+    done = slot.status != ReviewSlot.Status.CLAIMED
+    judgments = {j.criterion: j for j in Judgment.objects.filter(slot=slot)} if done else {}
     criteria = [
         {
             **criterion,
@@ -198,6 +201,8 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
     ]
     context = {
         "project": project,
+        # The membership the access check loaded with the slot (for the navigation; else it asks for it).
+        "membership": getattr(slot, MEMBERSHIP, None),
         "slot": slot,
         "item": item,
         "pair": item.pair,

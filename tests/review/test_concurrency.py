@@ -110,3 +110,24 @@ def test_two_reviewers_finishing_a_round_at_once_decide_the_item_exactly_once():
     assert item.status == "accepted"
     assert item.events.filter(action="accepted").count() == 1
     assert Judgment.objects.filter(item=item).count() == 2 * len(project.review_criteria)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_reviewers_finishing_a_round_at_once_one_flagging_send_the_item_back_exactly_once():
+    project, author, reviewers = _project_with_reviewers("race-flag", 2, reviewers_per_item=2)
+    _, items = submitted_pair(project, author)
+    item = items[0]
+    slots = [review_queue.review_claim(item=item, user=reviewer) for reviewer in reviewers]
+    verdicts = [all_pass(project), {**all_pass(project), "fluency": {"verdict": "flag", "comment": "Typo"}}]
+
+    run_at_once(
+        2,
+        lambda i: review_judging.review_submit(
+            slot=slots[i], user=reviewers[i], version=slots[i].version, judgments=verdicts[i]
+        ),
+    )
+
+    item.refresh_from_db()
+    assert item.status == "needs_rewrite"
+    assert item.events.filter(action="needs_rewrite").count() == 1
+    assert not item.events.filter(action="accepted").exists()

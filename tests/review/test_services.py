@@ -147,6 +147,21 @@ def test_with_two_reviewers_the_item_is_decided_when_both_have_judged(
     assert item.status == "needs_rewrite"
 
 
+def test_with_two_reviewers_an_earlier_flag_sends_the_item_back_when_the_second_passes(
+    project, annotator, reviewer, second_reviewer, coordinator
+):
+    authoring.project_update(project=project, reviewers_per_item=2)
+    _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"))
+    item = items[0]
+    for user, judgments in ((reviewer, flag(project, "fluency", "Typo")), (second_reviewer, all_pass(project))):
+        slot = review_queue.review_claim(item=item, user=user)
+        done = review_judging.review_submit(slot=slot, user=user, version=slot.version, judgments=judgments)
+    item.refresh_from_db()
+    assert (item.status, done.item.status, done.item.version) == ("needs_rewrite", "needs_rewrite", item.version)
+    assert item.events.filter(action="needs_rewrite").count() == 1
+    assert not item.events.filter(action="accepted").exists()
+
+
 def test_judgments_must_cover_every_criterion_with_pass_or_flag(project, reviewer, submitted):
     slot = review_queue.review_claim_next(project=project, user=reviewer)
     judgments = all_pass(project)
