@@ -48,10 +48,11 @@ _CLIENTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _client_of(backend: RedisCache) -> Any:
-    pool = backend._cache._get_connection_pool(write=True)
+    cache_client: Any = backend._cache  # Django's own RedisCacheClient: its pool and client class
+    pool = cache_client._get_connection_pool(write=True)
     client = _CLIENTS.get(pool)
     if client is None:
-        client = _CLIENTS.setdefault(pool, backend._cache._client(connection_pool=pool))
+        client = _CLIENTS.setdefault(pool, cache_client._client(connection_pool=pool))
     return client
 
 
