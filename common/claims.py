@@ -9,8 +9,8 @@ different rows and a second delivery is harmless.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from django.db import models, transaction
 from django.db.models import Q, QuerySet
@@ -27,6 +27,7 @@ def queue_claim_next(
     claim: Callable[[Row], bool],
     fields: tuple[str, ...] = ("id",),
     whole: bool = False,
+    shown: Mapping[str, Any] | None = None,
     attempts: int = ATTEMPTS,
 ) -> Row | None:
     """The row claimed for the caller, or None when nothing waits.
@@ -35,15 +36,17 @@ def queue_claim_next(
     which a row waits to be taken; `claim(row)`: the caller's conditional update, True when it took the row;
     `fields`: the columns read of each candidate. `whole`: the row is claimed read whole, with what `candidates`
     selects with it, for the caller to show without reading it again: the first condition's candidate is read so
-    (it is the one taken, mostly), the others' by `fields` and read again whole when one of them is taken.
+    (it is the one taken, mostly), the others' by `fields` and read again whole when one of them is taken;
+    `shown`: annotations of the row read whole only (what the caller shows, the claimed slot's spans).
     A claim lost to someone else at the same moment is retried (up to `attempts` times).
     """
     waiting = list(waiting)
     for _attempt in range(attempts):
         with transaction.atomic():
             locked = candidates.select_for_update(skip_locked=True, of=("self",))
+            read_whole = locked.annotate(**shown) if shown else locked
             found = [
-                (locked if whole and number == 0 else locked.select_related(None).only(*fields))
+                (read_whole if whole and number == 0 else locked.select_related(None).only(*fields))
                 .filter(condition)
                 .order_by("id")
                 .first()
@@ -53,7 +56,7 @@ def queue_claim_next(
             if candidate is None:
                 return None
             if whole and candidate is not found[0]:
-                candidate = locked.filter(pk=candidate.pk).first()  # locked by this transaction already
+                candidate = read_whole.filter(pk=candidate.pk).first()  # locked by this transaction already
                 if candidate is None:
                     continue
             if claim(candidate):

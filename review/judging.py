@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, Q
+from django.db.models import Exists, F, Q, QuerySet
 from django.db.models.expressions import Combinable
 from django.utils import timezone
 
@@ -24,6 +24,7 @@ from annotation.lifecycle import (
 )
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.prepared import Prepared
 from common.related import related_known
 from review.models import Judgment, ReviewSlot
 from review.reports import agreement_report_after_judgments
@@ -66,6 +67,23 @@ def _check_judgments(project: Project, judgments: Mapping[str, Mapping[str, Any]
     return checked
 
 
+def _item_locked(item_id: int, revision_id: int, slot_id: int) -> QuerySet[QAItem]:
+    others = ReviewSlot.objects.filter(revision_id=revision_id).exclude(pk=slot_id)
+    return (
+        QAItem.objects.select_for_update(of=("self",))
+        .annotate(
+            spans_read=spans_read_with("pk"),
+            waiting_seen=Exists(others.exclude(status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED])),
+            flagged_seen=Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG)),
+        )
+        .filter(pk=item_id)[:1]
+    )
+
+
+# The judged item locked (compiled once: its three subqueries cost more CPU to compile than to run).
+_ITEM_LOCKED = Prepared(_item_locked, int, int, int)
+
+
 def review_submit(
     *, slot: ReviewSlot, user: User, version: int, judgments: Mapping[str, Mapping[str, Any]]
 ) -> ReviewSlot:
@@ -82,18 +100,9 @@ def review_submit(
     with transaction.atomic():
         # Locked with its spans, for the answer (nothing changes them while the item is in review), and with what
         # the round looked like then (`_round_decide` asks again where it matters).
-        others = ReviewSlot.objects.filter(revision_id=slot.revision_id).exclude(pk=slot.pk)
-        locked = (
-            QAItem.objects.select_for_update(of=("self",))
-            .annotate(
-                spans_read=spans_read_with("pk"),
-                waiting_seen=Exists(others.exclude(status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED])),
-                flagged_seen=Exists(
-                    Judgment.objects.filter(revision_id=slot.revision_id, verdict=Judgment.Verdict.FLAG)
-                ),
-            )
-            .get(pk=item.pk)
-        )
+        locked = _ITEM_LOCKED.first(item.pk, slot.revision_id, slot.pk)
+        if locked is None:
+            raise QAItem.DoesNotExist("No such item.")
         if locked.deleted_at is not None or locked.status != REVIEWABLE:
             raise InvalidState(
                 f"The item is {locked.get_status_display().lower()}; only items in review can be judged.",
@@ -133,15 +142,15 @@ def review_submit(
             locked,
             slot.revision_id,
             now,
-            flagged=bool(flags) or locked.flagged_seen,  # the annotations above
-            waiting_seen=locked.waiting_seen,
+            flagged=bool(flags) or locked.flagged_seen,  # type: ignore[attr-defined]  # `_item_locked`'s annotations
+            waiting_seen=locked.waiting_seen,  # type: ignore[attr-defined]
         )
         item_events_record([reviewed, *decided])  # the review, then the item's decision if the round is complete
     # The slot and its item as written (the slot was at `version`, the item locked): no need to read them again.
     slot.status, slot.completed_at, slot.version = ReviewSlot.Status.DONE, now, version + 1
     related_known(slot, "judgments", written)
     locked.project, locked.pair, locked.author = project, item.pair, item.author
-    spans_known(locked, locked.spans_read)  # the annotation above
+    spans_known(locked, locked.spans_read)  # type: ignore[attr-defined]  # an annotation of `_item_locked`
     slot.item = locked
     agreement_report_after_judgments(project=project, judgments=len(written))  # debounced: one per burst
     return slot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -22,8 +23,12 @@ from review.routing import REVIEWABLE, require_flow
 SLOT_SHOWN = ("item", "item__pair", "item__author", "revision")
 
 
+def _shown_spans() -> dict[str, Any]:
+    return {"item_spans": spans_read_with("item_id")}
+
+
 def _shown(slots: SlotQuerySet) -> SlotQuerySet:
-    return slots.select_related(*SLOT_SHOWN).annotate(item_spans=spans_read_with("item_id"))
+    return slots.select_related(*SLOT_SHOWN).annotate(**_shown_spans())
 
 
 def _spans_given(slot: ReviewSlot) -> ReviewSlot:
@@ -122,11 +127,12 @@ def review_claim_next(
         return True
 
     return queue_claim_next(
-        candidates=_shown(_claimable(project, user, now, where)),
+        candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
         waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
         claim=claim,
         fields=("id", "item_id"),
         whole=True,  # with what SLOT_SHOWN names, for the caller to show
+        shown=_shown_spans(),  # and the item's spans, asked of the row read whole only
     )
 
 
