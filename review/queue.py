@@ -14,6 +14,7 @@ from annotation.lifecycle import item_event_record, require_may_review, spans_kn
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
 from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState
+from common.prepared import Prepared
 from review.models import ReviewSlot, SlotQuerySet
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
@@ -34,6 +35,20 @@ def _shown(slots: SlotQuerySet) -> SlotQuerySet:
 def _spans_given(slot: ReviewSlot) -> ReviewSlot:
     spans_known(slot.item, slot.item_spans)  # type: ignore[attr-defined]  # the annotation of `_shown`
     return slot
+
+
+# The slot this reviewer holds in the project, if any (its id only), compiled once: asked on every claim.
+_HELD = Prepared(
+    lambda project_id, user_id: (
+        ReviewSlot.objects.filter(
+            item__project=project_id, item__deleted_at__isnull=True, reviewer=user_id, status=ReviewSlot.Status.CLAIMED
+        )
+        .order_by("claimed_at")
+        .only("id")[:1]
+    ),
+    int,
+    int,
+)
 
 
 def _claimable(project: Project, user: User, now: datetime, where: Q | None = None) -> SlotQuerySet:
@@ -103,14 +118,8 @@ def review_claim_next(
     reviewer_require(project, user, membership)
     now = timezone.now()
     expires = now + timedelta(minutes=project.claim_minutes)
-    held_id = (
-        ReviewSlot.objects.filter(
-            item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
-        )
-        .order_by("claimed_at")
-        .values_list("pk", flat=True)
-        .first()
-    )
+    holding = _HELD.first(int(project.pk), int(user.pk))
+    held_id = holding.pk if holding is not None else None
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
         ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
         held = _shown(ReviewSlot.objects.filter(pk=held_id)).get()

@@ -9,6 +9,7 @@ from review import decisions as review_decisions
 from review import judging as review_judging
 from review import labels as review_labels
 from review import queue as review_queue
+from review import verification as review_verification
 from tests import factories
 from tests.review.conftest import LOCAL_TEXT, all_pass, complete_item, flag, span_of, submitted_pair
 
@@ -197,3 +198,29 @@ def test_time_spent_rewriting_counts_for_the_item(client, project, annotator, re
     assert client.post(activity, {"seconds": "45", "item": items[0].pk}).status_code == 204
     items[0].refresh_from_db()
     assert items[0].active_seconds == 45
+
+
+def test_the_review_screen_of_a_rewritten_item_shows_the_earlier_flags_its_evidence_and_its_verification(
+    client, project, annotator, reviewer, second_reviewer, submitted
+):
+    _, items = submitted
+    item = items[0]
+    slot = review_queue.review_claim(item=item, user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Typo <b>here</b>")
+    )
+    item.refresh_from_db()
+    item = authoring.qa_item_update(item=item, user=annotator, version=item.version, question="这家茶餐厅在哪里？")
+    item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
+    review_verification.verification_record(item=item, user=second_reviewer, result="not_found", version=0)
+    again = review_queue.review_claim(item=item, user=second_reviewer)
+    client.force_login(second_reviewer)
+
+    page = client.get(reverse("review_slot", args=[project.slug, again.pk])).content.decode()
+
+    assert "Flags on earlier revisions (1)" in page
+    assert "Revision 1 · Grammaticality / fluency: Typo &lt;b&gt;here&lt;/b&gt;" in page
+    assert "Verification: Not found on the standard page" in page
+    assert '<mark class="hl c1">' in page and 'id="judgment-form"' in page
+    first = client.get(reverse("review_slot", args=[project.slug, slot.pk]))  # the first reviewer's, done
+    assert first.status_code == 403
