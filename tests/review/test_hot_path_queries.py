@@ -22,7 +22,8 @@ MOST = {
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
     "item create": 7,  # pair, the count of lead items; the item, its spans
     "item save": 7,  # item with project and membership; the update, the spans replaced (delete, insert)
-    "submit": 13,  # pair, items, spans; pair, items, revision numbers, revisions, events, review slots, audit
+    # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
+    "submit": 11,
     "review/next": 10,  # membership with languages, the slot held, two conditions, the claim and its event, spans
     # The slot with all it shows; the item locked, the slot, judgments, the round's state, the item's decision and
     # the events, spans. The first review of a project also asks whether an agreement report is due (3 queries);
