@@ -7,9 +7,9 @@ existence is not revealed), a member without the needed role or ownership 403.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
@@ -17,6 +17,7 @@ from django.db.models import FilteredRelation, Model, Q, QuerySet
 from django.http import Http404
 
 from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
+from common.prepared import Prepared
 
 AnyUser = User | AnonymousUser
 # One role, or any of several: `role=Role.COORDINATOR`, `role=(Role.REVIEWER, Role.COORDINATOR)`.
@@ -81,31 +82,68 @@ def _require(membership: Membership | None, role: RoleOption) -> Membership:
 MEMBERSHIP = "viewer_membership"
 
 
-def with_membership(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: str) -> Row | None:
-    """The one row of `rows` in the project `slug`, loaded with the project and the user's active membership
-    (`row.viewer_membership`) in one query; None when there is no such row or the user is no member (or is a
-    superuser): the caller then goes the way of `project_access`, which says which (404 or 403)."""
-    if not user.is_authenticated or user.is_superuser:
-        return None
+def member_rows(rows: QuerySet[Row], user_id: int, slug: str, *, project: str) -> QuerySet[Row]:
+    """`rows` in the project `slug`, each with the project and the user's active membership
+    (`row.viewer_membership`, None for a non-member: a filtered left join)."""
     members = f"{project}__memberships"
-    mine = Q(**{f"{members}__user": user, f"{members}__deactivated_at__isnull": True})
-    found = (
+    mine = Q(**{f"{members}__user": user_id, f"{members}__deactivated_at__isnull": True})
+    return (
         rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
         .select_related(project, MEMBERSHIP)
         .filter(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
-        .order_by()[:1]  # one row at most (`rows` names it by id): no ordering to compile
+        .order_by()[:1]  # one row at most (the caller names it by id): no ordering to compile
     )
-    row = next(iter(found), None)
-    if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
-        return None
-    return row
+
+
+class MemberLookup(Generic[Row]):
+    """One row by id with its project and the viewer's membership, in one query compiled once per process
+    (common/prepared.py): every hot request starts with one of these."""
+
+    def __init__(self, rows: Callable[[], QuerySet[Row]], *, project: str) -> None:
+        self.rows = rows
+        self.project = project
+        self.prepared = Prepared(
+            lambda user_id, slug, pk: member_rows(rows().filter(pk=pk), user_id, slug, project=project), int, str, int
+        )
+
+    def get(self, user: AnyUser, slug: str, pk: int) -> Row | None:
+        """The row with the user's membership; None when there is no such row or the user is no member (or is
+        a superuser): the caller then goes the way of `project_access`, which says which (404 or 403)."""
+        if not user.is_authenticated or user.is_superuser:
+            return None
+        row = self.prepared.first(int(user.pk), str(slug), int(pk))
+        if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
+            return None
+        return row
 
 
 def access_of_row(row: Model, project: Project, role: RoleOption) -> ProjectAccess:
-    """The access of a row found by `with_membership`, as `project_access` gives it (the role checked)."""
+    """The access of a row found by a `MemberLookup`, as `project_access` gives it (the role checked)."""
     membership: Membership = getattr(row, MEMBERSHIP)
     membership.project = project
     return ProjectAccess(project, _require(membership, role))
+
+
+_MEMBERSHIPS: dict[tuple[str, ...], Prepared[Membership]] = {}
+
+
+def _membership_lookup(related: tuple[str, ...]) -> Prepared[Membership]:
+    """The user's active membership of the project `slug`, with the project (and `related`), compiled once."""
+    prepared = _MEMBERSHIPS.get(related)
+    if prepared is None:
+        prepared = Prepared(
+            lambda user_id, slug: (
+                Membership.objects.select_related("project", *related)
+                .filter(
+                    project__slug=slug, project__deleted_at__isnull=True, user=user_id
+                )  # the join skips the live manager
+                .order_by("pk")[:1]  # not by the username of its Meta ordering: a join for nothing
+            ),
+            int,
+            str,
+        )
+        prepared = _MEMBERSHIPS.setdefault(related, prepared)
+    return prepared
 
 
 def project_access(
@@ -122,12 +160,7 @@ def project_access(
     """
     membership: Membership | None
     if user.is_authenticated and not user.is_superuser:
-        membership = (
-            Membership.objects.select_related("project", *related)
-            .order_by("pk")  # not by the username of its Meta ordering: a join for nothing
-            .filter(project__slug=slug, project__deleted_at__isnull=True, user=user)  # the join skips the live manager
-            .first()
-        )
+        membership = _membership_lookup(related).first(int(user.pk), str(slug))
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()
@@ -202,17 +235,20 @@ def can_see_pair(membership: Membership, pair: PagePair) -> bool:
     return membership.is_annotator and pair.assignee_id == membership.user_id
 
 
+_MEMBERS_PAIR = MemberLookup(lambda: PagePair.objects.select_related("assignee"), project="project")
+_MEMBERS_ITEM = MemberLookup(lambda: QAItem.objects.alive().select_related("pair", "author"), project="project")
+
+
 def pair_access(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None) -> PairAccess:
     """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all.
 
     A member's pair, project and membership come in one query; anything else asks again the long way."""
-    pairs = PagePair.objects.select_related("assignee").filter(pk=pair_id)
-    pair = with_membership(pairs, user, slug, project="project")
+    pair = _MEMBERS_PAIR.get(user, slug, pair_id)
     if pair is not None:
         access = access_of_row(pair, pair.project, role)
     else:
         access = project_access(user, slug, role=role)
-        pair = pairs.filter(project=access.project).first()
+        pair = _MEMBERS_PAIR.rows().filter(pk=pair_id, project=access.project).first()
         if pair is None:
             raise Http404("No such page pair in this project.")
     project = access.project
@@ -232,13 +268,12 @@ def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: RoleOptio
     """A live QA item. Authors reach their own items; coordinators reach all.
 
     A member's item, project and membership come in one query, as `pair_access`."""
-    items = QAItem.objects.alive().select_related("pair", "author").filter(pk=item_id)
-    item = with_membership(items, user, slug, project="project")
+    item = _MEMBERS_ITEM.get(user, slug, item_id)
     if item is not None:
         access = access_of_row(item, item.project, role)
     else:
         access = project_access(user, slug, role=role)
-        item = items.filter(project=access.project).first()
+        item = _MEMBERS_ITEM.rows().filter(pk=item_id, project=access.project).first()
         if item is None:
             raise Http404("No such QA item in this project.")
     project = access.project

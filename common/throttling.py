@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import weakref
 from typing import Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
@@ -41,6 +42,20 @@ return {1, count + 1, ''}
 WINDOW_SHA = hashlib.sha1(WINDOW.encode()).hexdigest()  # noqa: S324 - Redis names scripts by their SHA-1
 
 
+# Django's Redis cache makes a new client object (with its table of reply parsers) for every call; the throttle
+# runs on every request, so it keeps one per connection pool, for as long as the pool lives.
+_CLIENTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _client_of(backend: RedisCache) -> Any:
+    cache_client: Any = backend._cache  # Django's own RedisCacheClient: its pool and client class
+    pool = cache_client._get_connection_pool(write=True)
+    client = _CLIENTS.get(pool)
+    if client is None:
+        client = _CLIENTS.setdefault(pool, cache_client._client(connection_pool=pool))
+    return client
+
+
 class UserRateThrottle(throttling.UserRateThrottle):
     num_requests: int  # set by DRF's __init__ from the rate
     duration: int
@@ -59,7 +74,7 @@ class UserRateThrottle(throttling.UserRateThrottle):
         key = backend.make_and_validate_key(f"{self.key}:window")
         args = (repr(self.now), self.duration, self.num_requests, f"{self.now!r}:{secrets.token_hex(4)}")
         try:
-            client = backend._cache.get_client(key, write=True)
+            client = _client_of(backend)
             try:
                 allowed, count, oldest = client.evalsha(WINDOW_SHA, 1, key, *args)
             except NoScriptError:  # the first call since Redis started

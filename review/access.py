@@ -12,12 +12,12 @@ from django.http import Http404
 from annotation.access import (
     AnyUser,
     ItemAccess,
+    MemberLookup,
     RoleOption,
     access_of_row,
     get_pair_for_user,
     project_access,
     roles_of,
-    with_membership,
 )
 from annotation.models import Membership, PagePair, QAItem, Role
 from review.models import ReviewSlot
@@ -89,20 +89,26 @@ def get_item_for_reader(user: AnyUser, slug: str, item_id: int) -> QAItem:
     return reader_access(user, slug, item_id).item
 
 
+# A slot with all its review shows; a deleted item has no review.
+_MEMBERS_SLOT = MemberLookup(
+    lambda: ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").filter(
+        item__deleted_at__isnull=True
+    ),
+    project="item__project",
+)
+
+
 def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool = False) -> ReviewSlot:
     """A review slot held (or filled) by this reviewer; coordinators may look at any, unless `held`: then
     only the reviewer holding it may act on it (give it back, send its active time).
 
     A member's slot comes with its item, pair, author, revision, project and membership in one query."""
-    related = ("item", "item__pair", "item__author", "revision", "reviewer")
-    # A deleted item has no review.
-    slots = ReviewSlot.objects.select_related(*related).filter(pk=slot_id, item__deleted_at__isnull=True)
-    slot = with_membership(slots, user, slug, project="item__project")
+    slot = _MEMBERS_SLOT.get(user, slug, slot_id)
     if slot is not None:
         access = access_of_row(slot, slot.item.project, None)
     else:
         access = project_access(user, slug)
-        slot = slots.filter(item__project=access.project).first()
+        slot = _MEMBERS_SLOT.rows().filter(pk=slot_id, item__project=access.project).first()
         if slot is None:
             raise Http404("No such review in this project.")
     project, membership = access.project, access.membership

@@ -1,0 +1,137 @@
+"""Querysets compiled to SQL once per process: the hot requests' lookups skip Django's SQL compiler.
+
+Django builds and compiles a queryset's SQL again on every evaluation. For the wide joins every hot request
+makes (the API token with its user; a pair with its project, the viewer's membership and the assignee) that
+was most of the request's CPU: some 120 columns named, quoted and converted per request before one indexed
+lookup. A `Prepared` query is written as an ordinary queryset, by a function of its variable values. The first
+call compiles it with probe values standing for them and notes where the probes sit in the compiled
+parameters; every call after that puts its own values there and runs the same SQL. Rows come back as the
+queryset gives them (model instances with their `select_related` relations, filtered relations and
+annotations), through Django's own converters and populators, so both engines read them as the ORM does.
+
+Only plain `int` and `str` values may vary (ids, slugs, digests): a value the ORM would adapt per engine (a
+datetime) or inline into the SQL text cannot be put back as a parameter, and compiling refuses it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from django.db import connections
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+
+M = TypeVar("M", bound=Model)
+
+# Values no real id, slug or digest takes: negative ids, text with control characters.
+_INT_PROBE = -7_340_000_000
+_STR_PROBE = "\x1fprobe-{}\x1f"
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    sql: str
+    params: tuple[Any, ...]
+    slots: tuple[tuple[int, int], ...]  # (position in params, index of the caller's value)
+    # Per column: the engine's and the field's converters (bound to the compiling thread's connection; they
+    # read only settings such as its time zone, the same on every connection of one database).
+    converters: tuple[tuple[int, tuple[list[Any], Any]], ...]
+    model: type[Model]
+    model_start: int
+    model_end: int
+    init_list: tuple[str, ...]
+    populators: tuple[Any, ...]
+    annotations: tuple[tuple[str, int], ...]
+
+
+class Prepared(Generic[M]):
+    """`Prepared(lambda pk, slug: Row.objects.filter(pk=pk, project__slug=slug)[:1], int, str).first(3, "x")`"""
+
+    def __init__(self, build: Callable[..., QuerySet[M]], *kinds: type) -> None:
+        unsupported = [kind for kind in kinds if kind not in (int, str)]
+        if unsupported:
+            raise TypeError(f"Prepared queries take int and str values only, not {unsupported}.")
+        self.build = build
+        self.kinds = kinds
+        self._compiled: dict[str, _Compiled] = {}  # per database alias
+        self._lock = threading.Lock()
+
+    def _probes(self) -> tuple[int | str, ...]:
+        return tuple(_INT_PROBE - i if kind is int else _STR_PROBE.format(i) for i, kind in enumerate(self.kinds))
+
+    def _compile(self) -> _Compiled:
+        probes = self._probes()
+        queryset = self.build(*probes)
+        if queryset._known_related_objects or queryset._prefetch_related_lookups:  # type: ignore[attr-defined]
+            raise ValueError("A prepared query cannot prefetch or carry known related objects.")
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, params = compiler.as_sql()
+        slots: list[tuple[int, int]] = []
+        for index, probe in enumerate(probes):
+            found = [at for at, param in enumerate(params) if type(param) is type(probe) and param == probe]
+            if not found or str(probe) in sql:
+                raise ValueError(f"Value {index} of the prepared query is not one plain SQL parameter.")
+            slots.extend((at, index) for at in found)
+        select, klass_info = compiler.select, compiler.klass_info
+        fields = [column[0] for column in select[0 : compiler.col_count]]
+        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        return _Compiled(
+            sql=sql,
+            params=tuple(params),
+            slots=tuple(slots),
+            converters=tuple(compiler.get_converters(fields).items()),
+            model=klass_info["model"],
+            model_start=start,
+            model_end=end,
+            init_list=tuple(column[0].target.attname for column in select[start:end]),
+            # The stubs name a newer Django's signature.
+            populators=tuple(get_related_populators(klass_info, select, queryset.db)),  # type: ignore[call-arg]
+            annotations=tuple((compiler.annotation_col_map or {}).items()),
+        )
+
+    def compiled(self, alias: str = "default") -> _Compiled:
+        compiled = self._compiled.get(alias)
+        if compiled is None:
+            with self._lock:
+                compiled = self._compiled.get(alias) or self._compile()
+                self._compiled[alias] = compiled
+        return compiled
+
+    def all(self, *values: int | str, alias: str = "default") -> list[M]:
+        if len(values) != len(self.kinds):
+            raise TypeError(f"This prepared query takes {len(self.kinds)} values, not {len(values)}.")
+        for value, kind in zip(values, self.kinds, strict=True):
+            if type(value) is not kind:
+                raise TypeError(f"A prepared query's value must be {kind.__name__}, not {type(value).__name__}.")
+        compiled = self.compiled(alias)
+        params = list(compiled.params)
+        for at, index in compiled.slots:
+            params[at] = values[index]
+        connection = connections[alias]
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows: Any = cursor.fetchall()
+        found = []
+        for row in rows:
+            if compiled.converters:
+                row = list(row)
+                for position, (converters, expression) in compiled.converters:
+                    value = row[position]
+                    for converter in converters:
+                        value = converter(value, expression, connection)
+                    row[position] = value
+            instance = compiled.model.from_db(alias, compiled.init_list, row[compiled.model_start : compiled.model_end])
+            for populator in compiled.populators:
+                populator.populate(row, instance)
+            for name, position in compiled.annotations:
+                setattr(instance, name, row[position])
+            found.append(instance)
+        return found  # type: ignore[return-value]
+
+    def first(self, *values: int | str, alias: str = "default") -> M | None:
+        """The first row (the queryset should be sliced `[:1]`: it names one row by a unique key)."""
+        rows = self.all(*values, alias=alias)
+        return rows[0] if rows else None

@@ -1,0 +1,93 @@
+"""Querysets compiled once (common/prepared.py) give what the ORM gives, for every call's own values."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.db import connection
+from django.db.models import FilteredRelation, Q
+from django.test.utils import CaptureQueriesContext
+
+from annotation import services
+from annotation.access import MEMBERSHIP, member_rows
+from annotation.models import Membership, PagePair
+from common.prepared import Prepared
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def _pairs_of_member():
+    return Prepared(
+        lambda user_id, slug, pk: member_rows(
+            PagePair.objects.select_related("assignee").filter(pk=pk), user_id, slug, project="project"
+        ),
+        int,
+        str,
+        int,
+    )
+
+
+def _fields(row) -> dict:
+    return {field.attname: getattr(row, field.attname) for field in type(row)._meta.concrete_fields}
+
+
+def test_rows_are_the_orms_rows_with_their_relations_for_each_calls_values(
+    project, annotator, reviewer, outsider, coordinator
+):
+    other = factories.project(coordinator, slug="bar-de")
+    services.membership_set(project=other, user=reviewer, roles={"reviewer"})
+    mine = factories.pair(project, assignee=annotator, local_title="𠮶間茶餐廳 · Wirtshaus · مقهى")
+    theirs = factories.pair(other)
+    prepared = _pairs_of_member()
+
+    found = prepared.first(annotator.pk, project.slug, mine.pk)
+    orm = next(iter(member_rows(PagePair.objects.select_related("assignee").filter(pk=mine.pk), annotator.pk,
+                                project.slug, project="project")))  # fmt: skip
+    assert _fields(found) == _fields(orm) and found.local_title == "𠮶間茶餐廳 · Wirtshaus · مقهى"
+    assert found.assignee == annotator and found.project == project
+    assert isinstance(found.created_at, datetime.datetime) and found.created_at.tzinfo is not None  # converted
+    membership = getattr(found, MEMBERSHIP)
+    assert isinstance(membership, Membership) and membership.user_id == annotator.pk and membership.is_annotator
+    assert found._state.adding is False and found._state.db == "default"
+
+    # The same compiled SQL with other values: another user, another project, another row.
+    with CaptureQueriesContext(connection) as captured:
+        again = prepared.first(reviewer.pk, other.slug, theirs.pk)
+    assert len(captured) == 1 and again.pk == theirs.pk and again.project == other and again.assignee is None
+    assert getattr(again, MEMBERSHIP).user_id == reviewer.pk
+    # A non-member's row comes with no membership; a row of another project does not come.
+    assert getattr(prepared.first(outsider.pk, project.slug, mine.pk), MEMBERSHIP, None) is None
+    assert prepared.first(annotator.pk, other.slug, mine.pk) is None
+    assert prepared.first(annotator.pk, "no-such-project", mine.pk) is None
+    # Hostile text is a parameter, never SQL.
+    assert prepared.first(annotator.pk, "x' OR '1'='1", mine.pk) is None
+
+
+def test_a_membership_comes_with_its_filtered_relation_as_the_orm_gives_it(project, annotator):
+    pair = factories.pair(project)
+    mine = Q(project__memberships__user=annotator.pk)
+    prepared = Prepared(
+        lambda pk: (
+            PagePair.objects.annotate(m=FilteredRelation("project__memberships", condition=mine))
+            .select_related("m")
+            .filter(pk=pk)[:1]
+        ),
+        int,
+    )
+    assert prepared.first(pair.pk).m.user_id == annotator.pk
+    assert prepared.all(pair.pk + 1000) == []
+
+
+def test_values_of_other_kinds_and_values_not_plain_parameters_are_refused(project, annotator):
+    with pytest.raises(TypeError, match="int and str"):
+        Prepared(lambda when: PagePair.objects.filter(created_at__gte=when), datetime.datetime)
+    unused = Prepared(lambda pk: PagePair.objects.filter(pk=1)[:1], int)
+    with pytest.raises(ValueError, match="not one plain SQL parameter"):
+        unused.first(1)
+    prepared = _pairs_of_member()
+    with pytest.raises(TypeError, match="must be int"):
+        prepared.first(str(annotator.pk), project.slug, 1)
+    with pytest.raises(TypeError, match="takes 3 values"):
+        prepared.first(annotator.pk, project.slug)
