@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from annotation import access, people, services
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps
-from annotation.queries import count_of
+from annotation.queries import count_of, items_with_spans
 from annotation.serializers import (
     ActivityInput,
     GiveBackInput,
@@ -54,14 +54,14 @@ from common.requests import SignedInApiRequest
 
 
 def _pair_detail(pair: PagePair, *, unscreened: bool = False) -> dict[str, Any]:
-    """The full pair with its live items and their spans, in two queries, or none: when a service left the items
+    """The full pair with its live items and their spans, in one query, or none: when a service left the items
     it has just written on the pair (`live_items`), or when the pair was `unscreened` (claimed, not screened yet, so
     without items: they are written only while a pair is being annotated)."""
     if unscreened:
         pair.live_items = []  # type: ignore[attr-defined]
     elif not hasattr(pair, "live_items"):
-        items = QAItem.objects.alive().filter(pair=pair).select_related("author").prefetch_related("spans")
-        pair.live_items = list(items)  # type: ignore[attr-defined]
+        items = QAItem.objects.alive().filter(pair=pair).select_related("author")
+        pair.live_items = items_with_spans(items)  # type: ignore[attr-defined]
     return PairDetailOutput(pair).data
 
 

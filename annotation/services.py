@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q, QuerySet
+from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -43,6 +43,7 @@ from annotation.models import (
     Role,
     Screening,
 )
+from annotation.queries import items_with_spans
 from audit import services as audit
 from audit.models import Action
 from common.claims import queue_claim_next
@@ -740,7 +741,11 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
-    items = list(pair.items.alive().select_related("author").prefetch_related("spans"))
+    # The items with their spans and the number of each one's last revision, in one query.
+    last_revision = QAItemRevision.objects.filter(item=OuterRef("pk")).order_by("-number").values("number")[:1]
+    items = items_with_spans(
+        pair.items.alive().select_related("author").annotate(last_revision=Subquery(last_revision))
+    )
     lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:
@@ -790,7 +795,12 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
         known = known and moved == len(drafts)
         for item in items:
             item.project = project
-        revisions = qa_item_revisions_create(items=items, author=user, reason=QAItemRevision.Reason.SUBMITTED)
+        revisions = qa_item_revisions_create(
+            items=items,
+            author=user,
+            reason=QAItemRevision.Reason.SUBMITTED,
+            last={item.pk: item.last_revision or 0 for item in items},  # type: ignore[attr-defined]
+        )
         items_route(items=items, actor=user, revisions=revisions)
         audit.record(user, Action.PAIR_SUBMITTED, pair, project=project, items=len(items))
     if known:  # the pair and items as submitted, for the caller to show (`live_items`, as PairDetailOutput reads)
@@ -809,15 +819,21 @@ def _verified_item_ids(item_ids: list[int]) -> set[int]:
     return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
 
 
-def qa_item_revisions_create(*, items: list[QAItem], author: User | None, reason: str) -> list[QAItemRevision]:
-    """`qa_item_revision_create` for many items at once (a pair's items on submit): two queries however many."""
-    last = dict(
-        QAItemRevision.objects.filter(item__in=items)
-        .order_by()
-        .values("item_id")
-        .annotate(number=Max("number"))
-        .values_list("item_id", "number")
-    )
+def qa_item_revisions_create(
+    *, items: list[QAItem], author: User | None, reason: str, last: Mapping[int, int] | None = None
+) -> list[QAItemRevision]:
+    """`qa_item_revision_create` for many items at once (a pair's items on submit): two queries however many.
+
+    `last`: each item's last revision number, when the caller read it with the items (then one query); a
+    number taken twice is refused by the (item, number) constraint, never written twice."""
+    if last is None:
+        last = dict(
+            QAItemRevision.objects.filter(item__in=items)
+            .order_by()
+            .values("item_id")
+            .annotate(number=Max("number"))
+            .values_list("item_id", "number")
+        )
     return QAItemRevision.objects.bulk_create(
         QAItemRevision(
             item=item,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
+from django.utils import timezone
 from rapidfuzz import fuzz, process, utils
 
-from annotation.models import QAItem
+from annotation.models import Project, QAItem
 
 NEAR_DUPLICATE_SCORE = 90  # rapidfuzz ratio, 0-100, on normalised questions
 
@@ -81,13 +84,86 @@ def near_duplicate(question: str, others: list[str]) -> str | None:
     return match[0] if match else None
 
 
-def project_questions(project_id: int) -> list[tuple[int, str]]:
-    """The questions of the project's live items (id, question), for `qa_item_warnings` of several items at once."""
-    return list(QAItem.objects.alive().filter(project_id=project_id).exclude(question="").values_list("pk", "question"))
+QUESTIONS_MARGIN = timedelta(minutes=2)  # a change committed up to this long after its `updated_at` is still seen
+QUESTIONS_REBUILD = timedelta(minutes=10)  # the whole list is read again this often, whatever happened
 
 
-def qa_item_warnings(item: QAItem, *, questions: list[tuple[int, str]] | None = None) -> list[AuthoringWarning]:
-    """Advice on an item. `questions`: `project_questions` of its project, read once for a page of items."""
+@dataclass
+class ProjectQuestions:
+    """The questions of a project's live items, processed once for the near-duplicate advice: kept in this process
+    and brought up to date on each use with the items changed since (a query of the few rows whose `updated_at` is
+    recent, instead of every question of the project on every page view)."""
+
+    project: tuple[int, datetime]  # id and creation time: a project made again with the same id starts afresh
+    built_at: datetime
+    read_at: datetime
+    processed: dict[int, str] = field(default_factory=dict)  # item id -> question as rapidfuzz compares it
+    original: dict[int, str] = field(default_factory=dict)
+    order: dict[int, tuple[int, datetime, int]] = field(default_factory=dict)  # the items' order, for ties
+
+    def put(self, pk: int, question: str, pair_id: int, created_at: datetime, alive: bool = True) -> None:
+        if alive and question:
+            self.processed[pk] = utils.default_process(question)
+            self.original[pk], self.order[pk] = question, (pair_id, created_at, pk)
+        else:
+            self.processed.pop(pk, None)
+            self.original.pop(pk, None)
+            self.order.pop(pk, None)
+
+    def near_duplicate(self, question: str, *, leave_out: int | None) -> str | None:
+        """What `near_duplicate(question, others)` says of the project's other questions (in the items' order):
+        the best match at NEAR_DUPLICATE_SCORE or above, the first in order among equals."""
+        if not question.strip():
+            return None
+        matches = process.extract(
+            utils.default_process(question),
+            self.processed,
+            scorer=fuzz.ratio,
+            processor=None,
+            score_cutoff=NEAR_DUPLICATE_SCORE,
+            limit=None,
+        )
+        found = [(-score, self.order[pk], pk) for _text, score, pk in matches if pk != leave_out]
+        return self.original[min(found)[2]] if found else None
+
+
+_QUESTIONS: dict[int, ProjectQuestions] = {}
+_QUESTIONS_LOCK = threading.Lock()
+
+
+def project_questions(project: Project) -> ProjectQuestions:
+    """The questions of the project's live items, for `qa_item_warnings` (of one item or of a page of them).
+
+    Kept per process: each use reads the items changed since the last one (`updated_at`, which every write of an
+    item sets, a few rows), the whole list when it is older than QUESTIONS_REBUILD. Call it inside
+    `with questions_lock():` while using the result (a threaded server shares it)."""
+    now = timezone.now()
+    key = (project.pk, project.created_at)
+    known = _QUESTIONS.get(project.pk)
+    items = QAItem.objects.filter(project_id=project.pk)
+    if known is None or known.project != key or now - known.built_at > QUESTIONS_REBUILD:
+        known = ProjectQuestions(project=key, built_at=now, read_at=now)
+        rows = items.alive().exclude(question="").order_by().values_list("pk", "question", "pair_id", "created_at")
+        for pk, question, pair_id, created_at in rows:
+            known.put(pk, question, pair_id, created_at)
+        _QUESTIONS[project.pk] = known
+        return known
+    changed = items.filter(updated_at__gte=known.read_at - QUESTIONS_MARGIN).order_by()
+    for pk, question, pair_id, created_at, deleted_at in changed.values_list(
+        "pk", "question", "pair_id", "created_at", "deleted_at"
+    ):
+        known.put(pk, question, pair_id, created_at, alive=deleted_at is None)
+    known.read_at = now
+    return known
+
+
+def questions_lock() -> threading.Lock:
+    return _QUESTIONS_LOCK
+
+
+def qa_item_warnings(item: QAItem, *, questions: ProjectQuestions | None = None) -> list[AuthoringWarning]:
+    """Advice on an item. `questions`: `project_questions` of its project, brought up to date once for a page of
+    items (under `questions_lock()`)."""
     pair = item.pair
     project = pair.project
     warnings: list[AuthoringWarning] = []
@@ -105,9 +181,10 @@ def qa_item_warnings(item: QAItem, *, questions: list[tuple[int, str]] | None = 
         )
     if item.question.strip():
         if questions is None:
-            questions = project_questions(project.pk)
-        others = [question for pk, question in questions if pk != item.pk]
-        duplicate = near_duplicate(item.question, others)
+            with questions_lock():
+                duplicate = project_questions(project).near_duplicate(item.question, leave_out=item.pk)
+        else:
+            duplicate = questions.near_duplicate(item.question, leave_out=item.pk)
         if duplicate:
             warnings.append(
                 AuthoringWarning("near_duplicate", f"Nearly the same question exists in this project: “{duplicate}”.")

@@ -5,7 +5,6 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -16,11 +15,11 @@ from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user, membership_of, pair_access
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
-from annotation.models import EvidenceSpan, Membership, PagePair, QAItem, Role, Screening
-from annotation.queries import annotator_progress
+from annotation.models import Membership, PagePair, QAItem, Role, Screening
+from annotation.queries import annotator_progress, items_with_spans
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
-from annotation.warnings import project_questions, qa_item_warnings
+from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings, questions_lock
 from common.errors import InvalidInput, ServiceError, StaleEdit
 from common.requests import SignedInRequest
 
@@ -40,19 +39,13 @@ def queue_next(request: SignedInRequest, slug: str) -> HttpResponse:
 
 
 def _pair_items(pair: PagePair) -> list[QAItem]:
-    items = list(
-        pair.items.alive()
-        .select_related("author")
-        .prefetch_related(Prefetch("spans", queryset=EvidenceSpan.objects.order_by("position", "id")))
-    )
+    items = items_with_spans(pair.items.alive().select_related("author"))
     for item in items:
         item.pair = pair
     return items
 
 
-def _item_context(
-    item: QAItem, verification: dict | None = None, questions: list[tuple[int, str]] | None = None
-) -> dict:
+def _item_context(item: QAItem, verification: dict | None = None, questions: ProjectQuestions | None = None) -> dict:
     return {
         "item": item,
         "spans_json": json.dumps(
@@ -82,18 +75,20 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
     lead_count = len(leads)
     latest = latest_verifications(leads) if is_mine and leads else {}
-    # The project's questions once for the page, not once for each item (the near-duplicate advice).
-    questions = project_questions(project.pk) if any(item.question.strip() for item in items) else None
-    entries = [
-        _item_context(
-            item,
-            verification_panel(item, current=latest.get(item.pk))
-            if item.kind == QAItem.Kind.LEAD and is_mine
-            else None,
-            questions,
-        )
-        for item in items
-    ]
+    # The project's questions brought up to date once for the page, not once for each item (the near-duplicate
+    # advice), and only when an item has a question to compare.
+    with questions_lock():
+        questions = project_questions(project) if any(item.question.strip() for item in items) else None
+        entries = [
+            _item_context(
+                item,
+                verification_panel(item, current=latest.get(item.pk))
+                if item.kind == QAItem.Kind.LEAD and is_mine
+                else None,
+                questions,
+            )
+            for item in items
+        ]
     return {
         "membership": membership,
         "project": project,

@@ -279,8 +279,11 @@ def test_authoring_page_query_count_does_not_grow_with_items(
         add_item(annotating_pair, annotator, question=f"关于{evidence}的问题？", evidence=evidence)
     client.force_login(annotator)
 
-    # 14 for the page and its items, 1 for all their verifications, 5 for the annotator's progress strip
-    with django_assert_max_num_queries(20):
+    # Session and user; the pair; its items with their spans; their verifications; the project's questions for
+    # the near-duplicate advice (all of them once in a while, else those changed since the last page); the
+    # progress strip's counts and its median; the screenings; the session saved (its first page sets when the
+    # session began: three statements in a test's transaction).
+    with django_assert_max_num_queries(12):
         response = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk]))
     assert response.status_code == 200
 
@@ -296,6 +299,36 @@ def test_the_authoring_page_warns_of_near_duplicate_questions_once_per_item(clie
     # Each of the two near-duplicates names the other; the third question has none (the questions are read once).
     assert page.count("Nearly the same question exists in this project") == 2
     assert f"“{first.question}”" in page and "“这家茶餐厅的招牌菜是什么”" in page
+
+
+def test_the_near_duplicate_advice_follows_questions_written_deleted_and_restored_since_the_last_page(
+    client, annotating_pair, annotator, coordinator
+):
+    url = reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk])
+    first = add_item(annotating_pair, annotator, question="老板姓什么？", evidence="姓陳")
+    client.force_login(annotator)
+    assert "Nearly the same question" not in client.get(url).content.decode()  # the questions are known now
+
+    second = add_item(annotating_pair, annotator, question="这家店在哪里？", evidence="深水埗")
+    services.qa_item_update(item=second, user=annotator, version=second.version, question="老板姓什么")
+    assert client.get(url).content.decode().count("Nearly the same question exists in this project") == 2
+
+    services.qa_item_delete(item=QAItem.objects.get(pk=first.pk), user=annotator)
+    assert "Nearly the same question" not in client.get(url).content.decode()
+    services.qa_item_restore(item=QAItem.objects.get(pk=first.pk), user=coordinator)
+    assert client.get(url).content.decode().count("Nearly the same question exists in this project") == 2
+
+
+def test_the_near_duplicate_advice_names_the_first_of_equally_near_questions_in_the_items_order(
+    annotating_pair, annotator
+):
+    from annotation.warnings import near_duplicate, project_questions, questions_lock
+
+    items = [add_item(annotating_pair, annotator, question=q) for q in ("老板姓什么？", "老板姓什么!", "老板姓什么")]
+    others = [item.question for item in items[1:]]
+    with questions_lock():
+        found = project_questions(annotating_pair.project).near_duplicate(items[0].question, leave_out=items[0].pk)
+    assert found == near_duplicate(items[0].question, others) == "老板姓什么!"
 
 
 def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordinator, django_assert_max_num_queries):

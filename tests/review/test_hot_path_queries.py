@@ -23,7 +23,8 @@ MOST = {
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
     "item create": 7,  # pair, the count of lead items; the item, its spans
     "item save": 7,  # item with project and membership; the update, the spans replaced (delete, insert)
-    "submit": 13,  # pair, items, spans; pair, items, revision numbers, revisions, events, review slots, audit
+    # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
+    "submit": 11,
     # Membership with languages, the slot held, two conditions (the first reads the spans too), the claim, its event.
     "review/next": 9,
     # The slot with all it shows; the item locked (with its spans and how the round looked), the slot, judgments,
