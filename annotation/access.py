@@ -13,11 +13,11 @@ from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
+from annotation.models import Collection, EvidenceSpan, ImportJob, Membership, PagePair, Project, QAItem, Role
 from common.prepared import Prepared
 
 AnyUser = User | AnonymousUser
@@ -252,7 +252,15 @@ _MEMBERS_PAIR_COUNTED = MemberLookup(
     ),
     project="project",
 )
-_MEMBERS_ITEM = MemberLookup(lambda: QAItem.objects.alive().select_related("pair", "author"), project="project")
+# `has_spans`: a save that replaces the spans of an item that has none has nothing to delete.
+_MEMBERS_ITEM = MemberLookup(
+    lambda: (
+        QAItem.objects.alive()
+        .select_related("pair", "author")
+        .annotate(has_spans=Exists(EvidenceSpan.objects.filter(item=OuterRef("pk"))))
+    ),
+    project="project",
+)
 
 
 def pair_access(

@@ -591,13 +591,16 @@ def _content_checked(
 
 def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace: bool) -> None:
     """Write the item's evidence spans (`replace`: instead of those it has); the item keeps them for its output."""
-    if replace:
+    # The item funnel says whether there are any (`has_spans`); the save's version check, which passed, means
+    # no other save wrote spans since that read.
+    if replace and getattr(item, "has_spans", True):
         item.spans.all().delete()
     written = EvidenceSpan.objects.bulk_create(
         EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
         for i, s in enumerate(spans)
     )
     related_known(item, "spans", written)
+    item.has_spans = bool(written)  # type: ignore[attr-defined]
 
 
 def qa_item_delete(*, item: QAItem, user: User) -> None:

@@ -21,7 +21,7 @@ MOST = {
     "queue/next": 8,  # membership, the pair held, the two waiting conditions FOR UPDATE, the claim
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
     "item create": 6,  # the pair with its project, membership and the count of its items; the item, its spans
-    "item save": 7,  # item with project and membership; the update, the spans replaced (delete, insert)
+    "item save": 7,  # item with project, membership and whether it has spans; the update, spans deleted (if any), spans
     # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
     "submit": 11,
     "review/next": 10,  # membership with languages, the slot held, two conditions, the claim and its event, spans
