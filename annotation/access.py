@@ -13,10 +13,11 @@ from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import FilteredRelation, Model, Q, QuerySet
+from django.db.models import Count, Exists, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
+from annotation.models import Collection, EvidenceSpan, ImportJob, Membership, PagePair, Project, QAItem, Role
 from common.prepared import Prepared
 
 AnyUser = User | AnonymousUser
@@ -236,19 +237,47 @@ def can_see_pair(membership: Membership, pair: PagePair) -> bool:
 
 
 _MEMBERS_PAIR = MemberLookup(lambda: PagePair.objects.select_related("assignee"), project="project")
-_MEMBERS_ITEM = MemberLookup(lambda: QAItem.objects.alive().select_related("pair", "author"), project="project")
 
 
-def pair_access(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None) -> PairAccess:
+def _live_items_of_kind(kind: str) -> Coalesce:
+    live = QAItem.objects.filter(pair=OuterRef("pk"), kind=kind, deleted_at__isnull=True).order_by()
+    return Coalesce(Subquery(live.values("pair").annotate(n=Count("pk")).values("n")), 0)
+
+
+# Starting an item checks how many the pair holds of its kind: counted in the pair's own query.
+_MEMBERS_PAIR_COUNTED = MemberLookup(
+    lambda: PagePair.objects.select_related("assignee").annotate(
+        live_lead_items=_live_items_of_kind(QAItem.Kind.LEAD),
+        live_document_items=_live_items_of_kind(QAItem.Kind.DOCUMENT),
+    ),
+    project="project",
+)
+# `has_spans`: a save that replaces the spans of an item that has none has nothing to delete.
+_MEMBERS_ITEM = MemberLookup(
+    lambda: (
+        QAItem.objects.alive()
+        .select_related("pair", "author")
+        .annotate(has_spans=Exists(EvidenceSpan.objects.filter(item=OuterRef("pk"))))
+    ),
+    project="project",
+)
+
+
+def pair_access(
+    user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None, item_counts: bool = False
+) -> PairAccess:
     """A pair of the project. Annotators reach only pairs assigned to them; coordinators reach all.
 
-    A member's pair, project and membership come in one query; anything else asks again the long way."""
-    pair = _MEMBERS_PAIR.get(user, slug, pair_id)
+    A member's pair, project and membership come in one query; anything else asks again the long way. With
+    `item_counts`, the pair comes with the number of its live items of each kind (`live_lead_items`,
+    `live_document_items`), counted in the same query."""
+    lookup = _MEMBERS_PAIR_COUNTED if item_counts else _MEMBERS_PAIR
+    pair = lookup.get(user, slug, pair_id)
     if pair is not None:
         access = access_of_row(pair, pair.project, role)
     else:
         access = project_access(user, slug, role=role)
-        pair = _MEMBERS_PAIR.rows().filter(pk=pair_id, project=access.project).first()
+        pair = lookup.rows().filter(pk=pair_id, project=access.project).first()
         if pair is None:
             raise Http404("No such page pair in this project.")
     project = access.project
@@ -260,8 +289,10 @@ def pair_access(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = No
     return PairAccess(project, access.membership, pair)
 
 
-def get_pair_for_user(user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None) -> PagePair:
-    return pair_access(user, slug, pair_id, role=role).pair
+def get_pair_for_user(
+    user: AnyUser, slug: str, pair_id: int, *, role: RoleOption = None, item_counts: bool = False
+) -> PagePair:
+    return pair_access(user, slug, pair_id, role=role, item_counts=item_counts).pair
 
 
 def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: RoleOption = None) -> QAItem:

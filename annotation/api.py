@@ -336,7 +336,7 @@ class PairItemListApi(APIView):
         responses=responses({201: ItemOutput}),
     )
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
-        pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
+        pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR, item_counts=True)
         data = validated(ItemCreateInput, request.data)
         item = services.qa_item_create(pair=pair, user=request.user, **data)
         return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)

@@ -452,8 +452,15 @@ def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, 
     """Start a new draft item on a pair being annotated (optionally with content, as the API allows)."""
     _require_authoring(pair, user)
     project = pair.project
+    # The pair funnel counts the pair's items when asked to (`item_counts=True`, the API's create does).
+    counted: dict[str, int | None] = {
+        QAItem.Kind.LEAD: getattr(pair, "live_lead_items", None),
+        QAItem.Kind.DOCUMENT: getattr(pair, "live_document_items", None),
+    }
     if kind == QAItem.Kind.LEAD:
-        existing = pair.items.alive().filter(kind=kind).count()
+        existing = counted[kind]
+        if existing is None:
+            existing = pair.items.alive().filter(kind=kind).count()
         if existing >= project.lead_qa_max:
             raise InvalidState(
                 f"This project takes at most {project.lead_qa_max} lead-section QAs per pair.", field="kind"
@@ -461,7 +468,10 @@ def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, 
     elif kind == QAItem.Kind.DOCUMENT:
         if not project.collect_document_qa:
             raise InvalidState("This project does not collect document-level QAs.", field="kind")
-        if pair.items.alive().filter(kind=kind).exists():
+        documents = counted[kind]
+        if documents is None:
+            documents = 1 if pair.items.alive().filter(kind=kind).exists() else 0
+        if documents:
             raise InvalidState("A pair has at most one document-level QA.", field="kind")
     else:
         raise InvalidInput(f"Unknown item kind {kind!r}: use 'lead' or 'document'.", field="kind")
@@ -581,13 +591,16 @@ def _content_checked(
 
 def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace: bool) -> None:
     """Write the item's evidence spans (`replace`: instead of those it has); the item keeps them for its output."""
-    if replace:
+    # The item funnel says whether there are any (`has_spans`); the save's version check, which passed, means
+    # no other save wrote spans since that read.
+    if replace and getattr(item, "has_spans", True):
         item.spans.all().delete()
     written = EvidenceSpan.objects.bulk_create(
         EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
         for i, s in enumerate(spans)
     )
     related_known(item, "spans", written)
+    item.has_spans = bool(written)  # type: ignore[attr-defined]
 
 
 def qa_item_delete(*, item: QAItem, user: User) -> None:

@@ -189,7 +189,7 @@ def pair_activity(request: SignedInRequest, slug: str, pair_id: int) -> HttpResp
 @login_required
 @require_POST
 def item_create(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
-    access = pair_access(request.user, slug, pair_id, role=Role.ANNOTATOR)
+    access = pair_access(request.user, slug, pair_id, role=Role.ANNOTATOR, item_counts=True)
     pair = access.pair
     kind = request.POST.get("kind", QAItem.Kind.LEAD)
     try:

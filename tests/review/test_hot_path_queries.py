@@ -21,8 +21,8 @@ from tests.review.conftest import span_of
 MOST = {
     "queue/next": 8,  # membership, the pair held, the two waiting conditions FOR UPDATE, the claim
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
-    "item create": 7,  # pair, the count of lead items; the item, its spans
-    "item save": 7,  # item with project and membership; the update, the spans replaced (delete, insert)
+    "item create": 6,  # the pair with its project, membership and the count of its items; the item, its spans
+    "item save": 7,  # item with project, membership and whether it has spans; the update, spans deleted (if any), spans
     # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
     "submit": 11,
     # Membership with languages, the slot held, two conditions (the first reads the spans too), the claim, its event.
