@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -46,8 +46,9 @@ from annotation.models import (
 from annotation.queries import items_with_spans
 from audit import services as audit
 from audit.models import Action
-from common.claims import queue_claim_next
+from common.claims import PreparedQueue, queue_claim_next
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.prepared import Prepared
 from common.related import related_known
 
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
@@ -271,6 +272,28 @@ def membership_remove(*, project: Project, user: User, actor: User | None = None
 # The annotator's queue
 
 
+# The pair an annotator holds unscreened, and the queue's candidates: compiled once (common/prepared.py).
+_HELD_PAIR = Prepared(
+    lambda project_id, user_id: PagePair.objects.filter(
+        project=project_id, assignee=user_id, status=PagePair.Status.CLAIMED
+    ).order_by("claimed_at")[:1],
+    int,
+    int,
+)
+_PAIR_QUEUE: PreparedQueue[PagePair] = PreparedQueue(
+    lambda project_id, user_id, now: (
+        PagePair.objects.filter(project=project_id).exclude(
+            pk__in=PairSkip.objects.filter(annotator=user_id).values("pair_id")  # given back: not again
+        ),
+        [Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
+    ),
+    int,
+    int,
+    datetime,
+    whole=True,  # the pair, for the caller to show
+)
+
+
 def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
     """Hand the user a pair nobody else holds, or the unscreened one they already hold.
 
@@ -279,11 +302,7 @@ def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
     one lock; the conditional update makes a second delivery harmless.
     """
     now = timezone.now()
-    held = (
-        PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED)
-        .order_by("claimed_at")
-        .first()
-    )
+    held = _HELD_PAIR.first(int(project.pk), int(user.pk))
     expires = now + timedelta(minutes=project.claim_minutes)
     if held is not None:
         PagePair.objects.filter(pk=held.pk).update(claim_expires_at=expires)
@@ -306,14 +325,7 @@ def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
         candidate.version += 1
         return True
 
-    claimed = queue_claim_next(
-        candidates=PagePair.objects.filter(project=project).exclude(
-            pk__in=PairSkip.objects.filter(annotator=user).values("pair_id")  # given back: not again
-        ),
-        waiting=[Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
-        claim=claim,
-        whole=True,  # the pair, for the caller to show
-    )
+    claimed = queue_claim_next(prepared=_PAIR_QUEUE, values=(int(project.pk), int(user.pk), now), claim=claim)
     if claimed is not None:
         claimed.project = project
     return claimed

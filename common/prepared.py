@@ -9,8 +9,10 @@ parameters; every call after that puts its own values there and runs the same SQ
 queryset gives them (model instances with their `select_related` relations, filtered relations and
 annotations), through Django's own converters and populators, so both engines read them as the ORM does.
 
-Only plain `int` and `str` values may vary (ids, slugs, digests): a value the ORM would adapt per engine (a
-datetime) or inline into the SQL text cannot be put back as a parameter, and compiling refuses it.
+Only plain `int` and `str` values and aware datetimes may vary (ids, slugs, digests, "now"): a datetime goes in
+as the engine's adapter writes it (SQLite keeps text), and a value the ORM inlines into the SQL text, or does
+not pass on as one parameter, is refused when compiling. The function must build the queryset from its values
+alone: anything else it reads is compiled in for good (a value it leaves out of one query is simply unused).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from django.db import connections
@@ -29,13 +32,28 @@ M = TypeVar("M", bound=Model)
 # Values no real id, slug or digest takes: negative ids, text with control characters.
 _INT_PROBE = -7_340_000_000
 _STR_PROBE = "\x1fprobe-{}\x1f"
+_DATETIME_PROBE = datetime(1901, 2, 3, 4, 5, 6, 7000, tzinfo=UTC)  # + i microseconds
+Value = int | str | datetime
+
+
+def probes_of(kinds: tuple[type, ...]) -> tuple[Value, ...]:
+    """The values a prepared query is first built with, one of each kind, each unlike any real one."""
+
+    def probe(i: int, kind: type) -> Value:
+        if kind is int:
+            return _INT_PROBE - i
+        if kind is str:
+            return _STR_PROBE.format(i)
+        return _DATETIME_PROBE.replace(microsecond=_DATETIME_PROBE.microsecond + i)
+
+    return tuple(probe(i, kind) for i, kind in enumerate(kinds))
 
 
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     sql: str
     params: tuple[Any, ...]
-    slots: tuple[tuple[int, int], ...]  # (position in params, index of the caller's value)
+    slots: tuple[tuple[int, int, bool], ...]  # (position in params, index of the caller's value, adapted)
     # Per column: the engine's and the field's converters (bound to the compiling thread's connection; they
     # read only settings such as its time zone, the same on every connection of one database).
     converters: tuple[tuple[int, tuple[list[Any], Any]], ...]
@@ -51,16 +69,16 @@ class Prepared(Generic[M]):
     """`Prepared(lambda pk, slug: Row.objects.filter(pk=pk, project__slug=slug)[:1], int, str).first(3, "x")`"""
 
     def __init__(self, build: Callable[..., QuerySet[M]], *kinds: type) -> None:
-        unsupported = [kind for kind in kinds if kind not in (int, str)]
+        unsupported = [kind for kind in kinds if kind not in (int, str, datetime)]
         if unsupported:
-            raise TypeError(f"Prepared queries take int and str values only, not {unsupported}.")
+            raise TypeError(f"Prepared queries take int, str and datetime values only, not {unsupported}.")
         self.build = build
         self.kinds = kinds
         self._compiled: dict[str, _Compiled] = {}  # per database alias
         self._lock = threading.Lock()
 
-    def _probes(self) -> tuple[int | str, ...]:
-        return tuple(_INT_PROBE - i if kind is int else _STR_PROBE.format(i) for i, kind in enumerate(self.kinds))
+    def _probes(self) -> tuple[Value, ...]:
+        return probes_of(self.kinds)
 
     def _compile(self) -> _Compiled:
         probes = self._probes()
@@ -69,12 +87,20 @@ class Prepared(Generic[M]):
             raise ValueError("A prepared query cannot prefetch or carry known related objects.")
         compiler = queryset.query.get_compiler(using=queryset.db)
         sql, params = compiler.as_sql()
-        slots: list[tuple[int, int]] = []
+        ops = compiler.connection.ops
+        slots: list[tuple[int, int, bool]] = []
         for index, probe in enumerate(probes):
-            found = [at for at, param in enumerate(params) if type(param) is type(probe) and param == probe]
-            if not found or str(probe) in sql:
-                raise ValueError(f"Value {index} of the prepared query is not one plain SQL parameter.")
-            slots.extend((at, index) for at in found)
+            # A datetime is in the parameters as the engine adapted it (SQLite: text): put back the same way.
+            adapted = ops.adapt_datetimefield_value(probe) if isinstance(probe, datetime) else probe
+            found = []
+            for at, param in enumerate(params):
+                if type(param) is type(probe) and param == probe:
+                    found.append((at, index, False))
+                elif adapted is not probe and type(param) is type(adapted) and param == adapted:
+                    found.append((at, index, True))
+            if str(probe) in sql or str(adapted) in sql:  # written into the SQL text: it could not vary
+                raise ValueError(f"Value {index} of the prepared query is written into its SQL, not a parameter.")
+            slots.extend(found)
         select, klass_info = compiler.select, compiler.klass_info
         fields = [column[0] for column in select[0 : compiler.col_count]]
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
@@ -100,17 +126,20 @@ class Prepared(Generic[M]):
                 self._compiled[alias] = compiled
         return compiled
 
-    def all(self, *values: int | str, alias: str = "default") -> list[M]:
+    def all(self, *values: Value, alias: str = "default") -> list[M]:
         if len(values) != len(self.kinds):
             raise TypeError(f"This prepared query takes {len(self.kinds)} values, not {len(values)}.")
         for value, kind in zip(values, self.kinds, strict=True):
             if type(value) is not kind:
                 raise TypeError(f"A prepared query's value must be {kind.__name__}, not {type(value).__name__}.")
+            if isinstance(value, datetime) and value.tzinfo is None:
+                raise TypeError("A prepared query's datetime must be aware (timezone.now()).")
         compiled = self.compiled(alias)
-        params = list(compiled.params)
-        for at, index in compiled.slots:
-            params[at] = values[index]
         connection = connections[alias]
+        params = list(compiled.params)
+        for at, index, adapted in compiled.slots:
+            value = values[index]
+            params[at] = connection.ops.adapt_datetimefield_value(value) if adapted else value  # type: ignore[arg-type]
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows: Any = cursor.fetchall()
@@ -131,7 +160,7 @@ class Prepared(Generic[M]):
             found.append(instance)
         return found  # type: ignore[return-value]
 
-    def first(self, *values: int | str, alias: str = "default") -> M | None:
+    def first(self, *values: Value, alias: str = "default") -> M | None:
         """The first row (the queryset should be sliced `[:1]`: it names one row by a unique key)."""
         rows = self.all(*values, alias=alias)
         return rows[0] if rows else None

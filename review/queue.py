@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotation.lifecycle import item_event_record, require_may_review, spans_known, spans_read_with
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
-from common.claims import queue_claim_next
+from common.claims import PreparedQueue, queue_claim_next
 from common.errors import InvalidInput, InvalidState
 from common.prepared import Prepared
 from review.models import ReviewSlot, SlotQuerySet
@@ -51,7 +51,7 @@ _HELD = Prepared(
 )
 
 
-def _claimable(project: Project, user: User, now: datetime, where: Q | None = None) -> SlotQuerySet:
+def _claimable(project: Project | int, user: User | int, now: datetime, where: Q | None = None) -> SlotQuerySet:
     """Slots this reviewer may take; `where` narrows them further (the validation flow: by item language, less
     the items skipped)."""
     mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
@@ -62,6 +62,25 @@ def _claimable(project: Project, user: User, now: datetime, where: Q | None = No
         .exclude(revision_id__in=mine)
     )
     return slots.filter(where) if where is not None else slots
+
+
+def _waiting(now: datetime) -> list[Q]:
+    return [Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)]
+
+
+# The queue's candidates, as a function of the project's and the reviewer's ids and the time: compiled once.
+_QUEUE: PreparedQueue[ReviewSlot] = PreparedQueue(
+    lambda project_id, user_id, now: (
+        _claimable(project_id, user_id, now).select_related(*SLOT_SHOWN),
+        _waiting(now),
+    ),
+    int,
+    int,
+    datetime,
+    fields=("id", "item_id"),
+    whole=True,  # with what SLOT_SHOWN names, for the caller to show
+    shown=_shown_spans,  # and the item's spans, asked of the row read whole only
+)
 
 
 def review_waiting_count(*, project: Project, user: User, where: Q | None = None) -> int:
@@ -135,9 +154,11 @@ def review_claim_next(
         _spans_given(candidate)
         return True
 
+    if where is None:  # the review queue itself: its reads compiled once
+        return queue_claim_next(prepared=_QUEUE, values=(int(project.pk), int(user.pk), now), claim=claim)
     return queue_claim_next(
         candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
-        waiting=[Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)],
+        waiting=_waiting(now),
         claim=claim,
         fields=("id", "item_id"),
         whole=True,  # with what SLOT_SHOWN names, for the caller to show

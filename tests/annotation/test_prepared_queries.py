@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.db.models import FilteredRelation, Q
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from annotation import services
 from annotation.access import MEMBERSHIP, member_rows
@@ -80,12 +81,32 @@ def test_a_membership_comes_with_its_filtered_relation_as_the_orm_gives_it(proje
     assert prepared.all(pair.pk + 1000) == []
 
 
+def test_a_datetime_value_goes_in_as_the_engine_adapts_it(project, annotator):
+    earlier = factories.pair(project)
+    since = timezone.now()
+    later = factories.pair(project)
+    PagePair.objects.filter(pk=earlier.pk).update(created_at=since - datetime.timedelta(minutes=1))
+    PagePair.objects.filter(pk=later.pk).update(created_at=since + datetime.timedelta(minutes=1))
+    prepared = Prepared(
+        lambda project_id, when: PagePair.objects.filter(project=project_id, created_at__gte=when).order_by("pk"),
+        int,
+        datetime.datetime,
+    )
+    assert [pair.pk for pair in prepared.all(project.pk, since)] == [later.pk]
+    assert [pair.pk for pair in prepared.all(project.pk, since - datetime.timedelta(hours=1))] == [earlier.pk, later.pk]
+    with pytest.raises(TypeError, match="aware"):
+        prepared.all(project.pk, datetime.datetime(2026, 12, 1, 12, 0))
+
+
 def test_values_of_other_kinds_and_values_not_plain_parameters_are_refused(project, annotator):
-    with pytest.raises(TypeError, match="int and str"):
-        Prepared(lambda when: PagePair.objects.filter(created_at__gte=when), datetime.datetime)
-    unused = Prepared(lambda pk: PagePair.objects.filter(pk=1)[:1], int)
-    with pytest.raises(ValueError, match="not one plain SQL parameter"):
-        unused.first(1)
+    with pytest.raises(TypeError, match="int, str and datetime"):
+        Prepared(lambda when: PagePair.objects.filter(created_at__gte=when), datetime.date)
+    inlined = Prepared(lambda pk: PagePair.objects.extra(where=[f"id = {pk}"])[:1], int)  # noqa: S610
+    with pytest.raises(ValueError, match="written into its SQL"):
+        inlined.first(1)
+    unused = Prepared(lambda pk, slug: PagePair.objects.filter(pk=pk)[:1], int, str)  # the slug is not asked
+    pair = factories.pair(project)
+    assert unused.first(pair.pk, "any").pk == pair.pk and unused.first(pair.pk + 1000, "any") is None
     prepared = _pairs_of_member()
     with pytest.raises(TypeError, match="must be int"):
         prepared.first(str(annotator.pk), project.slug, 1)
