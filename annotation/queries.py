@@ -5,12 +5,13 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
+from common.prepared import Prepared
 from common.related import related_known
 
 if TYPE_CHECKING:
@@ -79,37 +80,56 @@ def _count_distinct(related: QuerySet, field: str) -> Subquery:
     return Subquery(counted.values("n"), output_field=IntegerField())
 
 
+def _progress_queries() -> tuple[Prepared[Any], Prepared[Any]]:
+    """The two queries of `annotator_progress`, compiled once (common/prepared.py): asked on every authoring page."""
+    global _PROGRESS
+    if _PROGRESS is not None:
+        return _PROGRESS
+    from annotation.models import PagePair, PairSkip, Project, QAItem, Screening
+
+    def counts(project_id: int, user_id: int, today: datetime, session_started: datetime, now: datetime) -> QuerySet:
+        pairs = PagePair.objects.filter(project=OuterRef("pk"), assignee=user_id)
+        excluded = Screening.objects.filter(pair__project=OuterRef("pk"), annotator=user_id).exclude(
+            decision=Screening.Decision.ANNOTATE
+        )
+        items = QAItem.objects.alive().filter(project=OuterRef("pk"), author=user_id)
+        left = (
+            PagePair.objects.filter(project=OuterRef("pk"))
+            .available(now)
+            .exclude(pk__in=PairSkip.objects.filter(annotator=user_id).values("pair_id"))
+        )
+        counted: dict[str, Subquery] = {}
+        for name, start in (("today", today), ("session", session_started)):
+            counted[f"submitted_{name}"] = count_of(pairs.filter(submitted_at__gte=start))
+            counted[f"excluded_{name}"] = _count_distinct(excluded.filter(created_at__gte=start), "pair_id")
+            counted[f"items_{name}"] = count_of(items.filter(submitted_at__gte=start))
+        counted["left"] = count_of(left)
+        return Project.objects.filter(pk=project_id).annotate(**counted).values(*counted)
+
+    def recent(project_id: int, user_id: int) -> QuerySet:
+        return (
+            QAItem.objects.alive()
+            .filter(project=project_id, author=user_id, submitted_at__isnull=False, active_seconds__gt=0)
+            .order_by("-submitted_at")
+            .values("active_seconds")[:RECENT_ITEMS]
+        )
+
+    _PROGRESS = (Prepared(counts, int, int, datetime, datetime, datetime), Prepared(recent, int, int))
+    return _PROGRESS
+
+
+_PROGRESS: tuple[Prepared[Any], Prepared[Any]] | None = None
+
+
 def annotator_progress(*, project: Project, user: User, session_started: datetime) -> Progress:
     """Pairs done (submitted, or excluded at screening) and items submitted, today and since `session_started`.
 
     Every count in one query (counted by the database, not read row by row), the median active time in another."""
-    from annotation.models import PagePair, PairSkip, Project, QAItem, Screening
-
-    today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    pairs = PagePair.objects.filter(project=OuterRef("pk"), assignee=user)
-    excluded = Screening.objects.filter(pair__project=OuterRef("pk"), annotator=user).exclude(
-        decision=Screening.Decision.ANNOTATE
-    )
-    items = QAItem.objects.alive().filter(project=OuterRef("pk"), author=user)
-    left = (
-        PagePair.objects.filter(project=OuterRef("pk"))
-        .available()
-        .exclude(pk__in=PairSkip.objects.filter(annotator=user).values("pair_id"))
-    )
-    counts: dict[str, Subquery] = {}
-    for name, start in (("today", today), ("session", session_started)):
-        counts[f"submitted_{name}"] = count_of(pairs.filter(submitted_at__gte=start))
-        counts[f"excluded_{name}"] = _count_distinct(excluded.filter(created_at__gte=start), "pair_id")
-        counts[f"items_{name}"] = count_of(items.filter(submitted_at__gte=start))
-    counts["left"] = count_of(left)
-    row = Project.objects.filter(pk=project.pk).annotate(**counts).values_list(*counts).get()
-    counted: dict[str, int] = dict(zip(counts, row, strict=True))
-    seconds = list(
-        QAItem.objects.alive()
-        .filter(project=project, author=user, submitted_at__isnull=False, active_seconds__gt=0)
-        .order_by("-submitted_at")
-        .values_list("active_seconds", flat=True)[:RECENT_ITEMS]
-    )
+    counts, recent = _progress_queries()
+    now = timezone.now()
+    today = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    (counted,) = counts.dicts(int(project.pk), int(user.pk), today, session_started, now)
+    seconds = [row["active_seconds"] for row in recent.dicts(int(project.pk), int(user.pk))]
     return Progress(
         pairs_today=counted["submitted_today"] + counted["excluded_today"],
         items_today=counted["items_today"],

@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import ModelIterable, get_related_populators
 
 M = TypeVar("M", bound=Model)
 
@@ -57,12 +57,13 @@ class _Compiled:
     # Per column: the engine's and the field's converters (bound to the compiling thread's connection; they
     # read only settings such as its time zone, the same on every connection of one database).
     converters: tuple[tuple[int, tuple[list[Any], Any]], ...]
-    model: type[Model]
+    model: type[Model] | None  # None for a values() query
     model_start: int
     model_end: int
     init_list: tuple[str, ...]
     populators: tuple[Any, ...]
     annotations: tuple[tuple[str, int], ...]
+    names: tuple[str, ...]  # a values() query's columns
 
 
 class Prepared(Generic[M]):
@@ -103,6 +104,11 @@ class Prepared(Generic[M]):
             slots.extend(found)
         select, klass_info = compiler.select, compiler.klass_info
         fields = [column[0] for column in select[0 : compiler.col_count]]
+        query = queryset.query
+        names = (*query.extra_select, *query.values_select, *query.annotation_select)
+        if queryset._iterable_class is not ModelIterable:  # values(): rows by name
+            return _Compiled(sql, tuple(params), tuple(slots), tuple(compiler.get_converters(fields).items()),
+                             None, 0, 0, (), (), (), names)  # fmt: skip
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         return _Compiled(
             sql=sql,
@@ -116,6 +122,7 @@ class Prepared(Generic[M]):
             # The stubs name a newer Django's signature.
             populators=tuple(get_related_populators(klass_info, select, queryset.db)),  # type: ignore[call-arg]
             annotations=tuple((compiler.annotation_col_map or {}).items()),
+            names=(),
         )
 
     def compiled(self, alias: str = "default") -> _Compiled:
@@ -126,7 +133,8 @@ class Prepared(Generic[M]):
                 self._compiled[alias] = compiled
         return compiled
 
-    def all(self, *values: Value, alias: str = "default") -> list[M]:
+    def _rows(self, values: tuple[Value, ...], alias: str) -> tuple[_Compiled, list[list[Any]]]:
+        """The compiled query run with `values`, its rows converted as the ORM converts them."""
         if len(values) != len(self.kinds):
             raise TypeError(f"This prepared query takes {len(self.kinds)} values, not {len(values)}.")
         for value, kind in zip(values, self.kinds, strict=True):
@@ -142,16 +150,31 @@ class Prepared(Generic[M]):
             params[at] = connection.ops.adapt_datetimefield_value(value) if adapted else value  # type: ignore[arg-type]
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
-            rows: Any = cursor.fetchall()
+            fetched: Any = cursor.fetchall()
+        rows = []
+        for fetched_row in fetched:
+            row = list(fetched_row)
+            for position, (converters, expression) in compiled.converters:
+                value = row[position]
+                for converter in converters:
+                    value = converter(value, expression, connection)
+                row[position] = value
+            rows.append(row)
+        return compiled, rows
+
+    def dicts(self, *values: Value, alias: str = "default") -> list[dict[str, Any]]:
+        """The rows of a `values()` / `values_list()` query, each by column name."""
+        compiled, rows = self._rows(values, alias)
+        if compiled.model is not None:
+            raise TypeError("dicts() reads a values() query; use all() for model rows.")
+        return [dict(zip(compiled.names, row, strict=True)) for row in rows]
+
+    def all(self, *values: Value, alias: str = "default") -> list[M]:
+        compiled, rows = self._rows(values, alias)
+        if compiled.model is None:
+            raise TypeError("all() reads model rows; use dicts() for a values() query.")
         found = []
         for row in rows:
-            if compiled.converters:
-                row = list(row)
-                for position, (converters, expression) in compiled.converters:
-                    value = row[position]
-                    for converter in converters:
-                        value = converter(value, expression, connection)
-                    row[position] = value
             instance = compiled.model.from_db(alias, compiled.init_list, row[compiled.model_start : compiled.model_end])
             for populator in compiled.populators:
                 populator.populate(row, instance)

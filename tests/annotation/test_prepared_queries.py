@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 from django.db import connection
-from django.db.models import FilteredRelation, Q
+from django.db.models import Count, FilteredRelation, Q
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -112,3 +112,23 @@ def test_values_of_other_kinds_and_values_not_plain_parameters_are_refused(proje
         prepared.first(str(annotator.pk), project.slug, 1)
     with pytest.raises(TypeError, match="takes 3 values"):
         prepared.first(annotator.pk, project.slug)
+
+
+def test_a_values_query_gives_its_rows_by_name_with_annotations(project, annotator):
+    factories.pair(project, local_title="Wirtshaus")
+    factories.pair(project, local_title="مقهى")
+    prepared = Prepared(
+        lambda project_id: (
+            PagePair.objects.filter(project=project_id)
+            .annotate(pairs_of_project=Count("project__pairs"))
+            .values("local_title", "pairs_of_project")
+            .order_by("local_title")
+        ),
+        int,
+    )
+    assert prepared.dicts(project.pk) == [
+        {"local_title": "Wirtshaus", "pairs_of_project": 2},
+        {"local_title": "مقهى", "pairs_of_project": 2},
+    ]
+    with pytest.raises(TypeError, match="use dicts"):
+        prepared.all(project.pk)
