@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from annotation.models import EvidenceSpan, ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.prepared import preparable, rows_insert, rows_update
 from common.related import related_json, related_known_json
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
@@ -63,13 +64,11 @@ def item_event(
 
 def item_event_record(**fields: Any) -> ItemEvent:
     """Record one step of an item's history (who, what, from which status to which); fields as `item_event`."""
-    event = item_event(**fields)
-    event.save()
-    return event
+    return rows_insert([item_event(**fields)])[0]
 
 
 def item_events_record(events: Iterable[ItemEvent]) -> list[ItemEvent]:
-    return ItemEvent.objects.bulk_create(list(events))
+    return rows_insert(list(events))
 
 
 # Status and versioned content
@@ -97,16 +96,19 @@ def qa_item_transition(
     """
     allowed = list(allowed)
     before = item.status
-    query = QAItem.objects.alive().filter(pk=item.pk, status__in=allowed)
-    if expected_version is not None:
-        query = query.filter(version=expected_version)
-    if when is not None:
-        query = query.filter(when)
     values = dict(changes or {})
     if to is not None:
         values["status"] = to
     values.setdefault("updated_at", timezone.now())  # a caller that shows the item passes the time it keeps
-    if not query.update(**values, version=F("version") + 1):
+    values["version"] = F("version") + 1
+    where: dict[str, Any] = {"pk": item.pk, "deleted_at__isnull": True, "status__in": allowed}
+    if expected_version is not None:
+        where["version"] = expected_version
+    if when is None and preparable(values.values()):  # the usual case: the statement compiled once
+        updated = rows_update(QAItem, where, values)
+    else:
+        updated = QAItem.objects.filter(**where).filter(*[when] if when is not None else []).update(**values)
+    if not updated:
         if doing is None:
             return False
         _refused(item, expected_version, allowed, doing)
@@ -117,14 +119,13 @@ def qa_item_transition(
 
 
 def qa_items_transition(
-    *, items: QuerySet[QAItem], allowed: Iterable[str], to: str, changes: Mapping[str, Any] | None = None
+    *, where: Mapping[str, Any], allowed: Iterable[str], to: str, changes: Mapping[str, Any] | None = None
 ) -> int:
-    """`qa_item_transition` for many items at once (a pair's drafts on submit): the live ones of `items` still in
-    an allowed status move; returns how many did. The caller records their events (`items_route` does)."""
-    values = {"updated_at": timezone.now(), **dict(changes or {})}
-    return items.filter(deleted_at__isnull=True, status__in=list(allowed)).update(
-        **values, status=to, version=F("version") + 1
-    )
+    """`qa_item_transition` for many items at once (a pair's drafts on submit): the live items `where` (lookups
+    as `rows_update` takes them, `{"pair_id": 3}`) still in an allowed status move; returns how many did. The
+    caller records their events (`items_route` does)."""
+    values = {"updated_at": timezone.now(), **dict(changes or {}), "status": to, "version": F("version") + 1}
+    return rows_update(QAItem, {**where, "deleted_at__isnull": True, "status__in": list(allowed)}, values)
 
 
 def qa_items_delete(*, items: QuerySet[QAItem], user: User | None, at: datetime | None = None) -> int:

@@ -48,7 +48,7 @@ from audit import services as audit
 from audit.models import Action
 from common.claims import PreparedQueue, queue_claim_next
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import Prepared
+from common.prepared import Prepared, rows_delete, rows_insert, rows_update
 from common.related import related_known
 
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
@@ -305,18 +305,16 @@ def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
     held = _HELD_PAIR.first(int(project.pk), int(user.pk))
     expires = now + timedelta(minutes=project.claim_minutes)
     if held is not None:
-        PagePair.objects.filter(pk=held.pk).update(claim_expires_at=expires)
+        rows_update(PagePair, {"pk": held.pk, "deleted_at__isnull": True}, {"claim_expires_at": expires})
         held.claim_expires_at = expires
         held.project = project
         return held
 
     def claim(candidate: PagePair) -> bool:
         changes = {"status": PagePair.Status.CLAIMED, "claimed_at": now, "claim_expires_at": expires, "updated_at": now}
-        if (
-            not PagePair.objects.filter(pk=candidate.pk)
-            .available(now)
-            .update(**changes, assignee=user, version=F("version") + 1)
-        ):
+        # The candidate was read available and locked by this transaction: claimed only as it was read.
+        mine = {**changes, "assignee_id": user.pk, "version": F("version") + 1}
+        if not rows_update(PagePair, {"pk": candidate.pk, "version": candidate.version}, mine):
             return False
         # The candidate row is locked (FOR UPDATE) until the claim commits: what it reads now is what was written.
         for name, value in changes.items():
@@ -399,10 +397,10 @@ def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") ->
     now = timezone.now()
     changes = {"status": status, "screening_decision": decision, "claim_expires_at": None, "updated_at": now}
     with transaction.atomic():
-        known = _pair_update(pair, PagePair.objects.filter(pk=pair.pk, assignee=user, status__in=editable), changes)
+        known = _pair_update(pair, {"assignee_id": user.pk, "status__in": sorted(editable)}, changes)
         if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
-        Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
+        rows_insert([Screening(pair=pair, annotator=user, decision=decision, note=note, created_at=now)])
         audit.record(
             user, Action.PAIR_SCREENED, pair, project=pair.project, before=pair.status, decision=decision, note=note
         )
@@ -410,13 +408,15 @@ def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") ->
     return pair
 
 
-def _pair_update(pair: PagePair, query: Any, changes: dict[str, Any]) -> bool | None:
-    """Write `changes` (and the next version) to the pair rows of `query` still as the request read them, else to
-    them as they are now: True when the first applied (the pair is then `changes` on what was read), False when
-    only the second did, None when neither (the pair is no longer in `query`)."""
-    if query.filter(version=pair.version).update(**changes, version=F("version") + 1):
+def _pair_update(pair: PagePair, where: dict[str, Any], changes: dict[str, Any]) -> bool | None:
+    """Write `changes` (and the next version) to the live pair if it is still `where` and as the request read it,
+    else if it is `where` as it is now: True when the first applied (the pair is then `changes` on what was read),
+    False when only the second did, None when neither (the pair is no longer `where`)."""
+    where = {"pk": pair.pk, "deleted_at__isnull": True, **where}
+    changes = {**changes, "version": F("version") + 1}
+    if rows_update(PagePair, {**where, "version": pair.version}, changes):
         return True
-    return False if query.update(**changes, version=F("version") + 1) else None
+    return False if rows_update(PagePair, where, changes) else None
 
 
 def _pair_updated(pair: PagePair, changes: dict[str, Any], known: bool | None) -> None:
@@ -491,7 +491,7 @@ def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, 
     changes, document, spans = _content_checked(pair, kind, **content)
     item = QAItem(project=project, pair=pair, author=user, kind=kind, version=2 if content else 1, **changes)
     with transaction.atomic() if spans is not None else nullcontext():
-        item.save(force_insert=True)
+        rows_insert([item])
         if spans is not None:
             _spans_write(item, document, spans, replace=False)
         else:
@@ -606,10 +606,12 @@ def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace
     # The item funnel says whether there are any (`has_spans`); the save's version check, which passed, means
     # no other save wrote spans since that read.
     if replace and getattr(item, "has_spans", True):
-        item.spans.all().delete()
-    written = EvidenceSpan.objects.bulk_create(
-        EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
-        for i, s in enumerate(spans)
+        rows_delete(EvidenceSpan, {"item_id": item.pk})  # nothing refers to a span
+    written = rows_insert(
+        [
+            EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
+            for i, s in enumerate(spans)
+        ]
     )
     related_known(item, "spans", written)
     item.has_spans = bool(written)  # type: ignore[attr-defined]
@@ -807,12 +809,11 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     changes = {"status": PagePair.Status.SUBMITTED, "submitted_at": now, "updated_at": now}
     drafts = [item for item in items if item.status == QAItem.Status.DRAFT]
     with transaction.atomic():
-        mine = PagePair.objects.filter(pk=pair.pk, status=PagePair.Status.ANNOTATING, assignee=user)
-        known = _pair_update(pair, mine, changes)
+        known = _pair_update(pair, {"status": PagePair.Status.ANNOTATING, "assignee_id": user.pk}, changes)
         if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="pair")
         moved = qa_items_transition(
-            items=QAItem.objects.filter(pair=pair),
+            where={"pair_id": pair.pk},
             allowed=[QAItem.Status.DRAFT],
             to=QAItem.Status.SUBMITTED,
             changes={"submitted_at": now, "updated_at": now},
@@ -859,19 +860,21 @@ def qa_item_revisions_create(
             .annotate(number=Max("number"))
             .values_list("item_id", "number")
         )
-    return QAItemRevision.objects.bulk_create(
-        QAItemRevision(
-            item=item,
-            number=last.get(item.pk, 0) + 1,
-            question=item.question,
-            answer_standard=item.answer_standard,
-            answer_local=item.answer_local,
-            spans=_revision_spans(item),
-            content={},
-            author=author,
-            reason=reason,
-        )
-        for item in items
+    return rows_insert(
+        [
+            QAItemRevision(
+                item=item,
+                number=last.get(item.pk, 0) + 1,
+                question=item.question,
+                answer_standard=item.answer_standard,
+                answer_local=item.answer_local,
+                spans=_revision_spans(item),
+                content={},
+                author=author,
+                reason=reason,
+            )
+            for item in items
+        ]
     )
 
 

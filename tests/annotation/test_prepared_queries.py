@@ -6,14 +6,15 @@ import datetime
 
 import pytest
 from django.db import connection
-from django.db.models import Count, FilteredRelation, Q
+from django.db.models import Count, F, FilteredRelation, Q
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation import services
 from annotation.access import MEMBERSHIP, member_rows
-from annotation.models import Membership, PagePair
-from common.prepared import Prepared
+from annotation.models import EvidenceSpan, Membership, PagePair
+from audit.models import AuditEvent
+from common.prepared import Prepared, preparable, rows_delete, rows_insert, rows_update
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -132,3 +133,68 @@ def test_a_values_query_gives_its_rows_by_name_with_annotations(project, annotat
     ]
     with pytest.raises(TypeError, match="use dicts"):
         prepared.all(project.pk)
+
+
+# Writes compiled once: rows_update, rows_delete, rows_insert.
+
+
+def test_a_prepared_update_changes_the_rows_the_orm_would_for_each_calls_values(project, annotator):
+    first, second = factories.pair(project), factories.pair(project, status=PagePair.Status.CLAIMED)
+    now = timezone.now()
+    changes = {"status": PagePair.Status.ANNOTATING, "updated_at": now, "version": F("version") + 1}
+    # Versions are small columns: the comparison is compiled in, not left out as out of range.
+    where = {"pk": first.pk, "version": first.version, "status__in": [PagePair.Status.NEW, PagePair.Status.CLAIMED]}
+    assert rows_update(PagePair, where, changes) == 1
+    first.refresh_from_db()
+    assert (first.status, first.version, first.updated_at) == ("annotating", 2, now)
+    # The same statement with other values: a stale version changes nothing, another row changes.
+    with CaptureQueriesContext(connection) as captured:
+        assert rows_update(PagePair, {**where, "version": 1}, changes) == 0
+        assert rows_update(PagePair, {**where, "pk": second.pk, "version": 1}, changes) == 1
+    assert len(captured) == 2 and captured[0]["sql"].split(" SET ")[0] == captured[1]["sql"].split(" SET ")[0]
+    second.refresh_from_db()
+    assert (second.status, second.version) == ("annotating", 2)
+    # None and booleans are part of the statement's shape; hostile text is a parameter.
+    title = "𠮶間茶餐廳'; DROP TABLE annotation_pagepair; --"
+    assert (
+        rows_update(PagePair, {"pk": first.pk, "deleted_at__isnull": True}, {"assignee": None, "local_title": title})
+        == 1
+    )
+    assert rows_update(PagePair, {"pk": first.pk, "deleted_at__isnull": False}, {"local_title": "x"}) == 0
+    first.refresh_from_db()
+    assert first.assignee_id is None and first.local_title == title
+    with pytest.raises(TypeError, match="prepared write"):
+        rows_update(PagePair, {"pk": first.pk}, {"metadata": {"a": 1}})
+    assert not preparable([{"a": 1}]) and preparable([1, "x", now, None, True, F("version") + 1])
+
+
+def test_a_prepared_delete_takes_only_the_rows_asked(project, annotator):
+    pair = factories.pair(project, status=PagePair.Status.ANNOTATING, assignee=annotator)
+    span = {"start": 0, "end": 1, "text": pair.local_lead[0]}
+    item = services.qa_item_create(pair=pair, user=annotator, question="Wo?", spans=[span])
+    other = services.qa_item_create(pair=pair, user=annotator, question="Wer?", spans=[span])
+    assert rows_delete(EvidenceSpan, {"item_id": item.pk}) == 1
+    assert list(EvidenceSpan.objects.filter(item=item)) == [] and EvidenceSpan.objects.filter(item=other).count() == 1
+
+
+def test_prepared_inserts_write_what_bulk_create_writes_and_give_the_ids(project, annotator):
+    pair = factories.pair(project)
+    events = [
+        AuditEvent(project_id=project.pk, actor=annotator, action="pair.screened", object_type="pair",
+                   object_id=pair.pk, object_label="مقهى · 𠮶", details={"note": "Wirtshaus", "n": [1, 2]}),
+        AuditEvent(project_id=None, actor=None, action="pair.screened", object_type="pair", object_id=None),
+    ]  # fmt: skip
+    written = rows_insert(events)
+    assert [event.pk for event in written] == [event.pk for event in events] and all(event.pk for event in events)
+    assert events[0]._state.adding is False and events[0]._state.db == "default"
+    stored = AuditEvent.objects.get(pk=events[0].pk)
+    assert (stored.details, stored.object_label, stored.actor_id) == (
+        {"note": "Wirtshaus", "n": [1, 2]},
+        "مقهى · 𠮶",
+        annotator.pk,
+    )
+    assert stored.created_at == events[0].created_at and stored.created_at.tzinfo is not None
+    assert AuditEvent.objects.get(pk=events[1].pk).details == {}
+    assert rows_insert([]) == []
+    with pytest.raises(TypeError, match="one model"):
+        rows_insert([events[0], pair])
