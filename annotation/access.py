@@ -125,30 +125,42 @@ def access_of_row(row: Model, project: Project, role: RoleOption) -> ProjectAcce
     return ProjectAccess(project, _require(membership, role))
 
 
-_MEMBERSHIPS: dict[tuple[str, ...], Prepared[Membership]] = {}
+_MEMBERSHIPS: dict[tuple[tuple[str, ...], bool], Prepared[Membership]] = {}
 
 
-def _membership_lookup(related: tuple[str, ...]) -> Prepared[Membership]:
-    """The user's active membership of the project `slug`, with the project (and `related`), compiled once."""
-    prepared = _MEMBERSHIPS.get(related)
+def _held_pair() -> Subquery:
+    """The unscreened pair the member holds in the project (the oldest claim), as the annotators' queue asks."""
+    mine = Q(project=OuterRef("project"), assignee=OuterRef("user"), status=PagePair.Status.CLAIMED)
+    held = PagePair.objects.filter(mine)
+    return Subquery(held.order_by("claimed_at").values("id")[:1])
+
+
+def _membership_lookup(related: tuple[str, ...], held_pair: bool) -> Prepared[Membership]:
+    """The user's active membership of the project `slug`, with the project (and `related`, and with `held_pair`
+    the id of the pair they hold unscreened as `held_pair_id`), compiled once."""
+    prepared = _MEMBERSHIPS.get((related, held_pair))
     if prepared is None:
-        prepared = Prepared(
-            lambda user_id, slug: (
-                Membership.objects.select_related("project", *related)
-                .filter(
-                    project__slug=slug, project__deleted_at__isnull=True, user=user_id
-                )  # the join skips the live manager
-                .order_by("pk")[:1]  # not by the username of its Meta ordering: a join for nothing
-            ),
-            int,
-            str,
-        )
-        prepared = _MEMBERSHIPS.setdefault(related, prepared)
+
+        def lookup(user_id: int, slug: str) -> QuerySet[Membership]:
+            found = Membership.objects.select_related("project", *related).filter(
+                project__slug=slug, project__deleted_at__isnull=True, user=user_id
+            )  # the join skips the live manager
+            if held_pair:
+                found = found.annotate(held_pair_id=_held_pair())
+            return found.order_by("pk")[:1]  # not by the username of its Meta ordering: a join for nothing
+
+        prepared = _MEMBERSHIPS.setdefault((related, held_pair), Prepared(lookup, int, str))
     return prepared
 
 
 def project_access(
-    user: AnyUser, slug: str, *, role: RoleOption = None, kind: str | None = None, related: tuple[str, ...] = ()
+    user: AnyUser,
+    slug: str,
+    *,
+    role: RoleOption = None,
+    kind: str | None = None,
+    related: tuple[str, ...] = (),
+    held_pair: bool = False,
 ) -> ProjectAccess:
     """The project and the user's membership, or 404 (not a member) / 403 (none of the roles in `role`).
 
@@ -157,11 +169,12 @@ def project_access(
 
     A member's project and membership come in one query: this runs on every request. A deactivated
     membership counts as none (404), through `Membership.objects`. `related`: relations of the membership
-    loaded in the same query (the review queue asks for the reviewer's `reader_languages`).
+    loaded in the same query (the review queue asks for the reviewer's `reader_languages`). `held_pair`: the
+    membership says which pair the member holds unscreened (`held_pair_id`, None for none), for the queue.
     """
     membership: Membership | None
     if user.is_authenticated and not user.is_superuser:
-        membership = _membership_lookup(related).first(int(user.pk), str(slug))
+        membership = _membership_lookup(related, held_pair).first(int(user.pk), str(slug))
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()

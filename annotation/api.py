@@ -253,8 +253,8 @@ class QueueNextApi(APIView):
         ),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
-        pair = services.pair_claim_next(project=project, user=request.user)
+        member = access.project_access(request.user, slug, role=Role.ANNOTATOR, held_pair=True)
+        pair = services.pair_claim_next(project=member.project, user=request.user, membership=member.membership)
         if pair is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_pair_detail(pair, unscreened=pair.status == PagePair.Status.CLAIMED))

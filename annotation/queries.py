@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -32,17 +33,26 @@ def count_of(related: QuerySet) -> Subquery:
 SPAN_FIELDS = ("id", "document", "start", "end", "text", "match", "position")
 
 
-def items_with_spans(items: QuerySet[QAItem]) -> list[QAItem]:
-    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
-    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
-    their order. What `items` annotates (or selects with each item) comes along."""
-    from annotation.models import EvidenceSpan, QAItem
+def items_spans_joined(items: QuerySet[QAItem]) -> QuerySet[QAItem]:
+    """`items` joined with their spans, a row per span (or one without), for `items_with_spans` to group."""
+    from annotation.models import QAItem
 
-    joined = items.annotate(**{f"evidence_{name}": F(f"spans__{name}") for name in SPAN_FIELDS}).order_by(
+    return items.annotate(**{f"evidence_{name}": F(f"spans__{name}") for name in SPAN_FIELDS}).order_by(
         *(QAItem._meta.ordering or ()), "spans__position", "spans__id"
     )
+
+
+def items_with_spans(items: QuerySet[QAItem], joined: Iterable[QAItem] | None = None) -> list[QAItem]:
+    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
+    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
+    their order. What `items` annotates (or selects with each item) comes along. `joined`: the rows of
+    `items_spans_joined(items)` when the caller read them already (a prepared query)."""
+    from annotation.models import EvidenceSpan
+
+    if joined is None:
+        joined = items_spans_joined(items)
     found: dict[int, tuple[QAItem, list[EvidenceSpan]]] = {}
-    db = joined.db
+    db = items.db
     span_fields = ["item_id", *SPAN_FIELDS]
     cache = EvidenceSpan.item.field  # the span's item, set as prefetching sets it
     for row in joined:

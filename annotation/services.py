@@ -43,7 +43,7 @@ from annotation.models import (
     Role,
     Screening,
 )
-from annotation.queries import items_with_spans
+from annotation.queries import items_spans_joined, items_with_spans
 from audit import services as audit
 from audit.models import Action
 from common.claims import PreparedQueue, queue_claim_next
@@ -294,15 +294,17 @@ _PAIR_QUEUE: PreparedQueue[PagePair] = PreparedQueue(
 )
 
 
-def pair_claim_next(*, project: Project, user: User) -> PagePair | None:
+def pair_claim_next(*, project: Project, user: User, membership: Membership | None = None) -> PagePair | None:
     """Hand the user a pair nobody else holds, or the unscreened one they already hold.
 
     On PostgreSQL the candidate row is taken with FOR UPDATE SKIP LOCKED, so
     annotators asking at once each get a different pair without queueing behind
-    one lock; the conditional update makes a second delivery harmless.
+    one lock; the conditional update makes a second delivery harmless. A `membership` read with
+    `project_access(held_pair=True)` says already whether the user holds one.
     """
     now = timezone.now()
-    held = _HELD_PAIR.first(int(project.pk), int(user.pk))
+    holds = getattr(membership, "held_pair_id", True) is not None  # unknown: ask
+    held = _HELD_PAIR.first(int(project.pk), int(user.pk)) if holds else None
     expires = now + timedelta(minutes=project.claim_minutes)
     if held is not None:
         rows_update(PagePair, {"pk": held.pk, "deleted_at__isnull": True}, {"claim_expires_at": expires})
@@ -764,15 +766,21 @@ def deleted_projects_for(user: User) -> QuerySet[Project]:
     return projects.order_by("-deleted_at", "slug")
 
 
+def _submitted_items(pair_id: int) -> QuerySet[QAItem]:
+    last_revision = QAItemRevision.objects.filter(item=OuterRef("pk")).order_by("-number").values("number")[:1]
+    items = QAItem.objects.alive().filter(pair=pair_id).select_related("author")
+    return items_spans_joined(items.annotate(last_revision=Subquery(last_revision)))
+
+
+_SUBMITTED_ITEMS = Prepared(_submitted_items, int)
+
+
 def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
-    # The items with their spans and the number of each one's last revision, in one query.
-    last_revision = QAItemRevision.objects.filter(item=OuterRef("pk")).order_by("-number").values("number")[:1]
-    items = items_with_spans(
-        pair.items.alive().select_related("author").annotate(last_revision=Subquery(last_revision))
-    )
+    # The items with their spans and the number of each one's last revision, in one query compiled once.
+    items = items_with_spans(pair.items.all(), _SUBMITTED_ITEMS.all(int(pair.pk)))
     lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:

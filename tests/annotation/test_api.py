@@ -55,6 +55,10 @@ def test_annotator_claims_screens_authors_edits_and_submits_a_pair_through_the_a
     assert (claimed.data["id"], claimed.data["status"]) == (pool_pair.pk, "claimed")
     lead = claimed.data["local_lead"]
     assert ord(lead[0]) > 0xFFFF  # offsets after it differ between code points and UTF-16
+    other_pair = factories.pair(project)
+    again = client.post(project_url(project.slug, "queue/next/"))  # the pair held unscreened, not a new one
+    assert (again.status_code, again.data["id"], again.data["local_lead"]) == (200, pool_pair.pk, lead)
+    assert PagePair.objects.get(pk=other_pair.pk).status == PagePair.Status.NEW
 
     pair_url = project_url(project.slug, f"pairs/{pool_pair.pk}/")
     screened = client.post(pair_url + "screening/", {"decision": "annotate", "note": ""}, format="json")
