@@ -62,6 +62,7 @@ from review.serializers import (
     VerificationSearchInput,
     VerificationStateOutput,
     VersionInput,
+    slot_output,
 )
 from review.views.queue import review_items
 
@@ -80,7 +81,7 @@ def _slot_data(slot: ReviewSlot, project: Project, *, loaded: bool = False, clai
         related_known(slot, "judgments", [])
     slot.item.project = project
     slot.item.pair.project = project
-    return SlotOutput(slot).data
+    return slot_output(slot)
 
 
 # The queue and the filtered list

@@ -165,7 +165,12 @@ def _round_decide(
     `flagged`: this review or the round's earlier ones flagged (as seen when the item was locked; a flag stays);
     `waiting_seen`: another slot of the round was not done then. What was seen then only says which question to
     ask first: the round's state is asked again after the lock (a review done by someone else while this one
-    waited for the lock is seen), mostly in the item's conditional update itself."""
+    waited for the lock is seen), mostly in the item's conditional update itself.
+
+    Unless no other slot waited then: a done or cancelled slot stays so and a round gets no slots later, so the
+    round is complete, and every judgment of its other slots (written with their slot's completion) was seen."""
+    if not waiting_seen:  # mostly (one reviewer per item, or the round's last review): nothing more to ask
+        return _decided(item, now, Status.NEEDS_REWRITE if flagged else Status.ACCEPTED, None)
     slots = ReviewSlot.objects.filter(revision_id=revision_id).exclude(status=ReviewSlot.Status.CANCELLED)
     waiting = Exists(slots.exclude(status=ReviewSlot.Status.DONE))
     flags = Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG))
@@ -178,7 +183,7 @@ def _round_decide(
             .get()
         )
 
-    if waiting_seen and not flagged:  # the round most likely waits for another review: ask first
+    if not flagged:  # the round most likely waits for another review: ask first
         still_waiting, flagged = state()
         if still_waiting:
             return []
@@ -193,8 +198,9 @@ def _round_decide(
     return _decided(item, now, Status.NEEDS_REWRITE, ~waiting)
 
 
-def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable) -> list[ItemEvent]:
-    """The decision written (when `when` still holds, the item still in review), with its event to record."""
+def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable | None) -> list[ItemEvent]:
+    """The decision written (when `when` still holds, if given; the item still in review), with its event to
+    record."""
     before = item.status
     if not qa_item_transition(item=item, allowed=[REVIEWABLE], to=to, changes={"updated_at": now}, when=when):
         return []
