@@ -7,12 +7,14 @@ see items of their projects only after submission; authors see their own items.
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 
 from annotation.access import (
     AnyUser,
     ItemAccess,
     MemberLookup,
+    ProjectAccess,
     RoleOption,
     access_of_row,
     get_pair_for_user,
@@ -20,6 +22,7 @@ from annotation.access import (
     roles_of,
 )
 from annotation.models import Membership, PagePair, QAItem, Role
+from common.prepared import Prepared
 from review.models import ReviewSlot
 
 REVIEWING = (Role.REVIEWER, Role.COORDINATOR)
@@ -124,3 +127,40 @@ def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool 
 def get_pair_for_labeller(user: AnyUser, slug: str, pair_id: int) -> PagePair:
     """Article labels and adjudication are the coordinators' work."""
     return get_pair_for_user(user, slug, pair_id, role=Role.COORDINATOR)
+
+
+# The reviewer's membership with its project and languages, as `project_access(related=("reader_languages",))`
+# reads it, and the slot they hold in the project (the oldest claim, as `review.queue` asks): one query, compiled
+# once, for the review queue's every claim.
+_REVIEWER = Prepared(
+    lambda user_id, slug: (
+        Membership.objects.select_related("project", "reader_languages")
+        .filter(project__slug=slug, project__deleted_at__isnull=True, user=user_id)
+        .annotate(
+            held_slot=Subquery(
+                ReviewSlot.objects.filter(
+                    item__project=OuterRef("project_id"),
+                    item__deleted_at__isnull=True,
+                    reviewer=OuterRef("user_id"),
+                    status=ReviewSlot.Status.CLAIMED,
+                )
+                .order_by("claimed_at")
+                .values("id")[:1]
+            )
+        )
+        .order_by("pk")[:1]
+    ),
+    int,
+    str,
+)
+
+
+def reviewer_queue_access(user: AnyUser, slug: str) -> tuple[ProjectAccess, int | bool | None]:
+    """`project_access(user, slug, role=Role.REVIEWER, related=("reader_languages",))` and the id of the slot the
+    reviewer holds in the project: None when none, False when not asked (superusers, who go the general way)."""
+    if user.is_authenticated and not user.is_superuser:
+        membership = _REVIEWER.first(int(user.pk), str(slug))
+        if membership is not None and membership.is_reviewer:
+            return ProjectAccess(membership.project, membership), membership.held_slot  # type: ignore[attr-defined]
+    # A superuser, a non-member (404) or a member without the role (403): as `project_access` says.
+    return project_access(user, slug, role=Role.REVIEWER, related=("reader_languages",)), False

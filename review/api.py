@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.access import get_pair_for_user, get_project_for_user, project_access
+from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
@@ -122,9 +122,9 @@ class ReviewNextApi(APIView):
         responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
-        reviewing = project_access(request.user, slug, role=Role.REVIEWER, related=("reader_languages",))
+        reviewing, held = access.reviewer_queue_access(request.user, slug)
         slot = review_queue.review_claim_next(
-            project=reviewing.project, user=request.user, membership=reviewing.membership
+            project=reviewing.project, user=request.user, membership=reviewing.membership, held=held
         )
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

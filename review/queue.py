@@ -125,8 +125,12 @@ def review_claim_next(
     validation: bool = False,
     where: Q | None = None,
     membership: Membership | None = None,
+    held: int | bool | None = False,
 ) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
+
+    `held`: the id of the slot the reviewer holds in the project as the caller read it (None: none), or False:
+    asked here (`review.access.reviewer_queue_access` reads it with the membership).
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
     at once get different slots; the conditional update (and the unique
@@ -137,8 +141,11 @@ def review_claim_next(
     reviewer_require(project, user, membership)
     now = timezone.now()
     expires = now + timedelta(minutes=project.claim_minutes)
-    holding = _HELD.first(int(project.pk), int(user.pk))
-    held_id = holding.pk if holding is not None else None
+    if held is False:
+        holding = _HELD.first(int(project.pk), int(user.pk))
+        held_id = holding.pk if holding is not None else None
+    else:
+        held_id = held
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
         ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
         held = _shown(ReviewSlot.objects.filter(pk=held_id)).get()

@@ -25,8 +25,9 @@ MOST = {
     "item save": 7,  # item with project, membership and whether it has spans; the update, spans deleted (if any), spans
     # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
     "submit": 11,
-    # Membership with languages, the slot held, two conditions (the first reads the spans too), the claim, its event.
-    "review/next": 9,
+    # Membership with languages and the slot held, two conditions (the first reads the spans too), the claim, its
+    # event.
+    "review/next": 8,
     # The slot with all it shows; the item locked (with its spans and how the round looked), the slot, judgments,
     # the item's decision (its update asks whether the round is complete) and the events. The first review of a
     # project also asks whether an agreement report is due (3 queries); after that the debounce counts judgments
