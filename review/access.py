@@ -23,6 +23,7 @@ from annotation.access import (
 )
 from annotation.models import Membership, PagePair, QAItem, Role
 from common.prepared import Prepared
+from review.judging import slots_judged
 from review.models import ReviewSlot
 
 REVIEWING = (Role.REVIEWER, Role.COORDINATOR)
@@ -101,17 +102,31 @@ _MEMBERS_SLOT = MemberLookup(
 )
 
 
+# The same, read to be judged: its item locked, with what judging it needs (`review.judging.slots_judged`).
+_MEMBERS_SLOT_JUDGED = MemberLookup(lambda: slots_judged(_MEMBERS_SLOT.rows()), project="item__project")
+
+
 def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool = False) -> ReviewSlot:
     """A review slot held (or filled) by this reviewer; coordinators may look at any, unless `held`: then
     only the reviewer holding it may act on it (give it back, send its active time).
 
     A member's slot comes with its item, pair, author, revision, project and membership in one query."""
-    slot = _MEMBERS_SLOT.get(user, slug, slot_id)
+    return _slot_for(_MEMBERS_SLOT, user, slug, slot_id, held=held)
+
+
+def get_slot_for_judging(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
+    """`get_slot_for_reviewer(held=True)` with its item locked, for `review_submit(locked=True)` in the same
+    transaction (the caller's): the lock and what the judgment needs come in the access query itself."""
+    return _slot_for(_MEMBERS_SLOT_JUDGED, user, slug, slot_id, held=True)
+
+
+def _slot_for(lookup: MemberLookup[ReviewSlot], user: AnyUser, slug: str, slot_id: int, *, held: bool) -> ReviewSlot:
+    slot = lookup.get(user, slug, slot_id)
     if slot is not None:
         access = access_of_row(slot, slot.item.project, None)
     else:
         access = project_access(user, slug)
-        slot = _MEMBERS_SLOT.rows().filter(pk=slot_id, item__project=access.project).first()
+        slot = lookup.rows().filter(pk=slot_id, item__project=access.project).first()
         if slot is None:
             raise Http404("No such review in this project.")
     project, membership = access.project, access.membership

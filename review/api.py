@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -162,12 +163,13 @@ class ReviewSlotApi(APIView):
         responses=responses({200: SlotOutput, 409: StaleSlotOutput}),
     )
     def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
-        slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
-        data = validated(ReviewSubmitInput, request.data)
-        project = slot.item.project
-        slot = review_judging.review_submit(
-            slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
-        )
+        with transaction.atomic():  # the slot read with its item locked, and judged, in one transaction
+            slot = access.get_slot_for_judging(request.user, slug, slot_id)
+            data = validated(ReviewSubmitInput, request.data)
+            project = slot.item.project
+            slot = review_judging.review_submit(
+                slot=slot, user=request.user, version=data["version"], judgments=data["judgments"], locked=True
+            )
         return Response(_slot_data(slot, project, loaded=True))
 
 
