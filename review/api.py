@@ -63,6 +63,7 @@ from review.serializers import (
     VerificationSearchInput,
     VerificationStateOutput,
     VersionInput,
+    review_submit_input,
     slot_output,
 )
 from review.views.queue import review_items
@@ -165,7 +166,7 @@ class ReviewSlotApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         with transaction.atomic():  # the slot read with its item locked, and judged, in one transaction
             slot = access.get_slot_for_judging(request.user, slug, slot_id)
-            data = validated(ReviewSubmitInput, request.data)
+            data = review_submit_input(request.data)
             project = slot.item.project
             slot = review_judging.review_submit(
                 slot=slot, user=request.user, version=data["version"], judgments=data["judgments"], locked=True

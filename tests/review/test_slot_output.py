@@ -1,4 +1,5 @@
-"""`slot_output` (the review API's answer, built without DRF's fields) gives what SlotOutput gives."""
+"""`slot_output` (the review API's answer, built without DRF's fields) gives what SlotOutput gives, and
+`review_submit_input` reads a judgment's body as ReviewSubmitInput does."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import pytest
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
+from common.api import validated
+from common.errors import InvalidInput
 from review import judging as review_judging
 from review import queue as review_queue
 from review.models import ReviewSlot
-from review.serializers import SlotOutput, slot_output
+from review.serializers import ReviewSubmitInput, SlotOutput, review_submit_input, slot_output
 from tests.review.conftest import all_pass, flag
 
 
@@ -55,3 +58,40 @@ def test_criteria_without_entries_or_with_blank_help(project, reviewer, submitte
     project.review_criteria = criteria
     project.save()
     _same(ReviewSlot.objects.order_by("id").first())
+
+
+def _outcome(read, data):
+    try:
+        return "ok", json.dumps(read(data), cls=JSONEncoder)
+    except InvalidInput as error:
+        return "invalid", str(error), error.field, error.details
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"version": 3, "judgments": {"fluency": {"verdict": "pass", "comment": ""}, "b": {"verdict": "flag"}}},
+        {"version": 3, "judgments": {"a": {"verdict": "flag", "comment": "  “ok” 好 ", "extra": 1}}, "more": 1},
+        {"version": 3, "judgments": {}},
+        {"version": "3", "judgments": {"a": {"verdict": "pass"}}},
+        {"version": True, "judgments": {"a": {"verdict": "pass"}}},
+        {"version": 3.0, "judgments": {"a": {"verdict": "pass"}}},
+        {"judgments": {"a": {"verdict": "pass"}}},
+        {"version": 3},
+        {"version": 3, "judgments": []},
+        {"version": 3, "judgments": {"a": "pass"}},
+        {"version": 3, "judgments": {"a": {"verdict": " pass "}}},
+        {"version": 3, "judgments": {"a": {"verdict": ""}}},
+        {"version": 3, "judgments": {"a": {"verdict": "maybe"}}},
+        {"version": 3, "judgments": {"a": {"verdict": 1}}},
+        {"version": 3, "judgments": {"a": {"comment": "x"}}},
+        {"version": 3, "judgments": {"a": {"verdict": "pass", "comment": None}}},
+        {"version": 3, "judgments": {"a": {"verdict": "pass", "comment": 5}}},
+        {"version": 3, "judgments": {"a": {"verdict": "pass", "comment": "nul\x00"}}},
+        {"version": 3, "judgments": {"a": {"verdict": "pass", "comment": "lone \ud800"}}},
+        [],
+        "text",
+    ],
+)
+def test_the_judgment_input_reads_as_the_serializer_does(data):
+    assert _outcome(review_submit_input, data) == _outcome(lambda d: validated(ReviewSubmitInput, d), data)
