@@ -148,9 +148,9 @@ def review_claim_next(
         held_id = held
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
         ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
-        held = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
-        held.reviewer = user
-        return _spans_given(held)
+        slot = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
+        slot.reviewer = user
+        return _spans_given(slot)
 
     def claim(candidate: ReviewSlot) -> bool:
         if not _claim(candidate.pk, candidate.item_id, project, user, now, savepoint=False):

@@ -215,6 +215,9 @@ class ReviewSubmitInput(serializers.Serializer):
     )
 
 
+_VERDICTS = frozenset(Judgment.Verdict.values)
+
+
 def _plain_text(value: Any) -> bool:
     """Text a CharField takes as it is: no NUL, no lone surrogate (its validators refuse them)."""
     if type(value) is not str or "\x00" in value:
@@ -233,7 +236,7 @@ def review_submit_input(data: Any) -> dict[str, Any]:
     if type(data) is dict and type(data.get("version")) is int and type(data.get("judgments")) is dict:
         judgments: dict[str, dict[str, Any]] = {}
         for key, raw in data["judgments"].items():
-            if type(raw) is not dict or raw.get("verdict") not in Judgment.Verdict.values:
+            if type(raw) is not dict or raw.get("verdict") not in _VERDICTS:
                 break
             given = {"verdict": raw["verdict"]}
             if "comment" in raw:
