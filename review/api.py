@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -13,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation.access import get_pair_for_user, get_project_for_user, project_access
+from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
@@ -62,6 +63,8 @@ from review.serializers import (
     VerificationSearchInput,
     VerificationStateOutput,
     VersionInput,
+    review_submit_input,
+    slot_output,
 )
 from review.views.queue import review_items
 
@@ -80,7 +83,7 @@ def _slot_data(slot: ReviewSlot, project: Project, *, loaded: bool = False, clai
         related_known(slot, "judgments", [])
     slot.item.project = project
     slot.item.pair.project = project
-    return SlotOutput(slot).data
+    return slot_output(slot)
 
 
 # The queue and the filtered list
@@ -121,9 +124,9 @@ class ReviewNextApi(APIView):
         responses=responses({200: SlotOutput, 204: EMPTY}, bad_input=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
-        reviewing = project_access(request.user, slug, role=Role.REVIEWER, related=("reader_languages",))
+        reviewing, held = access.reviewer_queue_access(request.user, slug)
         slot = review_queue.review_claim_next(
-            project=reviewing.project, user=request.user, membership=reviewing.membership
+            project=reviewing.project, user=request.user, membership=reviewing.membership, held=held
         )
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -161,12 +164,13 @@ class ReviewSlotApi(APIView):
         responses=responses({200: SlotOutput, 409: StaleSlotOutput}),
     )
     def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
-        slot = access.get_slot_for_reviewer(request.user, slug, slot_id, held=True)
-        data = validated(ReviewSubmitInput, request.data)
-        project = slot.item.project
-        slot = review_judging.review_submit(
-            slot=slot, user=request.user, version=data["version"], judgments=data["judgments"]
-        )
+        with transaction.atomic():  # the slot read with its item locked, and judged, in one transaction
+            slot = access.get_slot_for_judging(request.user, slug, slot_id)
+            data = review_submit_input(request.data)
+            project = slot.item.project
+            slot = review_judging.review_submit(
+                slot=slot, user=request.user, version=data["version"], judgments=data["judgments"], locked=True
+            )
         return Response(_slot_data(slot, project, loaded=True))
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import Combinable
 from django.utils import timezone
 
@@ -67,16 +68,29 @@ def _check_judgments(project: Project, judgments: Mapping[str, Mapping[str, Any]
     return checked
 
 
-def _item_locked(item_id: int, revision_id: int, slot_id: int) -> QuerySet[QAItem]:
+def _round_seen(revision_id: Any, slot_id: Any) -> dict[str, Exists]:
+    """How the round looked when the judged item was locked: another of its slots still waiting, a flag given
+    (`_round_decide`); ids, or the outer query's columns (OuterRef)."""
     others = ReviewSlot.objects.filter(revision_id=revision_id).exclude(pk=slot_id)
+    return {
+        "waiting_seen": Exists(others.exclude(status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED])),
+        "flagged_seen": Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG)),
+    }
+
+
+def _item_locked(item_id: int, revision_id: int, slot_id: int) -> QuerySet[QAItem]:
     return (
         QAItem.objects.select_for_update(of=("self",))
-        .annotate(
-            spans_read=spans_read_with("pk"),
-            waiting_seen=Exists(others.exclude(status__in=[ReviewSlot.Status.DONE, ReviewSlot.Status.CANCELLED])),
-            flagged_seen=Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG)),
-        )
+        .annotate(spans_read=spans_read_with("pk"), **_round_seen(revision_id, slot_id))
         .filter(pk=item_id)[:1]
+    )
+
+
+def slots_judged(slots: QuerySet[ReviewSlot]) -> QuerySet[ReviewSlot]:
+    """`slots` (with their items) read for `review_submit(locked=True)`: the item locked, with its spans and how
+    the round looked, in the slot's own query; the caller reads it in the transaction it judges the slot in."""
+    return slots.select_for_update(of=("item",)).annotate(
+        spans_read=spans_read_with("item_id"), **_round_seen(OuterRef("revision_id"), OuterRef("pk"))
     )
 
 
@@ -85,11 +99,14 @@ _ITEM_LOCKED = Prepared(_item_locked, int, int, int)
 
 
 def review_submit(
-    *, slot: ReviewSlot, user: User, version: int, judgments: Mapping[str, Mapping[str, Any]]
+    *, slot: ReviewSlot, user: User, version: int, judgments: Mapping[str, Mapping[str, Any]], locked: bool = False
 ) -> ReviewSlot:
     """Record a reviewer's verdicts on every criterion; when the round is complete, decide the item.
 
     All criteria pass from all reviewers: accepted. Any flag: needs rewrite.
+
+    `locked`: the slot was read `slots_judged` in the caller's transaction, which this one joins (the item read
+    with it is the locked row); the agreement report's debounce is then asked once that transaction commits.
     """
     item = slot.item
     project = item.project
@@ -97,15 +114,18 @@ def review_submit(
     checked = _check_judgments(project, judgments)
     require_may_review(user, item)
     now = timezone.now()
-    with transaction.atomic():
+    if locked and not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("A slot read locked is judged in the transaction that read it.")
+    with nullcontext() if locked else transaction.atomic():
         # Locked with its spans, for the answer (nothing changes them while the item is in review), and with what
         # the round looked like then (`_round_decide` asks again where it matters).
-        locked = _ITEM_LOCKED.first(item.pk, slot.revision_id, slot.pk)
-        if locked is None:
+        seen: Any = slot if locked else _ITEM_LOCKED.first(item.pk, slot.revision_id, slot.pk)
+        if seen is None:
             raise QAItem.DoesNotExist("No such item.")
-        if locked.deleted_at is not None or locked.status != REVIEWABLE:
+        locked_item: QAItem = item if locked else seen
+        if locked_item.deleted_at is not None or locked_item.status != REVIEWABLE:
             raise InvalidState(
-                f"The item is {locked.get_status_display().lower()}; only items in review can be judged.",
+                f"The item is {locked_item.get_status_display().lower()}; only items in review can be judged.",
                 field="item",
             )
         updated = ReviewSlot.objects.filter(
@@ -139,20 +159,27 @@ def review_submit(
             item=item, actor=user, action=ItemEvent.Action.REVIEWED, before=REVIEWABLE, after=REVIEWABLE, note=note
         )
         decided = _round_decide(
-            locked,
+            locked_item,
             slot.revision_id,
             now,
-            flagged=bool(flags) or locked.flagged_seen,  # type: ignore[attr-defined]  # `_item_locked`'s annotations
-            waiting_seen=locked.waiting_seen,  # type: ignore[attr-defined]
+            flagged=bool(flags) or seen.flagged_seen,  # `_round_seen`'s annotations
+            waiting_seen=seen.waiting_seen,
         )
         item_events_record([reviewed, *decided])  # the review, then the item's decision if the round is complete
     # The slot and its item as written (the slot was at `version`, the item locked): no need to read them again.
     slot.status, slot.completed_at, slot.version = ReviewSlot.Status.DONE, now, version + 1
     related_known(slot, "judgments", written)
-    locked.project, locked.pair, locked.author = project, item.pair, item.author
-    spans_known(locked, locked.spans_read)  # type: ignore[attr-defined]  # an annotation of `_item_locked`
-    slot.item = locked
-    agreement_report_after_judgments(project=project, judgments=len(written))  # debounced: one per burst
+    locked_item.project, locked_item.pair, locked_item.author = project, item.pair, item.author
+    spans_known(locked_item, seen.spans_read)
+    slot.item = locked_item
+
+    def judged() -> None:  # debounced: one report per burst of reviews
+        agreement_report_after_judgments(project=project, judgments=len(written))
+
+    if locked:
+        transaction.on_commit(judged)
+    else:
+        judged()
     return slot
 
 
@@ -165,7 +192,12 @@ def _round_decide(
     `flagged`: this review or the round's earlier ones flagged (as seen when the item was locked; a flag stays);
     `waiting_seen`: another slot of the round was not done then. What was seen then only says which question to
     ask first: the round's state is asked again after the lock (a review done by someone else while this one
-    waited for the lock is seen), mostly in the item's conditional update itself."""
+    waited for the lock is seen), mostly in the item's conditional update itself.
+
+    Unless no other slot waited then: a done or cancelled slot stays so and a round gets no slots later, so the
+    round is complete, and every judgment of its other slots (written with their slot's completion) was seen."""
+    if not waiting_seen:  # mostly (one reviewer per item, or the round's last review): nothing more to ask
+        return _decided(item, now, Status.NEEDS_REWRITE if flagged else Status.ACCEPTED, None)
     slots = ReviewSlot.objects.filter(revision_id=revision_id).exclude(status=ReviewSlot.Status.CANCELLED)
     waiting = Exists(slots.exclude(status=ReviewSlot.Status.DONE))
     flags = Exists(Judgment.objects.filter(revision_id=revision_id, verdict=Judgment.Verdict.FLAG))
@@ -178,7 +210,7 @@ def _round_decide(
             .get()
         )
 
-    if waiting_seen and not flagged:  # the round most likely waits for another review: ask first
+    if not flagged:  # the round most likely waits for another review: ask first
         still_waiting, flagged = state()
         if still_waiting:
             return []
@@ -193,8 +225,9 @@ def _round_decide(
     return _decided(item, now, Status.NEEDS_REWRITE, ~waiting)
 
 
-def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable) -> list[ItemEvent]:
-    """The decision written (when `when` still holds, the item still in review), with its event to record."""
+def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable | None) -> list[ItemEvent]:
+    """The decision written (when `when` still holds, if given; the item still in review), with its event to
+    record."""
     before = item.status
     if not qa_item_transition(item=item, allowed=[REVIEWABLE], to=to, changes={"updated_at": now}, when=when):
         return []

@@ -88,22 +88,20 @@ def review_waiting_count(*, project: Project, user: User, where: Q | None = None
     return _claimable(project, user, timezone.now(), where).values("item_id").distinct().count()
 
 
-def _claim(slot_id: int, item_id: int, project: Project, user: User, now: datetime, savepoint: bool = True) -> bool:
-    """Claim the slot if it is still free; `savepoint=False` inside a transaction that only holds the candidate's
-    lock (`queue_claim_next`): a refused claim then rolls that one back, which asks for the next candidate anyway."""
+def _claim(slot_id: int, item_id: int, project: Project, user: User, now: datetime, locked: bool = False) -> bool:
+    """Claim the slot if it is still free. `locked`: inside a transaction that holds the slot locked, read as
+    waiting (`queue_claim_next`), so free it is (on SQLite no other writer comes between); no savepoint: a refused
+    claim then rolls that transaction back, which asks for the next candidate anyway."""
     expires = now + timedelta(minutes=project.claim_minutes)
+    slots = ReviewSlot.objects.filter(pk=slot_id)
     try:
-        with transaction.atomic(savepoint=savepoint):
-            claimed = (
-                ReviewSlot.objects.filter(pk=slot_id)
-                .available(now)
-                .update(
-                    status=ReviewSlot.Status.CLAIMED,
-                    reviewer=user,
-                    claimed_at=now,
-                    claim_expires_at=expires,
-                    version=F("version") + 1,
-                )
+        with transaction.atomic(savepoint=not locked):
+            claimed = (slots if locked else slots.available(now)).update(
+                status=ReviewSlot.Status.CLAIMED,
+                reviewer=user,
+                claimed_at=now,
+                claim_expires_at=expires,
+                version=F("version") + 1,
             )
             if claimed:  # only slots of items in review are claimable
                 item_event_record(
@@ -125,8 +123,12 @@ def review_claim_next(
     validation: bool = False,
     where: Q | None = None,
     membership: Membership | None = None,
+    held: int | bool | None = False,
 ) -> ReviewSlot | None:
     """Hand a reviewer the slot they hold, else the oldest slot they may fill; None when there is none.
+
+    `held`: the id of the slot the reviewer holds in the project as the caller read it (None: none), or False:
+    asked here (`review.access.reviewer_queue_access` reads it with the membership).
 
     On PostgreSQL the candidate is taken FOR UPDATE SKIP LOCKED, so reviewers asking
     at once get different slots; the conditional update (and the unique
@@ -137,16 +139,19 @@ def review_claim_next(
     reviewer_require(project, user, membership)
     now = timezone.now()
     expires = now + timedelta(minutes=project.claim_minutes)
-    holding = _HELD.first(int(project.pk), int(user.pk))
-    held_id = holding.pk if holding is not None else None
+    if held is False:
+        holding = _HELD.first(int(project.pk), int(user.pk))
+        held_id = holding.pk if holding is not None else None
+    else:
+        held_id = held
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
         ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
-        held = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
-        held.reviewer = user
-        return _spans_given(held)
+        slot = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
+        slot.reviewer = user
+        return _spans_given(slot)
 
     def claim(candidate: ReviewSlot) -> bool:
-        if not _claim(candidate.pk, candidate.item_id, project, user, now, savepoint=False):
+        if not _claim(candidate.pk, candidate.item_id, project, user, now, locked=True):
             return False
         # Locked (FOR UPDATE) until the claim commits: the candidate is the row as the claim left it.
         candidate.status, candidate.reviewer, candidate.claimed_at = ReviewSlot.Status.CLAIMED, user, now

@@ -327,3 +327,23 @@ def test_a_report_queued_long_ago_and_never_claimed_is_sent_again_once(
 
     assert sent == [(waiting.pk,)]
     assert AgreementReport.objects.count() == 1
+
+
+def test_while_the_cache_is_unreachable_reviews_count_for_nothing(project, reviewer, annotator, settings, monkeypatch):
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    if not isinstance(caches["default"], RedisCache):
+        pytest.skip("the debounce counts in Redis only with a Redis cache")
+    settings.AGREEMENT_AUTO_JUDGMENTS = 4  # two reviews of three criteria would queue one
+
+    def unreachable(backend):
+        raise RedisConnectionError("down")
+
+    monkeypatch.setattr(reports, "redis_client_of", unreachable)
+    _, items = four_items(project, annotator)
+    for item in items[:2]:
+        review(project, reviewer, item, all_pass(project))  # recorded; no report queued by itself
+    assert not AgreementReport.objects.exists()
+    assert reports._counted_since_asked(project, 3) == 3

@@ -100,6 +100,18 @@ def test_missing_verdicts_are_named_field_by_field(project, reviewer, submitted)
     assert "judgments.standalone.verdict" in response.data["details"]
 
 
+def test_the_queue_answers_with_the_slot_the_reviewer_holds(project, reviewer, coordinator, submitted):
+    first = api_as(reviewer).post(url(project.slug, "review/next/")).data
+    again = api_as(reviewer).post(url(project.slug, "review/next/")).data
+    assert again["id"] == first["id"] and again["version"] == first["version"]
+    assert again["claim_expires_at"] >= first["claim_expires_at"]  # the claim kept alive
+    coordinator.is_superuser = True  # a superuser goes the general way: holds nothing, gets the other item's slot
+    coordinator.save()
+    other = api_as(coordinator).post(url(project.slug, "review/next/")).data
+    assert other["id"] != first["id"] and other["reviewer"] == coordinator.username
+    assert api_as(coordinator).post(url(project.slug, "review/next/")).data["id"] == other["id"]
+
+
 def test_the_queue_answers_204_when_nothing_waits(project, reviewer):
     assert api_as(reviewer).post(url(project.slug, "review/next/")).status_code == 204
 

@@ -13,6 +13,7 @@ from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 from tests import factories
 from tests.annotation.test_concurrency import run_at_once
+from tests.conftest import api_as
 from tests.review.conftest import all_pass, submitted_pair
 
 THREADS = 12
@@ -131,3 +132,29 @@ def test_two_reviewers_finishing_a_round_at_once_one_flagging_send_the_item_back
     assert item.status == "needs_rewrite"
     assert item.events.filter(action="needs_rewrite").count() == 1
     assert not item.events.filter(action="accepted").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("flagging", [False, True])
+def test_two_reviewers_judging_through_the_api_at_once_decide_the_item_exactly_once(flagging):
+    # The API reads the slot with its item locked in the access query itself (access.get_slot_for_judging).
+    project, author, reviewers = _project_with_reviewers(f"race-api-{int(flagging)}", 2, reviewers_per_item=2)
+    _, items = submitted_pair(project, author)
+    item = items[0]
+    slots = [review_queue.review_claim(item=item, user=reviewer) for reviewer in reviewers]
+    flagged = {**all_pass(project), "fluency": {"verdict": "flag", "comment": "Typo"}}
+    verdicts = [all_pass(project), flagged if flagging else all_pass(project)]
+
+    def judge(i: int) -> int:
+        body = {"version": slots[i].version, "judgments": verdicts[i]}
+        url = f"/api/projects/{project.slug}/review/slots/{slots[i].pk}/"
+        return api_as(reviewers[i]).post(url, body, format="json").status_code
+
+    assert run_at_once(2, judge) == [200, 200]
+
+    item.refresh_from_db()
+    decision = "needs_rewrite" if flagging else "accepted"
+    assert item.status == decision
+    assert item.events.filter(action=decision).count() == 1
+    assert item.events.filter(action__in=["accepted", "needs_rewrite"]).count() == 1
+    assert Judgment.objects.filter(item=item).count() == 2 * len(project.review_criteria)

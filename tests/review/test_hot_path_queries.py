@@ -25,13 +25,15 @@ MOST = {
     "item save": 7,  # item with project, membership and whether it has spans; the update, spans deleted (if any), spans
     # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
     "submit": 11,
-    # Membership with languages, the slot held, two conditions (the first reads the spans too), the claim, its event.
-    "review/next": 9,
-    # The slot with all it shows; the item locked (with its spans and how the round looked), the slot, judgments,
-    # the item's decision (its update asks whether the round is complete) and the events. The first review of a
-    # project also asks whether an agreement report is due (3 queries); after that the debounce counts judgments
-    # in the cache (9 queries, also while the round waits for a review: then the round is asked instead).
-    "judge": 12,
+    # Membership with languages and the slot held, two conditions (the first reads the spans too), the claim, its
+    # event.
+    "review/next": 8,
+    # The slot with all it shows and its item locked (with its spans and how the round looked), the slot, judgments,
+    # the item's decision (its update asks whether the round is complete only if it was not then) and the events.
+    # The first review of a project also asks whether an agreement report is due (3 queries); after that the
+    # debounce counts judgments in the cache (8 queries, also while the round waits for a review: then the round
+    # is asked instead of the decision).
+    "judge": 11,
 }
 FACTS = [("这家店在哪里？", "深水埗", "深水埗", "深水埗"), ("老板姓什么？", "陈", "陳", "老闆姓陳")]
 
