@@ -25,7 +25,7 @@ from annotation.lifecycle import (
 )
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import Prepared
+from common.prepared import Prepared, rows_insert, rows_update
 from common.related import related_known
 from review.models import Judgment, ReviewSlot
 from review.reports import agreement_report_after_judgments
@@ -128,9 +128,11 @@ def review_submit(
                 f"The item is {locked_item.get_status_display().lower()}; only items in review can be judged.",
                 field="item",
             )
-        updated = ReviewSlot.objects.filter(
-            pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED, version=version
-        ).update(status=ReviewSlot.Status.DONE, completed_at=now, version=F("version") + 1)
+        updated = rows_update(
+            ReviewSlot,
+            {"pk": slot.pk, "reviewer_id": user.pk, "status": ReviewSlot.Status.CLAIMED, "version": version},
+            {"status": ReviewSlot.Status.DONE, "completed_at": now, "version": F("version") + 1},
+        )
         if not updated:
             current = ReviewSlot.objects.get(pk=slot.pk)
             if current.reviewer_id != user.pk:
@@ -140,18 +142,20 @@ def review_submit(
             if current.status != ReviewSlot.Status.CLAIMED:
                 raise InvalidState("This review slot was cancelled.", field="slot")
             raise StaleEdit("This review changed in the meantime; reload it.", current=current)
-        written = Judgment.objects.bulk_create(
-            Judgment(
-                slot=slot,
-                item=item,
-                revision_id=slot.revision_id,
-                reviewer=user,
-                criterion=j.criterion,
-                verdict=j.verdict,
-                comment=j.comment,
-                created_at=now,
-            )
-            for j in checked
+        written = rows_insert(
+            [
+                Judgment(
+                    slot=slot,
+                    item=item,
+                    revision_id=slot.revision_id,
+                    reviewer=user,
+                    criterion=j.criterion,
+                    verdict=j.verdict,
+                    comment=j.comment,
+                    created_at=now,
+                )
+                for j in checked
+            ]
         )
         flags = [j.criterion for j in checked if j.verdict == Judgment.Verdict.FLAG]
         note = f"flagged: {', '.join(flags)}" if flags else "all criteria pass"

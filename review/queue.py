@@ -14,7 +14,7 @@ from annotation.lifecycle import item_event_record, require_may_review, spans_kn
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
 from common.claims import PreparedQueue, queue_claim_next
 from common.errors import InvalidInput, InvalidState
-from common.prepared import Prepared
+from common.prepared import Prepared, rows_update
 from review.models import ReviewSlot, SlotQuerySet
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
@@ -96,12 +96,16 @@ def _claim(slot_id: int, item_id: int, project: Project, user: User, now: dateti
     slots = ReviewSlot.objects.filter(pk=slot_id)
     try:
         with transaction.atomic(savepoint=not locked):
-            claimed = (slots if locked else slots.available(now)).update(
-                status=ReviewSlot.Status.CLAIMED,
-                reviewer=user,
-                claimed_at=now,
-                claim_expires_at=expires,
-                version=F("version") + 1,
+            changes = {
+                "status": ReviewSlot.Status.CLAIMED,
+                "reviewer_id": user.pk,
+                "claimed_at": now,
+                "claim_expires_at": expires,
+                "version": F("version") + 1,
+            }
+            # Locked as waiting: the statement compiled once; else only while still free.
+            claimed = (
+                rows_update(ReviewSlot, {"pk": slot_id}, changes) if locked else slots.available(now).update(**changes)
             )
             if claimed:  # only slots of items in review are claimable
                 item_event_record(
@@ -145,7 +149,7 @@ def review_claim_next(
     else:
         held_id = held
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
-        ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
+        rows_update(ReviewSlot, {"pk": held_id}, {"claim_expires_at": expires})
         slot = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
         slot.reviewer = user
         return _spans_given(slot)
