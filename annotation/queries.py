@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from common.prepared import Prepared
 from common.related import related_known
 
 if TYPE_CHECKING:
-    from annotation.models import Project, QAItem
+    from annotation.models import PagePair, Project, QAItem, Screening
 
 
 def count_of(related: QuerySet) -> Subquery:
@@ -32,20 +33,23 @@ def count_of(related: QuerySet) -> Subquery:
 SPAN_FIELDS = ("id", "document", "start", "end", "text", "match", "position")
 
 
-def items_with_spans(items: QuerySet[QAItem]) -> list[QAItem]:
-    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
-    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
-    their order. What `items` annotates (or selects with each item) comes along."""
-    from annotation.models import EvidenceSpan, QAItem
+def _joined_with_spans(items: QuerySet[QAItem]) -> QuerySet[QAItem]:
+    """`items` with one row per evidence span (or one without any), in the items' and then the spans' order."""
+    from annotation.models import QAItem
 
-    joined = items.annotate(**{f"evidence_{name}": F(f"spans__{name}") for name in SPAN_FIELDS}).order_by(
+    return items.annotate(**{f"evidence_{name}": F(f"spans__{name}") for name in SPAN_FIELDS}).order_by(
         *(QAItem._meta.ordering or ()), "spans__position", "spans__id"
     )
+
+
+def _items_of_rows(rows: Iterable[QAItem], db: str) -> list[QAItem]:
+    """The items of `_joined_with_spans` rows, each once, its spans handed to `item.spans.all()`."""
+    from annotation.models import EvidenceSpan
+
     found: dict[int, tuple[QAItem, list[EvidenceSpan]]] = {}
-    db = joined.db
     span_fields = ["item_id", *SPAN_FIELDS]
     cache = EvidenceSpan.item.field  # the span's item, set as prefetching sets it
-    for row in joined:
+    for row in rows:
         item, spans = found.setdefault(row.pk, (row, []))
         values = [getattr(row, f"evidence_{name}") for name in SPAN_FIELDS]
         if values[0] is not None:  # no span: the outer join's empty row
@@ -55,6 +59,44 @@ def items_with_spans(items: QuerySet[QAItem]) -> list[QAItem]:
     for item, spans in found.values():
         related_known(item, "spans", spans)
     return [item for item, _spans in found.values()]
+
+
+def items_with_spans(items: QuerySet[QAItem]) -> list[QAItem]:
+    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
+    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
+    their order. What `items` annotates (or selects with each item) comes along."""
+    joined = _joined_with_spans(items)
+    return _items_of_rows(joined, joined.db)
+
+
+def _pair_page_queries() -> tuple[Prepared[QAItem], Prepared[Screening]]:
+    """The authoring page's live items with their spans and its screening history, compiled once
+    (common/prepared.py): asked on every view of the page."""
+    global _PAIR_PAGE
+    if _PAIR_PAGE is None:
+        from annotation.models import QAItem, Screening
+
+        _PAIR_PAGE = (
+            Prepared(lambda pair_id: _joined_with_spans(QAItem.objects.alive().filter(pair_id=pair_id)), int),
+            Prepared(lambda pair_id: Screening.objects.filter(pair_id=pair_id).select_related("annotator"), int),
+        )
+    return _PAIR_PAGE
+
+
+_PAIR_PAGE: tuple[Prepared[QAItem], Prepared[Screening]] | None = None
+
+
+def pair_items_with_spans(pair: PagePair) -> list[QAItem]:
+    """`items_with_spans` of the pair's live items (without their authors), each item's `pair` set to `pair`."""
+    items = _items_of_rows(_pair_page_queries()[0].all(int(pair.pk)), "default")
+    for item in items:
+        item.pair = pair
+    return items
+
+
+def pair_screenings(pair: PagePair) -> list[Screening]:
+    """The pair's screening decisions, oldest first, with who made each."""
+    return _pair_page_queries()[1].all(int(pair.pk))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from rapidfuzz import fuzz, process, utils
 
 from annotation.models import Project, QAItem
+from common.prepared import Prepared
 
 NEAR_DUPLICATE_SCORE = 90  # rapidfuzz ratio, 0-100, on normalised questions
 
@@ -148,13 +149,29 @@ def project_questions(project: Project) -> ProjectQuestions:
             known.put(pk, question, pair_id, created_at)
         _QUESTIONS[project.pk] = known
         return known
-    changed = items.filter(updated_at__gte=known.read_at - QUESTIONS_MARGIN).order_by()
-    for pk, question, pair_id, created_at, deleted_at in changed.values_list(
-        "pk", "question", "pair_id", "created_at", "deleted_at"
-    ):
-        known.put(pk, question, pair_id, created_at, alive=deleted_at is None)
+    for row in _changed_items().dicts(int(project.pk), known.read_at - QUESTIONS_MARGIN):
+        known.put(row["pk"], row["question"], row["pair_id"], row["created_at"], alive=row["deleted_at"] is None)
     known.read_at = now
     return known
+
+
+def _changed_items() -> Prepared[QAItem]:
+    """The project's items written since a time, compiled once (common/prepared.py): asked on every authoring page."""
+    global _CHANGED
+    if _CHANGED is None:
+        _CHANGED = Prepared(
+            lambda project_id, since: (
+                QAItem.objects.filter(project_id=project_id, updated_at__gte=since)
+                .order_by()
+                .values("pk", "question", "pair_id", "created_at", "deleted_at")
+            ),
+            int,
+            datetime,
+        )
+    return _CHANGED
+
+
+_CHANGED: Prepared[QAItem] | None = None
 
 
 def questions_lock() -> threading.Lock:

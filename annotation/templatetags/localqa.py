@@ -1,3 +1,4 @@
+import functools
 from typing import Any
 
 import markdown as markdown_lib
@@ -17,12 +18,17 @@ _ALLOWED_TAGS = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=64)
+def _markdown_clean(text: str) -> str:
+    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists"])
+    return nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+
+
 @register.filter
 def render_markdown(text: str) -> SafeString:
-    """Markdown to HTML, then sanitised: guidelines are user text and may carry anything."""
-    html = markdown_lib.markdown(text or "", extensions=["tables", "sane_lists"])
-    clean = nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
-    return mark_safe(clean)  # noqa: S308 - sanitised by nh3 above
+    """Markdown to HTML, then sanitised: guidelines are user text and may carry anything. Kept per text (a
+    project's guidelines are on each of its authoring pages and rarely change)."""
+    return mark_safe(_markdown_clean(text or ""))  # noqa: S308 - sanitised by nh3
 
 
 @register.filter

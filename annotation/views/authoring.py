@@ -16,7 +16,7 @@ from annotation.access import get_item_for_user, get_pair_for_user, get_project_
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import Membership, PagePair, QAItem, Role, Screening
-from annotation.queries import annotator_progress, items_with_spans
+from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
 from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings, questions_lock
@@ -36,13 +36,6 @@ def queue_next(request: SignedInRequest, slug: str) -> HttpResponse:
         messages.info(request, "No pairs are waiting: the pool is empty for now.")
         return redirect("project_detail", project.slug)
     return redirect("pair_detail", project.slug, pair.pk)
-
-
-def _pair_items(pair: PagePair) -> list[QAItem]:
-    items = items_with_spans(pair.items.alive().select_related("author"))
-    for item in items:
-        item.pair = pair
-    return items
 
 
 def _item_context(item: QAItem, verification: dict | None = None, questions: ProjectQuestions | None = None) -> dict:
@@ -69,7 +62,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     # review builds on annotation, not the other way round: it registers the panel (annotation/review_hooks.py)
     latest_verifications, verification_panel = review_hooks().latest_verifications, review_hooks().verification_panel
     project = pair.project
-    items = _pair_items(pair)
+    items = pair_items_with_spans(pair)
     is_mine = pair.assignee_id == request.user.pk
     editable = is_mine and pair.is_editable
     leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
@@ -103,7 +96,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
         "has_local_text": bool(pair.local_text),
         "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),
         "screening_form": ScreeningForm(initial={"decision": pair.screening_decision or None}),
-        "screenings": pair.screenings.select_related("annotator"),
+        "screenings": pair_screenings(pair),
         "screening_label": Screening.Decision(pair.screening_decision).label.lower() if pair.screening_decision else "",
         "progress": (
             annotator_progress(project=project, user=request.user, session_started=_session_started(request))
