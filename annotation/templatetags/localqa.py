@@ -31,6 +31,12 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_markdown_clean(text or ""))  # noqa: S308 - sanitised by nh3
 
 
+@register.simple_tag
+def cached_url(name: str, *args: str | int) -> str:
+    """`{% url %}` for the links a page repeats (each of its items'): `annotation.navigation.cached_reverse`."""
+    return navigation.cached_reverse(name, *args)
+
+
 @register.filter
 def duration(seconds: int | None) -> str:
     seconds = int(seconds or 0)
