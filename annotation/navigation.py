@@ -35,7 +35,7 @@ class NavGroup:
 
 
 # Probe values a URL is reversed with once, to learn where its arguments go (two sets, to check the pattern).
-_PROBES = {str: ("zq-url-probe-a{}", "zq-url-probe-b{}"), int: (987_650_000, 876_540_000)}
+_STR_PROBES, _INT_PROBES = ("zq-url-probe-a{}", "zq-url-probe-b{}"), (987_650_000, 876_540_000)
 _SAFE_SLUG = re.compile(r"[-a-zA-Z0-9_]+")  # text that reverse() puts in a URL as it is (no quoting)
 
 
@@ -54,8 +54,7 @@ def _url_pattern(name: str, kinds: tuple[type, ...], prefix: str, urlconf: str) 
 
 
 def _probe(kind: type, at: int, which: int) -> str | int:
-    value = _PROBES[kind][which]
-    return value.format(at) if isinstance(value, str) else value + at
+    return _STR_PROBES[which].format(at) if kind is str else _INT_PROBES[which] + at
 
 
 def cached_reverse(name: str, *args: str | int) -> str:

@@ -7,6 +7,7 @@ import threading
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 from rapidfuzz import fuzz, process, utils
@@ -155,7 +156,7 @@ def project_questions(project: Project) -> ProjectQuestions:
     return known
 
 
-def _changed_items() -> Prepared[QAItem]:
+def _changed_items() -> Prepared[Any]:
     """The project's items written since a time, compiled once (common/prepared.py): asked on every authoring page."""
     global _CHANGED
     if _CHANGED is None:
@@ -171,7 +172,7 @@ def _changed_items() -> Prepared[QAItem]:
     return _CHANGED
 
 
-_CHANGED: Prepared[QAItem] | None = None
+_CHANGED: Prepared[Any] | None = None
 
 
 def questions_lock() -> threading.Lock:
