@@ -125,8 +125,17 @@ class ProjectQuestions:
             score_cutoff=NEAR_DUPLICATE_SCORE,
             limit=None,
         )
-        found = [(-score, self.order[pk], pk) for _text, score, pk in matches if pk != leave_out]
-        return self.original[min(found)[2]] if found else None
+        # Best first: only the matches of the best score are ordered (a much-repeated question matches many).
+        best: float | None = None
+        found = []
+        for _text, score, pk in matches:
+            if pk == leave_out:
+                continue
+            if best is not None and score < best:
+                break
+            best = score
+            found.append((self.order[pk], pk))
+        return self.original[min(found)[1]] if found else None
 
 
 _QUESTIONS: dict[int, ProjectQuestions] = {}
