@@ -16,7 +16,7 @@ from common.prepared import Prepared
 from common.related import related_known
 
 if TYPE_CHECKING:
-    from annotation.models import Project, QAItem
+    from annotation.models import PagePair, Project, QAItem, Screening
 
 
 def count_of(related: QuerySet) -> Subquery:
@@ -34,7 +34,7 @@ SPAN_FIELDS = ("id", "document", "start", "end", "text", "match", "position")
 
 
 def items_spans_joined(items: QuerySet[QAItem]) -> QuerySet[QAItem]:
-    """`items` joined with their spans, a row per span (or one without), for `items_with_spans` to group."""
+    """`items` with one row per evidence span (or one without any), in the items' and then the spans' order."""
     from annotation.models import QAItem
 
     return items.annotate(**{f"evidence_{name}": F(f"spans__{name}") for name in SPAN_FIELDS}).order_by(
@@ -42,20 +42,14 @@ def items_spans_joined(items: QuerySet[QAItem]) -> QuerySet[QAItem]:
     )
 
 
-def items_with_spans(items: QuerySet[QAItem], joined: Iterable[QAItem] | None = None) -> list[QAItem]:
-    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
-    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
-    their order. What `items` annotates (or selects with each item) comes along. `joined`: the rows of
-    `items_spans_joined(items)` when the caller read them already (a prepared query)."""
+def items_of_joined_rows(rows: Iterable[QAItem], db: str) -> list[QAItem]:
+    """The items of `items_spans_joined` rows, each once, its spans handed to `item.spans.all()`."""
     from annotation.models import EvidenceSpan
 
-    if joined is None:
-        joined = items_spans_joined(items)
     found: dict[int, tuple[QAItem, list[EvidenceSpan]]] = {}
-    db = items.db
     span_fields = ["item_id", *SPAN_FIELDS]
     cache = EvidenceSpan.item.field  # the span's item, set as prefetching sets it
-    for row in joined:
+    for row in rows:
         item, spans = found.setdefault(row.pk, (row, []))
         values = [getattr(row, f"evidence_{name}") for name in SPAN_FIELDS]
         if values[0] is not None:  # no span: the outer join's empty row
@@ -65,6 +59,44 @@ def items_with_spans(items: QuerySet[QAItem], joined: Iterable[QAItem] | None = 
     for item, spans in found.values():
         related_known(item, "spans", spans)
     return [item for item, _spans in found.values()]
+
+
+def items_with_spans(items: QuerySet[QAItem]) -> list[QAItem]:
+    """The items of `items` (in the items' order) with their evidence spans in one query instead of the two of
+    `prefetch_related("spans")`: each item's row joined with its spans, the spans handed to `item.spans.all()` in
+    their order. What `items` annotates (or selects with each item) comes along."""
+    joined = items_spans_joined(items)
+    return items_of_joined_rows(joined, joined.db)
+
+
+def _pair_page_queries() -> tuple[Prepared[QAItem], Prepared[Screening]]:
+    """The authoring page's live items with their spans and its screening history, compiled once
+    (common/prepared.py): asked on every view of the page."""
+    global _PAIR_PAGE
+    if _PAIR_PAGE is None:
+        from annotation.models import QAItem, Screening
+
+        _PAIR_PAGE = (
+            Prepared(lambda pair_id: items_spans_joined(QAItem.objects.alive().filter(pair_id=pair_id)), int),
+            Prepared(lambda pair_id: Screening.objects.filter(pair_id=pair_id).select_related("annotator"), int),
+        )
+    return _PAIR_PAGE
+
+
+_PAIR_PAGE: tuple[Prepared[QAItem], Prepared[Screening]] | None = None
+
+
+def pair_items_with_spans(pair: PagePair) -> list[QAItem]:
+    """`items_with_spans` of the pair's live items (without their authors), each item's `pair` set to `pair`."""
+    items = items_of_joined_rows(_pair_page_queries()[0].all(int(pair.pk)), "default")
+    for item in items:
+        item.pair = pair
+    return items
+
+
+def pair_screenings(pair: PagePair) -> list[Screening]:
+    """The pair's screening decisions, oldest first, with who made each."""
+    return _pair_page_queries()[1].all(int(pair.pk))
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from annotation.models import (
     Role,
     Screening,
 )
-from annotation.queries import items_spans_joined, items_with_spans
+from annotation.queries import items_of_joined_rows, items_spans_joined
 from audit import services as audit
 from audit.models import Action
 from common.claims import PreparedQueue, queue_claim_next
@@ -780,7 +780,7 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     _require_authoring(pair, user)
     project = pair.project
     # The items with their spans and the number of each one's last revision, in one query compiled once.
-    items = items_with_spans(pair.items.all(), _SUBMITTED_ITEMS.all(int(pair.pk)))
+    items = items_of_joined_rows(_SUBMITTED_ITEMS.all(int(pair.pk)), "default")
     lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:

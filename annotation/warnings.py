@@ -7,11 +7,14 @@ import threading
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
+from django.db.models import Case, DateTimeField, F, When
 from django.utils import timezone
 from rapidfuzz import fuzz, process, utils
 
 from annotation.models import Project, QAItem
+from common.prepared import Prepared
 
 NEAR_DUPLICATE_SCORE = 90  # rapidfuzz ratio, 0-100, on normalised questions
 
@@ -100,6 +103,11 @@ class ProjectQuestions:
     processed: dict[int, str] = field(default_factory=dict)  # item id -> question as rapidfuzz compares it
     original: dict[int, str] = field(default_factory=dict)
     order: dict[int, tuple[int, datetime, int]] = field(default_factory=dict)  # the items' order, for ties
+    # Every item read so far (any question, deleted or not) -> its creation time, and the highest id read: the
+    # items changed since the last use come without the creation time of those read before (parsing it was most
+    # of the refresh's CPU, the same rows coming back while they are recent).
+    created: dict[int, datetime] = field(default_factory=dict)
+    highest: int = 0
 
     def put(self, pk: int, question: str, pair_id: int, created_at: datetime, alive: bool = True) -> None:
         if alive and question:
@@ -123,8 +131,17 @@ class ProjectQuestions:
             score_cutoff=NEAR_DUPLICATE_SCORE,
             limit=None,
         )
-        found = [(-score, self.order[pk], pk) for _text, score, pk in matches if pk != leave_out]
-        return self.original[min(found)[2]] if found else None
+        # Best first: only the matches of the best score are ordered (a much-repeated question matches many).
+        best: float | None = None
+        found = []
+        for _text, score, pk in matches:
+            if pk == leave_out:
+                continue
+            if best is not None and score < best:
+                break
+            best = score
+            found.append((self.order[pk], pk))
+        return self.original[min(found)[1]] if found else None
 
 
 _QUESTIONS: dict[int, ProjectQuestions] = {}
@@ -146,15 +163,48 @@ def project_questions(project: Project) -> ProjectQuestions:
         rows = items.alive().exclude(question="").order_by().values_list("pk", "question", "pair_id", "created_at")
         for pk, question, pair_id, created_at in rows:
             known.put(pk, question, pair_id, created_at)
+            known.created[pk] = created_at
+            known.highest = max(known.highest, pk)
         _QUESTIONS[project.pk] = known
         return known
-    changed = items.filter(updated_at__gte=known.read_at - QUESTIONS_MARGIN).order_by()
-    for pk, question, pair_id, created_at, deleted_at in changed.values_list(
-        "pk", "question", "pair_id", "created_at", "deleted_at"
-    ):
-        known.put(pk, question, pair_id, created_at, alive=deleted_at is None)
+    changed = _changed_items().dicts(int(project.pk), known.read_at - QUESTIONS_MARGIN, known.highest)
+    for row in changed:
+        if row["created"] is not None:  # an id above the highest read
+            known.created[row["pk"]] = row["created"]
+    unseen = [row["pk"] for row in changed if row["pk"] not in known.created]
+    if unseen:  # seldom: an older item not read before (no question then, or committed late)
+        known.created.update(QAItem.objects.filter(pk__in=unseen).values_list("pk", "created_at"))
+    for row in changed:
+        pk = row["pk"]
+        made = known.created.get(pk)  # None: removed meanwhile
+        known.put(
+            pk, row["question"], row["pair_id"], made or now, alive=row["deleted_at"] is None and made is not None
+        )
+        known.highest = max(known.highest, pk)
     known.read_at = now
     return known
+
+
+def _changed_items() -> Prepared[Any]:
+    """The project's items written since a time, with their creation time where the id is above a given one (None
+    below it), compiled once (common/prepared.py): asked on every authoring page."""
+    global _CHANGED
+    if _CHANGED is None:
+        _CHANGED = Prepared(
+            lambda project_id, since, highest: (
+                QAItem.objects.filter(project_id=project_id, updated_at__gte=since)
+                .order_by()
+                .values("pk", "question", "pair_id", "deleted_at")
+                .annotate(created=Case(When(pk__gt=highest, then=F("created_at")), output_field=DateTimeField()))
+            ),
+            int,
+            datetime,
+            int,
+        )
+    return _CHANGED
+
+
+_CHANGED: Prepared[Any] | None = None
 
 
 def questions_lock() -> threading.Lock:

@@ -1,3 +1,4 @@
+import functools
 from typing import Any
 
 import markdown as markdown_lib
@@ -17,12 +18,44 @@ _ALLOWED_TAGS = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=64)
+def _markdown_clean(text: str) -> str:
+    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists"])
+    return nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
+
+
 @register.filter
 def render_markdown(text: str) -> SafeString:
-    """Markdown to HTML, then sanitised: guidelines are user text and may carry anything."""
-    html = markdown_lib.markdown(text or "", extensions=["tables", "sane_lists"])
-    clean = nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
-    return mark_safe(clean)  # noqa: S308 - sanitised by nh3 above
+    """Markdown to HTML, then sanitised: guidelines are user text and may carry anything. Kept per text (a
+    project's guidelines are on each of its authoring pages and rarely change)."""
+    return mark_safe(_markdown_clean(text or ""))  # noqa: S308 - sanitised by nh3
+
+
+@register.simple_tag
+def cached_url(name: str, *args: str | int) -> str:
+    """`{% url %}` for the links a page repeats (each of its items'): `annotation.navigation.cached_reverse`."""
+    return navigation.cached_reverse(name, *args)
+
+
+class _EntryNode(template.Node):
+    def __init__(self, entry: template.base.FilterExpression, nodelist: template.NodeList) -> None:
+        self.entry, self.nodelist = entry, nodelist
+
+    def render(self, context: template.Context) -> SafeString:
+        with context.push(self.entry.resolve(context)):
+            return self.nodelist.render(context)
+
+
+@register.tag
+def with_entry(parser: template.base.Parser, token: template.base.Token) -> _EntryNode:
+    """`{% with_entry entry %}…{% endwith_entry %}`: each key of the dict `entry` a variable inside, as
+    `{% with key=entry.key … %}` sets them, in one step (a page's entry for each of its items)."""
+    bits = token.split_contents()
+    if len(bits) != 2:
+        raise template.TemplateSyntaxError("with_entry takes one dict: {% with_entry entry %}")
+    nodelist = parser.parse(("endwith_entry",))
+    parser.delete_first_token()
+    return _EntryNode(parser.compile_filter(bits[1]), nodelist)
 
 
 @register.filter

@@ -1,5 +1,6 @@
 """The annotator's screens: next pair, screening, authoring QA items, submitting."""
 
+import functools
 import json
 from datetime import datetime
 
@@ -16,7 +17,7 @@ from annotation.access import get_item_for_user, get_pair_for_user, get_project_
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import Membership, PagePair, QAItem, Role, Screening
-from annotation.queries import annotator_progress, items_with_spans
+from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
 from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings, questions_lock
@@ -38,13 +39,6 @@ def queue_next(request: SignedInRequest, slug: str) -> HttpResponse:
     return redirect("pair_detail", project.slug, pair.pk)
 
 
-def _pair_items(pair: PagePair) -> list[QAItem]:
-    items = items_with_spans(pair.items.alive().select_related("author"))
-    for item in items:
-        item.pair = pair
-    return items
-
-
 def _item_context(item: QAItem, verification: dict | None = None, questions: ProjectQuestions | None = None) -> dict:
     return {
         "item": item,
@@ -56,6 +50,19 @@ def _item_context(item: QAItem, verification: dict | None = None, questions: Pro
     }
 
 
+@functools.cache
+def _screening_fields() -> dict:
+    """The screening form's note field and decisions as the page shows them: never bound (a refused screening goes
+    back to the page) nor with an initial value, so the same on every page and rendered once per process."""
+    form = ScreeningForm()
+    note = form["note"]
+    return {
+        "note_id": note.id_for_label,
+        "note": note.as_widget(),
+        "decisions": ScreeningForm.base_fields["decision"].choices,  # type: ignore[attr-defined]
+    }
+
+
 def _session_started(request: SignedInRequest) -> datetime:
     started = request.session.get(SESSION_STARTED)
     if started is None:
@@ -64,12 +71,16 @@ def _session_started(request: SignedInRequest) -> datetime:
     return datetime.fromisoformat(started)
 
 
+# What a refused save of the plain form sets in an item's entry (`_refused_save_page`): none on a page shown as is.
+_NOT_REFUSED = {"error": None, "current": None, "mine": None, "sent_version": None}
+
+
 def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membership | None) -> dict:
     """Everything the authoring page shows; the item entries can be changed (a refused save's text) before rendering."""
     # review builds on annotation, not the other way round: it registers the panel (annotation/review_hooks.py)
     latest_verifications, verification_panel = review_hooks().latest_verifications, review_hooks().verification_panel
     project = pair.project
-    items = _pair_items(pair)
+    items = pair_items_with_spans(pair)
     is_mine = pair.assignee_id == request.user.pk
     editable = is_mine and pair.is_editable
     leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
@@ -80,13 +91,16 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     with questions_lock():
         questions = project_questions(project) if any(item.question.strip() for item in items) else None
         entries = [
-            _item_context(
-                item,
-                verification_panel(item, current=latest.get(item.pk))
-                if item.kind == QAItem.Kind.LEAD and is_mine
-                else None,
-                questions,
-            )
+            {
+                **_item_context(
+                    item,
+                    verification_panel(item, current=latest.get(item.pk))
+                    if item.kind == QAItem.Kind.LEAD and is_mine
+                    else None,
+                    questions,
+                ),
+                **_NOT_REFUSED,
+            }
             for item in items
         ]
     return {
@@ -102,8 +116,8 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
         "max_text": MAX_TEXT_FIELD,
         "has_local_text": bool(pair.local_text),
         "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),
-        "screening_form": ScreeningForm(initial={"decision": pair.screening_decision or None}),
-        "screenings": pair.screenings.select_related("annotator"),
+        "screening": _screening_fields(),
+        "screenings": pair_screenings(pair),
         "screening_label": Screening.Decision(pair.screening_decision).label.lower() if pair.screening_decision else "",
         "progress": (
             annotator_progress(project=project, user=request.user, session_started=_session_started(request))

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import services
 from annotation.models import PagePair, QAItem
@@ -329,6 +330,29 @@ def test_the_near_duplicate_advice_names_the_first_of_equally_near_questions_in_
     with questions_lock():
         found = project_questions(annotating_pair.project).near_duplicate(items[0].question, leave_out=items[0].pk)
     assert found == near_duplicate(items[0].question, others) == "老板姓什么!"
+
+
+def test_the_near_duplicate_advice_sees_an_older_item_it_had_not_read_when_it_gets_a_question(
+    annotating_pair, annotator
+):
+    from datetime import timedelta
+
+    from annotation import warnings
+
+    empty = services.qa_item_create(pair=annotating_pair, user=annotator, kind="lead")  # not read: no question
+    named = add_item(annotating_pair, annotator, question="老板姓什么？")
+    QAItem.objects.filter(pk=empty.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    warnings._QUESTIONS.pop(annotating_pair.project.pk, None)
+    with warnings.questions_lock():
+        assert (
+            warnings.project_questions(annotating_pair.project).near_duplicate(named.question, leave_out=named.pk)
+            is None
+        )
+    empty.refresh_from_db()
+    services.qa_item_update(item=empty, user=annotator, version=empty.version, question="老板姓什么")
+    with warnings.questions_lock():
+        questions = warnings.project_questions(annotating_pair.project)  # its creation time read on the side
+        assert questions.near_duplicate(named.question, leave_out=named.pk) == "老板姓什么"
 
 
 def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordinator, django_assert_max_num_queries):
