@@ -81,7 +81,7 @@ MIDDLEWARE = [
     "annotation.middleware.PasswordChangeRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "common.csp.CSPMiddleware",  # django-csp's, the site-wide policy built once
     "django_htmx.middleware.HtmxMiddleware",
     # Last: turns a sign-in lockout (annotation/signin.py) into its 429 answer.
     "axes.middleware.AxesMiddleware",
