@@ -1,13 +1,21 @@
-"""What every request goes through: the Content-Security-Policy headers (common/csp.py)."""
+"""What every request goes through: the Content-Security-Policy headers (common/csp.py) and the check of a reused
+PostgreSQL connection (common/connections.py)."""
 
 from __future__ import annotations
 
+import select
+import time
+
+import psycopg
+import pytest
 from csp.decorators import csp_exempt, csp_update
 from csp.utils import build_policy
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory, override_settings
 from django.urls import reverse
 
+from common.connections import ConnectionCheckMiddleware, connection_untouched
 from common.csp import CSPMiddleware
 
 
@@ -56,3 +64,48 @@ def test_the_policy_follows_the_settings():
         assert response["Content-Security-Policy"] == "default-src 'none'"
         assert response["Content-Security-Policy-Report-Only"] == "default-src 'self'"
     assert _respond(HttpResponse("x"))["Content-Security-Policy"] == build_policy()
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgresql(reason="the check asks a psycopg connection's socket; SQLite has none")
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_connection_skips_the_select_1_and_a_terminated_one_is_replaced_before_the_request_uses_it():
+    pid = _backend_pid()
+    seen: list[bool] = []
+
+    def view(request: HttpRequest) -> HttpResponse:
+        seen.append(connection.health_check_done)
+        return HttpResponse(str(_backend_pid()))
+
+    middleware = ConnectionCheckMiddleware(view)
+    connection.health_check_done = False  # what Django's request_started does to a reused connection
+    assert middleware(RequestFactory().get("/")).content == str(pid).encode()
+    assert seen == [True]  # nothing on the socket: no SELECT 1
+
+    settings_dict = connection.settings_dict
+    with psycopg.connect(
+        dbname=settings_dict["NAME"],
+        user=settings_dict["USER"],
+        password=settings_dict["PASSWORD"],
+        host=settings_dict["HOST"],
+        port=settings_dict["PORT"] or None,
+        autocommit=True,
+    ) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    poller = select.poll()  # the server's goodbye reaches the socket shortly after
+    poller.register(connection.connection.pgconn.socket, select.POLLIN)
+    deadline = time.monotonic() + 5
+    while not poller.poll(50) and time.monotonic() < deadline:
+        pass
+    assert not connection_untouched(connection.connection)
+
+    connection.health_check_done = False
+    answer = middleware(RequestFactory().get("/"))
+
+    assert seen == [True, False]  # Django's SELECT 1 ran, failed, and the connection was replaced
+    assert answer.content != str(pid).encode()
