@@ -128,6 +128,7 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     serializer = serializer_class(data=data)
     # The class's fields, built once (DRF deep-copies every declared field for each instance). Validation keeps
     # no state in fields; the serializer here has no instance or context and is not partial, as their parent has.
+    # A default is handed out as it is, to every request: a mutable one must be a callable (`default=list`).
     serializer.__dict__["fields"] = fields_once(serializer_class)
     if not serializer.is_valid():
         errors = flatten_errors(serializer.errors)
