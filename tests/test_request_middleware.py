@@ -13,10 +13,13 @@ from csp.utils import build_policy
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory, override_settings
-from django.urls import reverse
+from django.urls import get_resolver, reverse
+from rest_framework import serializers
 
 from common.connections import ConnectionCheckMiddleware, connection_untouched
 from common.csp import CSPMiddleware
+
+OUR_APPS = {"annotation", "review", "exports", "validation", "multichoice", "audit", "archive", "common"}
 
 
 def test_pages_and_api_answers_carry_the_policy_django_csp_builds(client, api_client, annotator):
@@ -109,3 +112,20 @@ def test_a_quiet_connection_skips_the_select_1_and_a_terminated_one_is_replaced_
 
     assert seen == [True, False]  # Django's SELECT 1 ran, failed, and the connection was replaced
     assert answer.content != str(pid).encode()
+
+
+def _subclasses(cls: type) -> set[type]:
+    found = set(cls.__subclasses__())
+    for sub in list(found):
+        found |= _subclasses(sub)
+    return found
+
+
+def test_no_serializer_field_of_ours_has_a_mutable_default():
+    """`common.api.validated` shares a class's fields between requests: a list or dict default would be shared too."""
+    assert get_resolver().url_patterns  # imports every API module, and with them their serializers
+    ours = [cls for cls in _subclasses(serializers.Serializer) if cls.__module__.split(".")[0] in OUR_APPS]
+    assert ours
+    for cls in ours:
+        for name, field in cls._declared_fields.items():
+            assert not isinstance(field.default, list | dict | set), f"{cls.__name__}.{name}: use default=list/dict"
