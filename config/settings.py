@@ -71,6 +71,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, before any query: a reused PostgreSQL connection nothing has disturbed skips its SELECT 1.
+    "common.connections.ConnectionCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -81,7 +83,7 @@ MIDDLEWARE = [
     "annotation.middleware.PasswordChangeRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "common.csp.CSPMiddleware",  # django-csp's, the site-wide policy built once
     "django_htmx.middleware.HtmxMiddleware",
     # Last: turns a sign-in lockout (annotation/signin.py) into its 429 answer.
     "axes.middleware.AxesMiddleware",
@@ -123,6 +125,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test_localqa.sqlite3"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
+    # Web requests ask its socket first (common/connections.py) and send the SELECT 1 only when it has news.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A database that does not answer fails a request within seconds, as a 503 (config/errors.py), not a hang.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
