@@ -260,10 +260,10 @@ class PreparedWrite:
 
 def update_statement(queryset: QuerySet[Any], changes: dict[str, Any], alias: str) -> tuple[str, Any]:
     """The UPDATE `queryset.update(**changes)` sends (a model's own columns only)."""
-    query = queryset.query.chain(UpdateQuery)
+    query: UpdateQuery = queryset.query.chain(UpdateQuery)  # type: ignore[assignment]
     query.add_update_values(changes)
     query.clear_select_clause()
-    if query.related_updates:  # a parent model's columns: Django sends more than one statement
+    if query.get_related_updates():  # a parent model's columns: Django sends more than one statement
         raise ValueError("A prepared update changes the columns of one table only.")
     return query.get_compiler(using=alias).as_sql()
 
@@ -386,7 +386,7 @@ def _rebuilt(
     taken = iter(values)
     rebuilt = []
     for source, shape in parts:
-        made = {}
+        made: dict[str, Any] = {}
         for name, (how, kind) in shape:
             if how == "value":
                 made[name] = next(taken)
