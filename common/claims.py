@@ -2,9 +2,10 @@
 
 Each waiting condition is asked on its own (`status = new`, `status = claimed AND expires < now`…), so the
 (status, id) index serves each with LIMIT 1; one OR of them made PostgreSQL walk or sort every candidate
-(bench/explain.py). The lowest id among them is taken FOR UPDATE SKIP LOCKED (on PostgreSQL; SQLite serialises
-writers), and claimed while still locked by the caller's conditional update, so people asking at once get
-different rows and a second delivery is harmless.
+(bench/explain.py). The first condition's read also says, per other condition, whether a candidate with a lower
+id waits under it (an EXISTS on the same index): only then is that condition read too. The lowest id among them
+is taken FOR UPDATE SKIP LOCKED (on PostgreSQL; SQLite serialises writers), and claimed while still locked by
+the caller's conditional update, so people asking at once get different rows and a second delivery is harmless.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from django.db import models, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from common.prepared import Prepared, probes_of
 
@@ -26,11 +27,29 @@ def _locked(candidates: QuerySet[Row]) -> QuerySet[Row]:
     return candidates.select_for_update(skip_locked=True, of=("self",))
 
 
+def _older(number: int) -> str:
+    return f"older_waiting_{number}"
+
+
 def _condition_read(
-    candidates: QuerySet[Row], condition: Q, *, read_whole: bool, fields: tuple[str, ...], shown: Mapping[str, Any]
+    candidates: QuerySet[Row],
+    condition: Q,
+    *,
+    read_whole: bool,
+    fields: tuple[str, ...],
+    shown: Mapping[str, Any],
+    others: Mapping[int, Q] | None = None,
 ) -> QuerySet[Row]:
+    """The first candidate waiting under `condition`, locked; with `others` (the other conditions, by number), also
+    whether a candidate with a lower id waits under each (`older_waiting_<number>`): when none does, this row is
+    the one to take and the other conditions need no read of their own."""
     locked = _locked(candidates)
     chosen = locked.annotate(**shown) if read_whole else locked.select_related(None).only(*fields)
+    if others:
+        older = {
+            _older(number): Exists(candidates.filter(other, id__lt=OuterRef("id"))) for number, other in others.items()
+        }
+        chosen = chosen.annotate(**older)
     return chosen.filter(condition).order_by("id")[:1]
 
 
@@ -72,7 +91,10 @@ class PreparedQueue(Generic[Row]):
             candidates, waiting = self.build(*values)
             whole = self.whole and number == 0
             shown = self.shown() if whole else {}
-            return _condition_read(candidates, waiting[number], read_whole=whole, fields=self.fields, shown=shown)
+            others = dict(enumerate(waiting[1:], start=1)) if number == 0 else None
+            return _condition_read(
+                candidates, waiting[number], read_whole=whole, fields=self.fields, shown=shown, others=others
+            )
 
         return Prepared(read, *self.kinds)
 
@@ -111,8 +133,9 @@ def queue_claim_next(
         if prepared is not None:
             return prepared.reads[number].first(*values)
         assert candidates is not None
+        others = dict(enumerate(conditions[1:], start=1)) if number == 0 else None
         query = _condition_read(
-            candidates, conditions[number], read_whole=whole and number == 0, fields=fields, shown=shown
+            candidates, conditions[number], read_whole=whole and number == 0, fields=fields, shown=shown, others=others
         )
         return next(iter(query), None)
 
@@ -125,7 +148,12 @@ def queue_claim_next(
     count = len(prepared.reads) if prepared is not None else len(conditions)
     for _attempt in range(attempts):
         with transaction.atomic():
-            found = [read(number) for number in range(count)]
+            first = read(0)
+            # The other conditions are read only where the first's row says an older candidate waits under them
+            # (or where it found none): mostly the first read is the only one.
+            found = [first] + [
+                read(number) if first is None or getattr(first, _older(number)) else None for number in range(1, count)
+            ]
             candidate = min((row for row in found if row is not None), key=lambda row: row.pk, default=None)
             if candidate is None:
                 return None

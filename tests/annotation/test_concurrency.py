@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import PagePair, QAItem
@@ -124,6 +125,36 @@ def test_an_expired_claim_returns_the_pair_to_the_pool(project, annotator, secon
     )
     with pytest.raises(InvalidState):  # the first annotator lost the pair; their screening is refused
         services.pair_screen(pair=first, user=annotator, decision="annotate")
+
+
+@pytest.mark.django_db
+def test_the_queue_hands_out_the_lowest_waiting_pair_reading_the_expired_ones_only_when_one_is_older(
+    project, annotator, second_annotator, reviewer
+):
+    services.membership_set(project=project, user=reviewer, roles={"annotator"})
+    older, newer = factories.pair(project), factories.pair(project)
+    held = services.pair_claim_next(project=project, user=annotator)
+    assert held.pk == older.pk
+    PagePair.objects.filter(pk=older.pk).update(claim_expires_at=held.claimed_at)  # expired, lower id than `newer`
+
+    with CaptureQueriesContext(connection) as both:
+        taken = services.pair_claim_next(project=project, user=second_annotator)
+    assert taken.pk == older.pk  # the expired claim is older than the new pair: it goes first
+    newest = factories.pair(project)
+    PagePair.objects.filter(pk=older.pk).update(claim_expires_at=held.claimed_at)  # expired again, still lowest
+    PagePair.objects.filter(pk=newer.pk).update(status=PagePair.Status.SUBMITTED)
+    with CaptureQueriesContext(connection) as expired_first:
+        assert services.pair_claim_next(project=project, user=reviewer).pk == older.pk
+
+    PagePair.objects.filter(pk=older.pk).update(status=PagePair.Status.SUBMITTED)
+    PagePair.objects.filter(pk=newest.pk).update(status=PagePair.Status.NEW)
+    with CaptureQueriesContext(connection) as first_only:
+        assert services.pair_claim_next(project=project, user=annotator).pk == newest.pk
+    reads = [len([q for q in run if q["sql"].startswith("SELECT") and 'FROM "annotation_pagepair"' in q["sql"]])
+             for run in (both, expired_first, first_only)]  # fmt: skip
+    # The pair held, the first condition (new pairs), the expired claims, the expired pair read whole; without an
+    # older expired claim, the pair held and the first condition alone.
+    assert reads == [4, 4, 2]
 
 
 @pytest.mark.django_db

@@ -19,15 +19,17 @@ from tests.review.conftest import span_of
 # prints them with the CPU per request). The issue's target is 6 for each; before the cuts of issue 21 they were
 # 11, 10, 15, 11, 22, 16 and 20. What is left, besides the token's query and BEGIN/COMMIT around the writes:
 MOST = {
-    "queue/next": 7,  # membership (with the pair held, if any), the two waiting conditions FOR UPDATE, the claim
+    # Membership (with the pair held, if any), the first waiting condition FOR UPDATE (saying whether an older pair
+    # waits under the other: then that is read too), the claim.
+    "queue/next": 6,
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
     "item create": 6,  # the pair with its project, membership and the count of its items; the item, its spans
     "item save": 7,  # item with project, membership and whether it has spans; the update, spans deleted (if any), spans
     # pair; its items with their spans and last revision numbers in one; pair, items, revisions, events, slots, audit
     "submit": 11,
-    # Membership with languages and the slot held, two conditions (the first reads the spans too), the claim, its
-    # event.
-    "review/next": 8,
+    # Membership with languages and the slot held, the first waiting condition (it reads the spans too, and says
+    # whether an older slot waits under the other), the claim, its event.
+    "review/next": 7,
     # The slot with all it shows and its item locked (with its spans and how the round looked), the slot, judgments,
     # the item's decision (its update asks whether the round is complete only if it was not then) and the events.
     # The first review of a project also asks whether an agreement report is due (3 queries); after that the
