@@ -47,7 +47,7 @@ WINDOW_SHA = hashlib.sha1(WINDOW.encode()).hexdigest()  # noqa: S324 - Redis nam
 _CLIENTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _client_of(backend: RedisCache) -> Any:
+def redis_client_of(backend: RedisCache) -> Any:
     cache_client: Any = backend._cache  # Django's own RedisCacheClient: its pool and client class
     pool = cache_client._get_connection_pool(write=True)
     client = _CLIENTS.get(pool)
@@ -74,7 +74,7 @@ class UserRateThrottle(throttling.UserRateThrottle):
         key = backend.make_and_validate_key(f"{self.key}:window")
         args = (repr(self.now), self.duration, self.num_requests, f"{self.now!r}:{secrets.token_hex(4)}")
         try:
-            client = _client_of(backend)
+            client = redis_client_of(backend)
             try:
                 allowed, count, oldest = client.evalsha(WINDOW_SHA, 1, key, *args)
             except NoScriptError:  # the first call since Redis started

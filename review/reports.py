@@ -51,8 +51,7 @@ from annotation.models import Membership, Project, QAItem, Role, Screening
 from common import kinds as project_kinds
 from common.enqueue import enqueue_on_commit
 from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
-from common.throttling import UNREACHABLE
-from common.throttling import _client_of as redis_client_of
+from common.throttling import UNREACHABLE, redis_client_of
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,

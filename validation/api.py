@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -56,7 +57,8 @@ TAG = ["validation"]
 
 
 def _job_accepted(project: Project, job: ImportJob) -> Response:
-    """202 with the queued import job and where to poll it."""
+    """202 with the queued import job and where to poll it (called inside the transaction that queued it, so that
+    a worker quicker than this answer cannot have taken it yet)."""
     body = ValidationImportJobOutput(services.validation_import_jobs(project).get(pk=job.pk)).data
     return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
@@ -119,10 +121,11 @@ class ItemImportApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationItemImportInput, request.data)
-        job = ingest.import_job_create(
-            project=project, user=request.user, files=[data["file"]], format=data["format"], dry_run=data["dry_run"]
-        )
-        return _job_accepted(project, job)
+        with transaction.atomic():  # the job answered as accepted: the worker hears of it once this commits
+            job = ingest.import_job_create(
+                project=project, user=request.user, files=[data["file"]], format=data["format"], dry_run=data["dry_run"]
+            )
+            return _job_accepted(project, job)
 
 
 class SeedListApi(APIView):
@@ -191,10 +194,11 @@ class SeedImportApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationSeedImportInput, request.data)
-        job = services.seed_queries_import_start(
-            project=project, user=request.user, upload=data["file"], locations=data["locations"]
-        )
-        return _job_accepted(project, job)
+        with transaction.atomic():  # the job answered as accepted: the worker hears of it once this commits
+            job = services.seed_queries_import_start(
+                project=project, user=request.user, upload=data["file"], locations=data["locations"]
+            )
+            return _job_accepted(project, job)
 
 
 class SeedCsvApi(APIView):
