@@ -114,13 +114,13 @@ function onKeydown(event) {
     event.preventDefault();
     return;
   }
-  if (key === "Escape" && isTyping(target) && !target.closest("dialog")) {
+  if (key === "Escape" && isTyping(target) && !target.closest("dialog[open]")) {
     const card = target.closest(".item-card");
     (card || document.getElementById("local-lead"))?.focus({ preventScroll: true });
     event.preventDefault();
     return;
   }
-  if (modifier || event.altKey || isTyping(target) || target.closest?.("dialog")) return;
+  if (modifier || event.altKey || isTyping(target) || target.closest?.("dialog[open]")) return;
   const action = SINGLE_KEYS[key];
   if (action && action() !== false) event.preventDefault();
 }
@@ -128,6 +128,17 @@ function onKeydown(event) {
 export function initKeys() {
   if (!document.getElementById("workspace")) return;
   document.addEventListener("keydown", onKeydown);
+  // A closed dialog gives the focus back to the page: left on its hidden Close button, the next keys
+  // would be taken for the dialog's until the browser moves the focus itself.
+  document.addEventListener(
+    "close",
+    (event) => {
+      if (event.target instanceof HTMLDialogElement && event.target.contains(document.activeElement)) {
+        document.activeElement.blur();
+      }
+    },
+    true,
+  );
   const toggle = document.getElementById("keys-toggle");
   if (toggle) {
     toggle.hidden = false;

@@ -40,11 +40,19 @@ if (screen && form) {
 
   const submitNext = () => form.requestSubmit(next);
 
+  // Closing the list of keys gives the focus back to the page: left on the dialog's hidden Close button,
+  // the next Enter would press that button (nothing) instead of submitting, until the browser moves it.
+  const openKeys = () => dialog?.showModal();
+  dialog?.addEventListener("close", () => {
+    if (dialog.contains(document.activeElement)) document.activeElement.blur();
+  });
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.isComposing) return;
     const target = event.target;
     const typing = target instanceof HTMLElement && (target.matches("textarea, input[type=text], select") || target.isContentEditable);
     if (dialog && dialog.open) return; // the dialog closes itself on Esc
+    const inClosedDialog = dialog && target instanceof Node && dialog.contains(target);
     if (typing) {
       if (event.key === "Escape") {
         target.blur();
@@ -58,11 +66,12 @@ if (screen && form) {
     if (event.ctrlKey || event.metaKey) return;
     if (event.key === "?") {
       event.preventDefault();
-      dialog?.showModal();
+      openKeys();
       return;
     }
     if (event.key === "Enter") {
-      if (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement) return; // their own action
+      const ownAction = target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement;
+      if (ownAction && !inClosedDialog) return; // their own action
       event.preventDefault();
       submitNext();
       return;
@@ -81,5 +90,5 @@ if (screen && form) {
     if (verdict === "flag") reasonOf(fieldset).focus();
   });
 
-  document.getElementById("keys-help-open")?.addEventListener("click", () => dialog?.showModal());
+  document.getElementById("keys-help-open")?.addEventListener("click", openKeys);
 }
