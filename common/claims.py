@@ -10,6 +10,7 @@ the caller's conditional update, so people asking at once get different rows and
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -57,6 +58,16 @@ def _whole_read(candidates: QuerySet[Row], pk: int, *, shown: Mapping[str, Any])
     return _locked(candidates).annotate(**shown).filter(pk=pk)[:1]
 
 
+# Every prepared queue of the process: a starting server makes their reads (`prepared_queues_read`).
+_EVERY: weakref.WeakSet[PreparedQueue[Any]] = weakref.WeakSet()
+
+
+def prepared_queues_read() -> None:
+    """Make the prepared reads of every queue made so far (compiled with the other prepared queries)."""
+    for queue in list(_EVERY):
+        queue.reads  # noqa: B018 - the property makes them
+
+
 class PreparedQueue(Generic[Row]):
     """A queue's candidates and waiting conditions written as a function of plain values (ids, now), so that
     `queue_claim_next` reads them with SQL compiled once per process (common/prepared.py) rather than building
@@ -77,6 +88,7 @@ class PreparedQueue(Generic[Row]):
         self.whole_read: Prepared[Row] = Prepared(
             lambda *values: _whole_read(self.build(*values[:-1])[0], values[-1], shown=self.shown()), *kinds, int
         )
+        _EVERY.add(self)
 
     @property
     def reads(self) -> list[Prepared[Row]]:

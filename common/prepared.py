@@ -18,6 +18,7 @@ alone: anything else it reads is compiled in for good (a value it leaves out of 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -120,6 +121,10 @@ class _Compiled:
     names: tuple[str, ...]  # a values() query's columns
 
 
+# Every prepared query of the process, for `prepared_queries_compile` (a server compiles them as it starts).
+_EVERY: weakref.WeakSet[Prepared[Any]] = weakref.WeakSet()
+
+
 class Prepared(Generic[M]):
     """`Prepared(lambda pk, slug: Row.objects.filter(pk=pk, project__slug=slug)[:1], int, str).first(3, "x")`"""
 
@@ -131,6 +136,7 @@ class Prepared(Generic[M]):
         self.kinds = kinds
         self._compiled: dict[str, _Compiled] = {}  # per database alias
         self._lock = threading.Lock()
+        _EVERY.add(self)
 
     def _probes(self) -> tuple[Value, ...]:
         return probes_of(self.kinds)
@@ -274,6 +280,16 @@ def delete_statement(queryset: QuerySet[Any], alias: str) -> tuple[str, Any]:
     query = queryset.query.clone()
     query.__class__ = DeleteQuery
     return query.get_compiler(using=alias).as_sql()
+
+
+def prepared_queries_compile(alias: str = "default") -> int:
+    """Compile every prepared query made so far (those of the modules imported) that is not compiled yet; how many
+    were. In a transaction: a locking read (FOR UPDATE) is compiled only inside one."""
+    waiting = [prepared for prepared in list(_EVERY) if alias not in prepared._compiled]
+    with transaction.atomic(using=alias):
+        for prepared in waiting:
+            prepared.compiled(alias)
+    return len(waiting)
 
 
 _INSERTS: dict[tuple[str, type[Model], int], tuple[str, tuple[Field, ...], Field]] = {}
