@@ -317,6 +317,14 @@ class PagePair(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "status", "id"], name="pair_queue_idx"),
+            # The queue's first read (the lowest new pair): with only the index above, PostgreSQL walked the
+            # primary key from the table's first row, filtering out every pair already taken and every other
+            # project's (it takes new pairs as spread evenly over the ids); 25 ms a claim at 40,000 rows.
+            models.Index(
+                fields=["project", "id"],
+                condition=models.Q(status="new", deleted_at__isnull=True),
+                name="pair_new_idx",
+            ),
             models.Index(fields=["assignee", "status"], name="pair_assignee_idx"),
         ]
 

@@ -149,7 +149,12 @@ class TriviaItem(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["project", "translation_status", "id"], name="trivia_queue_idx")]
+        indexes = [
+            models.Index(fields=["project", "translation_status", "id"], name="trivia_queue_idx"),
+            # The translation queue's first read (the lowest open item), as the pair queue's `pair_new_idx`: not a
+            # walk of the primary key past every item translated already and every other project's.
+            models.Index(fields=["project", "id"], condition=Q(translation_status="open"), name="trivia_open_idx"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(answer__gte=0), name="trivia_answer_not_negative"),
         ]
