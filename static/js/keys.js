@@ -2,6 +2,7 @@
 // and listed in the `?` overlay). Single keys act only when the cursor is not in a text
 // field; Esc leaves one. Ctrl+S, Ctrl+Enter and Ctrl+Shift+Enter work everywhere.
 
+import { keyOf } from "./keymap.js";
 import { activateItem, addSelectionTo, currentItemId, focusLead } from "./spans.js";
 
 const TEXT_INPUT = "textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=hidden])";
@@ -96,10 +97,10 @@ const SINGLE_KEYS = {
 
 function onKeydown(event) {
   if (event.defaultPrevented || event.isComposing) return;
-  const { key } = event;
+  const key = keyOf(event);
   const target = event.target;
   const modifier = event.ctrlKey || event.metaKey;
-  if (modifier && !event.altKey && key.toLowerCase() === "s") {
+  if (modifier && !event.altKey && key === "s") {
     const form = (target.closest && target.closest("form.item-form")) || activeCard()?.querySelector("form.item-form");
     if (form) form.requestSubmit();
     event.preventDefault();

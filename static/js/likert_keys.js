@@ -1,5 +1,7 @@
 // The validator screen's 1–5 scores by keyboard: keys 1–5 score the row in focus (else the first row not
 // scored yet), then focus moves to the next row. Typing in a text box or a list is left alone.
+import { keyOf } from "./keymap.js";
+
 const grid = document.querySelector("#validation-form .likert-grid");
 
 if (grid) {
@@ -11,12 +13,13 @@ if (grid) {
 
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    if (!/^[1-5]$/.test(event.key)) return;
+    const key = keyOf(event);
+    if (!/^[1-5]$/.test(key)) return;
     const focused = event.target instanceof Element ? event.target.closest(".likert-row") : null;
     const row = focused || rows.find((r) => !r.querySelector("input:checked"));
     if (!row) return;
     event.preventDefault();
-    const input = row.querySelector(`input[value="${event.key}"]`);
+    const input = row.querySelector(`input[value="${key}"]`);
     input.checked = true;
     input.dispatchEvent(new Event("change", { bubbles: true }));
     const next = rows[rows.indexOf(row) + 1];

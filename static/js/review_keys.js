@@ -1,6 +1,8 @@
 // The review screen by keyboard: one key per criterion verdict, Enter submits and opens the next item.
 // Pass: 1 2 3 …  Flag: Q W E … (the reason box opens and takes the typing)  A: pass the rest
 // Enter: submit and next (Ctrl+Enter inside a reason)  Esc: leave a reason  ?: the list of keys
+import { keyOf } from "./keymap.js";
+
 const screen = document.getElementById("review-screen");
 const form = document.getElementById("judgment-form");
 const dialog = document.getElementById("review-keys");
@@ -64,7 +66,8 @@ if (screen && form) {
       return;
     }
     if (event.ctrlKey || event.metaKey) return;
-    if (event.key === "?") {
+    const key = keyOf(event);
+    if (key === "?") {
       event.preventDefault();
       openKeys();
       return;
@@ -76,7 +79,6 @@ if (screen && form) {
       submitNext();
       return;
     }
-    const key = event.key.toLowerCase();
     if (key === "a") {
       event.preventDefault();
       criteria.filter((f) => !f.querySelector("input:checked")).forEach((f) => choose(f, "pass"));
