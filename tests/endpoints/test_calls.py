@@ -21,7 +21,9 @@ KEY = "sk-test-0123456789"
 
 
 def test_a_chat_call_answers_with_text_tokens_and_latency_and_is_recorded(endpoint, model_stub, coordinator):
-    model_stub.script(StubReply(text="𨋢 即係 lift，𠵱家好多大廈都有", tokens_in=23, tokens_out=9, finish_reason="stop"))
+    model_stub.script(
+        StubReply(text="𨋢 即係 lift，𠵱家好多大廈都有", tokens_in=23, tokens_out=9, finish_reason="stop")
+    )
 
     result = services.endpoint_complete(endpoint=endpoint, purpose="generation", prompt="𨋢係乜嘢？", user=coordinator)
 
@@ -132,7 +134,9 @@ def test_a_server_that_keeps_failing_is_a_recorded_failure_not_an_exception(endp
 
 def test_garbage_is_recorded_with_the_start_of_its_body(endpoint, model_stub, settings):
     settings.MODEL_MAX_ATTEMPTS = 1
-    model_stub.script(StubReply.garbage(b"<html><body>Bad Gateway from the proxy</body></html>"), StubReply.no_choices())
+    model_stub.script(
+        StubReply.garbage(b"<html><body>Bad Gateway from the proxy</body></html>"), StubReply.no_choices()
+    )
 
     not_json = services.endpoint_complete(endpoint=endpoint, purpose="generation", prompt="Q1")
     no_choices = services.endpoint_complete(endpoint=endpoint, purpose="generation", prompt="Q2")
@@ -328,7 +332,9 @@ def test_a_compressed_reply_is_not_unpacked(endpoint, model_stub, settings):
     assert model_stub.requests[0].headers["accept-encoding"] == "identity"
 
 
-def test_chat_messages_are_sent_as_given_and_bad_input_is_refused_before_sending(project, coordinator, endpoint, model_stub):
+def test_chat_messages_are_sent_as_given_and_bad_input_is_refused_before_sending(
+    project, coordinator, endpoint, model_stub
+):
     messages = [
         {"role": "system", "content": "Respond with a single letter."},
         {"role": "user", "content": "ما هي عاصمة قطر؟ A) الدوحة B) الريان C) الوكرة"},
