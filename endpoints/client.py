@@ -135,7 +135,7 @@ def backoff(attempt: int, asked: float | None) -> float | None:
     if asked is not None:
         return None if asked > longest else max(0.0, asked)
     ceiling = min(longest, float(settings.MODEL_RETRY_BASE_SECONDS) * 2 ** (attempt - 1))
-    return random.uniform(0, ceiling)  # noqa: S311 - jitter, not a secret
+    return random.uniform(0, ceiling)  # jitter, not a secret
 
 
 def _attempt(
@@ -181,7 +181,7 @@ def _connection_failure(error: openai.APIConnectionError) -> Failure:
     if isinstance(cause, ReplyTooLarge):
         return Failure(ErrorKind.GARBAGE, str(cause))
     if isinstance(cause, httpx2.ConnectError):
-        return Failure(ErrorKind.CONNECTION, f"Could not connect: {_words(cause, 'connection refused')}.", retry=True)
+        return Failure(ErrorKind.CONNECTION, f"Nothing answered: {_words(cause, 'connection refused')}.", retry=True)
     if isinstance(cause, httpx2.RemoteProtocolError | httpx2.ReadError | httpx2.WriteError):
         return Failure(
             ErrorKind.CONNECTION, f"The connection dropped before a reply: {_words(cause, 'closed')}.", retry=True
@@ -198,12 +198,12 @@ def _status_failure(response: httpx2.Response) -> Failure:
     status = response.status_code
     detail = _error_detail(response)
     if status == 429:
-        return Failure(ErrorKind.RATE_LIMITED, f"429 rate limited: {detail}", retry=True, wait=retry_after(response))
+        return Failure(ErrorKind.RATE_LIMITED, f"429: {detail}", retry=True, wait=retry_after(response))
     if status in (401, 403):
-        return Failure(ErrorKind.AUTH, f"{status}: the server refused the API key: {detail}")
+        return Failure(ErrorKind.AUTH, f"{status}: {detail}")
     if status >= 500 or status == 408:
-        return Failure(ErrorKind.SERVER, f"{status} from the server: {detail}", retry=True, wait=retry_after(response))
-    return Failure(ErrorKind.REFUSED, f"{status}: the server refused the request: {detail}")
+        return Failure(ErrorKind.SERVER, f"{status}: {detail}", retry=True, wait=retry_after(response))
+    return Failure(ErrorKind.REFUSED, f"{status}: {detail}")
 
 
 def _error_detail(response: httpx2.Response) -> str:
@@ -272,7 +272,9 @@ def parse_reply(body: bytes, *, mode: str) -> Reply | Failure:
         return garbage("The reply's first choice has no text")
     if "\x00" in text:
         return garbage("The reply's text holds NUL characters, which no database column keeps")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}  # a server that does not count tokens: the call has no token counts (and no cost)
     return Reply(
         text=text,
         finish_reason=_start(str(choice.get("finish_reason") or ""))[:40],

@@ -106,6 +106,15 @@ class EndpointForm(forms.Form):
             )
             if not key_set:
                 del self.fields["remove_key"]
+        for name, field in self.fields.items():
+            if field.help_text:
+                field.widget.attrs["aria-describedby"] = f"id_{name}-help"
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if self.is_bound and self._errors and self.data.get("api_key"):
+            # A key is never sent back to the browser, not even into the form it was typed in.
+            self.fields["api_key"].help_text = "Type the key again: it is never sent back to the browser."
 
     def clean_stop(self) -> list[str]:
         return stop_from_text(self.cleaned_data.get("stop") or "")

@@ -53,8 +53,9 @@ class Endpoint(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
-    version = models.PositiveIntegerField(default=1, help_text="Raised by every change: an edit from an older "
-                                          "copy is refused.")
+    version = models.PositiveIntegerField(
+        default=1, help_text="Raised by every change: an edit from an older copy is refused."
+    )
 
     class Meta:
         ordering = ["name", "id"]

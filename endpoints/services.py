@@ -203,9 +203,12 @@ def endpoint_complete_many(
                 record(index, _record(endpoint, prepared[index], unsent, purpose=purpose, user=user))
 
     attempts = _attempts(max_attempts)
-    with _client(target) as client, ThreadPoolExecutor(
-        max_workers=max(1, min(endpoint.concurrency, len(waiting))), thread_name_prefix=f"endpoint-{endpoint.pk}"
-    ) as pool:
+    with (
+        _client(target) as client,
+        ThreadPoolExecutor(
+            max_workers=max(1, min(endpoint.concurrency, len(waiting))), thread_name_prefix=f"endpoint-{endpoint.pk}"
+        ) as pool,
+    ):
         futures: dict[Future[model_client.Outcome], str] = {
             pool.submit(
                 model_client.ask,
@@ -446,7 +449,12 @@ def endpoint_test(*, endpoint: Endpoint, user: User | None) -> Completion:
         return _record(endpoint, prepared, model_client.Outcome(None, target, 0, 0), purpose="test", user=user)
     with _client(target) as client:
         outcome = model_client.ask(
-            client, target, prompt=prepared.prompt, messages=prepared.messages, decoding=prepared.decoding, max_attempts=1
+            client,
+            target,
+            prompt=prepared.prompt,
+            messages=prepared.messages,
+            decoding=prepared.decoding,
+            max_attempts=1,
         )
     return _record(endpoint, prepared, outcome, purpose="test", user=user)
 
@@ -702,4 +710,3 @@ def completion_words(completion: Completion) -> str:
         f"{completion.tokens_out if completion.tokens_out is not None else '?'} out"
     )
     return f"Answered in {completion.latency_ms} ms ({tokens} tokens): {completion.text}"
-

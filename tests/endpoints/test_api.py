@@ -149,7 +149,7 @@ def test_the_command_adds_lists_and_tests_an_endpoint_reading_the_key_from_the_e
 def test_the_command_fails_loudly_with_the_reason(project, model_stub, settings):
     settings.MODEL_ALLOWED_HOSTS = ["localhost"]
 
-    with pytest.raises(CommandError, match="127.0.0.1 .* is not allowed"):
+    with pytest.raises(CommandError, match=r"127\.0\.0\.1 .* is not allowed"):
         call_command("endpoint", "add", project.slug, "--name", "x", "--base-url", model_stub.base_url, "--model", "m")
     settings.MODEL_ALLOWED_HOSTS = ["127.0.0.1"]
     call_command("endpoint", "add", project.slug, "--name", "closed", "--base-url", "http://127.0.0.1:9/v1",

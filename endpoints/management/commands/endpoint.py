@@ -129,4 +129,3 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{len(rotation.unreadable)} keys open with none of ENCRYPTION_KEYS (endpoints {ids}): set them again."
             )
-
