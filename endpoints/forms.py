@@ -65,7 +65,7 @@ class EndpointForm(forms.Form):
         label="Stop sequences",
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 40, "spellcheck": "false"}),
         help_text="One per line, at most 4; write \\n for a line break.",
     )
     concurrency = forms.IntegerField(
@@ -110,11 +110,11 @@ class EndpointForm(forms.Form):
             if field.help_text:
                 field.widget.attrs["aria-describedby"] = f"id_{name}-help"
 
-    def full_clean(self) -> None:
-        super().full_clean()
-        if self.is_bound and self._errors and self.data.get("api_key"):
+    def add_error(self, field: str | None, error: Any) -> None:
+        super().add_error(field, error)
+        if self.data.get("api_key"):
             # A key is never sent back to the browser, not even into the form it was typed in.
-            self.fields["api_key"].help_text = "Type the key again: it is never sent back to the browser."
+            self["api_key"].help_text = "Type the key again: it is never sent back to the browser."
 
     def clean_stop(self) -> list[str]:
         return stop_from_text(self.cleaned_data.get("stop") or "")

@@ -276,6 +276,8 @@ def _target(endpoint: Endpoint, *, timeout: float | None = None) -> model_client
 
 def _prepare(endpoint: Endpoint, request: ModelRequest, overrides: Mapping[str, Any] | None) -> _Prepared:
     prompt, messages = request.prompt, request.messages
+    if prompt is not None and messages is not None:
+        raise InvalidInput("Give messages or a prompt, not both.", field="messages")
     if endpoint.mode == Mode.COMPLETION:
         if messages is not None:
             raise InvalidInput(
@@ -529,8 +531,13 @@ def _decoding_check(values: dict[str, Any], *, prefix: str = "") -> None:
         raise InvalidInput(f"{prefix}{error.message}", field=field_name) from None
     if values.get("top_p") is not None and float(values["top_p"]) == 0:
         raise InvalidInput(f"{prefix}top_p: above 0 (1 keeps every token).", field=f"{prefix}top_p")
+    for name, kind in (("temperature", float), ("top_p", float), ("max_tokens", int), ("seed", int)):
+        if values.get(name) is not None:
+            values[name] = kind(values[name])  # as the request and the cache key carry it (5, not 5.0)
     stop = values.get("stop")
-    if stop is not None:
+    if stop is not None and not stop:
+        values.pop("stop")  # no stop sequence: none sent
+    elif stop is not None:
         if isinstance(stop, str):
             stop = [stop]
         if not isinstance(stop, list) or not all(isinstance(each, str) and each for each in stop):

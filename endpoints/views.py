@@ -48,6 +48,14 @@ def _form_page(
     return render(request, "endpoints/endpoint_form.html", context, status=status)
 
 
+def _form_error(form: EndpointForm, error: ServiceError) -> None:
+    """A service's refusal beside its field (without the field's name in front), else above the form."""
+    if error.field in form.fields:
+        form.add_error(error.field, error.message.removeprefix(f"{error.field}: "))
+    else:
+        form.add_error(None, error.message)
+
+
 @login_required
 def endpoint_new(request: SignedInRequest, slug: str) -> HttpResponse:
     access = endpoints_access(request.user, slug)
@@ -58,7 +66,7 @@ def endpoint_new(request: SignedInRequest, slug: str) -> HttpResponse:
                 project=access.project, user=request.user, api_key=form.cleaned_data["api_key"], **form.settings()
             )
         except ServiceError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
+            _form_error(form, error)
         else:
             messages.success(request, f"Endpoint {endpoint.name} added. Test it to see that it answers.")
             return redirect("endpoint_list", access.project.slug)
@@ -83,7 +91,7 @@ def endpoint_edit(request: SignedInRequest, slug: str, endpoint_id: int) -> Http
         except StaleEdit as error:
             form.add_error(None, error.message)
         except ServiceError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
+            _form_error(form, error)
         else:
             messages.success(request, f"Endpoint {endpoint.name} saved.")
             return redirect("endpoint_list", access.project.slug)
@@ -106,9 +114,14 @@ def endpoint_delete(request: SignedInRequest, slug: str, endpoint_id: int) -> Ht
 def endpoint_test(request: SignedInRequest, slug: str, endpoint_id: int) -> HttpResponse:
     access, endpoint = get_endpoint_for_user(request.user, slug, endpoint_id)
     completion = services.endpoint_test(endpoint=endpoint, user=request.user)
-    if request.htmx:
-        context = {"project": access.project, "endpoint": endpoint, "tested": completion}
-        return render(request, "endpoints/endpoints.html#test-result", context)
+    if request.htmx:  # the reply, and (out of band) the endpoint's totals and the recent calls with this one
+        context = {
+            "project": access.project,
+            "endpoint": services.endpoints_for_project(access.project).get(pk=endpoint.pk),
+            "tested": completion,
+            "calls": services.calls_for_project(access.project)[:RECENT_CALLS],
+        }
+        return render(request, "endpoints/test_result.html", context)
     return _page(request, access, tested=completion, tested_id=endpoint.pk)
 
 

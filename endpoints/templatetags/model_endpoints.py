@@ -33,3 +33,17 @@ def decoding_value(value: Any) -> str:
 @register.filter
 def error_kind_words(kind: str) -> str:
     return str(ErrorKind(kind).label) if kind in ErrorKind.values else "Failed"
+
+
+FINISH_WORDS = {
+    "stop": "ended by the model",
+    "length": "cut off at the most tokens per reply",
+    "content_filter": "stopped by the server's content filter",
+    "tool_calls": "the model asked to call a tool",
+}
+
+
+@register.filter
+def finish_words(reason: str) -> str:
+    """Why the reply ended (the server's `finish_reason`), in words; an unknown reason as the server said it."""
+    return FINISH_WORDS.get(reason, f"finished: {reason}")

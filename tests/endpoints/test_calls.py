@@ -346,6 +346,8 @@ def test_chat_messages_are_sent_as_given_and_bad_input_is_refused_before_sending
         services.endpoint_complete(endpoint=raw, purpose="generation", messages=messages)
     with pytest.raises(services.InvalidInput, match="role"):
         services.endpoint_complete(endpoint=endpoint, purpose="generation", messages=[{"role": "tool", "content": "x"}])
+    with pytest.raises(services.InvalidInput, match="not both"):
+        services.endpoint_complete(endpoint=endpoint, purpose="generation", prompt="Q", messages=messages)
     with pytest.raises(services.InvalidInput, match="decoding"):
         services.endpoint_complete(endpoint=endpoint, purpose="generation", prompt="Q", decoding={"logit_bias": 1})
 
