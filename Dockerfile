@@ -5,6 +5,7 @@ COPY requirements.lock pyproject.toml ./
 RUN pip install --no-cache-dir -r requirements.lock
 COPY . .
 RUN DEBUG=false SECRET_KEY=collectstatic-only-not-a-real-key-0123456789abcdef ALLOWED_HOSTS=build \
+    ENCRYPTION_KEYS=YnVpbGQtb25seS1rZXktbmV2ZXItZGVjcnlwdHMtaXQ= \
     python manage.py collectstatic --noinput
 RUN useradd --create-home localqa && mkdir -p /app/media && chown localqa /app/media
 USER localqa

@@ -29,6 +29,7 @@ NAV = (
     Link("Data", "Archive", "project_archives", COORD),
     Link("Settings", "Settings", "project_settings", COORD),
     Link("Settings", "Members", "project_members", COORD),
+    Link("Settings", "Model endpoints", "endpoint_list", COORD),
     Link("Settings", "Audit log", "audit_project", COORD),
 )
 

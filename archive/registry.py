@@ -35,6 +35,8 @@ EXCLUDED: dict[str, str] = {
     "password); accounts on the importing server keep their own.",
     "archive.ProjectArchive": "The record of this server's exports and imports: about the server, not the "
     "project (an archive cannot contain itself).",
+    "endpoints.EndpointSecret": "A model endpoint's API key, encrypted with this server's ENCRYPTION_KEYS: "
+    "credentials never leave the server (the endpoint arrives without a key; a coordinator sets it again).",
 }
 
 # JSON lists of row ids: {model: {field: model the ids name}}.

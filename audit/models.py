@@ -65,6 +65,10 @@ class Action(models.TextChoices):
     VALIDATION_MERGED = "validation.duplicate_merged", "Duplicate merged"
     VALIDATION_DOMAIN_LABELLED = "validation.domain_labelled", "Source domain labelled"
     VALIDATION_SEED_ADDED = "validation.seed_query_added", "Seed query written"
+    ENDPOINT_CREATED = "endpoint.created", "Model endpoint added"
+    ENDPOINT_CHANGED = "endpoint.changed", "Model endpoint changed"
+    ENDPOINT_DELETED = "endpoint.deleted", "Model endpoint deleted"
+    ENDPOINT_CACHE_CLEARED = "endpoint.cache_cleared", "Model endpoint's cached replies forgotten"
 
 
 class AuditEvent(models.Model):

@@ -33,6 +33,7 @@ OBJECT_TYPES = {
     "importjob": "import",
     "collection": "collection",
     "projectarchive": "archive",
+    "endpoint": "model endpoint",
 }
 TYPE_CHOICES = sorted(set(OBJECT_TYPES.values()))
 PROJECT_MODEL = "annotation.Project"  # by name: audit imports no app

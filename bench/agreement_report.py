@@ -32,6 +32,8 @@ os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 os.environ.setdefault("DEBUG", "false")
 os.environ.setdefault("ALLOWED_HOSTS", "localhost")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production-0123456789")
+# base64 of "bench-only-key-not-a-real-secret": encrypts nothing worth keeping
+os.environ.setdefault("ENCRYPTION_KEYS", "YmVuY2gtb25seS1rZXktbm90LWEtcmVhbC1zZWNyZXQ=")
 
 TARGET_SECONDS = 30.0
 REVIEWERS = 20

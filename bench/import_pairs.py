@@ -144,6 +144,8 @@ def main() -> None:
     os.environ.setdefault("DEBUG", "false")
     os.environ.setdefault("ALLOWED_HOSTS", "localhost")
     os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production-0123456789")
+    # base64 of "bench-only-key-not-a-real-secret": encrypts nothing worth keeping
+    os.environ.setdefault("ENCRYPTION_KEYS", "YmVuY2gtb25seS1rZXktbm90LWEtcmVhbC1zZWNyZXQ=")
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -82,6 +82,8 @@ def server_env(port: int) -> dict[str, str]:
         CACHE_KEY_PREFIX="localqa-bench",
         DEBUG="false",
         SECRET_KEY="bench-only-secret-key-not-for-production-0123456789",  # noqa: S106
+        # base64 of "bench-only-key-not-a-real-secret": encrypts nothing worth keeping
+        ENCRYPTION_KEYS="YmVuY2gtb25seS1rZXktbm90LWEtcmVhbC1zZWNyZXQ=",
         ALLOWED_HOSTS="127.0.0.1,localhost",
         API_THROTTLE_USER="1000000/min",
         API_THROTTLE_ANON="1000000/min",

@@ -33,6 +33,8 @@ os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 os.environ.setdefault("DEBUG", "false")
 os.environ.setdefault("ALLOWED_HOSTS", "localhost")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-not-for-production-0123456789")
+# base64 of "bench-only-key-not-a-real-secret": encrypts nothing worth keeping
+os.environ.setdefault("ENCRYPTION_KEYS", "YmVuY2gtb25seS1rZXktbm90LWEtcmVhbC1zZWNyZXQ=")
 
 LOCAL = "𠮶間茶餐廳喺深水埗開咗六十幾年，招牌菜係菠蘿油同埋鴛鴦，老闆姓陳，逢星期三休息。"
 STANDARD = "这是一家位于深水埗的茶餐厅，以菠萝包闻名。"

@@ -2,12 +2,13 @@
 
 With nothing set, localqa runs on its embedded default: SQLite in the project
 folder, Celery tasks executed in-process, DEBUG on. Production sets at least
-SECRET_KEY, DEBUG=false, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL.
+SECRET_KEY, DEBUG=false, ALLOWED_HOSTS, DATABASE_URL, REDIS_URL and ENCRYPTION_KEYS.
 """
 
 from pathlib import Path
 
 import environ
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -46,6 +47,43 @@ WIKIPEDIA_API_URL = env.str("WIKIPEDIA_API_URL", default="https://{wiki}.wikiped
 if "{wiki}" not in WIKIPEDIA_API_URL:
     raise ImproperlyConfigured("WIKIPEDIA_API_URL must contain {wiki}, the place of the wiki code.")
 
+# Model endpoints (endpoints/, docs/models.md). The hosts a coordinator's endpoint URL may name: host names
+# or IP addresses, each optionally with ":port", or "*.example.org" for any name under a domain. A name listed
+# exactly may resolve to a private or loopback address (a model server on this machine or the lab's network);
+# a wildcard match must resolve to public addresses only. Empty: no endpoint may be saved or called.
+MODEL_ALLOWED_HOSTS = env.list("MODEL_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
+if any(entry.strip() in {"*", "*.*"} for entry in MODEL_ALLOWED_HOSTS):
+    raise ImproperlyConfigured(
+        "MODEL_ALLOWED_HOSTS may not allow every host: list the model servers' hosts (or *.their-domain)."
+    )
+# Retries of a model call: attempts in all (the first included), the first wait (doubling, with jitter) and the
+# longest wait, a server's Retry-After included (asking for longer ends the call as rate-limited).
+MODEL_MAX_ATTEMPTS = env.int("MODEL_MAX_ATTEMPTS", default=5)
+MODEL_RETRY_BASE_SECONDS = env.float("MODEL_RETRY_BASE_SECONDS", default=1.0)
+MODEL_RETRY_MAX_SECONDS = env.float("MODEL_RETRY_MAX_SECONDS", default=60.0)
+MODEL_REPLY_MAX_BYTES = env.int("MODEL_REPLY_MAX_BYTES", default=10 * 1024 * 1024)  # a longer reply is refused
+if MODEL_MAX_ATTEMPTS < 1:
+    raise ImproperlyConfigured("MODEL_MAX_ATTEMPTS must be at least 1 (the first attempt).")
+
+# Secrets stored in the database (model endpoints' API keys) are encrypted with these Fernet keys
+# (common/secrets.py): comma-separated, the first encrypts, every one decrypts, so a new key listed first
+# rotates them (`manage.py endpoint rotate-keys` re-encrypts what is stored, then the old key may go).
+# With DEBUG on and none set, a key derived from SECRET_KEY stands in (development only).
+ENCRYPTION_KEYS = env.list("ENCRYPTION_KEYS", default=[])
+if not DEBUG and not ENCRYPTION_KEYS:
+    raise ImproperlyConfigured(
+        "ENCRYPTION_KEYS is not set: with DEBUG off localqa needs a key to encrypt stored API keys. Make one with "
+        "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())' "
+        "and set ENCRYPTION_KEYS in the environment (see .env.example)."
+    )
+for _position, _key in enumerate(ENCRYPTION_KEYS, start=1):
+    try:
+        Fernet(_key)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"ENCRYPTION_KEYS: entry {_position} is not a Fernet key (32 url-safe base64-encoded bytes)."
+        ) from None
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -67,6 +105,7 @@ INSTALLED_APPS = [
     "multichoice",
     "audit",
     "archive",
+    "endpoints",
     "demo",
 ]
 

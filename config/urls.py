@@ -38,6 +38,7 @@ urlpatterns = [
     path("api/", include("annotation.api_deleted_urls")),
     path("api/", include("annotation.api_audit_urls")),
     path("api/", include("archive.api_urls")),
+    path("api/", include("endpoints.api_urls")),
     path("account/", include("annotation.account_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
@@ -48,6 +49,7 @@ urlpatterns = [
     path("", include("multichoice.urls")),
     path("", include("annotation.audit_urls")),
     path("", include("archive.urls")),
+    path("", include("endpoints.urls")),
 ]
 
 handler500 = "config.errors.server_error"

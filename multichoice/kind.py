@@ -28,6 +28,7 @@ TRIVIA_NAV = (
     Link("Data", "Import", "trivia_import", COORD),
     Link("Settings", "Trivia settings", "trivia_settings", COORD),
     Link("Settings", "Members", "project_members", COORD),
+    Link("Settings", "Model endpoints", "endpoint_list", COORD),
 )
 ENTITY_NAV = (
     Link("Review", "Review queue", "review_queue", REVIEW),
@@ -35,6 +36,7 @@ ENTITY_NAV = (
     Link("Review", "Reviewers", "reviewers", COORD),
     Link("Data", "Releases", "release_list", PUBLIC),
     Link("Settings", "Members", "project_members", COORD),
+    Link("Settings", "Model endpoints", "endpoint_list", COORD),
 )
 
 

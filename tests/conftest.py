@@ -20,8 +20,9 @@ from tests import factories
 PASSWORD = factories.PASSWORD
 MEDIA_KEY = pytest.StashKey[Path]()
 
-# `live_worker`: a real Celery worker subprocess for @pytest.mark.worker tests (see tests/worker.py).
-pytest_plugins = ["tests.worker"]
+# `live_worker`: a real Celery worker subprocess for @pytest.mark.worker tests (see tests/worker.py);
+# `model_stub`: an OpenAI-compatible server on 127.0.0.1 to script model replies (see tests/model_stub.py).
+pytest_plugins = ["tests.worker", "tests.model_stub"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

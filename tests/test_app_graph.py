@@ -21,6 +21,7 @@ APPS = (
     "common",
     "config",
     "demo",
+    "endpoints",
     "exports",
     "multichoice",
     "review",

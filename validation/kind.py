@@ -24,6 +24,7 @@ NAV = (
     Link("Data", "Domains", "validation_domains", COORD),
     Link("Settings", "Validation settings", "validation_settings", COORD),
     Link("Settings", "Members", "project_members", COORD),
+    Link("Settings", "Model endpoints", "endpoint_list", COORD),
 )
 
 

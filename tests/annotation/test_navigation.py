@@ -38,11 +38,11 @@ def test_a_coordinators_bar_is_four_task_groups_with_members_under_settings(demo
     groups = bar("coordinator", "yue-cmn")
 
     assert list(groups) == ["Work", "Review", "Data", "Settings"]
-    assert groups["Settings"] == ["Settings", "Members", "Audit log"]
-    # the 16 links of the flat bar (after the project's name) are all still there
-    assert sum(len(links) for links in groups.values()) == 16
+    assert groups["Settings"] == ["Settings", "Members", "Model endpoints", "Audit log"]
+    # the 17 links of the flat bar (after the project's name) are all still there
+    assert sum(len(links) for links in groups.values()) == 17
     for slug in ("doha-val", "bavaria-trivia", "bavaria-companies"):
-        assert "Members" in bar("coordinator", slug)["Settings"]
+        assert {"Members", "Model endpoints"} <= set(bar("coordinator", slug)["Settings"])
 
 
 def test_an_annotator_sees_no_coordinator_or_reviewer_links(demo):

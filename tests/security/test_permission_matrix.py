@@ -32,6 +32,7 @@ from annotation import ingest
 from annotation import services as authoring
 from annotation.models import Membership, Project
 from archive import services as archives
+from endpoints import services as endpoints
 from review import queue as review_queue
 from review import reports as agreement_reports
 from tests import factories
@@ -61,7 +62,7 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 # URL parameters that name one object by a database id (global across projects) ...
-OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id"}
+OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id"}
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
 
@@ -344,6 +345,9 @@ class Worlds:
         report, _ = agreement_reports.agreement_report_request(project=other_project, enqueue=False)
         agreement_reports.agreement_report_compute(report_id=report.pk, bootstrap=0)
         export = archives.archive_export_now(project=other_project, user=owner)
+        endpoint = endpoints.endpoint_create(
+            project=other_project, user=owner, name="b", base_url="http://127.0.0.1:9/v1", model="m"
+        )
         return {
             "owner": owner,
             "values": {
@@ -360,6 +364,7 @@ class Worlds:
                 "fmt": "json",
                 "report_id": report.pk,
                 "archive_id": export.pk,
+                "endpoint_id": endpoint.pk,
             },
         }
 
@@ -367,6 +372,7 @@ class Worlds:
 @pytest.fixture
 def worlds(project, cast, lead, other_project, settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.MODEL_ALLOWED_HOSTS = ["127.0.0.1"]  # project B's model endpoint (never called: every answer is 404)
     monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
     return Worlds(project, cast, lead, other_project)

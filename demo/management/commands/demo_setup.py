@@ -17,9 +17,21 @@ from annotation.importers.services import pairs_import_jsonl
 from annotation.languages import get_language
 from annotation.management.commands._common import DEV_SERVER, project_url
 from annotation.models import Membership, PagePair, Project, QAItem
+from common.errors import ServiceError
 from demo.management.commands import _demo_states as states
+from endpoints import services as endpoints
+from endpoints.models import Endpoint
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data"
+DEMO_ENDPOINT: dict[str, Any] = {
+    "name": "Qwen on this machine (Ollama)",
+    "base_url": "http://localhost:11434/v1",
+    "model": "qwen2.5:7b-instruct",
+    "mode": "chat",
+    "temperature": 0.3,
+    "top_p": 0.95,
+    "max_tokens": 256,
+}
 DEMO_PASSWORD = "localqa-demo"  # noqa: S105 -- published on purpose: these accounts exist to be tried
 
 
@@ -155,6 +167,7 @@ class Command(BaseCommand):
                 self._ensure_project(demo, users, guidelines_template)
             for other in OTHER_KINDS:
                 self._ensure_other_kind(other, users)
+            self._ensure_endpoint(users)
 
         self.stdout.write(f"\nLogins at {DEV_SERVER}/accounts/login/ (password for all: {DEMO_PASSWORD}):")
         for demo_user in USERS:
@@ -211,6 +224,19 @@ class Command(BaseCommand):
         if not QAItem.objects.filter(project=project).exists():  # a new project: work in every state
             states.wikipedia_states(project, users)
         self.stdout.write(f"{demo.slug}: {report.summary()}  {project_url(project)}")
+
+    def _ensure_endpoint(self, users: dict[str, User]) -> None:
+        """A model endpoint on the Cantonese project for a model served by Ollama on this machine: *Test this
+        endpoint* answers once `ollama serve` runs with the model pulled, and says "Could not connect" until then."""
+        project = Project.objects.get(slug=PROJECTS[0].slug)
+        if Endpoint.objects.filter(project=project).exists():
+            return
+        try:
+            endpoints.endpoint_create(project=project, user=users["coordinator"], **DEMO_ENDPOINT)
+        except ServiceError as error:  # DEBUG off: the operator's allow-list may not name this machine
+            self.stdout.write(f"{project.slug}: no demo model endpoint ({error.message})")
+        else:
+            self.stdout.write(f"{project.slug}: model endpoint {DEMO_ENDPOINT['name']}.")
 
     def _ensure_members(self, project: Project, users: dict[str, User]) -> None:
         for demo_user in USERS:
