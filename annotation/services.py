@@ -804,12 +804,17 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
             except InvalidInput as error:
                 errors.setdefault(f"{where}.spans", []).append(f"item {number}: {error.message}")
     if project.verification_required:
-        verified = _verified_item_ids([item.pk for item in lead_items])
+        checked = _checked_answers([item.pk for item in lead_items])
         for number, item in enumerate(items, start=1):
-            if item.kind == QAItem.Kind.LEAD and item.pk not in verified:
-                errors.setdefault(f"items[{number}].verification", []).append(
-                    f"item {number}: not verified on the standard page yet"
-                )
+            if item.kind != QAItem.Kind.LEAD:
+                continue
+            if item.pk not in checked:
+                problem = "not verified on the standard page yet"
+            elif checked[item.pk] not in (None, item.answer_standard):
+                problem = "the answer changed after it was verified: check it again on the standard page"
+            else:
+                continue
+            errors.setdefault(f"items[{number}].verification", []).append(f"item {number}: {problem}")
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)
@@ -848,9 +853,17 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     return pair
 
 
-def _verified_item_ids(item_ids: list[int]) -> set[int]:
-    """Which of these items have a recorded full-document verification (any result counts: it was checked)."""
-    return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
+def _checked_answers(item_ids: list[int]) -> dict[int, str | None]:
+    """The answer text each item's latest full-document verification checked (None: any answer will do, as for
+    "not possible" or a verification recorded before the checked text was kept); items never verified are absent."""
+    latest: dict[int, tuple[int, str | None]] = {}
+    rows = QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list(
+        "pk", "verifications__number", "verifications__result", "verifications__answer"
+    )
+    for pk, number, result, answer in rows:
+        if pk not in latest or number > latest[pk][0]:
+            latest[pk] = (number, None if result == "not_possible" else answer)
+    return {pk: answer for pk, (_, answer) in latest.items()}
 
 
 def qa_item_revisions_create(

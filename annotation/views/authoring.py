@@ -112,7 +112,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
         "items": entries,
         "lead_count": lead_count,
         "can_add_lead": lead_count < project.lead_qa_max,
-        "unverified": sum(1 for entry in entries if entry["verify"] and not entry["verify"]["current"]),
+        "unverified": sum(1 for entry in entries if entry["verify"] and not entry["verify"]["checked"]),
         "max_text": MAX_TEXT_FIELD,
         "has_local_text": bool(pair.local_text),
         "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),

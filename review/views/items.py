@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
@@ -105,6 +106,8 @@ def item_rewrite(request: SignedInRequest, slug: str, item_id: int) -> HttpRespo
         "text": item.pair.local_text if item.kind == QAItem.Kind.DOCUMENT else item.pair.local_lead,
         **_editor_context(item),
         "editable": editable,
+        "verify": verification_panel(item) if item.kind == QAItem.Kind.LEAD else None,
+        "max_text": MAX_TEXT_FIELD,
     }
     return render(request, "review/rewrite.html", context)
 
@@ -200,9 +203,12 @@ def verification_panel(
         for r in review_verification.verification_search(item.pair.standard_text, query)
         if r.match or r.sentence.key in chosen
     ]
+    outdated = current is not None and not current.is_current_for(item)
     return {
         "item": item,
         "current": current,
+        "outdated": outdated,  # recorded for an earlier answer: needs a new check
+        "checked": current is not None and not outdated,
         "version": current.number if current else 0,
         "possible": bool(item.pair.standard_text),
         "query": query,
@@ -235,6 +241,7 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
                 query=request.POST.get("q", ""),
                 note=request.POST.get("note", ""),
                 version=_int(request, "version"),
+                answer=request.POST.get("answer"),
             )
         except ServiceError as caught:
             error = caught
@@ -242,6 +249,8 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
         else:
             if not request.htmx:
                 messages.success(request, "Verification recorded.")
+                if in_panel and item.status == QAItem.Status.NEEDS_REWRITE:
+                    return redirect(reverse("item_rewrite", args=[slug, item.pk]) + f"#item-{item.pk}-verify")
                 if in_panel:
                     return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}-verify")
                 return redirect("item_verify", slug, item.pk)
