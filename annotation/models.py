@@ -255,6 +255,10 @@ class PairQuerySet(models.QuerySet["PagePair"]):
         now = now or timezone.now()
         return self.filter(Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now))
 
+    def waiting_for(self, user_id: int, now: datetime | None = None) -> PairQuerySet:
+        """The available pairs the queue may hand this person: not those they skipped (and did not take back)."""
+        return self.available(now).exclude(pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id"))
+
 
 class PagePair(models.Model):
     class Status(models.TextChoices):
@@ -339,14 +343,24 @@ class PagePair(models.Model):
         return self.status == self.Status.ANNOTATING
 
 
+class PairSkipQuerySet(models.QuerySet["PairSkip"]):
+    def skipped_by(self, user_id: int) -> PairSkipQuerySet:
+        """The skips of this person that still keep a pair from them (not taken back)."""
+        return self.filter(annotator=user_id, undone_at__isnull=True)
+
+
 class PairSkip(models.Model):
-    """An annotator gave a pair back to the queue unfinished, with an optional reason. Every one is kept."""
+    """An annotator gave a pair back to the queue unfinished, with an optional reason. Every one is kept;
+    one taken back (`undone_at`) no longer keeps the pair from them."""
 
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="skips")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     status_before = models.CharField(max_length=16)
     reason = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PairSkipQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "id"]

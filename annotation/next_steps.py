@@ -35,6 +35,15 @@ class Rewrite:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A pair the member skipped, with where to take the skip back (POST)."""
+
+    title: str
+    lang: str
+    undo_url: str
+
+
+@dataclass(frozen=True)
 class Step:
     key: str  # the button's id
     role: str  # the role this step is for, as shown
@@ -43,6 +52,8 @@ class Step:
     post: bool = False  # a queue claim (POST with CSRF) rather than a link
     facts: list[Fact] = field(default_factory=list)
     rewrites: list[Rewrite] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    quiet: bool = False  # nothing waits for this person: the button is not the page's big call to action
 
 
 def n(count: int, singular: str, plural: str | None = None) -> Fact:

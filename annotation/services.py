@@ -283,7 +283,7 @@ _HELD_PAIR = Prepared(
 _PAIR_QUEUE: PreparedQueue[PagePair] = PreparedQueue(
     lambda project_id, user_id, now: (
         PagePair.objects.filter(project=project_id).exclude(
-            pk__in=PairSkip.objects.filter(annotator=user_id).values("pair_id")  # given back: not again
+            pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id")  # given back: not again (unless undone)
         ),
         [Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
     ),
@@ -369,6 +369,48 @@ def pair_give_back(*, pair: PagePair, user: User, reason: str = "") -> PairSkip:
         fields=["status", "assignee", "claimed_at", "claim_expires_at", "screening_decision", "version"]
     )
     return skip
+
+
+def pair_skip_undo(*, skip: PairSkip, user: User) -> PagePair | None:
+    """Take a skip back: the pair may come to this person again, and comes to them now if nobody took it.
+
+    The skip stays in the record, marked undone. A pair handed to them after the skip and not screened yet goes
+    back to the pool (no skip recorded: they never chose to pass it). Returns the pair when it is theirs again,
+    None when someone else holds it (it waits for them in the queue once it is free).
+    """
+    if skip.annotator_id != user.pk:
+        raise InvalidState("Only the person who skipped a pair can take the skip back.", field="skip")
+    if skip.undone_at is not None:
+        raise InvalidState("This skip was already taken back.", field="skip")
+    now = timezone.now()
+    project = skip.pair.project
+    with transaction.atomic():
+        if not PairSkip.objects.filter(pk=skip.pk, undone_at__isnull=True).update(undone_at=now):
+            raise InvalidState("This skip was already taken back.", field="skip")
+        audit.record(user, Action.PAIR_SKIP_UNDONE, skip.pair, project=project, skip=skip.pk)
+        claimable = PagePair.objects.filter(pk=skip.pair_id, deleted_at__isnull=True).available(now)
+        if not claimable.exists():
+            return None
+        # The untouched pair handed out after the skip goes back to the pool: one claimed pair at a time.
+        PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED).exclude(
+            pk=skip.pair_id
+        ).update(
+            status=PagePair.Status.NEW, assignee=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
+        )
+        expires = now + timedelta(minutes=project.claim_minutes)
+        claimed = claimable.update(
+            status=PagePair.Status.CLAIMED,
+            assignee=user,
+            claimed_at=now,
+            claim_expires_at=expires,
+            screening_decision="",
+            version=F("version") + 1,
+            updated_at=now,
+        )
+    if not claimed:
+        return None
+    pair = PagePair.objects.select_related("project").get(pk=skip.pair_id)
+    return pair
 
 
 def _require_assignee(pair: PagePair, user: User) -> None:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -16,7 +16,7 @@ from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user, membership_of, pair_access
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
-from annotation.models import Membership, PagePair, QAItem, Role, Screening
+from annotation.models import Membership, PagePair, PairSkip, QAItem, Role, Screening
 from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
@@ -25,6 +25,7 @@ from common.errors import InvalidInput, ServiceError, StaleEdit
 from common.requests import SignedInRequest
 
 SESSION_STARTED = "localqa:work-started"  # when this signed-in session first opened a pair
+LAST_SKIP = "localqa:last-skip"  # the pair this session skipped last, offered for an undo on the next page
 TEXT_FIELDS = ("question", "answer_standard", "answer_local")
 
 
@@ -130,7 +131,13 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
 @login_required
 def pair_detail(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     access = pair_access(request.user, slug, pair_id)
-    return render(request, "annotation/pair_detail.html", _pair_context(request, access.pair, access.membership))
+    context = _pair_context(request, access.pair, access.membership)
+    # The pair skipped just before this one was handed out: offered once, for an undo by key or button.
+    last_skip = request.session.get(LAST_SKIP)
+    if last_skip and last_skip.get("pair") != access.pair.pk and context["is_mine"]:
+        request.session.pop(LAST_SKIP)
+        context["last_skip"] = last_skip
+    return render(request, "annotation/pair_detail.html", context)
 
 
 @login_required
@@ -179,9 +186,31 @@ def pair_give_back(request: SignedInRequest, slug: str, pair_id: int) -> HttpRes
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
     messages.success(request, "Pair given back to the queue.")
+    request.session[LAST_SKIP] = {"pair": pair.pk, "title": pair.local_title}
     if request.POST.get("then") == "next":
         return queue_next(request, slug)
     return redirect("project_detail", slug)
+
+
+@login_required
+@require_POST
+def pair_skip_undo(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
+    """Take back this person's skip of a pair: it is theirs again if nobody took it, else it waits for them."""
+    project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+    skip = PairSkip.objects.skipped_by(request.user.pk).filter(pair_id=pair_id, pair__project=project).last()
+    if skip is None:
+        raise Http404("No skip of yours to take back for this pair.")
+    request.session.pop(LAST_SKIP, None)
+    try:
+        pair = services.pair_skip_undo(skip=skip, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("project_detail", slug)
+    if pair is None:
+        messages.info(request, "Skip taken back. Someone else holds that pair now: it comes to you when it is free.")
+        return redirect("project_detail", slug)
+    messages.success(request, "Skip taken back: the pair is yours again.")
+    return redirect("pair_detail", slug, pair.pk)
 
 
 @login_required

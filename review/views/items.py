@@ -279,6 +279,7 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
         "matches": sum(1 for r in results if r.match),
         "chosen": chosen,
         "current": current,
+        "outdated": current is not None and not current.is_current_for(item),
         "version": current.number if current else 0,
         "possible": bool(item.pair.standard_text),
         "is_lead": item.kind == QAItem.Kind.LEAD,

@@ -92,6 +92,7 @@ const SINGLE_KEYS = {
   f: () => click(".record-found", activeCard()),
   x: () => click(".record-not-found", activeCard()),
   s: giveBack,
+  u: () => click("#undo-skip"),
   g: () => click("#guidelines-toggle"),
 };
 

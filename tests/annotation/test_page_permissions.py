@@ -34,6 +34,7 @@ EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "pair_screen": ("post", (LOGIN, 404, 302, 403, 403, 403)),
     "pair_submit": ("post", (LOGIN, 404, 302, 403, 403, 403)),
     "pair_give_back": ("post", (LOGIN, 404, 302, 403, 403, 403)),
+    "pair_skip_undo": ("post", (LOGIN, 404, 404, 403, 403, 404)),  # 404: no skip of theirs to take back
     "pair_activity": ("post", (LOGIN, 404, 204, 403, 403, 403)),
     "item_create": ("post", (LOGIN, 404, 302, 403, 403, 403)),
     "item_save": ("post", (LOGIN, 404, 302, 403, 403, 403)),
