@@ -827,7 +827,7 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:
         errors["items"] = [
-            f"needs at least {project.lead_qa_min} lead-section QA items; this pair has {len(lead_items)}"
+            f"this project takes {project.lead_qa_range} lead-section QAs per pair; this pair has {len(lead_items)}"
         ]
     for number, item in enumerate(items, start=1):
         where = f"items[{number}]"
