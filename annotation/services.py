@@ -616,6 +616,46 @@ def qa_item_update(
     return item
 
 
+TEXT_FIELD_LABELS = {
+    "question": "the question",
+    "answer_standard": "the answer in the standard language",
+    "answer_local": "the answer in the local variety",
+}
+
+
+def qa_item_update_what_fits(
+    *,
+    item: QAItem,
+    user: User,
+    version: int,
+    question: str | None = None,
+    answer_standard: str | None = None,
+    answer_local: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
+) -> tuple[QAItem, InvalidInput | None]:
+    """The authoring screen's save: `qa_item_update` of everything sent except the text fields over the limit,
+    which are left as they were and named in the returned error (per field, in `details`) for the screen to say
+    at the field, where what was typed stays. Every other refusal is raised as `qa_item_update` raises it."""
+    texts = {"question": question, "answer_standard": answer_standard, "answer_local": answer_local}
+    over = {
+        name: len(value) for name, value in texts.items() if isinstance(value, str) and len(value) > MAX_TEXT_FIELD
+    }
+    kept = {name: None if name in over else value for name, value in texts.items()}
+    if not over or spans is not None or any(value is not None for value in kept.values()):
+        item = qa_item_update(item=item, user=user, version=version, spans=spans, **kept)
+    if not over:
+        return item, None
+    details = {
+        name: [
+            f"Not saved: {TEXT_FIELD_LABELS[name]} is {length} characters, {length - MAX_TEXT_FIELD} over the limit "
+            f"of {MAX_TEXT_FIELD}. Shorten it here; the rest of the item is saved."
+        ]
+        for name, length in over.items()
+    }
+    first = next(iter(details))
+    return item, InvalidInput(details[first][0], field=first, details=details)
+
+
 def _content_checked(
     pair: PagePair,
     kind: str,

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rapidfuzz import fuzz
 
+from annotation.articles import HEADING
 from annotation.lifecycle import MAX_TEXT_FIELD, item_event_record, spans_check
 from annotation.models import ItemEvent, QAItem
 from common.errors import InvalidInput, InvalidState, StaleEdit
@@ -37,7 +38,6 @@ class Sentence:
 _SENTENCE = re.compile(r"[^\n]+?(?:[。！？!?；;]+[」』”’）)]*|\.(?=\s)|$)", re.MULTILINE)
 
 
-_HEADING = re.compile(r"\s*(={2,6})[^=\n].*?\1\s*")  # a wiki section heading line: == 制作 ==
 
 
 def sentences_of(text: str) -> list[Sentence]:
@@ -48,7 +48,7 @@ def sentences_of(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     for found in _SENTENCE.finditer(text):
         piece = found.group()
-        if _HEADING.fullmatch(piece):
+        if HEADING.fullmatch(piece):
             continue
         start = found.start() + (len(piece) - len(piece.lstrip()))
         end = found.end() - (len(piece) - len(piece.rstrip()))

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
 from annotation.access import get_pair_for_user, project_access
+from annotation.articles import article_blocks
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
@@ -255,6 +256,16 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
                     return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}-verify")
                 return redirect("item_verify", slug, item.pk)
     query = request.GET.get("q", request.POST.get("q", item.answer_standard))
+    if in_panel and request.GET.get("whole") == "1":  # the whole standard article, read in the panel
+        return render(
+            request,
+            "annotation/_article.html",
+            {
+                "blocks": article_blocks(item.pair.standard_text),
+                "lang": project.standard_language,
+                "direction": project.standard.direction,
+            },
+        )
     if in_panel and request.htmx:
         note = request.POST.get("note") if error else None
         context = {
