@@ -139,3 +139,21 @@ def test_the_rewrite_page_has_the_verification_panel_and_shows_it_outdated_after
     page = client.get(url).content.decode()
     assert "is-outdated" in page and "needs a new check" in page
 
+
+
+def test_home_lists_the_items_sent_back_to_their_author_with_links(client, project, annotator, reviewer):
+    _, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Ein Tippfehler")
+    )
+    client.force_login(annotator)
+
+    home = client.get(reverse("home")).content.decode()
+
+    section = home[home.index('id="sent-back"') :]
+    assert reverse("item_rewrite", args=[project.slug, items[0].pk]) in section
+    assert items[0].question in section and "Ein Tippfehler" in section and project.name in section
+    assert reverse("item_rewrite", args=[project.slug, items[1].pk]) not in section
+    client.force_login(reviewer)
+    assert 'id="sent-back"' not in client.get(reverse("home")).content.decode()
