@@ -197,14 +197,19 @@ def verification_panel(
     `current`: the item's latest verification when the caller has it already (`latest_verifications`)."""
     if current is _UNKNOWN:
         current = review_verification.verification_current(item)
-    chosen = {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None} if current else set()
+    outdated = current is not None and not current.is_current_for(item)
+    # The sentences of a verification of an earlier answer are not ticked again: the new answer is searched anew.
+    chosen = (
+        {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None}
+        if current and not outdated
+        else set()
+    )
     query = item.answer_standard if query is None else query
     results = [
         r
         for r in review_verification.verification_search(item.pair.standard_text, query)
         if r.match or r.sentence.key in chosen
     ]
-    outdated = current is not None and not current.is_current_for(item)
     return {
         "item": item,
         "current": current,
@@ -238,7 +243,8 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
                 item=item,
                 user=request.user,
                 result=request.POST.get("result", ""),
-                sentences=_posted_sentences(request, item),
+                # Ticked sentences support a found result; pressing another button means that result.
+                sentences=_posted_sentences(request, item) if request.POST.get("result") == "found" else [],
                 query=request.POST.get("q", ""),
                 note=request.POST.get("note", ""),
                 version=_int(request, "version"),
