@@ -380,7 +380,8 @@ function onLeadKeydown(event) {
     const to = key === "Home" ? 0 : state.length;
     select(event.shiftKey ? state.anchor : to, to);
     event.preventDefault();
-  } else if (key === "Enter" && state.editable) {
+  } else if (key === "Enter" && state.editable && !(event.ctrlKey || event.metaKey)) {
+    // (Ctrl+Enter is the page's: submit, or resubmit)
     const span = currentSelection();
     const itemId = activeItemId();
     if (span && itemId) {
@@ -468,13 +469,31 @@ function findMatches(needle) {
   return matches;
 }
 
+/** The match shown while the find box keeps the typing: a highlight (no selection, so the focus stays there). */
+function showFound(start, end) {
+  state.anchor = start;
+  state.focus = end;
+  state.placed = true;
+  if (!(typeof CSS !== "undefined" && CSS.highlights && typeof Highlight !== "undefined")) return null;
+  const range = document.createRange();
+  range.setStart(...domPointAt(codePointToUtf16(state.text, start)));
+  range.setEnd(...domPointAt(codePointToUtf16(state.text, end)));
+  CSS.highlights.set("lead-find", new Highlight(range));
+  return range;
+}
+
+function clearFound() {
+  if (typeof CSS !== "undefined" && CSS.highlights) CSS.highlights.delete("lead-find");
+}
+
 function showMatch(step = 0) {
   const { find } = state;
   const matches = findMatches(find.input.value);
   if (!matches.length) {
-    find.status.textContent = find.input.value ? "not in the lead" : "";
+    find.status.textContent = find.input.value ? "not in the text" : "";
     find.input.setAttribute("aria-invalid", String(Boolean(find.input.value)));
-    select(find.from, find.from);
+    clearFound();
+    state.anchor = state.focus = find.from;
     return;
   }
   find.input.removeAttribute("aria-invalid");
@@ -486,9 +505,8 @@ function showMatch(step = 0) {
     index = ((current < 0 ? index : current) + step + matches.length) % matches.length;
   }
   const match = matches[index];
-  select(match.start, match.end);
+  const range = showFound(match.start, match.end);
   find.status.textContent = `${index + 1} of ${matches.length}`;
-  const range = window.getSelection()?.rangeCount ? window.getSelection().getRangeAt(0) : null;
   const box = range?.getBoundingClientRect();
   if (box && box.height) {
     const lead = state.lead.getBoundingClientRect();
@@ -500,9 +518,12 @@ function closeFind(accept) {
   const { find } = state;
   if (!find || find.box.hidden) return;
   find.box.hidden = true;
-  if (!accept) select(find.from, find.from);
+  clearFound();
+  if (!accept) state.anchor = state.focus = find.from;
+  // The match becomes the selection (Shift and the arrows extend it); set before the lead takes the focus, so
+  // the lead's focus handler finds a selection in it and leaves it as it is.
+  select(state.anchor, state.focus);
   state.lead.focus({ preventScroll: true });
-  applySelection();
 }
 
 /** Open the lead's find box: typing jumps to the text (the match is selected), Enter keeps it selected and goes
