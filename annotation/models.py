@@ -168,16 +168,16 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def get_absolute_url(self) -> str:
+        """The project's own page: each kind has its home (`common.kinds`; `project_detail` sends there too)."""
+        return reverse(kinds.of(self).home, args=[self.slug])
+
     @property
     def lead_qa_range(self) -> str:
         """How many lead-section QAs a pair takes, as every screen and the dataset card quote it: "2–3", or "2"."""
         if self.lead_qa_min == self.lead_qa_max:
             return str(self.lead_qa_min)
         return f"{self.lead_qa_min}–{self.lead_qa_max}"
-
-    def get_absolute_url(self) -> str:
-        """The project's own page: each kind has its home (`common.kinds`; `project_detail` sends there too)."""
-        return reverse(kinds.of(self).home, args=[self.slug])
 
     @property
     def unit(self) -> kinds.ProjectKind:

@@ -637,9 +637,7 @@ def qa_item_update_what_fits(
     which are left as they were and named in the returned error (per field, in `details`) for the screen to say
     at the field, where what was typed stays. Every other refusal is raised as `qa_item_update` raises it."""
     texts = {"question": question, "answer_standard": answer_standard, "answer_local": answer_local}
-    over = {
-        name: len(value) for name, value in texts.items() if isinstance(value, str) and len(value) > MAX_TEXT_FIELD
-    }
+    over = {name: len(value) for name, value in texts.items() if isinstance(value, str) and len(value) > MAX_TEXT_FIELD}
     kept = {name: None if name in over else value for name, value in texts.items()}
     if not over or spans is not None or any(value is not None for value in kept.values()):
         item = qa_item_update(item=item, user=user, version=version, spans=spans, **kept)

@@ -92,9 +92,10 @@ for local, (lead, _target, _start) in leads.items():
     services.membership_set(project=project, user=users["bench-other"], roles={{"annotator"}})
     services.membership_set(project=project, user=users["bench-reviewer"], roles={{"reviewer"}})
     for number in (1, 2, 3):
-        PagePair.objects.create(project=project, local_title=f"{{local}} {{number}}", standard_title=f"{{code}} {{number}}",
-            local_lead=lead, standard_lead=standard_lead, local_lead_length=len(lead),
-            standard_lead_length=len(standard_lead), local_text=lead + "\\n== Gschicht ==\\n" + lead,
+        PagePair.objects.create(project=project, local_title=f"{{local}} {{number}}",
+            standard_title=f"{{code}} {{number}}", local_lead=lead, standard_lead=standard_lead,
+            local_lead_length=len(lead), standard_lead_length=len(standard_lead),
+            local_text=lead + "\\n== Gschicht ==\\n" + lead,
             standard_text={STANDARD_TEXT!r} if local == "yue" else "")
     pair = services.pair_claim_next(project=project, user=users["bench-annotator"])
     services.pair_screen(pair=pair, user=users["bench-annotator"], decision="annotate")

@@ -36,7 +36,7 @@ SPLIT_NAMES = ("train", "dev", "test")
 # Imported projects (WiLoVa) bring verification and labels in metadata (`ReviewData`); the review app's rows win.
 ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
 PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
-NOT_CHECKED = {"status": "not_checked", "sentences": [], "note": "", "answer": None, "query": ""}
+NOT_CHECKED: dict[str, Any] = {"status": "not_checked", "sentences": [], "note": "", "answer": None, "query": ""}
 
 
 def imported_verification(value: Any) -> dict[str, Any] | None:

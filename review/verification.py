@@ -38,8 +38,6 @@ class Sentence:
 _SENTENCE = re.compile(r"[^\n]+?(?:[。！？!?；;]+[」』”’）)]*|\.(?=\s)|$)", re.MULTILINE)
 
 
-
-
 def sentences_of(text: str) -> list[Sentence]:
     """Split a text into sentences with code-point offsets (Python str indices), whitespace trimmed.
 

@@ -4,6 +4,7 @@ import functools
 import json
 import re
 from datetime import datetime
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -74,7 +75,14 @@ def _session_started(request: SignedInRequest) -> datetime:
 
 
 # What a refused save of the plain form sets in an item's entry (`_refused_save_page`): none on a page shown as is.
-_NOT_REFUSED = {"error": None, "over_long": None, "current": None, "mine": None, "sent_version": None, "field_notes": {}}
+_NOT_REFUSED: dict[str, Any] = {
+    "error": None,
+    "over_long": None,
+    "current": None,
+    "mine": None,
+    "sent_version": None,
+    "field_notes": {},
+}
 # The places of an item a problem is shown at: its text fields, its evidence, its verification.
 NOTE_FIELDS = (*TEXT_FIELDS, "spans", "verification")
 _ITEM_PROBLEM = re.compile(r"^items\[(\d+)\]\.(\w+)$")

@@ -211,8 +211,7 @@ class DatasetCardWriter(ReleaseWriter):
             "appropriateness.",
             "",
             f"- Guidelines version: {project.guidelines_version}",
-            f"- Lead QAs per pair: {project.lead_qa_range}; "
-            f"reviewers per item: {project.reviewers_per_item}",
+            f"- Lead QAs per pair: {project.lead_qa_range}; reviewers per item: {project.reviewers_per_item}",
             f"- Item statuses included: {', '.join(release.item_statuses)}",
             f"- Splits: {splits}, grouped by page pair, from seed {release.seed}",
             f"- License: {_md(release.license)}",

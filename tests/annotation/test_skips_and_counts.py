@@ -33,12 +33,12 @@ def test_the_project_page_does_not_count_a_pair_this_person_skipped_as_waiting_f
     step = page[page.index('id="step-next-pair"') :]
     step = step[: step.index("</section>")]
     assert "1 pair waiting" not in step and "1</strong> pair waiting" not in step
-    assert "<strong class=\"count\">0</strong> pairs waiting for you" in step
+    assert '<strong class="count">0</strong> pairs waiting for you' in step
     assert "skipped by you" in step and pair.local_title in step
     assert "primary big" not in step  # no big Next pair button when nothing waits for this person
     client.force_login(second_annotator)
     other = client.get(reverse("project_detail", args=[project.slug])).content.decode()
-    assert "<strong class=\"count\">1</strong> pair waiting for you" in other
+    assert '<strong class="count">1</strong> pair waiting for you' in other
 
 
 def test_undoing_a_skip_hands_the_pair_back_and_keeps_the_skip_in_the_record(client, project, annotator):

@@ -210,7 +210,8 @@ def test_author_and_reviewer_walk_by_keyboard_with_an_arabic_layout(
     page.evaluate(
         """() => {
             for (const [key, code] of [["١", "Digit1"], ["٣", "Digit3"], ["ص", "KeyW"]]) {
-                document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key, code, bubbles: true, cancelable: true}));
+                const event = new KeyboardEvent("keydown", {key, code, bubbles: true, cancelable: true});
+                document.activeElement.dispatchEvent(event);
             }
         }"""
     )

@@ -57,9 +57,7 @@ def test_a_verification_records_the_answer_text_and_the_search_it_checked(projec
     assert verification.is_current_for(item)
 
 
-def test_a_changed_answer_makes_the_verification_no_longer_current_on_the_authoring_page(
-    client, project, annotator
-):
+def test_a_changed_answer_makes_the_verification_no_longer_current_on_the_authoring_page(client, project, annotator):
     pair, item = _draft(project, annotator)
     _found(item, annotator)
     item = authoring.qa_item_update(item=item, user=annotator, version=item.version, answer_standard="姓李")
@@ -93,7 +91,9 @@ def test_readiness_counts_verifications_of_an_earlier_answer(project, annotator,
     for item in items:
         _found(item, annotator)
     slot = review_queue.review_claim(item=items[0], user=reviewer)
-    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
+    )
     items[0].refresh_from_db()
     authoring.qa_item_update(item=items[0], user=annotator, version=items[0].version, answer_standard="在深水埗")
 
@@ -127,7 +127,9 @@ def test_the_rewrite_page_has_the_verification_panel_and_shows_it_outdated_after
     item = items[1]
     _found(item, annotator)
     slot = review_queue.review_claim(item=item, user=reviewer)
-    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x"))
+    review_judging.review_submit(
+        slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
+    )
     item.refresh_from_db()
     client.force_login(annotator)
     url = reverse("item_rewrite", args=[project.slug, item.pk])
@@ -138,7 +140,6 @@ def test_the_rewrite_page_has_the_verification_panel_and_shows_it_outdated_after
     authoring.qa_item_update(item=item, user=annotator, version=item.version, answer_standard="陈")
     page = client.get(url).content.decode()
     assert "is-outdated" in page and "needs a new check" in page
-
 
 
 def test_home_lists_the_items_sent_back_to_their_author_with_links(client, project, annotator, reviewer):
