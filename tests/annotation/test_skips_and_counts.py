@@ -92,3 +92,14 @@ def test_only_the_person_who_skipped_can_undo_it(client, project, annotator, sec
         services.pair_skip_undo(skip=skip, user=second_annotator)
     client.force_login(second_annotator)
     assert client.post(reverse("pair_skip_undo", args=[project.slug, pair.pk])).status_code == 404
+
+
+def test_the_api_takes_a_skip_back(project, annotator):
+    from tests.conftest import api_as
+
+    pair = _skip_the_only_pair(project, annotator)
+
+    response = api_as(annotator).post(f"/api/projects/{project.slug}/pairs/{pair.pk}/skip/undo/")
+
+    assert response.status_code == 200 and response.json() == {"pair": pair.pk, "yours": True}
+    assert api_as(annotator).post(f"/api/projects/{project.slug}/pairs/{pair.pk}/skip/undo/").status_code == 404

@@ -349,3 +349,23 @@ def test_find_in_lead_gives_exact_code_point_offsets_in_bavarian_and_arabic(
     wait_saved(page, item_id)
     assert _offsets_exact(pair, lead) == [expected]
     shot(page, f"find-in-lead-{language[0]}-1400")
+
+
+def test_the_document_qa_page_shows_wiki_headings_and_keeps_exact_offsets_after_them(page: Page, project, annotator):
+    services.project_update(project=project, collect_document_qa=True)
+    local_text = CANTONESE + "\n== 歷史 ==\n𠵱家嘅𨋢多數係自動門。"
+    factories.pair(project, local_lead=CANTONESE, local_text=local_text, standard_text=MANDARIN_TEXT)
+    pair = services.pair_claim_next(project=project, user=annotator)
+    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = services.qa_item_create(pair=pair, user=annotator, kind="document")
+    log_in(page, "annotator")
+    page.goto(f"/projects/{project.slug}/pairs/{pair.pk}/document-qa/")
+    expect(page.locator("#local-lead .wiki-heading")).to_have_text(["== 歷史 =="])
+    expect(page.locator("#standard-full-text .wiki-heading")).to_have_text(["历史", "数量"])
+    page.locator(f"#item-{item.pk}").focus()
+    find_evidence(page, "自動", item.pk, "自動門")  # to the sentence's end, after the heading and 𠵱 𨋢
+    press(page, "Control+s")
+    wait_saved(page, item.pk)
+    span = EvidenceSpan.objects.get(item=item)
+    assert local_text[span.start : span.end] == span.text == "自動門"
+    shot(page, "document-qa-headings-1400")
