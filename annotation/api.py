@@ -21,7 +21,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access, people, services
-from annotation.models import Membership, PagePair, Project, QAItem, Role
+from annotation.models import Membership, PagePair, PairSkip, Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of, items_with_spans
 from annotation.serializers import (
@@ -43,6 +43,7 @@ from annotation.serializers import (
     ProjectOutput,
     ProjectUpdateInput,
     ScreeningInput,
+    SkipUndoOutput,
     StaleItemOutput,
     StaleProjectOutput,
     WarningOutput,
@@ -299,6 +300,22 @@ class PairGiveBackApi(APIView):
         data = validated(GiveBackInput, request.data)
         skip = services.pair_give_back(pair=pair, user=request.user, reason=data["reason"])
         return Response(GiveBackOutput(skip).data, status=status.HTTP_201_CREATED)
+
+
+class PairSkipUndoApi(APIView):
+    @extend_schema(
+        summary="Take back your skip of a pair: it is yours again if nobody took it, else it waits for you",
+        description="404 when you have no skip of this pair to take back.",
+        request=None,
+        responses=responses({200: SkipUndoOutput}),
+    )
+    def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+        skip = PairSkip.objects.skipped_by(request.user.pk).filter(pair_id=pair_id, pair__project=project).last()
+        if skip is None:
+            raise Http404("No skip of yours to take back for this pair.")
+        pair = services.pair_skip_undo(skip=skip, user=request.user)
+        return Response(SkipUndoOutput({"pair": pair_id, "yours": pair is not None}).data)
 
 
 class PairActivityApi(APIView):

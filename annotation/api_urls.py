@@ -20,6 +20,11 @@ urlpatterns = [
     path(
         "projects/<slug:slug>/pairs/<int:pair_id>/give-back/", api.PairGiveBackApi.as_view(), name="api_pair_give_back"
     ),
+    path(
+        "projects/<slug:slug>/pairs/<int:pair_id>/skip/undo/",
+        api.PairSkipUndoApi.as_view(),
+        name="api_pair_skip_undo",
+    ),
     path("projects/<slug:slug>/items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_item"),
     path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
     path("projects/<slug:slug>/imports/", api_imports.ImportListApi.as_view(), name="api_imports"),

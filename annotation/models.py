@@ -173,6 +173,13 @@ class Project(models.Model):
         return reverse(kinds.of(self).home, args=[self.slug])
 
     @property
+    def lead_qa_range(self) -> str:
+        """How many lead-section QAs a pair takes, as every screen and the dataset card quote it: "2–3", or "2"."""
+        if self.lead_qa_min == self.lead_qa_max:
+            return str(self.lead_qa_min)
+        return f"{self.lead_qa_min}–{self.lead_qa_max}"
+
+    @property
     def unit(self) -> kinds.ProjectKind:
         """The project's kind as registered (`common.kinds`): its pages, words and release parts."""
         return kinds.of(self)
@@ -254,6 +261,10 @@ class PairQuerySet(models.QuerySet["PagePair"]):
         """Pairs the queue may hand out: never claimed, or claimed but left unscreened past the claim time."""
         now = now or timezone.now()
         return self.filter(Q(status=PagePair.Status.NEW) | Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now))
+
+    def waiting_for(self, user_id: int, now: datetime | None = None) -> PairQuerySet:
+        """The available pairs the queue may hand this person: not those they skipped (and did not take back)."""
+        return self.available(now).exclude(pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id"))
 
 
 class PagePair(models.Model):
@@ -339,14 +350,24 @@ class PagePair(models.Model):
         return self.status == self.Status.ANNOTATING
 
 
+class PairSkipQuerySet(models.QuerySet["PairSkip"]):
+    def skipped_by(self, user_id: int) -> PairSkipQuerySet:
+        """The skips of this person that still keep a pair from them (not taken back)."""
+        return self.filter(annotator=user_id, undone_at__isnull=True)
+
+
 class PairSkip(models.Model):
-    """An annotator gave a pair back to the queue unfinished, with an optional reason. Every one is kept."""
+    """An annotator gave a pair back to the queue unfinished, with an optional reason. Every one is kept;
+    one taken back (`undone_at`) no longer keeps the pair from them."""
 
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="skips")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     status_before = models.CharField(max_length=16)
     reason = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PairSkipQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "id"]

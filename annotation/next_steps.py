@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Q
 from django.urls import reverse
 
-from annotation.models import Membership, Project
+from annotation.models import Membership, Project, QAItem
 from common import kinds
 
 
@@ -35,6 +35,15 @@ class Rewrite:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A pair the member skipped, with where to take the skip back (POST)."""
+
+    title: str
+    lang: str
+    undo_url: str
+
+
+@dataclass(frozen=True)
 class Step:
     key: str  # the button's id
     role: str  # the role this step is for, as shown
@@ -43,6 +52,8 @@ class Step:
     post: bool = False  # a queue claim (POST with CSRF) rather than a link
     facts: list[Fact] = field(default_factory=list)
     rewrites: list[Rewrite] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    quiet: bool = False  # nothing waits for this person: the button is not the page's big call to action
 
 
 def n(count: int, singular: str, plural: str | None = None) -> Fact:
@@ -62,3 +73,28 @@ def next_steps(*, project: Project, membership: Membership, user: User) -> list[
     """The member's next actions on this project, one per role (in the order: do, review, coordinate)."""
     steps = kinds.of(project).next_steps
     return list(steps(project=project, membership=membership, user=user)) if steps is not None else []
+
+
+@dataclass(frozen=True)
+class SentBack:
+    project: Project
+    rewrites: list[Rewrite]
+    count: int
+
+
+def sent_back_everywhere(*, user: User) -> list[SentBack]:
+    """Every project where a reviewer sent items of this person's back, with those items (each kind's own links
+    and reasons, from its next steps). Asked only of the projects that have such items: none, no further query."""
+    waiting = QAItem.objects.alive().filter(author=user, status=QAItem.Status.NEEDS_REWRITE).values("project_id")
+    memberships = (
+        Membership.objects.filter(user=user, deactivated_at__isnull=True, project__in=waiting)
+        .select_related("project")
+        .order_by("project__name")
+    )
+    found: list[SentBack] = []
+    for membership in memberships:
+        for step in next_steps(project=membership.project, membership=membership, user=user):
+            if step.rewrites:
+                count = next((f.count for f in step.facts if "rewrite" in f.label), len(step.rewrites))
+                found.append(SentBack(membership.project, step.rewrites, count))
+    return found

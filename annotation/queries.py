@@ -138,7 +138,7 @@ def _progress_queries() -> tuple[Prepared[Any], Prepared[Any]]:
         left = (
             PagePair.objects.filter(project=OuterRef("pk"))
             .available(now)
-            .exclude(pk__in=PairSkip.objects.filter(annotator=user_id).values("pair_id"))
+            .exclude(pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id"))
         )
         counted: dict[str, Subquery] = {}
         for name, start in (("today", today), ("session", session_started)):

@@ -244,6 +244,11 @@ class GiveBackOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class SkipUndoOutput(serializers.Serializer):
+    pair = serializers.IntegerField()
+    yours = serializers.BooleanField(help_text="True: the pair is yours again now; false: someone else holds it.")
+
+
 class ActivityInput(serializers.Serializer):
     seconds = serializers.IntegerField(help_text="Active seconds since the last report (at most 300 count).")
     item = serializers.IntegerField(

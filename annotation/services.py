@@ -283,7 +283,7 @@ _HELD_PAIR = Prepared(
 _PAIR_QUEUE: PreparedQueue[PagePair] = PreparedQueue(
     lambda project_id, user_id, now: (
         PagePair.objects.filter(project=project_id).exclude(
-            pk__in=PairSkip.objects.filter(annotator=user_id).values("pair_id")  # given back: not again
+            pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id")  # given back: not again (unless undone)
         ),
         [Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
     ),
@@ -369,6 +369,48 @@ def pair_give_back(*, pair: PagePair, user: User, reason: str = "") -> PairSkip:
         fields=["status", "assignee", "claimed_at", "claim_expires_at", "screening_decision", "version"]
     )
     return skip
+
+
+def pair_skip_undo(*, skip: PairSkip, user: User) -> PagePair | None:
+    """Take a skip back: the pair may come to this person again, and comes to them now if nobody took it.
+
+    The skip stays in the record, marked undone. A pair handed to them after the skip and not screened yet goes
+    back to the pool (no skip recorded: they never chose to pass it). Returns the pair when it is theirs again,
+    None when someone else holds it (it waits for them in the queue once it is free).
+    """
+    if skip.annotator_id != user.pk:
+        raise InvalidState("Only the person who skipped a pair can take the skip back.", field="skip")
+    if skip.undone_at is not None:
+        raise InvalidState("This skip was already taken back.", field="skip")
+    now = timezone.now()
+    project = skip.pair.project
+    with transaction.atomic():
+        if not PairSkip.objects.filter(pk=skip.pk, undone_at__isnull=True).update(undone_at=now):
+            raise InvalidState("This skip was already taken back.", field="skip")
+        audit.record(user, Action.PAIR_SKIP_UNDONE, skip.pair, project=project, skip=skip.pk)
+        claimable = PagePair.objects.filter(pk=skip.pair_id, deleted_at__isnull=True).available(now)
+        if not claimable.exists():
+            return None
+        # The untouched pair handed out after the skip goes back to the pool: one claimed pair at a time.
+        PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED).exclude(
+            pk=skip.pair_id
+        ).update(
+            status=PagePair.Status.NEW, assignee=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
+        )
+        expires = now + timedelta(minutes=project.claim_minutes)
+        claimed = claimable.update(
+            status=PagePair.Status.CLAIMED,
+            assignee=user,
+            claimed_at=now,
+            claim_expires_at=expires,
+            screening_decision="",
+            version=F("version") + 1,
+            updated_at=now,
+        )
+    if not claimed:
+        return None
+    pair = PagePair.objects.select_related("project").get(pk=skip.pair_id)
+    return pair
 
 
 def _require_assignee(pair: PagePair, user: User) -> None:
@@ -572,6 +614,44 @@ def qa_item_update(
     item.version = version + 1
     item.updated_at = now
     return item
+
+
+TEXT_FIELD_LABELS = {
+    "question": "the question",
+    "answer_standard": "the answer in the standard language",
+    "answer_local": "the answer in the local variety",
+}
+
+
+def qa_item_update_what_fits(
+    *,
+    item: QAItem,
+    user: User,
+    version: int,
+    question: str | None = None,
+    answer_standard: str | None = None,
+    answer_local: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
+) -> tuple[QAItem, InvalidInput | None]:
+    """The authoring screen's save: `qa_item_update` of everything sent except the text fields over the limit,
+    which are left as they were and named in the returned error (per field, in `details`) for the screen to say
+    at the field, where what was typed stays. Every other refusal is raised as `qa_item_update` raises it."""
+    texts = {"question": question, "answer_standard": answer_standard, "answer_local": answer_local}
+    over = {name: len(value) for name, value in texts.items() if isinstance(value, str) and len(value) > MAX_TEXT_FIELD}
+    kept = {name: None if name in over else value for name, value in texts.items()}
+    if not over or spans is not None or any(value is not None for value in kept.values()):
+        item = qa_item_update(item=item, user=user, version=version, spans=spans, **kept)
+    if not over:
+        return item, None
+    details = {
+        name: [
+            f"Not saved: {TEXT_FIELD_LABELS[name]} is {length} characters, {length - MAX_TEXT_FIELD} over the limit "
+            f"of {MAX_TEXT_FIELD}. Shorten it here; the rest of the item is saved."
+        ]
+        for name, length in over.items()
+    }
+    first = next(iter(details))
+    return item, InvalidInput(details[first][0], field=first, details=details)
 
 
 def _content_checked(
@@ -785,7 +865,7 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:
         errors["items"] = [
-            f"needs at least {project.lead_qa_min} lead-section QA items; this pair has {len(lead_items)}"
+            f"this project takes {project.lead_qa_range} lead-section QAs per pair; this pair has {len(lead_items)}"
         ]
     for number, item in enumerate(items, start=1):
         where = f"items[{number}]"
@@ -804,12 +884,17 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
             except InvalidInput as error:
                 errors.setdefault(f"{where}.spans", []).append(f"item {number}: {error.message}")
     if project.verification_required:
-        verified = _verified_item_ids([item.pk for item in lead_items])
+        checked = _checked_answers([item.pk for item in lead_items])
         for number, item in enumerate(items, start=1):
-            if item.kind == QAItem.Kind.LEAD and item.pk not in verified:
-                errors.setdefault(f"items[{number}].verification", []).append(
-                    f"item {number}: not verified on the standard page yet"
-                )
+            if item.kind != QAItem.Kind.LEAD:
+                continue
+            if item.pk not in checked:
+                problem = "not verified on the standard page yet"
+            elif checked[item.pk] not in (None, item.answer_standard):
+                problem = "the answer changed after it was verified: check it again on the standard page"
+            else:
+                continue
+            errors.setdefault(f"items[{number}].verification", []).append(f"item {number}: {problem}")
     if errors:
         first = next(iter(errors))
         raise InvalidInput(f"Cannot submit yet: {errors[first][0]}.", field=first, details=errors)
@@ -848,9 +933,17 @@ def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     return pair
 
 
-def _verified_item_ids(item_ids: list[int]) -> set[int]:
-    """Which of these items have a recorded full-document verification (any result counts: it was checked)."""
-    return set(QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list("pk", flat=True))
+def _checked_answers(item_ids: list[int]) -> dict[int, str | None]:
+    """The answer text each item's latest full-document verification checked (None: any answer will do, as for
+    "not possible" or a verification recorded before the checked text was kept); items never verified are absent."""
+    latest: dict[int, tuple[int, str | None]] = {}
+    rows = QAItem.objects.filter(pk__in=item_ids, verifications__isnull=False).values_list(
+        "pk", "verifications__number", "verifications__result", "verifications__answer"
+    )
+    for pk, number, result, answer in rows:
+        if pk not in latest or number > latest[pk][0]:
+            latest[pk] = (number, None if result == "not_possible" else answer)
+    return {pk: answer for pk, (_, answer) in latest.items()}
 
 
 def qa_item_revisions_create(

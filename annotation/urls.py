@@ -70,6 +70,7 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/<int:pair_id>/screen/", authoring.pair_screen, name="pair_screen"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/submit/", authoring.pair_submit, name="pair_submit"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/give-back/", authoring.pair_give_back, name="pair_give_back"),
+    path("projects/<slug:slug>/pairs/<int:pair_id>/skip/undo/", authoring.pair_skip_undo, name="pair_skip_undo"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/delete/", deleted.pair_delete, name="pair_delete"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/restore/", deleted.pair_restore, name="pair_restore"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", authoring.pair_activity, name="pair_activity"),

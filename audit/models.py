@@ -35,6 +35,7 @@ class Action(models.TextChoices):
     PAIR_SCREENED = "pair.screened", "Pair screened"
     PAIR_SUBMITTED = "pair.submitted", "Pair submitted"
     PAIR_GIVEN_BACK = "pair.given_back", "Pair given back to the queue"
+    PAIR_SKIP_UNDONE = "pair.skip_undone", "Skip of a pair taken back"
     PAIR_DELETED = "pair.deleted", "Pair deleted"
     PAIR_RESTORED = "pair.restored", "Pair restored"
     PAIR_PURGED = "pair.purged", "Pair purged for good"

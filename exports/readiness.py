@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.urls import reverse
 
 from annotation.models import PagePair, Project, QAItem
@@ -115,6 +115,23 @@ def release_readiness(
             "Lead QAs not checked against the full standard page",
             leads.exclude(Exists(Verification.objects.filter(item=OuterRef("pk"))))
             .exclude(metadata__has_key="verification")
+            .count(),
+            _items_url(project, QAItem.Status.ACCEPTED),
+        )
+        # A verification speaks for the answer text it checked (Verification.is_current_for): the latest one
+        # of an answer changed since needs a new check.
+        latest = Verification.objects.filter(item=OuterRef("pk")).order_by("-number")
+        _count(
+            readiness,
+            "items_verification_outdated",
+            "Lead QAs whose answer changed after it was checked against the full standard page",
+            leads.annotate(
+                checked_result=Subquery(latest.values("result")[:1]),
+                checked_answer=Subquery(latest.values("answer")[:1]),
+            )
+            .filter(checked_answer__isnull=False)
+            .exclude(checked_result=Verification.Result.NOT_POSSIBLE)
+            .exclude(checked_answer=F("answer_standard"))
             .count(),
             _items_url(project, QAItem.Status.ACCEPTED),
         )

@@ -36,7 +36,7 @@ SPLIT_NAMES = ("train", "dev", "test")
 # Imported projects (WiLoVa) bring verification and labels in metadata (`ReviewData`); the review app's rows win.
 ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
 PAIR_COLUMNS = ("id", "local_title", "standard_title", "local_url", "standard_url", "local_lead", "standard_lead")
-NOT_CHECKED = {"status": "not_checked", "sentences": [], "note": ""}
+NOT_CHECKED: dict[str, Any] = {"status": "not_checked", "sentences": [], "note": "", "answer": None, "query": ""}
 
 
 def imported_verification(value: Any) -> dict[str, Any] | None:
@@ -46,7 +46,8 @@ def imported_verification(value: Any) -> dict[str, Any] | None:
     text = value.get("text")
     sentences = [{"start": None, "end": None, "text": text}] if isinstance(text, str) and text.strip() else []
     note = value.get("note")
-    return {"status": value["status"], "sentences": sentences, "note": note if isinstance(note, str) else ""}
+    note = note if isinstance(note, str) else ""
+    return {"status": value["status"], "sentences": sentences, "note": note, "answer": None, "query": ""}
 
 
 def imported_labels(value: Any) -> dict[str, Any]:
@@ -128,7 +129,8 @@ class ReviewData:
     """Review facts of one chunk, keyed by item or pair pk: the review app's rows and what an imported project
     brought in its metadata. Empty where the project has none."""
 
-    verification: dict[int, tuple[str, Any, str]] = field(default_factory=dict)  # item pk → (result, sentences, note)
+    # item pk → (result, sentences, note, answer checked, query)
+    verification: dict[int, tuple[str, Any, str, str | None, str]] = field(default_factory=dict)
     labels: dict[int, dict[str, str | None]] = field(default_factory=dict)
     reviews: dict[int, int] = field(default_factory=dict)  # done reviews per item
     imported_verification: dict[int, Any] = field(default_factory=dict)
@@ -178,11 +180,11 @@ class ReviewData:
             data.reviews = _counts(ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done"))
         if "verification" in present:
             data.verification = {
-                item_pk: (result, sentences, note)  # the latest wins; its JSON is read when its record is made
-                for item_pk, result, sentences, note in plain_rows(
+                item_pk: (result, sentences, note, answer, query)  # the latest wins; its JSON read with its record
+                for item_pk, result, sentences, note, answer, query in plain_rows(
                     Verification.objects.filter(AnyOf(F("item_id"), item_pks))
                     .order_by("item_id", "number")
-                    .values_list("item_id", "result", "sentences", "note")
+                    .values_list("item_id", "result", "sentences", "note", "answer", "query")
                 )
             }
         if "labels" in present:
@@ -200,7 +202,14 @@ class ReviewData:
     def item_verification(self, item_pk: int) -> dict[str, Any]:
         verified = self.verification.get(item_pk)
         if verified is not None:
-            return {"status": verified[0], "sentences": _sentences(json_value(verified[1])), "note": verified[2] or ""}
+            result, sentences, note, answer, query = verified
+            return {
+                "status": result,
+                "sentences": _sentences(json_value(sentences)),
+                "note": note or "",
+                "answer": answer,  # the answer text it checked (null: recorded before that was kept)
+                "query": query or "",  # the search the verifier ran
+            }
         return imported_verification(self.imported_verification.get(item_pk)) or NOT_CHECKED
 
 

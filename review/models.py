@@ -115,7 +115,9 @@ class Verification(models.Model):
     number = models.PositiveIntegerField()
     result = models.CharField(max_length=16, choices=Result.choices)
     sentences = models.JSONField(default=list, blank=True)  # [{start, end, text}] into pair.standard_text
-    query = models.TextField(blank=True)
+    query = models.TextField(blank=True)  # the search the verifier ran
+    # The item's standard-language answer this verification checked; null for one recorded before it was kept.
+    answer = models.TextField(null=True, blank=True)
     note = models.TextField(blank=True)
     verifier = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
@@ -126,6 +128,14 @@ class Verification(models.Model):
 
     def __str__(self) -> str:
         return f"Item {self.item_id} verification {self.number}: {self.result}"
+
+    def is_current_for(self, item: QAItem) -> bool:
+        """Whether this verification still speaks for the item's answer: it checked that very text.
+
+        "Not possible" is about the pair (no standard full text), whatever the answer; a verification recorded
+        before the checked text was kept (`answer` null) cannot be told apart and counts as current.
+        """
+        return self.result == self.Result.NOT_POSSIBLE or self.answer is None or self.answer == item.answer_standard
 
 
 class LabelKind(models.TextChoices):

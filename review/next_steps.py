@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 
 from django.contrib.auth.models import User
 
-from annotation.models import Membership, PagePair, Project, QAItem
-from annotation.next_steps import Rewrite, Step, n, url
+from annotation.models import Membership, PagePair, PairSkip, Project, QAItem
+from annotation.next_steps import Rewrite, Skipped, Step, n, url
 from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 
@@ -42,6 +42,23 @@ def sent_back_items(
     return count, [Rewrite(item_url(item), item.question, lang, reasons[item.pk]) for item in items]
 
 
+def skipped_pairs(project: Project, user: User, limit: int = 10) -> list[Skipped]:
+    """The pairs this member skipped and has not taken back, newest first (one query)."""
+    rows = (
+        PairSkip.objects.skipped_by(user.pk)
+        .filter(pair__project=project, pair__deleted_at__isnull=True)
+        .order_by("-created_at", "-id")
+        .values_list("pair_id", "pair__local_title")[: limit * 2]
+    )
+    seen: dict[int, str] = {}
+    for pair_id, title in rows:
+        seen.setdefault(pair_id, title)
+    return [
+        Skipped(title, project.local_language, url("pair_skip_undo", project, pair_id))
+        for pair_id, title in list(seen.items())[:limit]
+    ]
+
+
 def held_slots(project: Project, user: User) -> int:
     return ReviewSlot.objects.filter(
         item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
@@ -50,25 +67,28 @@ def held_slots(project: Project, user: User) -> int:
 
 def wikipedia_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_annotator:
-        waiting = PagePair.objects.filter(project=project).available().count()
+        waiting = PagePair.objects.filter(project=project).waiting_for(user.pk).count()
         mine = PagePair.objects.filter(
             project=project, assignee=user, status__in=[PagePair.Status.CLAIMED, PagePair.Status.ANNOTATING]
         ).count()
         sent_back, rewrites = sent_back_items(
             project, user, lambda item: url("item_rewrite", project, item.pk), project.standard_language
         )
+        skipped = skipped_pairs(project, user)
+        facts = [n(waiting, "pair waiting for you", "pairs waiting for you"), n(mine, "of yours in progress")]
+        if skipped:
+            facts.append(n(len(skipped), "skipped by you"))
+        facts.append(n(sent_back, "item of yours needs a rewrite", "items of yours need a rewrite"))
         yield Step(
             "next-pair",
             "Annotator",
             "Next pair",
             url("queue_next", project),
             post=True,
-            facts=[
-                n(waiting, "pair waiting", "pairs waiting"),
-                n(mine, "of yours in progress"),
-                n(sent_back, "item of yours needs a rewrite", "items of yours need a rewrite"),
-            ],
+            facts=facts,
             rewrites=rewrites,
+            skipped=skipped,
+            quiet=not waiting and not mine,
         )
     if membership.is_reviewer:
         yield Step(

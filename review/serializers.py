@@ -355,6 +355,10 @@ class VerificationInput(serializers.Serializer):
     query = serializers.CharField(**_TEXT, default="")
     note = serializers.CharField(**_TEXT, default="")
     version = serializers.IntegerField(help_text="The number of the latest verification you saw; 0 for none.")
+    answer = serializers.CharField(
+        **_TEXT,
+        help_text="The standard-language answer you checked; refused when the item's saved answer is another.",
+    )
 
 
 class VerificationOutput(serializers.ModelSerializer):
@@ -363,7 +367,7 @@ class VerificationOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Verification
-        fields = ["number", "result", "sentences", "query", "note", "verifier", "created_at"]
+        fields = ["number", "result", "sentences", "query", "answer", "note", "verifier", "created_at"]
         read_only_fields = fields
 
 

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rapidfuzz import fuzz
 
+from annotation.articles import HEADING
 from annotation.lifecycle import MAX_TEXT_FIELD, item_event_record, spans_check
 from annotation.models import ItemEvent, QAItem
 from common.errors import InvalidInput, InvalidState, StaleEdit
@@ -37,9 +38,6 @@ class Sentence:
 _SENTENCE = re.compile(r"[^\n]+?(?:[。！？!?；;]+[」』”’）)]*|\.(?=\s)|$)", re.MULTILINE)
 
 
-_HEADING = re.compile(r"\s*(={2,6})[^=\n].*?\1\s*")  # a wiki section heading line: == 制作 ==
-
-
 def sentences_of(text: str) -> list[Sentence]:
     """Split a text into sentences with code-point offsets (Python str indices), whitespace trimmed.
 
@@ -48,7 +46,7 @@ def sentences_of(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     for found in _SENTENCE.finditer(text):
         piece = found.group()
-        if _HEADING.fullmatch(piece):
+        if HEADING.fullmatch(piece):
             continue
         start = found.start() + (len(piece) - len(piece.lstrip()))
         end = found.end() - (len(piece) - len(piece.rstrip()))
@@ -143,8 +141,13 @@ def verification_record(
     query: str = "",
     note: str = "",
     version: int,
+    answer: str | None = None,
 ) -> Verification:
     """Record whether a lead item's answer is on the standard full text. `version` is the latest number seen (0: none).
+
+    The verification keeps the answer text it checked (the item's saved answer) and the search: when the answer
+    changes it is no longer current (`Verification.is_current_for`). `answer`, when given, is the answer the
+    verifier saw; another saved answer (typed elsewhere, or not saved yet) is refused rather than recorded.
 
     Found needs the supporting sentence(s), as code-point offsets into the
     standard full text that must match it exactly, like evidence spans. Without a
@@ -180,6 +183,11 @@ def verification_record(
         checked = [{"start": s.start, "end": s.end, "text": s.text} for s in spans]
     elif sentences:
         raise InvalidInput("Only a found result carries supporting sentences.", field="sentences")
+    if answer is not None and answer != item.answer_standard:
+        raise InvalidState(
+            "The answer you checked is not the saved one: save the answer first (Ctrl+S), then record again.",
+            field="answer",
+        )
     if len(query) > MAX_TEXT_FIELD or len(note) > MAX_TEXT_FIELD:
         raise InvalidInput(f"The search text and the note are at most {MAX_TEXT_FIELD} characters.", field="note")
     latest = item.verifications.order_by("-number").values_list("number", flat=True).first() or 0
@@ -196,6 +204,7 @@ def verification_record(
                 result=result,
                 sentences=checked,
                 query=query,
+                answer=item.answer_standard,
                 note=note,
                 verifier=user,
                 created_at=timezone.now(),

@@ -7,6 +7,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from annotation import access, navigation
+from annotation.articles import article_blocks
 from annotation.models import Project
 
 register = template.Library()
@@ -105,3 +106,9 @@ def lang(code: str) -> SafeString:
     language = LANGUAGES.get(str(code))
     direction = language.direction if language is not None else "auto"
     return format_html(' lang="{}" dir="{}"', code, direction)
+
+
+@register.inclusion_tag("annotation/_article.html")
+def wiki_article(text: str, lang: str = "", direction: str = "ltr") -> dict:
+    """A full article with its wiki section headings shown as headings (annotation.articles)."""
+    return {"blocks": article_blocks(text), "lang": lang, "direction": direction}

@@ -2,11 +2,13 @@
 
 import functools
 import json
+import re
 from datetime import datetime
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -16,7 +18,7 @@ from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user, membership_of, pair_access
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
-from annotation.models import Membership, PagePair, QAItem, Role, Screening
+from annotation.models import Membership, PagePair, PairSkip, QAItem, Role, Screening
 from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
@@ -25,6 +27,7 @@ from common.errors import InvalidInput, ServiceError, StaleEdit
 from common.requests import SignedInRequest
 
 SESSION_STARTED = "localqa:work-started"  # when this signed-in session first opened a pair
+LAST_SKIP = "localqa:last-skip"  # the pair this session skipped last, offered for an undo on the next page
 TEXT_FIELDS = ("question", "answer_standard", "answer_local")
 
 
@@ -72,7 +75,28 @@ def _session_started(request: SignedInRequest) -> datetime:
 
 
 # What a refused save of the plain form sets in an item's entry (`_refused_save_page`): none on a page shown as is.
-_NOT_REFUSED = {"error": None, "current": None, "mine": None, "sent_version": None}
+_NOT_REFUSED: dict[str, Any] = {
+    "error": None,
+    "over_long": None,
+    "current": None,
+    "mine": None,
+    "sent_version": None,
+    "field_notes": {},
+}
+# The places of an item a problem is shown at: its text fields, its evidence, its verification.
+NOTE_FIELDS = (*TEXT_FIELDS, "spans", "verification")
+_ITEM_PROBLEM = re.compile(r"^items\[(\d+)\]\.(\w+)$")
+
+
+def _field_notes(error: ServiceError | None) -> dict[str, str]:
+    """A refusal's problems by the item field they concern, to be said at that field."""
+    if error is None:
+        return {}
+    details = error.details if isinstance(error.details, dict) else {}
+    notes = {name: str(problems[0]) for name, problems in details.items() if name in NOTE_FIELDS and problems}
+    if error.field in NOTE_FIELDS and error.field not in notes:
+        notes[str(error.field)] = error.message
+    return notes
 
 
 def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membership | None) -> dict:
@@ -112,7 +136,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
         "items": entries,
         "lead_count": lead_count,
         "can_add_lead": lead_count < project.lead_qa_max,
-        "unverified": sum(1 for entry in entries if entry["verify"] and not entry["verify"]["current"]),
+        "unverified": sum(1 for entry in entries if entry["verify"] and not entry["verify"]["checked"]),
         "max_text": MAX_TEXT_FIELD,
         "has_local_text": bool(pair.local_text),
         "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),
@@ -130,7 +154,13 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
 @login_required
 def pair_detail(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
     access = pair_access(request.user, slug, pair_id)
-    return render(request, "annotation/pair_detail.html", _pair_context(request, access.pair, access.membership))
+    context = _pair_context(request, access.pair, access.membership)
+    # The pair skipped just before this one was handed out: offered once, for an undo by key or button.
+    last_skip = request.session.get(LAST_SKIP)
+    if last_skip and last_skip.get("pair") != access.pair.pk and context["is_mine"]:
+        request.session.pop(LAST_SKIP)
+        context["last_skip"] = last_skip
+    return render(request, "annotation/pair_detail.html", context)
 
 
 @login_required
@@ -159,6 +189,8 @@ def pair_submit(request: SignedInRequest, slug: str, pair_id: int) -> HttpRespon
     pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
     try:
         services.pair_submit(pair=pair, user=request.user)
+    except InvalidInput as error:
+        return _refused_submit_page(request, pair, error)
     except ServiceError as error:
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
@@ -166,6 +198,25 @@ def pair_submit(request: SignedInRequest, slug: str, pair_id: int) -> HttpRespon
     if request.POST.get("then") == "next":
         return queue_next(request, slug)
     return redirect("project_detail", slug)
+
+
+def _refused_submit_page(request: SignedInRequest, pair: PagePair, error: InvalidInput) -> HttpResponse:
+    """The pair page again, each problem of the refused submit at the item and field it concerns (the items are
+    numbered as the page lists them); what concerns no one item, above the submit buttons."""
+    context = _pair_context(request, pair, membership_of(request.user, pair.project))
+    details = error.details if isinstance(error.details, dict) else {error.field or "pair": [error.message]}
+    general: list[str] = []
+    for key, problems in details.items():
+        found = _ITEM_PROBLEM.match(key)
+        number = int(found.group(1)) if found else 0
+        if found and 0 < number <= len(context["items"]) and found.group(2) in NOTE_FIELDS:
+            notes = context["items"][number - 1]["field_notes"] = dict(context["items"][number - 1]["field_notes"])
+            message = re.sub(r"^item \d+: ", "", str(problems[0]))
+            notes[found.group(2)] = message[:1].upper() + message[1:] + "."
+        else:
+            general.extend(str(problem) for problem in problems)
+    context["submit_problems"] = general
+    return render(request, "annotation/pair_detail.html", context, status=400)
 
 
 @login_required
@@ -179,9 +230,31 @@ def pair_give_back(request: SignedInRequest, slug: str, pair_id: int) -> HttpRes
         report_error(request, error)
         return redirect("pair_detail", slug, pair.pk)
     messages.success(request, "Pair given back to the queue.")
+    request.session[LAST_SKIP] = {"pair": pair.pk, "title": pair.local_title}
     if request.POST.get("then") == "next":
         return queue_next(request, slug)
     return redirect("project_detail", slug)
+
+
+@login_required
+@require_POST
+def pair_skip_undo(request: SignedInRequest, slug: str, pair_id: int) -> HttpResponse:
+    """Take back this person's skip of a pair: it is theirs again if nobody took it, else it waits for them."""
+    project = get_project_for_user(request.user, slug, role=Role.ANNOTATOR)
+    skip = PairSkip.objects.skipped_by(request.user.pk).filter(pair_id=pair_id, pair__project=project).last()
+    if skip is None:
+        raise Http404("No skip of yours to take back for this pair.")
+    request.session.pop(LAST_SKIP, None)
+    try:
+        pair = services.pair_skip_undo(skip=skip, user=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("project_detail", slug)
+    if pair is None:
+        messages.info(request, "Skip taken back. Someone else holds that pair now: it comes to you when it is free.")
+        return redirect("project_detail", slug)
+    messages.success(request, "Skip taken back: the pair is yours again.")
+    return redirect("pair_detail", slug, pair.pk)
 
 
 @login_required
@@ -251,7 +324,7 @@ def item_save(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse
     try:
         # "Keep mine as a new version" after a conflict saves over the version it was shown.
         version = int(request.POST.get("keep_mine_version") or request.POST.get("version", ""))
-        item = services.qa_item_update(
+        item, over_long = services.qa_item_update_what_fits(
             item=item,
             user=request.user,
             version=version,
@@ -260,7 +333,7 @@ def item_save(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse
             answer_local=request.POST.get("answer_local"),
             spans=_parse_spans(request.POST.get("spans")),
         )
-        context.update(_item_context(item))
+        context.update(_item_context(item), over_long=over_long, field_notes=_field_notes(over_long))
     except ValueError:
         context.update(item=item, error=InvalidInput("version: missing or not a number", field="version"))
         status = 400
@@ -269,10 +342,11 @@ def item_save(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse
         context.update(item=item, error=error, current=error.current, mine=sent)
         status = 409
     except ServiceError as error:
-        context.update(item=item, error=error)
+        context.update(item=item, error=error, field_notes=_field_notes(error))
         status = error.status_code
+    context["text_fields"] = TEXT_FIELDS
     if not request.htmx:
-        if "error" not in context:
+        if "error" not in context and context.get("over_long") is None:
             messages.success(request, "Saved.")
             return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
         return _refused_save_page(request, item, context, status)
@@ -288,15 +362,21 @@ def _refused_save_page(request: SignedInRequest, item: QAItem, refused: dict, st
     sent = {name: request.POST[name] for name in TEXT_FIELDS if name in request.POST}
     entries = [entry for entry in context["items"] if entry["item"].pk == item.pk]
     if not entries or entries[0]["item"].kind != QAItem.Kind.LEAD:  # deleted meanwhile: no form to show it in
-        report_error(request, refused["error"])
+        report_error(request, refused.get("error") or refused["over_long"])
         return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+    saved = refused.get("over_long") is not None and refused.get("error") is None  # the rest of it was saved
     for entry in entries:
         for name, value in sent.items():
             setattr(entry["item"], name, value)
         if "spans" in request.POST:
             entry["spans_json"] = request.POST["spans"]
         entry.update(
-            error=refused["error"], current=refused.get("current"), mine=sent, sent_version=request.POST.get("version")
+            error=refused.get("error"),
+            over_long=refused.get("over_long"),
+            current=refused.get("current"),
+            mine=sent,
+            sent_version=str(refused["item"].version) if saved else request.POST.get("version"),
+            field_notes=refused.get("field_notes") or {},
         )
     return render(request, "annotation/pair_detail.html", context, status=status)
 

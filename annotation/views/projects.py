@@ -17,7 +17,7 @@ from annotation.access import (
 )
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import PagePair, Project, QAItem, Role
-from annotation.next_steps import next_steps
+from annotation.next_steps import next_steps, sent_back_everywhere
 from annotation.queries import count_of
 from common import kinds
 from common.errors import ServiceError
@@ -42,7 +42,8 @@ def home(request: SignedInRequest) -> HttpResponse:
         project.link = _project_link(project)  # type: ignore[attr-defined]
         project.size = sizes.get(project.pk, "")  # type: ignore[attr-defined]
     can_create = may_create_projects(request.user)
-    return render(request, "annotation/home.html", {"projects": projects, "can_create": can_create})
+    context = {"projects": projects, "can_create": can_create, "sent_back": sent_back_everywhere(user=request.user)}
+    return render(request, "annotation/home.html", context)
 
 
 @login_required

@@ -204,14 +204,14 @@ class DatasetCardWriter(ReleaseWriter):
             "## How the data was made",
             "",
             "Native speakers screened each local-heavy page pair (the local lead and full text are longer than the "
-            "standard ones), excluded translations and structural mismatches, and wrote 2–3 QAs per kept pair from "
+            "standard ones), excluded translations and structural mismatches, and wrote "
+            f"{project.lead_qa_range} lead QAs per kept pair from "
             "information present only on the local side, highlighting the evidence. Each lead QA's answer was "
             "searched for on the full standard page; reviewers checked fluency, stand-alone validity and answer "
             "appropriateness.",
             "",
             f"- Guidelines version: {project.guidelines_version}",
-            f"- Lead QAs per pair: {project.lead_qa_min}–{project.lead_qa_max}; "
-            f"reviewers per item: {project.reviewers_per_item}",
+            f"- Lead QAs per pair: {project.lead_qa_range}; reviewers per item: {project.reviewers_per_item}",
             f"- Item statuses included: {', '.join(release.item_statuses)}",
             f"- Splits: {splits}, grouped by page pair, from seed {release.seed}",
             f"- License: {_md(release.license)}",

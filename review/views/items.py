@@ -10,10 +10,12 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import services as authoring
 from annotation.access import get_pair_for_user, project_access
+from annotation.articles import article_blocks
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
 from annotation.views.common import report_error
@@ -105,6 +107,8 @@ def item_rewrite(request: SignedInRequest, slug: str, item_id: int) -> HttpRespo
         "text": item.pair.local_text if item.kind == QAItem.Kind.DOCUMENT else item.pair.local_lead,
         **_editor_context(item),
         "editable": editable,
+        "verify": verification_panel(item) if item.kind == QAItem.Kind.LEAD else None,
+        "max_text": MAX_TEXT_FIELD,
     }
     return render(request, "review/rewrite.html", context)
 
@@ -193,7 +197,13 @@ def verification_panel(
     `current`: the item's latest verification when the caller has it already (`latest_verifications`)."""
     if current is _UNKNOWN:
         current = review_verification.verification_current(item)
-    chosen = {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None} if current else set()
+    outdated = current is not None and not current.is_current_for(item)
+    # The sentences of a verification of an earlier answer are not ticked again: the new answer is searched anew.
+    chosen = (
+        {f"{s['start']}:{s['end']}" for s in current.sentences if s.get("start") is not None}
+        if current and not outdated
+        else set()
+    )
     query = item.answer_standard if query is None else query
     results = [
         r
@@ -203,6 +213,8 @@ def verification_panel(
     return {
         "item": item,
         "current": current,
+        "outdated": outdated,  # recorded for an earlier answer: needs a new check
+        "checked": current is not None and not outdated,
         "version": current.number if current else 0,
         "possible": bool(item.pair.standard_text),
         "query": query,
@@ -231,10 +243,12 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
                 item=item,
                 user=request.user,
                 result=request.POST.get("result", ""),
-                sentences=_posted_sentences(request, item),
+                # Ticked sentences support a found result; pressing another button means that result.
+                sentences=_posted_sentences(request, item) if request.POST.get("result") == "found" else [],
                 query=request.POST.get("q", ""),
                 note=request.POST.get("note", ""),
                 version=_int(request, "version"),
+                answer=request.POST.get("answer"),
             )
         except ServiceError as caught:
             error = caught
@@ -242,10 +256,22 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
         else:
             if not request.htmx:
                 messages.success(request, "Verification recorded.")
+                if in_panel and item.status == QAItem.Status.NEEDS_REWRITE:
+                    return redirect(reverse("item_rewrite", args=[slug, item.pk]) + f"#item-{item.pk}-verify")
                 if in_panel:
                     return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}-verify")
                 return redirect("item_verify", slug, item.pk)
     query = request.GET.get("q", request.POST.get("q", item.answer_standard))
+    if in_panel and request.GET.get("whole") == "1":  # the whole standard article, read in the panel
+        return render(
+            request,
+            "annotation/_article.html",
+            {
+                "blocks": article_blocks(item.pair.standard_text),
+                "lang": project.standard_language,
+                "direction": project.standard.direction,
+            },
+        )
     if in_panel and request.htmx:
         note = request.POST.get("note") if error else None
         context = {
@@ -270,6 +296,7 @@ def item_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
         "matches": sum(1 for r in results if r.match),
         "chosen": chosen,
         "current": current,
+        "outdated": current is not None and not current.is_current_for(item),
         "version": current.number if current else 0,
         "possible": bool(item.pair.standard_text),
         "is_lead": item.kind == QAItem.Kind.LEAD,

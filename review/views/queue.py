@@ -225,9 +225,11 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
         "can_judge": slot.reviewer_id == request.user.pk
         and slot.status == ReviewSlot.Status.CLAIMED
         and item.status == QAItem.Status.SUBMITTED,
-        "verification": review_verification.verification_current(item),
         **evidence_context(item),
     }
+    verification = review_verification.verification_current(item)
+    context["verification"] = verification
+    context["verification_outdated"] = verification is not None and not verification.is_current_for(item)
     return render(request, "review/review.html", context, status=status)
 
 

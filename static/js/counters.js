@@ -55,6 +55,7 @@ export function initCounters() {
     if (box) markRefusedField(box);
     countItems();
   });
+  document.addEventListener("lq:verification-changed", countItems);
   const list = document.getElementById("items-list");
   if (list) new MutationObserver(countItems).observe(list, { childList: true });
 }

@@ -3,7 +3,7 @@
 // field; Esc leaves one. Ctrl+S, Ctrl+Enter and Ctrl+Shift+Enter work everywhere.
 
 import { keyOf } from "./keymap.js";
-import { activateItem, addSelectionTo, currentItemId, focusLead } from "./spans.js";
+import { activateItem, addSelectionTo, currentItemId, focusLead, openFind } from "./spans.js";
 
 const TEXT_INPUT = "textarea, select, input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=hidden])";
 
@@ -60,6 +60,15 @@ function focusIn(selector) {
   return true;
 }
 
+function wholeArticle() {
+  const details = activeCard()?.querySelector("details.whole-article");
+  if (!details) return false;
+  details.open = !details.open;
+  if (details.open) details.querySelector(".article-body")?.focus({ preventScroll: false });
+  else details.querySelector("summary")?.focus();
+  return true;
+}
+
 function giveBack() {
   const panel = document.getElementById("give-back");
   if (!panel) return false;
@@ -85,13 +94,17 @@ const SINGLE_KEYS = {
     return id ? (addSelectionTo(id), true) : false;
   },
   l: () => (focusLead(), true),
+  "/": openFind,
   q: () => focusIn("textarea[name=question]"),
   "[": () => (moveItem(-1), true),
   "]": () => (moveItem(1), true),
   v: () => focusIn(".verify-q"),
   f: () => click(".record-found", activeCard()),
   x: () => click(".record-not-found", activeCard()),
+  p: () => click(".record-not-possible", activeCard()),
+  w: () => wholeArticle(),
   s: giveBack,
+  u: () => click("#undo-skip"),
   g: () => click("#guidelines-toggle"),
 };
 
@@ -110,7 +123,8 @@ function onKeydown(event) {
     if (target.closest && target.closest("#give-back-form")) {
       target.form.requestSubmit();
     } else {
-      click(event.shiftKey ? "#submit-pair" : "#submit-next");
+      // The pair page and the document-QA page submit the pair; the rewrite page resubmits the item.
+      if (!click(event.shiftKey ? "#submit-pair" : "#submit-next")) click("#resubmit");
     }
     event.preventDefault();
     return;

@@ -56,10 +56,10 @@ if (screen && form) {
     if (dialog && dialog.open) return; // the dialog closes itself on Esc
     const inClosedDialog = dialog && target instanceof Node && dialog.contains(target);
     if (typing) {
-      if (event.key === "Escape") {
+      if (keyOf(event) === "Escape") {
         target.blur();
         event.preventDefault();
-      } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      } else if (keyOf(event) === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         submitNext();
       }
@@ -72,7 +72,7 @@ if (screen && form) {
       openKeys();
       return;
     }
-    if (event.key === "Enter") {
+    if (keyOf(event) === "Enter") {
       const ownAction = target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement;
       if (ownAction && !inClosedDialog) return; // their own action
       event.preventDefault();

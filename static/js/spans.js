@@ -5,7 +5,13 @@
 // lead container is always rebuilt from it with text nodes and <mark>s, so the
 // concatenated text nodes equal the stored text and a DOM position can be
 // counted back to an offset. Offsets are code points (see offsets.js).
+//
+// By keyboard: find-in-lead (`/`, type to jump, Enter selects the match), the arrows by character (Ctrl or Alt:
+// by word), Up and Down by clause (to the next punctuation mark), Ctrl+Up/Down by sentence; with Shift they
+// extend the selection. Wiki section heading lines (`== 生活 ==`) of a full text are shown as headings, their
+// text unchanged (offsets count them as they are).
 
+import { keyOf } from "./keymap.js";
 import { codePointLength, codePointToUtf16, sliceCodePoints, utf16ToCodePoint } from "./offsets.js";
 
 const COLOURS = 6;
@@ -19,7 +25,15 @@ const state = {
   activeItemId: null,
   wordBounds: null,
   placed: false, // the caret was put somewhere (a click, a selection, an added span), not just at the start
+  clauseBounds: null,
+  sentenceBounds: null,
+  headings: [], // [{start, end, level}] of wiki heading lines, in code points
+  find: null, // the find-in-lead box, once opened
 };
+
+const CLAUSE_MARKS = /[，、；：。！？,;:.!?؟،؛…\n]/u;
+const SENTENCE_MARKS = /[。！？.!?؟\n]/u;
+const HEADING_LINE = /^[ \t]*(={2,6})[ \t]*[^=\n].*?[ \t]*\1[ \t]*$/gmu;
 
 // Items and their spans
 
@@ -154,6 +168,7 @@ export function renderLead({ fromDom = true } = {}) {
   const caret = state.anchor === state.focus ? state.focus : null;
   const cuts = new Set([0, state.length]);
   for (const span of spans) cuts.add(span.start).add(span.end);
+  for (const heading of state.headings) cuts.add(heading.start).add(heading.end);
   if (caret !== null) cuts.add(caret);
   const points = Array.from(cuts).sort((a, b) => a - b);
   const fragment = document.createDocumentFragment();
@@ -163,8 +178,15 @@ export function renderLead({ fromDom = true } = {}) {
     if (to === undefined || to === from) return;
     const piece = text.slice(codePointToUtf16(text, from), codePointToUtf16(text, to));
     const covering = spans.filter((span) => span.start <= from && span.end >= to);
+    const heading = state.headings.find((h) => h.start <= from && h.end >= to);
+    // A heading's pieces sit in a span styled as a heading: the text (and so every offset) stays as stored.
+    const into = heading ? document.createElement("span") : fragment;
+    if (heading) {
+      into.className = `wiki-heading level-${heading.level}`;
+      fragment.append(into);
+    }
     if (!covering.length) {
-      fragment.append(document.createTextNode(piece));
+      into.append(document.createTextNode(piece));
       return;
     }
     const numbers = [...new Set(covering.map((span) => span.number))];
@@ -179,7 +201,7 @@ export function renderLead({ fromDom = true } = {}) {
       mark.dataset.label = starting.join(",");
     }
     mark.textContent = piece;
-    fragment.append(mark);
+    into.append(mark);
   });
   lead.replaceChildren(fragment);
   if (keepSelection || !fromDom) applySelection();
@@ -296,9 +318,30 @@ function wordBounds() {
   return state.wordBounds;
 }
 
-function moved(position, forward, byWord) {
-  if (!byWord) return Math.max(0, Math.min(state.length, position + (forward ? 1 : -1)));
-  const bounds = wordBounds();
+/** Stops before each mark (a clause or sentence ends there) and after it with the spaces that follow. */
+function markBounds(marks) {
+  const bounds = new Set([0, state.length]);
+  const chars = Array.from(state.text);
+  chars.forEach((char, i) => {
+    if (!marks.test(char)) return;
+    bounds.add(i);
+    let after = i + 1;
+    while (after < chars.length && (isSpace(chars[after]) || marks.test(chars[after]))) after++;
+    bounds.add(after);
+  });
+  return Array.from(bounds).sort((a, b) => a - b);
+}
+
+function boundsFor(step) {
+  if (step === "word") return wordBounds();
+  if (step === "clause") return (state.clauseBounds ??= markBounds(CLAUSE_MARKS));
+  return (state.sentenceBounds ??= markBounds(SENTENCE_MARKS));
+}
+
+/** The position one step (a character, or the next word, clause or sentence bound) forward or back. */
+function moved(position, forward, step) {
+  if (!step) return Math.max(0, Math.min(state.length, position + (forward ? 1 : -1)));
+  const bounds = boundsFor(step);
   if (forward) return bounds.find((bound) => bound > position) ?? state.length;
   return bounds.findLast((bound) => bound < position) ?? 0;
 }
@@ -311,21 +354,24 @@ function select(anchor, focus) {
 }
 
 function onLeadKeydown(event) {
-  const { key } = event;
-  if (key === "ArrowLeft" || key === "ArrowRight") {
-    // Arrows move visually: in right-to-left text the right arrow goes back.
+  const key = keyOf(event);
+  const vertical = key === "ArrowDown" || key === "ArrowUp";
+  if (key === "ArrowLeft" || key === "ArrowRight" || vertical) {
+    // Left and right move visually (in right-to-left text the right arrow goes back); down and up go on and
+    // back in reading order, by clause (by sentence with Ctrl).
     const rtl = getComputedStyle(state.lead).direction === "rtl";
-    const forward = (key === "ArrowRight") !== rtl;
-    const byWord = event.ctrlKey || event.altKey;
+    const forward = vertical ? key === "ArrowDown" : (key === "ArrowRight") !== rtl;
+    const modified = event.ctrlKey || event.altKey || event.metaKey;
+    const step = vertical ? (modified ? "sentence" : "clause") : modified ? "word" : null;
     syncFromDom();
     const collapsed = state.anchor === state.focus;
     if (event.shiftKey) {
-      select(state.anchor, moved(state.focus, forward, byWord));
-    } else if (!collapsed && !byWord) {
+      select(state.anchor, moved(state.focus, forward, step));
+    } else if (!collapsed && !step) {
       const edge = forward ? Math.max(state.anchor, state.focus) : Math.min(state.anchor, state.focus);
       select(edge, edge);
     } else {
-      const to = moved(state.focus, forward, byWord);
+      const to = moved(state.focus, forward, step);
       select(to, to);
     }
     event.preventDefault();
@@ -334,7 +380,8 @@ function onLeadKeydown(event) {
     const to = key === "Home" ? 0 : state.length;
     select(event.shiftKey ? state.anchor : to, to);
     event.preventDefault();
-  } else if (key === "Enter" && state.editable) {
+  } else if (key === "Enter" && state.editable && !(event.ctrlKey || event.metaKey)) {
+    // (Ctrl+Enter is the page's: submit, or resubmit)
     const span = currentSelection();
     const itemId = activeItemId();
     if (span && itemId) {
@@ -405,6 +452,130 @@ export function focusLead() {
   select(state.focus, state.focus);
 }
 
+// Find in the lead: type to jump, Enter takes the match as the selection
+
+function findMatches(needle) {
+  if (!needle) return [];
+  // Case folded only where lower case keeps every length (then UTF-16 offsets stay the same).
+  const folded = state.text.toLowerCase();
+  const same = folded.length === state.text.length;
+  const haystack = same ? folded : state.text;
+  const target = same ? needle.toLowerCase() : needle;
+  const matches = [];
+  for (let at = haystack.indexOf(target); at >= 0; at = haystack.indexOf(target, at + 1)) {
+    const start = utf16ToCodePoint(state.text, at, "start");
+    matches.push({ start, end: utf16ToCodePoint(state.text, at + target.length, "end") });
+  }
+  return matches;
+}
+
+/** The match shown while the find box keeps the typing: a highlight (no selection, so the focus stays there). */
+function showFound(start, end) {
+  state.anchor = start;
+  state.focus = end;
+  state.placed = true;
+  if (!(typeof CSS !== "undefined" && CSS.highlights && typeof Highlight !== "undefined")) return null;
+  const range = document.createRange();
+  range.setStart(...domPointAt(codePointToUtf16(state.text, start)));
+  range.setEnd(...domPointAt(codePointToUtf16(state.text, end)));
+  CSS.highlights.set("lead-find", new Highlight(range));
+  return range;
+}
+
+function clearFound() {
+  if (typeof CSS !== "undefined" && CSS.highlights) CSS.highlights.delete("lead-find");
+}
+
+function showMatch(step = 0) {
+  const { find } = state;
+  const matches = findMatches(find.input.value);
+  if (!matches.length) {
+    find.status.textContent = find.input.value ? "not in the text" : "";
+    find.input.setAttribute("aria-invalid", String(Boolean(find.input.value)));
+    clearFound();
+    state.anchor = state.focus = find.from;
+    return;
+  }
+  find.input.removeAttribute("aria-invalid");
+  // The first match at or after where the search started; Up and Down step through the others.
+  let index = matches.findIndex((m) => m.start >= find.from);
+  if (index < 0) index = 0;
+  if (step) {
+    const current = matches.findIndex((m) => m.start === Math.min(state.anchor, state.focus));
+    index = ((current < 0 ? index : current) + step + matches.length) % matches.length;
+  }
+  const match = matches[index];
+  const range = showFound(match.start, match.end);
+  find.status.textContent = `${index + 1} of ${matches.length}`;
+  const box = range?.getBoundingClientRect();
+  if (box && box.height) {
+    const lead = state.lead.getBoundingClientRect();
+    if (box.top < lead.top || box.bottom > lead.bottom) state.lead.scrollTop += box.top - lead.top - lead.height / 3;
+  }
+}
+
+function closeFind(accept) {
+  const { find } = state;
+  if (!find || find.box.hidden) return;
+  find.box.hidden = true;
+  clearFound();
+  if (!accept) state.anchor = state.focus = find.from;
+  // The match becomes the selection (Shift and the arrows extend it); set before the lead takes the focus, so
+  // the lead's focus handler finds a selection in it and leaves it as it is.
+  select(state.anchor, state.focus);
+  state.lead.focus({ preventScroll: true });
+}
+
+/** Open the lead's find box: typing jumps to the text (the match is selected), Enter keeps it selected and goes
+ * back to the lead (Shift with the arrows extends it, Enter adds it), Esc goes back to where the caret was. */
+export function openFind() {
+  if (!state.lead) return false;
+  if (!state.find) {
+    const box = document.createElement("div");
+    box.className = "lead-find";
+    box.innerHTML =
+      '<label>Find in the text <input type="search" class="lead-find-input" autocomplete="off"></label> ' +
+      '<span class="lead-find-status muted" role="status"></span> ' +
+      '<small class="muted"><kbd>Enter</kbd> select · <kbd>↓</kbd><kbd>↑</kbd> other matches · <kbd>Esc</kbd> back</small>';
+    const input = box.querySelector("input");
+    input.lang = state.lead.lang;
+    input.dir = state.lead.dir || "auto";
+    state.lead.before(box);
+    state.find = { box, input, status: box.querySelector(".lead-find-status"), from: 0 };
+    input.addEventListener("input", () => showMatch());
+    input.addEventListener("keydown", (event) => {
+      if (event.isComposing) return;
+      const key = keyOf(event);
+      if (key === "Enter") closeFind(Boolean(findMatches(input.value).length));
+      else if (key === "Escape") closeFind(false);
+      else if (key === "ArrowDown" || key === "ArrowUp") showMatch(key === "ArrowDown" ? 1 : -1);
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+    });
+  }
+  const { find } = state;
+  if (!state.placed) state.anchor = state.focus = visibleStart();
+  find.from = Math.min(state.anchor, state.focus);
+  find.box.hidden = false;
+  find.input.focus();
+  find.input.select();
+  if (find.input.value) showMatch();
+  return true;
+}
+
+function headingLines() {
+  const headings = [];
+  for (const found of state.text.matchAll(HEADING_LINE)) {
+    headings.push({
+      start: utf16ToCodePoint(state.text, found.index),
+      end: utf16ToCodePoint(state.text, found.index + found[0].length),
+      level: found[1].length,
+    });
+  }
+  return headings;
+}
+
 function refreshItems() {
   document.getElementById("no-items")?.toggleAttribute("hidden", cards().length > 0);
   allSpans(); // numbers and colours first, the chips use them
@@ -420,6 +591,7 @@ export function initSpans() {
   state.lead = lead;
   state.text = JSON.parse(source.textContent);
   state.length = codePointLength(state.text);
+  state.headings = headingLines();
   state.editable = document.getElementById("workspace")?.dataset.editable === "true";
   state.anchor = state.focus = 0;
   lead.classList.toggle("is-selectable", state.editable);

@@ -165,7 +165,7 @@ def test_a_stale_plain_save_shows_the_page_again_with_the_sent_text_beside_the_n
     assert item.question == "旧页面上写的问题？"
 
 
-def test_an_over_long_field_is_refused_with_a_field_error_and_nothing_is_cut(client, annotating_pair, annotator):
+def test_an_over_long_field_is_kept_with_a_note_at_the_field_and_nothing_is_cut(client, annotating_pair, annotator):
     item = complete_item(annotating_pair, annotator, "菠蘿油", "菠萝油")
     client.force_login(annotator)
     too_long = "菠" * lifecycle.MAX_TEXT_FIELD + "𠮶"
@@ -175,13 +175,13 @@ def test_an_over_long_field_is_refused_with_a_field_error_and_nothing_is_cut(cli
         save_url(item), {"version": item.version, "answer_standard": too_long}, HTTP_HX_REQUEST="true"
     )
 
-    assert plain.status_code == 400
     body = plain.content.decode()
-    assert f">{too_long}</textarea>" in body
-    assert '<p class="field-error">answer_standard: is longer than 5000 characters</p>' in body
+    assert f">{too_long}</textarea>" in body  # what was typed stays in its field
+    assert "the answer in the standard language is 5001 characters, 1 over the limit of 5000" in body
+    assert f'id="item-{item.pk}-answer_standard-note"' in body
     assert not [tag for tag in re.findall(r"<textarea[^>]*>", body) if "maxlength" in tag]  # nor does the browser
-    assert scripted.status_code == 400
     assert 'data-field="answer_standard"' in scripted.content.decode()
+    assert "1 over the limit" in scripted.content.decode()
     item.refresh_from_db()
     assert item.answer_standard == "菠萝油"
 

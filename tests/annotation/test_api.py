@@ -498,6 +498,8 @@ ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
     ("get", "projects/{slug}/items/{item}/warnings/", lambda w: None, (403, 404, 200, 403, 403, 200)),
     ("post", "projects/{slug}/pairs/{pair}/submit/", lambda w: None, (403, 404, 200, 403, 403, 403)),
     ("post", "projects/{slug}/pairs/{pair}/activity/", lambda w: {"seconds": 30}, (403, 404, 204, 403, 403, 403)),
+    # 404: nobody in this world skipped the pair (tests/annotation/test_skips_and_counts.py takes one back)
+    ("post", "projects/{slug}/pairs/{pair}/skip/undo/", lambda w: None, (403, 404, 404, 404, 403, 403)),
     ("post", "projects/{slug}/pairs/{pair}/give-back/", lambda w: {"reason": "太难"}, (403, 404, 409, 403, 403, 403)),
 ]  # fmt: skip
 CASES = [

@@ -44,7 +44,7 @@ def test_an_annotator_lands_on_next_pair_with_counts_and_the_reviewers_reason(cl
     assert steps(page) == ["next-pair"]
     card = step(page, "next-pair")
     assert "Next pair" in card
-    assert "4 pairs waiting" in card and "0 of yours in progress" in card
+    assert "4 pairs waiting for you" in card and "0 of yours in progress" in card
     assert "1 item of yours needs a rewrite" in card
     assert "Stand-alone validity: Which dish? Name the 缽仔糕 so the question stands on its own." in card
     flagged = Judgment.objects.get(item__project__slug="yue-cmn", verdict="flag").item
@@ -161,6 +161,6 @@ def test_the_api_gives_the_same_next_steps(demo):
     (step,) = response.json()
     assert (step["key"], step["title"], step["post"]) == ("next-pair", "Next pair", True)
     assert step["url"] == "/projects/yue-cmn/next/"
-    assert {"count": 4, "label": "pairs waiting"} in step["facts"]
+    assert {"count": 4, "label": "pairs waiting for you"} in step["facts"]
     (rewrite,) = step["rewrites"]
     assert rewrite["lang"] == "cmn" and rewrite["reasons"][0].startswith("Stand-alone validity: Which dish?")

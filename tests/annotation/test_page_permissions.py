@@ -32,8 +32,9 @@ EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "queue_next": ("post", (LOGIN, 404, 302, 403, 403, 302)),
     "pair_detail": ("get", (LOGIN, 404, 200, 403, 200, 200)),
     "pair_screen": ("post", (LOGIN, 404, 302, 403, 403, 403)),
-    "pair_submit": ("post", (LOGIN, 404, 302, 403, 403, 403)),
+    "pair_submit": ("post", (LOGIN, 404, 400, 403, 403, 403)),  # 400: the draft is empty, shown at the item
     "pair_give_back": ("post", (LOGIN, 404, 302, 403, 403, 403)),
+    "pair_skip_undo": ("post", (LOGIN, 404, 404, 403, 403, 404)),  # 404: no skip of theirs to take back
     "pair_activity": ("post", (LOGIN, 404, 204, 403, 403, 403)),
     "item_create": ("post", (LOGIN, 404, 302, 403, 403, 403)),
     "item_save": ("post", (LOGIN, 404, 302, 403, 403, 403)),

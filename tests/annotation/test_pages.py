@@ -159,7 +159,9 @@ def test_submit_names_what_is_missing_and_keeps_the_pair_open(client, annotating
     response = client.post(reverse("pair_submit", args=[annotating_pair.project.slug, annotating_pair.pk]), follow=True)
 
     body = response.content.decode()
-    assert "item 2: the question is empty" in body
+    assert response.status_code == 400
+    second = annotating_pair.items.order_by("id").last()
+    assert f'id="item-{second.pk}-question-note" role="status">The question is empty.</p>' in body  # at its field
     annotating_pair.refresh_from_db()
     assert annotating_pair.status == PagePair.Status.ANNOTATING
 

@@ -281,8 +281,10 @@ def test_verification_required_refuses_submitting_an_unverified_pair(page: Page,
     expect(page.locator(".sentences").first).to_be_visible()
     expect(page.locator("#items-list")).not_to_contain_text("== 制作 ==")
     page.locator("#submit-pair").click()
-    expect(page.locator(".messages")).to_contain_text("item 1: not verified on the standard page yet")
-    expect(page.locator(".messages")).to_contain_text("item 2: not verified on the standard page yet")
+    # Each problem at its item, not in banners.
+    notes = page.locator("#items-list .field-note[id$='-verification-note']")
+    expect(notes).to_have_text(["Not verified on the standard page yet.", "Not verified on the standard page yet."])
+    expect(page.locator(".messages .message.error")).to_have_count(0)
     pair.refresh_from_db()
     assert pair.status == PagePair.Status.ANNOTATING
 
@@ -311,7 +313,7 @@ def test_skip_gives_the_pair_back_with_a_reason_and_opens_the_next(page: Page, p
     assert (pair.status, pair.assignee_id) == ("new", None)
 
 
-def test_a_too_long_answer_shows_its_limit_and_is_refused_not_cut(page: Page, annotating_pair, annotator):
+def test_a_too_long_answer_shows_its_limit_and_is_kept_not_cut(page: Page, annotating_pair, annotator):
     item = services.qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, annotating_pair)
@@ -319,12 +321,14 @@ def test_a_too_long_answer_shows_its_limit_and_is_refused_not_cut(page: Page, an
     long_text = "菠" * 4999 + "𠮶𠵱"
     answer.fill(long_text)
     expect(card(page, item.pk).locator(".length.is-over")).to_have_text("5001 / 5000")
-    expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("longer than 5000")
+    expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("except the text marked too long")
+    expect(page.locator(f"#item-{item.pk}-answer_standard-note")).to_contain_text("1 over the limit of 5000")
     expect(answer).to_have_attribute("aria-invalid", "true")
     assert answer.input_value() == long_text  # nothing cut
     answer.press("End")
     answer.press("Backspace")
     wait_saved(page, item.pk)
+    expect(page.locator(f"#item-{item.pk}-answer_standard-note")).to_have_text("")
     item.refresh_from_db()
     assert item.answer_standard == long_text[:-1]
     expect(page.locator("#lead-count .n")).to_have_text("1")

@@ -58,7 +58,7 @@ def build_release(page: Page, version: int, group: str | None = "Data") -> None:
 def test_wikipedia_qa_screen_two_items_with_evidence_submit_review_release(page: Page):
     as_user(page, "annotator1")
     open_project(page, "Cantonese–Mandarin")
-    expect(step(page, "next-pair")).to_contain_text("4 pairs waiting")
+    expect(step(page, "next-pair")).to_contain_text("4 pairs waiting for you")
     expect(step(page, "next-pair")).to_contain_text("1 item of yours needs a rewrite")
     expect(step(page, "next-pair")).to_contain_text("Which dish?")
     page.locator("#next-pair").click()

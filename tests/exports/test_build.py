@@ -219,7 +219,13 @@ def test_records_carry_the_review_apps_verification_labels_and_review_count(rele
     release = services.release_build_now(project=released_project, user=coordinator)
 
     record = next(r for r in lines_of(release, "lead_qa.jsonl") if r["id"] == f"{released_project.slug}-q{item.pk}")
-    assert record["verification"] == {"status": "found", "sentences": [sentence], "note": "在第二段；用词不同"}
+    assert record["verification"] == {
+        "status": "found",
+        "sentences": [sentence],
+        "note": "在第二段；用词不同",
+        "answer": None,
+        "query": "",
+    }
     assert standard_text[sentence["start"] : sentence["end"]] == sentence["text"]
     assert (record["topic"], record["region"]) == ("food", "local")
     others = [r for r in lines_of(release, "lead_qa.jsonl") if r["pair_id"] != record["pair_id"]]
