@@ -91,13 +91,15 @@ def member_row(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: str) -
         return None
     members = f"{project}__memberships"
     mine = Q(**{f"{members}__user": user.pk, f"{members}__deactivated_at__isnull": True})
-    row = (
-        rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
-        .select_related(project, MEMBERSHIP)
-        .filter(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
-        .first()
-    )
-    if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
+    try:
+        row = (
+            rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
+            .select_related(project, MEMBERSHIP)
+            .get(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
+        )
+    except rows.model.DoesNotExist:
+        return None
+    if getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
         return None
     return row
 
@@ -137,12 +139,13 @@ def project_access(
     """
     membership: Membership | None
     if user.is_authenticated and not user.is_superuser:
-        found = Membership.objects.select_related("project", *related).filter(
-            project__slug=slug, project__deleted_at__isnull=True, user=user.pk
-        )  # the join skips the live manager
+        found = Membership.objects.select_related("project", *related)
         if held_pair:
             found = found.annotate(held_pair_id=_held_pair())
-        membership = found.order_by("pk").first()  # not by the username of its Meta ordering: a join for nothing
+        try:  # the join skips the live manager of projects
+            membership = found.get(project__slug=slug, project__deleted_at__isnull=True, user=user.pk)
+        except Membership.DoesNotExist:
+            membership = None
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()

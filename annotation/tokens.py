@@ -70,9 +70,12 @@ def api_tokens_revoke_all(*, user: User) -> int:
 
 def api_token_user(key: str) -> tuple[User, ApiToken] | None:
     """The person a key signs in, if the token is live and the person active; else None."""
-    token = ApiToken.objects.select_related("user").filter(digest=_digest(key)).first()
+    try:
+        token = ApiToken.objects.select_related("user").get(digest=_digest(key))
+    except ApiToken.DoesNotExist:
+        return None
     now = timezone.now()
-    if token is None or not token.is_live(now) or not token.user.is_active:
+    if not token.is_live(now) or not token.user.is_active:
         return None
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

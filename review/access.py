@@ -145,13 +145,13 @@ def reviewer_queue_access(user: AnyUser, slug: str) -> tuple[ProjectAccess, int 
         # The membership with its project and languages, as `project_access(related=("reader_languages",))` reads
         # it, and the slot the reviewer holds in the project: one query, for the review queue's every claim.
         held = slots_held(OuterRef("project_id"), OuterRef("user_id")).values("id")[:1]
-        membership = (
-            Membership.objects.select_related("project", "reader_languages")
-            .filter(project__slug=slug, project__deleted_at__isnull=True, user=user.pk)
-            .annotate(held_slot=Subquery(held))
-            .order_by("pk")
-            .first()
+        memberships = Membership.objects.select_related("project", "reader_languages").annotate(
+            held_slot=Subquery(held)
         )
+        try:
+            membership = memberships.get(project__slug=slug, project__deleted_at__isnull=True, user=user.pk)
+        except Membership.DoesNotExist:
+            membership = None
         if membership is not None and membership.is_reviewer:
             return ProjectAccess(membership.project, membership), membership.held_slot
     # A superuser, a non-member (404) or a member without the role (403): as `project_access` says.

@@ -104,11 +104,8 @@ def review_submit(
             if locked
             else QAItem.objects.select_for_update(of=("self",))
             .annotate(**_round_seen(slot.revision_id, slot.pk))
-            .filter(pk=item.pk)
-            .first()
+            .get(pk=item.pk)
         )
-        if seen is None:
-            raise QAItem.DoesNotExist("No such item.")
         locked_item: QAItem = item if locked else seen
         if locked_item.deleted_at is not None or locked_item.status != REVIEWABLE:
             raise InvalidState(
