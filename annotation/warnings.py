@@ -6,6 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
 from rapidfuzz import fuzz, process, utils
 
 from annotation.models import Project, QAItem
@@ -112,16 +113,16 @@ class ProjectQuestions:
         return self.original[found[0]] if found else None
 
 
+def latest_questions(project: Project) -> QuerySet[QAItem, tuple[int, str]]:
+    """The ids and questions of the project's latest live items with a question (read through the index of items by
+    project: tests/annotation/test_question_plan.py)."""
+    items = QAItem.objects.alive().filter(project=project).exclude(question="")
+    return items.order_by("-id").values_list("id", "question")[:NEAR_DUPLICATE_LIMIT]
+
+
 def project_questions(project: Project) -> ProjectQuestions:
     """The questions of the project's live items, for `qa_item_warnings` (of one item or of a page of them)."""
-    latest = (
-        QAItem.objects.alive()
-        .filter(project=project)
-        .exclude(question="")
-        .order_by("-id")
-        .values_list("id", "question")[:NEAR_DUPLICATE_LIMIT]
-    )
-    rows = sorted(latest)  # oldest first
+    rows = sorted(latest_questions(project))  # oldest first
     return ProjectQuestions(
         original=dict(rows), processed={pk: utils.default_process(question) for pk, question in rows}
     )
