@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Count, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -97,7 +97,7 @@ def member_row(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: str) -
             .select_related(project, MEMBERSHIP)
             .get(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
         )
-    except rows.model.DoesNotExist:
+    except ObjectDoesNotExist:
         return None
     if getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
         return None
