@@ -7,18 +7,17 @@ existence is not revealed), a member without the needed role or ownership 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.db.models import Count, FilteredRelation, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from annotation.models import Collection, EvidenceSpan, ImportJob, Membership, PagePair, Project, QAItem, Role
-from common.prepared import Prepared
+from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
 
 AnyUser = User | AnonymousUser
 # One role, or any of several: `role=Role.COORDINATOR`, `role=(Role.REVIEWER, Role.COORDINATOR)`.
@@ -83,49 +82,33 @@ def _require(membership: Membership | None, role: RoleOption) -> Membership:
 MEMBERSHIP = "viewer_membership"
 
 
-def member_rows(rows: QuerySet[Row], user_id: int, slug: str, *, project: str) -> QuerySet[Row]:
-    """`rows` in the project `slug`, each with the project and the user's active membership
-    (`row.viewer_membership`, None for a non-member: a filtered left join)."""
+def member_row(rows: QuerySet[Row], user: AnyUser, slug: str, *, project: str) -> Row | None:
+    """The row of `rows` (the caller names it by id) in the project `slug`, with the project and the user's active
+    membership (`row.viewer_membership`, a filtered left join), in one query: every hot request starts with one of
+    these. None when there is no such row or the user is no member (or is a superuser, who has no membership
+    row): the caller then goes the way of `project_access`, which says which (404 or 403)."""
+    if not user.is_authenticated or user.is_superuser:
+        return None
     members = f"{project}__memberships"
-    mine = Q(**{f"{members}__user": user_id, f"{members}__deactivated_at__isnull": True})
-    return (
-        rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
-        .select_related(project, MEMBERSHIP)
-        .filter(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
-        .order_by()[:1]  # one row at most (the caller names it by id): no ordering to compile
-    )
-
-
-class MemberLookup(Generic[Row]):
-    """One row by id with its project and the viewer's membership, in one query compiled once per process
-    (common/prepared.py): every hot request starts with one of these."""
-
-    def __init__(self, rows: Callable[[], QuerySet[Row]], *, project: str) -> None:
-        self.rows = rows
-        self.project = project
-        self.prepared = Prepared(
-            lambda user_id, slug, pk: member_rows(rows().filter(pk=pk), user_id, slug, project=project), int, str, int
+    mine = Q(**{f"{members}__user": user.pk, f"{members}__deactivated_at__isnull": True})
+    try:
+        row = (
+            rows.annotate(**{MEMBERSHIP: FilteredRelation(members, condition=mine)})
+            .select_related(project, MEMBERSHIP)
+            .get(**{f"{project}__slug": slug, f"{project}__deleted_at__isnull": True})
         )
-
-    def get(self, user: AnyUser, slug: str, pk: int) -> Row | None:
-        """The row with the user's membership; None when there is no such row or the user is no member (or is
-        a superuser): the caller then goes the way of `project_access`, which says which (404 or 403)."""
-        if not user.is_authenticated or user.is_superuser:
-            return None
-        row = self.prepared.first(int(user.pk), str(slug), int(pk))
-        if row is None or getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
-            return None
-        return row
+    except ObjectDoesNotExist:
+        return None
+    if getattr(row, MEMBERSHIP, None) is None:  # no member: the join left it unset
+        return None
+    return row
 
 
 def access_of_row(row: Model, project: Project, role: RoleOption) -> ProjectAccess:
-    """The access of a row found by a `MemberLookup`, as `project_access` gives it (the role checked)."""
+    """The access of a row found by `member_row`, as `project_access` gives it (the role checked)."""
     membership: Membership = getattr(row, MEMBERSHIP)
     membership.project = project
     return ProjectAccess(project, _require(membership, role))
-
-
-_MEMBERSHIPS: dict[tuple[tuple[str, ...], bool], Prepared[Membership]] = {}
 
 
 def _held_pair() -> Subquery:
@@ -133,24 +116,6 @@ def _held_pair() -> Subquery:
     mine = Q(project=OuterRef("project"), assignee=OuterRef("user"), status=PagePair.Status.CLAIMED)
     held = PagePair.objects.filter(mine)
     return Subquery(held.order_by("claimed_at").values("id")[:1])
-
-
-def _membership_lookup(related: tuple[str, ...], held_pair: bool) -> Prepared[Membership]:
-    """The user's active membership of the project `slug`, with the project (and `related`, and with `held_pair`
-    the id of the pair they hold unscreened as `held_pair_id`), compiled once."""
-    prepared = _MEMBERSHIPS.get((related, held_pair))
-    if prepared is None:
-
-        def lookup(user_id: int, slug: str) -> QuerySet[Membership]:
-            found = Membership.objects.select_related("project", *related).filter(
-                project__slug=slug, project__deleted_at__isnull=True, user=user_id
-            )  # the join skips the live manager
-            if held_pair:
-                found = found.annotate(held_pair_id=_held_pair())
-            return found.order_by("pk")[:1]  # not by the username of its Meta ordering: a join for nothing
-
-        prepared = _MEMBERSHIPS.setdefault((related, held_pair), Prepared(lookup, int, str))
-    return prepared
 
 
 def project_access(
@@ -174,7 +139,13 @@ def project_access(
     """
     membership: Membership | None
     if user.is_authenticated and not user.is_superuser:
-        membership = _membership_lookup(related, held_pair).first(int(user.pk), str(slug))
+        found = Membership.objects.select_related("project", *related)
+        if held_pair:
+            found = found.annotate(held_pair_id=_held_pair())
+        try:  # the join skips the live manager of projects
+            membership = found.get(project__slug=slug, project__deleted_at__isnull=True, user=user.pk)
+        except Membership.DoesNotExist:
+            membership = None
         project = membership.project if membership is not None else None
     else:
         project = Project.objects.filter(slug=slug).first()
@@ -249,7 +220,14 @@ def can_see_pair(membership: Membership, pair: PagePair) -> bool:
     return membership.is_annotator and pair.assignee_id == membership.user_id
 
 
-_MEMBERS_PAIR = MemberLookup(lambda: PagePair.objects.select_related("assignee"), project="project")
+def _pairs(*, item_counts: bool) -> QuerySet[PagePair]:
+    pairs = PagePair.objects.select_related("assignee")
+    if item_counts:  # starting an item checks how many the pair holds of its kind: counted in the pair's own query
+        pairs = pairs.annotate(
+            live_lead_items=_live_items_of_kind(QAItem.Kind.LEAD),
+            live_document_items=_live_items_of_kind(QAItem.Kind.DOCUMENT),
+        )
+    return pairs
 
 
 def _live_items_of_kind(kind: str) -> Coalesce:
@@ -257,23 +235,8 @@ def _live_items_of_kind(kind: str) -> Coalesce:
     return Coalesce(Subquery(live.values("pair").annotate(n=Count("pk")).values("n")), 0)
 
 
-# Starting an item checks how many the pair holds of its kind: counted in the pair's own query.
-_MEMBERS_PAIR_COUNTED = MemberLookup(
-    lambda: PagePair.objects.select_related("assignee").annotate(
-        live_lead_items=_live_items_of_kind(QAItem.Kind.LEAD),
-        live_document_items=_live_items_of_kind(QAItem.Kind.DOCUMENT),
-    ),
-    project="project",
-)
-# `has_spans`: a save that replaces the spans of an item that has none has nothing to delete.
-_MEMBERS_ITEM = MemberLookup(
-    lambda: (
-        QAItem.objects.alive()
-        .select_related("pair", "author")
-        .annotate(has_spans=Exists(EvidenceSpan.objects.filter(item=OuterRef("pk"))))
-    ),
-    project="project",
-)
+def _items() -> QuerySet[QAItem]:
+    return QAItem.objects.alive().select_related("pair", "author")
 
 
 def pair_access(
@@ -284,13 +247,13 @@ def pair_access(
     A member's pair, project and membership come in one query; anything else asks again the long way. With
     `item_counts`, the pair comes with the number of its live items of each kind (`live_lead_items`,
     `live_document_items`), counted in the same query."""
-    lookup = _MEMBERS_PAIR_COUNTED if item_counts else _MEMBERS_PAIR
-    pair = lookup.get(user, slug, pair_id)
+    pairs = _pairs(item_counts=item_counts)
+    pair = member_row(pairs.filter(pk=pair_id), user, slug, project="project")
     if pair is not None:
         access = access_of_row(pair, pair.project, role)
     else:
         access = project_access(user, slug, role=role)
-        pair = lookup.rows().filter(pk=pair_id, project=access.project).first()
+        pair = pairs.filter(pk=pair_id, project=access.project).first()
         if pair is None:
             raise Http404("No such page pair in this project.")
     project = access.project
@@ -312,12 +275,12 @@ def get_item_for_user(user: AnyUser, slug: str, item_id: int, *, role: RoleOptio
     """A live QA item. Authors reach their own items; coordinators reach all.
 
     A member's item, project and membership come in one query, as `pair_access`."""
-    item = _MEMBERS_ITEM.get(user, slug, item_id)
+    item = member_row(_items().filter(pk=item_id), user, slug, project="project")
     if item is not None:
         access = access_of_row(item, item.project, role)
     else:
         access = project_access(user, slug, role=role)
-        item = _MEMBERS_ITEM.rows().filter(pk=item_id, project=access.project).first()
+        item = _items().filter(pk=item_id, project=access.project).first()
         if item is None:
             raise Http404("No such QA item in this project.")
     project = access.project

@@ -21,14 +21,11 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import F, Q, QuerySet, Subquery
-from django.db.models.expressions import Combinable
+from django.db.models import Expression, F, Q, QuerySet
 from django.utils import timezone
 
-from annotation.models import EvidenceSpan, ItemEvent, QAItem, QAItemRevision
+from annotation.models import ItemEvent, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import preparable, rows_insert, rows_update
-from common.related import related_json, related_known_json
 
 MAX_TEXT_FIELD = 5000  # question and answers; longer input is a paste accident, not a QA item
 SELF_REVIEW = "You wrote this item: someone else reviews it."
@@ -64,11 +61,13 @@ def item_event(
 
 def item_event_record(**fields: Any) -> ItemEvent:
     """Record one step of an item's history (who, what, from which status to which); fields as `item_event`."""
-    return rows_insert([item_event(**fields)])[0]
+    event = item_event(**fields)
+    event.save(force_insert=True)
+    return event
 
 
 def item_events_record(events: Iterable[ItemEvent]) -> list[ItemEvent]:
-    return rows_insert(list(events))
+    return ItemEvent.objects.bulk_create(list(events))
 
 
 # Status and versioned content
@@ -83,7 +82,7 @@ def qa_item_transition(
     changes: Mapping[str, Any] | None = None,
     doing: str | None = None,
     event: Mapping[str, Any] | None = None,
-    when: Q | Combinable | None = None,
+    when: Q | Expression | None = None,
 ) -> bool:
     """Move a live item from one of the `allowed` statuses to `to` (None: keep it) and write `changes`, in one
     conditional update that also bumps the version; applied only while the item is still at `expected_version`
@@ -101,13 +100,12 @@ def qa_item_transition(
         values["status"] = to
     values.setdefault("updated_at", timezone.now())  # a caller that shows the item passes the time it keeps
     values["version"] = F("version") + 1
-    where: dict[str, Any] = {"pk": item.pk, "deleted_at__isnull": True, "status__in": allowed}
+    items = QAItem.objects.filter(pk=item.pk, deleted_at__isnull=True, status__in=allowed)
     if expected_version is not None:
-        where["version"] = expected_version
-    if when is None and preparable(values.values()):  # the usual case: the statement compiled once
-        updated = rows_update(QAItem, where, values)
-    else:
-        updated = QAItem.objects.filter(**where).filter(*[when] if when is not None else []).update(**values)
+        items = items.filter(version=expected_version)
+    if when is not None:
+        items = items.filter(when)
+    updated = items.update(**values)
     if not updated:
         if doing is None:
             return False
@@ -121,11 +119,11 @@ def qa_item_transition(
 def qa_items_transition(
     *, where: Mapping[str, Any], allowed: Iterable[str], to: str, changes: Mapping[str, Any] | None = None
 ) -> int:
-    """`qa_item_transition` for many items at once (a pair's drafts on submit): the live items `where` (lookups
-    as `rows_update` takes them, `{"pair_id": 3}`) still in an allowed status move; returns how many did. The
-    caller records their events (`items_route` does)."""
+    """`qa_item_transition` for many items at once (a pair's drafts on submit): the live items `where` (filter
+    lookups, `{"pair_id": 3}`) still in an allowed status move; returns how many did. The caller records their
+    events (`items_route` does)."""
     values = {"updated_at": timezone.now(), **dict(changes or {}), "status": to, "version": F("version") + 1}
-    return rows_update(QAItem, {**where, "deleted_at__isnull": True, "status__in": list(allowed)}, values)
+    return QAItem.objects.filter(**where, deleted_at__isnull=True, status__in=list(allowed)).update(**values)
 
 
 def qa_items_delete(*, items: QuerySet[QAItem], user: User | None, at: datetime | None = None) -> int:
@@ -215,22 +213,6 @@ def span_problem(text: str, start: Any, end: Any, span_text: Any, *, document: s
             "(offsets are Unicode code points)"
         )
     return None
-
-
-# What an item's spans are read with (SpanOutput's fields, and the relation's order), and that order.
-SPAN_COLUMNS = ("id", "item_id", "document", "start", "end", "text", "match", "position")
-SPAN_ORDER = ("position", "id")  # EvidenceSpan's Meta ordering, within one item
-
-
-def spans_read_with(outer: str) -> Subquery:
-    """The spans of the item whose id is the outer query's `outer` (`"pk"` of items, `"item_id"` of slots), read
-    in that query: annotate with it and hand the value to `spans_known`, instead of a prefetch's own query."""
-    return related_json(EvidenceSpan, "item_id", outer, SPAN_COLUMNS)
-
-
-def spans_known(item: QAItem, rows: list[dict[str, Any]] | None) -> None:
-    """Give `item` the spans `spans_read_with` read: `item.spans.all()` then answers without a query."""
-    related_known_json(item, "spans", rows, SPAN_ORDER)
 
 
 def spans_check(text: str, spans: Iterable[Mapping[str, Any]], *, document: str) -> list[SpanInput]:

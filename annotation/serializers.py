@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from annotation.languages import validate_wiki_code
 from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, Role
-from common.api import ErrorOutput, FieldsOnce, named_enum
+from common.api import ErrorOutput, named_enum
 
 # Text is kept exactly as typed: leading spaces can be part of a span, and drafts may be blank.
 _TEXT: dict[str, Any] = {"required": False, "allow_blank": True, "trim_whitespace": False}
@@ -138,7 +138,7 @@ class PairFilterInput(serializers.Serializer):
     status = PairStatusField(required=False)
 
 
-class PairListOutput(FieldsOnce, serializers.ModelSerializer):
+class PairListOutput(serializers.ModelSerializer):
     """A pair without its texts, for lists."""
 
     assignee = serializers.CharField(source="assignee.username", default=None, read_only=True, allow_null=True)
@@ -171,14 +171,14 @@ class PairListOutput(FieldsOnce, serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SpanOutput(FieldsOnce, serializers.ModelSerializer):
+class SpanOutput(serializers.ModelSerializer):
     class Meta:
         model = EvidenceSpan
         fields = ["document", "start", "end", "text", "match"]
         read_only_fields = fields
 
 
-class ItemOutput(FieldsOnce, serializers.ModelSerializer):
+class ItemOutput(serializers.ModelSerializer):
     pair = serializers.IntegerField(source="pair_id", read_only=True)
     kind = ItemKindField(read_only=True)
     status = ItemStatusField(read_only=True)

@@ -43,13 +43,11 @@ from annotation.models import (
     Role,
     Screening,
 )
-from annotation.queries import items_of_joined_rows, items_spans_joined
+from annotation.queries import items_with_spans
 from audit import services as audit
 from audit.models import Action
-from common.claims import PreparedQueue, queue_claim_next
+from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import Prepared, rows_delete, rows_insert, rows_update
-from common.related import related_known
 
 MAX_ACTIVITY_SECONDS = 300  # one heartbeat never counts more than this (a sleeping laptop, a clock jump)
 
@@ -272,26 +270,12 @@ def membership_remove(*, project: Project, user: User, actor: User | None = None
 # The annotator's queue
 
 
-# The pair an annotator holds unscreened, and the queue's candidates: compiled once (common/prepared.py).
-_HELD_PAIR = Prepared(
-    lambda project_id, user_id: PagePair.objects.filter(
-        project=project_id, assignee=user_id, status=PagePair.Status.CLAIMED
-    ).order_by("claimed_at")[:1],
-    int,
-    int,
-)
-_PAIR_QUEUE: PreparedQueue[PagePair] = PreparedQueue(
-    lambda project_id, user_id, now: (
-        PagePair.objects.filter(project=project_id).exclude(
-            pk__in=PairSkip.objects.skipped_by(user_id).values("pair_id")  # given back: not again (unless undone)
-        ),
-        [Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)],
-    ),
-    int,
-    int,
-    datetime,
-    whole=True,  # the pair, for the caller to show
-)
+def pair_queue(*, project: Project, user: User, now: datetime) -> tuple[QuerySet[PagePair], list[Q]]:
+    """The pairs this annotator may take, and the conditions under which one waits (`queue_claim_next`)."""
+    candidates = PagePair.objects.filter(project=project).exclude(
+        pk__in=PairSkip.objects.skipped_by(user.pk).values("pair_id")  # given back: not again (unless undone)
+    )
+    return candidates, [Q(status=PagePair.Status.NEW), Q(status=PagePair.Status.CLAIMED, claim_expires_at__lt=now)]
 
 
 def pair_claim_next(*, project: Project, user: User, membership: Membership | None = None) -> PagePair | None:
@@ -304,10 +288,11 @@ def pair_claim_next(*, project: Project, user: User, membership: Membership | No
     """
     now = timezone.now()
     holds = getattr(membership, "held_pair_id", True) is not None  # unknown: ask
-    held = _HELD_PAIR.first(int(project.pk), int(user.pk)) if holds else None
+    mine = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.CLAIMED)
+    held = mine.order_by("claimed_at").first() if holds else None
     expires = now + timedelta(minutes=project.claim_minutes)
     if held is not None:
-        rows_update(PagePair, {"pk": held.pk, "deleted_at__isnull": True}, {"claim_expires_at": expires})
+        PagePair.objects.filter(pk=held.pk).update(claim_expires_at=expires)
         held.claim_expires_at = expires
         held.project = project
         return held
@@ -315,8 +300,8 @@ def pair_claim_next(*, project: Project, user: User, membership: Membership | No
     def claim(candidate: PagePair) -> bool:
         changes = {"status": PagePair.Status.CLAIMED, "claimed_at": now, "claim_expires_at": expires, "updated_at": now}
         # The candidate was read available and locked by this transaction: claimed only as it was read.
-        mine = {**changes, "assignee_id": user.pk, "version": F("version") + 1}
-        if not rows_update(PagePair, {"pk": candidate.pk, "version": candidate.version}, mine):
+        taken = PagePair.objects.filter(pk=candidate.pk, version=candidate.version)
+        if not taken.update(**changes, assignee=user, version=F("version") + 1):
             return False
         # The candidate row is locked (FOR UPDATE) until the claim commits: what it reads now is what was written.
         for name, value in changes.items():
@@ -325,7 +310,8 @@ def pair_claim_next(*, project: Project, user: User, membership: Membership | No
         candidate.version += 1
         return True
 
-    claimed = queue_claim_next(prepared=_PAIR_QUEUE, values=(int(project.pk), int(user.pk), now), claim=claim)
+    candidates, waiting = pair_queue(project=project, user=user, now=now)
+    claimed = queue_claim_next(candidates=candidates, waiting=waiting, claim=claim)
     if claimed is not None:
         claimed.project = project
     return claimed
@@ -444,7 +430,7 @@ def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") ->
         known = _pair_update(pair, {"assignee_id": user.pk, "status__in": sorted(editable)}, changes)
         if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
-        rows_insert([Screening(pair=pair, annotator=user, decision=decision, note=note, created_at=now)])
+        Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
         audit.record(
             user, Action.PAIR_SCREENED, pair, project=pair.project, before=pair.status, decision=decision, note=note
         )
@@ -456,11 +442,11 @@ def _pair_update(pair: PagePair, where: dict[str, Any], changes: dict[str, Any])
     """Write `changes` (and the next version) to the live pair if it is still `where` and as the request read it,
     else if it is `where` as it is now: True when the first applied (the pair is then `changes` on what was read),
     False when only the second did, None when neither (the pair is no longer `where`)."""
-    where = {"pk": pair.pk, "deleted_at__isnull": True, **where}
+    pairs = PagePair.objects.filter(pk=pair.pk, **where)  # live pairs only
     changes = {**changes, "version": F("version") + 1}
-    if rows_update(PagePair, {**where, "version": pair.version}, changes):
+    if pairs.filter(version=pair.version).update(**changes):
         return True
-    return False if rows_update(PagePair, where, changes) else None
+    return False if pairs.update(**changes) else None
 
 
 def _pair_updated(pair: PagePair, changes: dict[str, Any], known: bool | None) -> None:
@@ -535,11 +521,9 @@ def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, 
     changes, document, spans = _content_checked(pair, kind, **content)
     item = QAItem(project=project, pair=pair, author=user, kind=kind, version=2 if content else 1, **changes)
     with transaction.atomic() if spans is not None else nullcontext():
-        rows_insert([item])
+        item.save(force_insert=True)
         if spans is not None:
             _spans_write(item, document, spans, replace=False)
-        else:
-            related_known(item, "spans", [])  # a new item has none
     return item
 
 
@@ -684,19 +668,15 @@ def _content_checked(
 
 
 def _spans_write(item: QAItem, document: str, spans: list[SpanInput], *, replace: bool) -> None:
-    """Write the item's evidence spans (`replace`: instead of those it has); the item keeps them for its output."""
-    # The item funnel says whether there are any (`has_spans`); the save's version check, which passed, means
-    # no other save wrote spans since that read.
-    if replace and getattr(item, "has_spans", True):
-        rows_delete(EvidenceSpan, {"item_id": item.pk})  # nothing refers to a span
-    written = rows_insert(
+    """Write the item's evidence spans (`replace`: instead of those it has)."""
+    if replace:
+        EvidenceSpan.objects.filter(item=item).delete()
+    EvidenceSpan.objects.bulk_create(
         [
             EvidenceSpan(item=item, document=document, start=s.start, end=s.end, text=s.text, position=i)
             for i, s in enumerate(spans)
         ]
     )
-    related_known(item, "spans", written)
-    item.has_spans = bool(written)  # type: ignore[attr-defined]
 
 
 def qa_item_delete(*, item: QAItem, user: User) -> None:
@@ -846,21 +826,18 @@ def deleted_projects_for(user: User) -> QuerySet[Project]:
     return projects.order_by("-deleted_at", "slug")
 
 
-def _submitted_items(pair_id: int) -> QuerySet[QAItem]:
-    last_revision = QAItemRevision.objects.filter(item=OuterRef("pk")).order_by("-number").values("number")[:1]
-    items = QAItem.objects.alive().filter(pair=pair_id).select_related("author")
-    return items_spans_joined(items.annotate(last_revision=Subquery(last_revision)))
-
-
-_SUBMITTED_ITEMS = Prepared(_submitted_items, int)
-
-
 def pair_submit(*, pair: PagePair, user: User) -> PagePair:
     """Send a pair's items on to review, once there are enough complete items."""
     _require_authoring(pair, user)
     project = pair.project
-    # The items with their spans and the number of each one's last revision, in one query compiled once.
-    items = items_of_joined_rows(_SUBMITTED_ITEMS.all(int(pair.pk)), "default")
+    # The items with their spans and the number of each one's last revision.
+    last_revision = QAItemRevision.objects.filter(item=OuterRef("pk")).order_by("-number").values("number")[:1]
+    items = items_with_spans(
+        QAItem.objects.alive()
+        .filter(pair=pair)
+        .select_related("author")
+        .annotate(last_revision=Subquery(last_revision))
+    )
     lead_items = [item for item in items if item.kind == QAItem.Kind.LEAD]
     errors: dict[str, list[str]] = {}
     if len(lead_items) < project.lead_qa_min:
@@ -961,7 +938,7 @@ def qa_item_revisions_create(
             .annotate(number=Max("number"))
             .values_list("item_id", "number")
         )
-    return rows_insert(
+    return QAItemRevision.objects.bulk_create(
         [
             QAItemRevision(
                 item=item,

@@ -4,7 +4,7 @@ Every `authenticate()` call counts — the sign-in form, `POST /api/auth/token/`
 axes listens to Django's own login signals; its backend refuses a locked-out name before any password is
 checked. A failure is counted for the pair (username, client address), so one address guessing one name is
 stopped without letting anyone lock a name for everybody. Counts live in the cache (Redis in production),
-which fails open (config/cache.py): while Redis is down nothing is counted and nobody is locked out.
+which fails open (django-redis with IGNORE_EXCEPTIONS): while Redis is down nothing is counted and nobody is locked out.
 
 The two keys are what Django authenticates and who is really asking:
 - the username is NFKC-normalised and stripped as the sign-in form does (`ｖｉｃｔｉｍ２` is `victim2`);

@@ -22,7 +22,6 @@ from rest_framework.authentication import TokenAuthentication
 
 from annotation.models import ApiToken
 from common.errors import InvalidInput
-from common.prepared import Prepared
 
 LAST_USED_EVERY = timedelta(minutes=1)  # last_used_at is written at most this often per token
 
@@ -69,15 +68,14 @@ def api_tokens_revoke_all(*, user: User) -> int:
     return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
-# Every API request asks this: compiled once (common/prepared.py). The digest is unique.
-_TOKEN_BY_DIGEST = Prepared(lambda digest: ApiToken.objects.select_related("user").filter(digest=digest)[:1], str)
-
-
 def api_token_user(key: str) -> tuple[User, ApiToken] | None:
     """The person a key signs in, if the token is live and the person active; else None."""
-    token = _TOKEN_BY_DIGEST.first(_digest(key))
+    try:
+        token = ApiToken.objects.select_related("user").get(digest=_digest(key))
+    except ApiToken.DoesNotExist:
+        return None
     now = timezone.now()
-    if token is None or not token.is_live(now) or not token.user.is_active:
+    if not token.is_live(now) or not token.user.is_active:
         return None
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_EVERY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

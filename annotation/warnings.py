@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any
+from dataclasses import dataclass
 
-from django.db.models import Case, DateTimeField, F, When
-from django.utils import timezone
+from django.db.models import QuerySet
 from rapidfuzz import fuzz, process, utils
 
 from annotation.models import Project, QAItem
-from common.prepared import Prepared
 
 NEAR_DUPLICATE_SCORE = 90  # rapidfuzz ratio, 0-100, on normalised questions
 
@@ -87,133 +82,54 @@ def near_duplicate(question: str, others: list[str]) -> str | None:
     return match[0] if match else None
 
 
-QUESTIONS_MARGIN = timedelta(minutes=2)  # a change committed up to this long after its `updated_at` is still seen
-QUESTIONS_REBUILD = timedelta(minutes=10)  # the whole list is read again this often, whatever happened
+# The near-duplicate advice compares a question with the project's latest questions, at most this many (a page
+# reads them in one query; a project of more items compares with its newest ones).
+NEAR_DUPLICATE_LIMIT = 5000
 
 
-@dataclass
+@dataclass(frozen=True)
 class ProjectQuestions:
-    """The questions of a project's live items, processed once for the near-duplicate advice: kept in this process
-    and brought up to date on each use with the items changed since (a query of the few rows whose `updated_at` is
-    recent, instead of every question of the project on every page view)."""
+    """The questions of a project's live items (the latest NEAR_DUPLICATE_LIMIT), oldest first, read once for a
+    page of items."""
 
-    project: tuple[int, datetime]  # id and creation time: a project made again with the same id starts afresh
-    built_at: datetime
-    read_at: datetime
-    processed: dict[int, str] = field(default_factory=dict)  # item id -> question as rapidfuzz compares it
-    original: dict[int, str] = field(default_factory=dict)
-    order: dict[int, tuple[int, datetime, int]] = field(default_factory=dict)  # the items' order, for ties
-    # Every item read so far (any question, deleted or not) -> its creation time, and the highest id read: the
-    # items changed since the last use come without the creation time of those read before (parsing it was most
-    # of the refresh's CPU, the same rows coming back while they are recent).
-    created: dict[int, datetime] = field(default_factory=dict)
-    highest: int = 0
-
-    def put(self, pk: int, question: str, pair_id: int, created_at: datetime, alive: bool = True) -> None:
-        if alive and question:
-            self.processed[pk] = utils.default_process(question)
-            self.original[pk], self.order[pk] = question, (pair_id, created_at, pk)
-        else:
-            self.processed.pop(pk, None)
-            self.original.pop(pk, None)
-            self.order.pop(pk, None)
+    original: dict[int, str]  # item id -> its question
+    processed: dict[int, str]  # item id -> the question as rapidfuzz compares it
 
     def near_duplicate(self, question: str, *, leave_out: int | None) -> str | None:
-        """What `near_duplicate(question, others)` says of the project's other questions (in the items' order):
-        the best match at NEAR_DUPLICATE_SCORE or above, the first in order among equals."""
+        """What `near_duplicate(question, others)` says of the other questions: the best match at
+        NEAR_DUPLICATE_SCORE or above, the oldest among equals."""
         if not question.strip():
             return None
+        # Two at most: the best one may be the item itself (ties keep the questions' order).
         matches = process.extract(
             utils.default_process(question),
             self.processed,
             scorer=fuzz.ratio,
             processor=None,
             score_cutoff=NEAR_DUPLICATE_SCORE,
-            limit=None,
+            limit=2,
         )
-        # Best first: only the matches of the best score are ordered (a much-repeated question matches many).
-        best: float | None = None
-        found = []
-        for _text, score, pk in matches:
-            if pk == leave_out:
-                continue
-            if best is not None and score < best:
-                break
-            best = score
-            found.append((self.order[pk], pk))
-        return self.original[min(found)[1]] if found else None
+        found = [pk for _text, _score, pk in matches if pk != leave_out]
+        return self.original[found[0]] if found else None
 
 
-_QUESTIONS: dict[int, ProjectQuestions] = {}
-_QUESTIONS_LOCK = threading.Lock()
+def latest_questions(project: Project) -> QuerySet[QAItem, tuple[int, str]]:
+    """The ids and questions of the project's latest live items with a question (read through the index of items by
+    project: tests/annotation/test_question_plan.py)."""
+    items = QAItem.objects.alive().filter(project=project).exclude(question="")
+    return items.order_by("-id").values_list("id", "question")[:NEAR_DUPLICATE_LIMIT]
 
 
 def project_questions(project: Project) -> ProjectQuestions:
-    """The questions of the project's live items, for `qa_item_warnings` (of one item or of a page of them).
-
-    Kept per process: each use reads the items changed since the last one (`updated_at`, which every write of an
-    item sets, a few rows), the whole list when it is older than QUESTIONS_REBUILD. Call it inside
-    `with questions_lock():` while using the result (a threaded server shares it)."""
-    now = timezone.now()
-    key = (project.pk, project.created_at)
-    known = _QUESTIONS.get(project.pk)
-    items = QAItem.objects.filter(project_id=project.pk)
-    if known is None or known.project != key or now - known.built_at > QUESTIONS_REBUILD:
-        known = ProjectQuestions(project=key, built_at=now, read_at=now)
-        rows = items.alive().exclude(question="").order_by().values_list("pk", "question", "pair_id", "created_at")
-        for pk, question, pair_id, created_at in rows:
-            known.put(pk, question, pair_id, created_at)
-            known.created[pk] = created_at
-            known.highest = max(known.highest, pk)
-        _QUESTIONS[project.pk] = known
-        return known
-    changed = _changed_items().dicts(int(project.pk), known.read_at - QUESTIONS_MARGIN, known.highest)
-    for row in changed:
-        if row["created"] is not None:  # an id above the highest read
-            known.created[row["pk"]] = row["created"]
-    unseen = [row["pk"] for row in changed if row["pk"] not in known.created]
-    if unseen:  # seldom: an older item not read before (no question then, or committed late)
-        known.created.update(QAItem.objects.filter(pk__in=unseen).values_list("pk", "created_at"))
-    for row in changed:
-        pk = row["pk"]
-        made = known.created.get(pk)  # None: removed meanwhile
-        known.put(
-            pk, row["question"], row["pair_id"], made or now, alive=row["deleted_at"] is None and made is not None
-        )
-        known.highest = max(known.highest, pk)
-    known.read_at = now
-    return known
-
-
-def _changed_items() -> Prepared[Any]:
-    """The project's items written since a time, with their creation time where the id is above a given one (None
-    below it), compiled once (common/prepared.py): asked on every authoring page."""
-    global _CHANGED
-    if _CHANGED is None:
-        _CHANGED = Prepared(
-            lambda project_id, since, highest: (
-                QAItem.objects.filter(project_id=project_id, updated_at__gte=since)
-                .order_by()
-                .values("pk", "question", "pair_id", "deleted_at")
-                .annotate(created=Case(When(pk__gt=highest, then=F("created_at")), output_field=DateTimeField()))
-            ),
-            int,
-            datetime,
-            int,
-        )
-    return _CHANGED
-
-
-_CHANGED: Prepared[Any] | None = None
-
-
-def questions_lock() -> threading.Lock:
-    return _QUESTIONS_LOCK
+    """The questions of the project's live items, for `qa_item_warnings` (of one item or of a page of them)."""
+    rows = sorted(latest_questions(project))  # oldest first
+    return ProjectQuestions(
+        original=dict(rows), processed={pk: utils.default_process(question) for pk, question in rows}
+    )
 
 
 def qa_item_warnings(item: QAItem, *, questions: ProjectQuestions | None = None) -> list[AuthoringWarning]:
-    """Advice on an item. `questions`: `project_questions` of its project, brought up to date once for a page of
-    items (under `questions_lock()`)."""
+    """Advice on an item. `questions`: `project_questions` of its project, read once for a page of items."""
     pair = item.pair
     project = pair.project
     warnings: list[AuthoringWarning] = []
@@ -230,11 +146,7 @@ def qa_item_warnings(item: QAItem, *, questions: ProjectQuestions | None = None)
             AuthoringWarning("answer_in_standard", "The standard-language answer appears in the standard lead.")
         )
     if item.question.strip():
-        if questions is None:
-            with questions_lock():
-                duplicate = project_questions(project).near_duplicate(item.question, leave_out=item.pk)
-        else:
-            duplicate = questions.near_duplicate(item.question, leave_out=item.pk)
+        duplicate = (questions or project_questions(project)).near_duplicate(item.question, leave_out=item.pk)
         if duplicate:
             warnings.append(
                 AuthoringWarning("near_duplicate", f"Nearly the same question exists in this project: “{duplicate}”.")

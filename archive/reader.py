@@ -29,7 +29,7 @@ from django.db import DatabaseError, connection, models, transaction
 from annotation.models import Project
 from archive.checks import archive_check, archive_verify
 from archive.files import release_path
-from archive.registry import ROOT, ArchivedModel, archived_models
+from archive.registry import ROOT, ArchivedModel, archived_models, primary_key, table_fields
 from archive.rows import USER_FIELDS, decode_value
 from archive.rules import row_problems, username_problem
 from common import jsontext
@@ -166,7 +166,7 @@ def _lines(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[_Where, Any]
 def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
     """username -> user id here: existing people are matched, the others created inactive without a password."""
     user_model = get_user_model()
-    user_fields = {f.name: f for f in user_model._meta.concrete_fields}  # USER_FIELDS are all plain columns
+    user_fields = {f.name: f for f in table_fields(user_model)}  # USER_FIELDS are all plain columns
     users: dict[str, int] = {}
     matched = created = 0
     for where, record in _lines(archive, "users.jsonl"):
@@ -196,9 +196,7 @@ def _import_users(archive: zipfile.ZipFile) -> tuple[dict[str, int], int, int]:
 
 def _auto_now_fields(model: type[models.Model]) -> list[str]:
     return [
-        f.attname
-        for f in model._meta.concrete_fields
-        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
+        f.attname for f in table_fields(model) if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
     ]
 
 
@@ -206,7 +204,7 @@ def _reserve_ids(model: type[models.Model], max_pk: int) -> None:
     """Move the id sequence past the archived ids, so rows created meanwhile never take an id kept here."""
     if connection.vendor != "postgresql" or not max_pk:
         return
-    table, column = model._meta.db_table, model._meta.pk.column
+    table, column = model._meta.db_table, primary_key(model).column
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [connection.ops.quote_name(table), column])
         sequence = cursor.fetchone()[0]
@@ -229,7 +227,7 @@ def _import_model(
     total: int,
 ) -> int:
     model, label = entry.model, entry.label
-    fields = {f.name: f for f in model._meta.concrete_fields if not f.primary_key}
+    fields = {f.name: f for f in table_fields(model) if not f.primary_key}
     references = {key.name: key.related_model._meta.label for key in entry.references}
     user_keys = {key.name for key in entry.user_keys}
     type_keys = {key.name for key in entry.content_type_keys}

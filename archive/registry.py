@@ -105,8 +105,17 @@ def local_models() -> list[type[models.Model]]:
     return [model for app in apps.get_app_configs() if is_local_app(app) for model in app.get_models()]
 
 
+def table_fields(model: type[models.Model]) -> list[models.Field]:
+    """The model's fields that are columns of its table, in the model's order (Django's documented `get_fields`)."""
+    return [f for f in model._meta.get_fields() if isinstance(f, models.Field) and f.concrete and not f.many_to_many]
+
+
+def primary_key(model: type[models.Model]) -> models.Field:
+    return next(f for f in table_fields(model) if f.primary_key)
+
+
 def _keys(model: type[models.Model]) -> list[models.ForeignKey]:
-    return [f for f in model._meta.concrete_fields if isinstance(f, models.ForeignKey)]  # OneToOneField included
+    return [f for f in table_fields(model) if isinstance(f, models.ForeignKey)]  # OneToOneField included
 
 
 def _owner_key(model: type[models.Model], owned: dict[type[models.Model], str]) -> models.ForeignKey | None:
@@ -161,7 +170,7 @@ def archived_models() -> tuple[ArchivedModel, ...]:
         if label in TYPED_IDS:
             type_field, id_field, types = TYPED_IDS[label]
             entry.typed_ids = (type_field, id_field, types())
-        for many in model._meta.many_to_many:
+        for many in [f for f in model._meta.get_fields() if f.many_to_many and not f.auto_created]:
             raise ImproperlyConfigured(
                 f"{model._meta.label}.{many.name}: many-to-many fields are not archived; use an explicit model."
             )

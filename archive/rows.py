@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import models
 
-from archive.registry import ArchivedModel
+from archive.registry import ArchivedModel, table_fields
 
 FORMAT = "localqa-project-archive"
 SCHEMA_VERSION = 1
@@ -52,10 +52,10 @@ def decode_value(field: models.Field, value: Any) -> Any:
 
 def plain_fields(model: type[models.Model]) -> list[models.Field]:
     """Concrete fields other than the primary key and foreign keys."""
-    return [f for f in model._meta.concrete_fields if not f.primary_key and not isinstance(f, models.ForeignKey)]
+    return [f for f in table_fields(model) if not f.primary_key and not isinstance(f, models.ForeignKey)]
 
 
 def columns(entry: ArchivedModel) -> list[str]:
     """The attnames read for each row, in a fixed order: pk, the plain fields, then every key."""
-    keys = [f for f in entry.model._meta.concrete_fields if isinstance(f, models.ForeignKey)]
+    keys = [f for f in table_fields(entry.model) if isinstance(f, models.ForeignKey)]
     return ["pk", *(f.attname for f in plain_fields(entry.model)), *(f.attname for f in keys)]

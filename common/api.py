@@ -19,7 +19,6 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
-from rest_framework.utils.serializer_helpers import BindingDict
 from rest_framework.views import APIView
 
 from common.errors import InvalidInput
@@ -54,34 +53,6 @@ def named_enum(choices: type[models.TextChoices], name: str) -> Callable[..., se
 
     NamedChoiceField.__name__ = f"{name}Field"
     return NamedChoiceField
-
-
-def fields_once(serializer_class: type[serializers.Serializer]) -> BindingDict:
-    """The fields of a serializer class, built once and kept on the class: bound to an empty instance of it as
-    their parent (no instance, no context, not partial: what `validated` and `FieldsOnce` serializers have)."""
-    shared: BindingDict | None = serializer_class.__dict__.get("_fields_once")
-    if shared is None:
-        template = serializer_class()
-        shared = BindingDict(template)
-        for name, field in template.get_fields().items():
-            shared[name] = field
-        serializer_class._fields_once = shared  # type: ignore[attr-defined]
-    return shared
-
-
-class FieldsOnce:
-    """For output serializers: fields built once per class and shared by its instances, not built again for each
-    (a ModelSerializer reads the model's fields each time, and each nested serializer builds its own fields too).
-
-    Only for serializers that render and nothing more: no context read (`self.context`, SerializerMethodField),
-    no validation. Their fields keep no state while rendering, so threads may share them; they are bound to an
-    empty instance of the class as their parent. Put it first among the bases:
-    `class ItemOutput(FieldsOnce, serializers.ModelSerializer)`.
-    """
-
-    @property
-    def fields(self) -> BindingDict:
-        return fields_once(type(self))  # type: ignore[arg-type]  # a serializer: this class is mixed into one
 
 
 BAD_INPUT = OpenApiResponse(ErrorOutput, description="Bad input; `field` and `details` name what is wrong.")
@@ -126,10 +97,6 @@ def flatten_errors(errors: Any, prefix: str = "") -> dict[str, list[str]]:
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     serializer = serializer_class(data=data)
-    # The class's fields, built once (DRF deep-copies every declared field for each instance). Validation keeps
-    # no state in fields; the serializer here has no instance or context and is not partial, as their parent has.
-    # A default is handed out as it is, to every request: a mutable one must be a callable (`default=list`).
-    serializer.__dict__["fields"] = fields_once(serializer_class)
     if not serializer.is_valid():
         errors = flatten_errors(serializer.errors)
         first = next(iter(errors))

@@ -1,30 +1,23 @@
 """What a server process would otherwise do on its first requests, done while it loads the application.
 
 Django imports the URLconf (and with it every view, DRF and the OpenAPI tools), compiles each URL pattern's
-regular expression, each template and the hot path's prepared SQL (common/prepared.py) on first use: some 250 ms
-of CPU (300 for a page) that the first requests of every fresh worker waited for, all at once on a gunicorn
-worker's threads (after a deploy or a restart, the first annotators' claims took 100-250 ms where they take 15).
+regular expression and each template on first use: some 250 ms of CPU (300 for a page) that the first requests
+of every fresh worker waited for, all at once on a gunicorn worker's threads (after a deploy or a restart, the
+first annotators' claims took 100-250 ms where they take 15).
 `config/wsgi.py` calls `server_warm_up()` when it makes the application: with `gunicorn --preload` once, before
 the workers fork; without, in each worker before it takes a request.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, connections
 from django.template import TemplateSyntaxError
 from django.template.loader import get_template
 from django.urls import URLPattern, URLResolver, get_resolver
-
-from common.claims import prepared_queues_read
-from common.prepared import prepared_queries_compile
-
-log = logging.getLogger(__name__)
 
 
 def _patterns_compiled(resolver: URLResolver) -> int:
@@ -55,22 +48,12 @@ def _templates_loaded() -> int:
 
 
 def server_warm_up() -> dict[str, Any]:
-    """Load what the first requests would load; what was done. Never raises: a database that is not up yet
-    leaves the queries to be compiled on first use, as before."""
+    """Load what the first requests would load; what was done. Needs no database."""
     started = time.perf_counter()
     done: dict[str, Any] = {}
     resolver = get_resolver()
     done["url_patterns"] = _patterns_compiled(resolver)
     resolver.reverse_dict  # noqa: B018 - reverse()'s tables, made once per process
     done["templates"] = _templates_loaded()
-    prepared_queues_read()
-    try:
-        done["prepared_queries"] = prepared_queries_compile()
-    except DatabaseError as error:
-        log.warning("Prepared queries not compiled at start (the first requests will): %s", error)
-        done["prepared_queries"] = 0
-    finally:
-        # No connection outlives the warm-up: with --preload, forked workers would share its socket.
-        connections.close_all()
     done["seconds"] = round(time.perf_counter() - started, 3)
     return done

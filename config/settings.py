@@ -110,8 +110,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First, before any query: a reused PostgreSQL connection nothing has disturbed skips its SELECT 1.
-    "common.connections.ConnectionCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -122,7 +120,7 @@ MIDDLEWARE = [
     "annotation.middleware.PasswordChangeRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "common.csp.CSPMiddleware",  # django-csp's, the site-wide policy built once
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last: turns a sign-in lockout (annotation/signin.py) into its 429 answer.
     "axes.middleware.AxesMiddleware",
@@ -164,7 +162,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test_localqa.sqlite3"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
-    # Web requests ask its socket first (common/connections.py) and send the SELECT 1 only when it has news.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A database that does not answer fails a request within seconds, as a 503 (config/errors.py), not a hang.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
@@ -267,18 +264,26 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # Cache: Redis when configured (shared by every web process: login lockouts, API throttles), else in-memory.
-# It fails open (config/cache.py): while Redis is down requests go on without throttles and lockouts, and
-# give up on Redis within CACHE_TIMEOUT seconds instead of hanging.
+# It fails open (django-redis's IGNORE_EXCEPTIONS): while Redis is down a read is a miss and a write is dropped, so
+# requests go on without throttles and lockouts (each ignored error logged), and give up on Redis within
+# CACHE_TIMEOUT seconds instead of hanging.
 CACHE_URL = env.str("CACHE_URL", default=REDIS_URL)
 CACHE_TIMEOUT = env.float("CACHE_TIMEOUT", default=0.5)
 CACHES = {
     "default": {
-        "BACKEND": "config.cache.FailOpenRedisCache" if CACHE_URL else "django.core.cache.backends.locmem.LocMemCache",
+        "BACKEND": "django_redis.cache.RedisCache" if CACHE_URL else "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": CACHE_URL or "localqa",
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="localqa"),
-        "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT} if CACHE_URL else {},
+        "OPTIONS": {
+            "SOCKET_CONNECT_TIMEOUT": CACHE_TIMEOUT,
+            "SOCKET_TIMEOUT": CACHE_TIMEOUT,
+            "IGNORE_EXCEPTIONS": True,
+        }
+        if CACHE_URL
+        else {},
     }
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 # Guessing passwords (annotation/signin.py): after this many failures for one user name from one client
 # address — through the sign-in form, POST /api/auth/token/ or the admin alike — that pair waits this long.
@@ -328,7 +333,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "common.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
-        "common.throttling.UserRateThrottle",  # DRF's rule, one Redis round trip
+        "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("API_THROTTLE_ANON", default="60/min"),

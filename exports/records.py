@@ -14,16 +14,15 @@ from the `review` app when it is installed.
 from __future__ import annotations
 
 import hashlib
-import json
 import queue
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, NamedTuple, TypeVar
 
-import orjson
 from django.db import connection
 from django.db.models import Count, F, Lookup
 
@@ -180,8 +179,8 @@ class ReviewData:
             data.reviews = _counts(ReviewSlot.objects.filter(AnyOf(F("item_id"), item_pks), status="done"))
         if "verification" in present:
             data.verification = {
-                item_pk: (result, sentences, note, answer, query)  # the latest wins; its JSON read with its record
-                for item_pk, result, sentences, note, answer, query in plain_rows(
+                item_pk: (result, sentences, note, answer, query)  # the latest wins
+                for item_pk, result, sentences, note, answer, query in (
                     Verification.objects.filter(AnyOf(F("item_id"), item_pks))
                     .order_by("item_id", "number")
                     .values_list("item_id", "result", "sentences", "note", "answer", "query")
@@ -205,7 +204,7 @@ class ReviewData:
             result, sentences, note, answer, query = verified
             return {
                 "status": result,
-                "sentences": _sentences(json_value(sentences)),
+                "sentences": _sentences(sentences),
                 "note": note or "",
                 "answer": answer,  # the answer text it checked (null: recorded before that was kept)
                 "query": query or "",  # the search the verifier ran
@@ -215,29 +214,7 @@ class ReviewData:
 
 def _counts(rows: Any) -> dict[int, int]:
     """How many of `rows` (a queryset of one chunk's rows with an item_id) each item has."""
-    return dict(plain_rows(rows.order_by().values("item_id").annotate(n=Count("id")).values_list("item_id", "n")))
-
-
-def json_value(raw: Any) -> Any:
-    """A JSON column read by `plain_rows` (text from the driver), parsed."""
-    if not isinstance(raw, str | bytes):
-        return raw
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:  # what orjson refuses and the standard library reads (integers past 64 bits)
-        return json.loads(raw)
-
-
-def plain_rows(queryset: Any) -> list[tuple]:
-    """A values_list queryset's rows as the driver returns them, without Django's converter call per row.
-
-    For queries of integers, text and JSON read with `json_value`, on the release's
-    hot path where those calls cost more than the query.
-    """
-    sql, params = queryset.query.get_compiler(queryset.db).as_sql()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    return dict(rows.order_by().values("item_id").annotate(n=Count("id")).values_list("item_id", "n"))
 
 
 def _sentences(sentences: Any) -> list[dict[str, Any]]:
@@ -341,17 +318,10 @@ def release_items(project: Project, statuses: Iterable[str]) -> ItemQuerySet:
 
 
 def streamed_chunks(queryset: Any, chunk_size: int) -> Iterator[list[tuple]]:
-    """A values_list queryset's rows in lists of `chunk_size`, through a server-side cursor, as the driver gives them.
-
-    Like `plain_rows`, without Django's per-row converters: for queries of integers and text.
-    (It streams from the tuple store PostgreSQL fills when the cursor is declared outside a
-    transaction, as Django's own `iterator()` does.)
-    """
-    sql, params = queryset.query.get_compiler(queryset.db).as_sql()
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(chunk_size):
-            yield rows
+    """A values_list queryset's rows in lists of `chunk_size`, read through a server-side cursor (`iterator()`)."""
+    rows = queryset.iterator(chunk_size=chunk_size)
+    while chunk := list(islice(rows, chunk_size)):
+        yield chunk
 
 
 @dataclass
@@ -372,7 +342,7 @@ def iter_item_chunks(
 
     Each chunk's spans, pairs, revision counts and review data come in one query
     each, selected by the chunk's ids (`AnyOf`), through the tables' own indexes.
-    Rows are kept as the driver gives them; the records are made by `ItemChunk.records`,
+    Rows are kept as tuples; the records are made by `ItemChunk.records`,
     so a build can read the next chunk (waiting on PostgreSQL) while it makes these.
     """
     statuses = list(statuses)
@@ -383,7 +353,7 @@ def iter_item_chunks(
         pair_pks = list(dict.fromkeys(row[1] for row in chunk))
         document_pairs = list({row[1] for row in chunk if row[2] == QAItem.Kind.DOCUMENT})
         spans: dict[int, list[tuple]] = defaultdict(list)
-        for span in plain_rows(
+        for span in (
             EvidenceSpan.objects.filter(AnyOf(F("item_id"), item_pks))
             .order_by("item_id", "position", "id")
             .values_list("item_id", "document", "start", "end", "text", "match")
@@ -393,7 +363,7 @@ def iter_item_chunks(
         review = ReviewData.load(item_pks, pair_pks, present)
         context = ItemContext(
             project=project,
-            pairs={row[0]: pair_facts(project, row, splitter, review) for row in plain_rows(pairs)},
+            pairs={row[0]: pair_facts(project, row, splitter, review) for row in pairs},
             local_texts=dict(PagePair.objects.filter(AnyOf(F("id"), document_pairs)).values_list("id", "local_text"))
             if document_pairs
             else {},
@@ -432,14 +402,14 @@ def iter_pair_records(
         excluded_pks = [row[0] for row in chunk if row[9] == PagePair.Status.EXCLUDED]
         notes: dict[int, str] = {}
         if excluded_pks:
-            for pair_pk, note in plain_rows(
+            for pair_pk, note in (
                 Screening.objects.filter(AnyOf(F("pair_id"), excluded_pks))
                 .order_by("pair_id", "created_at", "id")
                 .values_list("pair_id", "note")
             ):
                 notes[pair_pk] = note  # the latest decision's note
         counts: dict[int, dict[str, int]] = defaultdict(dict)
-        for pair_pk, kind, n in plain_rows(
+        for pair_pk, kind, n in (
             QAItem.objects.alive()
             .filter(AnyOf(F("pair_id"), pks), status__in=statuses)
             .values("pair_id", "kind")

@@ -7,24 +7,24 @@ see items of their projects only after submission; authors see their own items.
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404
 
 from annotation.access import (
     AnyUser,
     ItemAccess,
-    MemberLookup,
     ProjectAccess,
     RoleOption,
     access_of_row,
     get_pair_for_user,
+    member_row,
     project_access,
     roles_of,
 )
 from annotation.models import Membership, PagePair, QAItem, Role
-from common.prepared import Prepared
 from review.judging import slots_judged
-from review.models import ReviewSlot
+from review.models import ReviewSlot, SlotQuerySet
+from review.queue import slots_held
 
 REVIEWING = (Role.REVIEWER, Role.COORDINATOR)
 
@@ -93,17 +93,11 @@ def get_item_for_reader(user: AnyUser, slug: str, item_id: int) -> QAItem:
     return reader_access(user, slug, item_id).item
 
 
-# A slot with all its review shows; a deleted item has no review.
-_MEMBERS_SLOT = MemberLookup(
-    lambda: ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").filter(
+def _slots() -> SlotQuerySet:
+    """A slot with all its review shows; a deleted item has no review."""
+    return ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").filter(
         item__deleted_at__isnull=True
-    ),
-    project="item__project",
-)
-
-
-# The same, read to be judged: its item locked, with what judging it needs (`review.judging.slots_judged`).
-_MEMBERS_SLOT_JUDGED = MemberLookup(lambda: slots_judged(_MEMBERS_SLOT.rows()), project="item__project")
+    )
 
 
 def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool = False) -> ReviewSlot:
@@ -111,22 +105,22 @@ def get_slot_for_reviewer(user: AnyUser, slug: str, slot_id: int, *, held: bool 
     only the reviewer holding it may act on it (give it back, send its active time).
 
     A member's slot comes with its item, pair, author, revision, project and membership in one query."""
-    return _slot_for(_MEMBERS_SLOT, user, slug, slot_id, held=held)
+    return _slot_for(_slots(), user, slug, slot_id, held=held)
 
 
 def get_slot_for_judging(user: AnyUser, slug: str, slot_id: int) -> ReviewSlot:
     """`get_slot_for_reviewer(held=True)` with its item locked, for `review_submit(locked=True)` in the same
     transaction (the caller's): the lock and what the judgment needs come in the access query itself."""
-    return _slot_for(_MEMBERS_SLOT_JUDGED, user, slug, slot_id, held=True)
+    return _slot_for(slots_judged(_slots()), user, slug, slot_id, held=True)
 
 
-def _slot_for(lookup: MemberLookup[ReviewSlot], user: AnyUser, slug: str, slot_id: int, *, held: bool) -> ReviewSlot:
-    slot = lookup.get(user, slug, slot_id)
+def _slot_for(slots: QuerySet[ReviewSlot], user: AnyUser, slug: str, slot_id: int, *, held: bool) -> ReviewSlot:
+    slot = member_row(slots.filter(pk=slot_id), user, slug, project="item__project")
     if slot is not None:
         access = access_of_row(slot, slot.item.project, None)
     else:
         access = project_access(user, slug)
-        slot = lookup.rows().filter(pk=slot_id, item__project=access.project).first()
+        slot = slots.filter(pk=slot_id, item__project=access.project).first()
         if slot is None:
             raise Http404("No such review in this project.")
     project, membership = access.project, access.membership
@@ -144,38 +138,21 @@ def get_pair_for_labeller(user: AnyUser, slug: str, pair_id: int) -> PagePair:
     return get_pair_for_user(user, slug, pair_id, role=Role.COORDINATOR)
 
 
-# The reviewer's membership with its project and languages, as `project_access(related=("reader_languages",))`
-# reads it, and the slot they hold in the project (the oldest claim, as `review.queue` asks): one query, compiled
-# once, for the review queue's every claim.
-_REVIEWER = Prepared(
-    lambda user_id, slug: (
-        Membership.objects.select_related("project", "reader_languages")
-        .filter(project__slug=slug, project__deleted_at__isnull=True, user=user_id)
-        .annotate(
-            held_slot=Subquery(
-                ReviewSlot.objects.filter(
-                    item__project=OuterRef("project_id"),
-                    item__deleted_at__isnull=True,
-                    reviewer=OuterRef("user_id"),
-                    status=ReviewSlot.Status.CLAIMED,
-                )
-                .order_by("claimed_at")
-                .values("id")[:1]
-            )
-        )
-        .order_by("pk")[:1]
-    ),
-    int,
-    str,
-)
-
-
 def reviewer_queue_access(user: AnyUser, slug: str) -> tuple[ProjectAccess, int | bool | None]:
     """`project_access(user, slug, role=Role.REVIEWER, related=("reader_languages",))` and the id of the slot the
     reviewer holds in the project: None when none, False when not asked (superusers, who go the general way)."""
     if user.is_authenticated and not user.is_superuser:
-        membership = _REVIEWER.first(int(user.pk), str(slug))
+        # The membership with its project and languages, as `project_access(related=("reader_languages",))` reads
+        # it, and the slot the reviewer holds in the project: one query, for the review queue's every claim.
+        held = slots_held(OuterRef("project_id"), OuterRef("user_id")).values("id")[:1]
+        memberships = Membership.objects.select_related("project", "reader_languages").annotate(
+            held_slot=Subquery(held)
+        )
+        try:
+            membership = memberships.get(project__slug=slug, project__deleted_at__isnull=True, user=user.pk)
+        except Membership.DoesNotExist:
+            membership = None
         if membership is not None and membership.is_reviewer:
-            return ProjectAccess(membership.project, membership), membership.held_slot  # type: ignore[attr-defined]
+            return ProjectAccess(membership.project, membership), membership.held_slot
     # A superuser, a non-member (404) or a member without the role (403): as `project_access` says.
     return project_access(user, slug, role=Role.REVIEWER, related=("reader_languages",)), False

@@ -18,7 +18,6 @@ from annotation.access import get_pair_for_user, get_project_for_user
 from annotation.models import Membership, PagePair, Project, QAItem, Role
 from annotation.serializers import ItemOutput, StaleItemOutput
 from common.api import NO_CONTENT, paginated, responses, validated
-from common.related import related_known
 from common.requests import SignedInApiRequest
 from review import access
 from review import decisions as review_decisions
@@ -63,27 +62,22 @@ from review.serializers import (
     VerificationSearchInput,
     VerificationStateOutput,
     VersionInput,
-    review_submit_input,
-    slot_output,
 )
 from review.views.queue import review_items
 
 EMPTY = OpenApiResponse(description="Nothing is waiting for you.")
 
 
-def _slot_data(slot: ReviewSlot, project: Project, *, loaded: bool = False, claimed: bool = False) -> dict[str, Any]:
+def _slot_data(slot: ReviewSlot, project: Project, *, loaded: bool = False) -> dict[str, Any]:
     """The slot as SlotOutput shows it. `loaded`: it comes with its item, pair, author, revision and reviewer as
-    they are now (else they are read again); `claimed`: it was just claimed, so it has no judgments yet (they are
-    written when it is done)."""
+    they are now (else they are read again)."""
     if not loaded:
         slot = ReviewSlot.objects.select_related("item", "item__pair", "item__author", "revision", "reviewer").get(
             pk=slot.pk
         )
-    if claimed:
-        related_known(slot, "judgments", [])
     slot.item.project = project
     slot.item.pair.project = project
-    return slot_output(slot)
+    return SlotOutput(slot).data
 
 
 # The queue and the filtered list
@@ -130,7 +124,7 @@ class ReviewNextApi(APIView):
         )
         if slot is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_slot_data(slot, reviewing.project, loaded=True, claimed=True))
+        return Response(_slot_data(slot, reviewing.project, loaded=True))
 
 
 class ReviewClaimApi(APIView):
@@ -166,7 +160,7 @@ class ReviewSlotApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, slot_id: int) -> Response:
         with transaction.atomic():  # the slot read with its item locked, and judged, in one transaction
             slot = access.get_slot_for_judging(request.user, slug, slot_id)
-            data = review_submit_input(request.data)
+            data = validated(ReviewSubmitInput, request.data)
             project = slot.item.project
             slot = review_judging.review_submit(
                 slot=slot, user=request.user, version=data["version"], judgments=data["judgments"], locked=True

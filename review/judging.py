@@ -10,8 +10,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
-from django.db.models.expressions import Combinable
+from django.db.models import Exists, Expression, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation.lifecycle import (
@@ -20,13 +19,9 @@ from annotation.lifecycle import (
     item_events_record,
     qa_item_transition,
     require_may_review,
-    spans_known,
-    spans_read_with,
 )
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import Prepared, rows_insert, rows_update
-from common.related import related_known
 from review.models import Judgment, ReviewSlot
 from review.reports import agreement_report_after_judgments
 from review.routing import REVIEWABLE, Status, require_flow
@@ -78,24 +73,10 @@ def _round_seen(revision_id: Any, slot_id: Any) -> dict[str, Exists]:
     }
 
 
-def _item_locked(item_id: int, revision_id: int, slot_id: int) -> QuerySet[QAItem]:
-    return (
-        QAItem.objects.select_for_update(of=("self",))
-        .annotate(spans_read=spans_read_with("pk"), **_round_seen(revision_id, slot_id))
-        .filter(pk=item_id)[:1]
-    )
-
-
 def slots_judged(slots: QuerySet[ReviewSlot]) -> QuerySet[ReviewSlot]:
-    """`slots` (with their items) read for `review_submit(locked=True)`: the item locked, with its spans and how
-    the round looked, in the slot's own query; the caller reads it in the transaction it judges the slot in."""
-    return slots.select_for_update(of=("item",)).annotate(
-        spans_read=spans_read_with("item_id"), **_round_seen(OuterRef("revision_id"), OuterRef("pk"))
-    )
-
-
-# The judged item locked (compiled once: its three subqueries cost more CPU to compile than to run).
-_ITEM_LOCKED = Prepared(_item_locked, int, int, int)
+    """`slots` (with their items) read for `review_submit(locked=True)`: the item locked, with how the round
+    looked, in the slot's own query; the caller reads it in the transaction it judges the slot in."""
+    return slots.select_for_update(of=("item",)).annotate(**_round_seen(OuterRef("revision_id"), OuterRef("pk")))
 
 
 def review_submit(
@@ -117,22 +98,23 @@ def review_submit(
     if locked and not transaction.get_connection().in_atomic_block:
         raise RuntimeError("A slot read locked is judged in the transaction that read it.")
     with nullcontext() if locked else transaction.atomic():
-        # Locked with its spans, for the answer (nothing changes them while the item is in review), and with what
-        # the round looked like then (`_round_decide` asks again where it matters).
-        seen: Any = slot if locked else _ITEM_LOCKED.first(item.pk, slot.revision_id, slot.pk)
-        if seen is None:
-            raise QAItem.DoesNotExist("No such item.")
+        # Locked, with what the round looked like then (`_round_decide` asks again where it matters).
+        seen: Any = (
+            slot
+            if locked
+            else QAItem.objects.select_for_update(of=("self",))
+            .annotate(**_round_seen(slot.revision_id, slot.pk))
+            .get(pk=item.pk)
+        )
         locked_item: QAItem = item if locked else seen
         if locked_item.deleted_at is not None or locked_item.status != REVIEWABLE:
             raise InvalidState(
                 f"The item is {locked_item.get_status_display().lower()}; only items in review can be judged.",
                 field="item",
             )
-        updated = rows_update(
-            ReviewSlot,
-            {"pk": slot.pk, "reviewer_id": user.pk, "status": ReviewSlot.Status.CLAIMED, "version": version},
-            {"status": ReviewSlot.Status.DONE, "completed_at": now, "version": F("version") + 1},
-        )
+        updated = ReviewSlot.objects.filter(
+            pk=slot.pk, reviewer=user, status=ReviewSlot.Status.CLAIMED, version=version
+        ).update(status=ReviewSlot.Status.DONE, completed_at=now, version=F("version") + 1)
         if not updated:
             current = ReviewSlot.objects.get(pk=slot.pk)
             if current.reviewer_id != user.pk:
@@ -142,7 +124,7 @@ def review_submit(
             if current.status != ReviewSlot.Status.CLAIMED:
                 raise InvalidState("This review slot was cancelled.", field="slot")
             raise StaleEdit("This review changed in the meantime; reload it.", current=current)
-        written = rows_insert(
+        written = Judgment.objects.bulk_create(
             [
                 Judgment(
                     slot=slot,
@@ -172,9 +154,7 @@ def review_submit(
         item_events_record([reviewed, *decided])  # the review, then the item's decision if the round is complete
     # The slot and its item as written (the slot was at `version`, the item locked): no need to read them again.
     slot.status, slot.completed_at, slot.version = ReviewSlot.Status.DONE, now, version + 1
-    related_known(slot, "judgments", written)
     locked_item.project, locked_item.pair, locked_item.author = project, item.pair, item.author
-    spans_known(locked_item, seen.spans_read)
     slot.item = locked_item
 
     def judged() -> None:  # debounced: one report per burst of reviews
@@ -229,7 +209,7 @@ def _round_decide(
     return _decided(item, now, Status.NEEDS_REWRITE, ~waiting)
 
 
-def _decided(item: QAItem, now: datetime, to: str, when: Q | Combinable | None) -> list[ItemEvent]:
+def _decided(item: QAItem, now: datetime, to: str, when: Q | Expression | None) -> list[ItemEvent]:
     """The decision written (when `when` still holds, if given; the item still in review), with its event to
     record."""
     before = item.status

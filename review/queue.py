@@ -10,45 +10,25 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotation.lifecycle import item_event_record, require_may_review, spans_known, spans_read_with
+from annotation.lifecycle import item_event_record, require_may_review
 from annotation.models import ItemEvent, Membership, Project, QAItem, reviewable_by_q
-from common.claims import PreparedQueue, queue_claim_next
+from common.claims import queue_claim_next
 from common.errors import InvalidInput, InvalidState
-from common.prepared import Prepared, rows_update
 from review.models import ReviewSlot, SlotQuerySet
 from review.reviewers import reviewer_require
 from review.routing import REVIEWABLE, require_flow
 
-# What a claimed slot is shown with (the review API's SlotOutput): loaded with the slot, in the same query, the
-# item's spans too (`_shown`).
+# What a claimed slot is shown with (the review API's SlotOutput): loaded with the slot, in the same query.
 SLOT_SHOWN = ("item", "item__pair", "item__author", "revision")
 
 
-def _shown_spans() -> dict[str, Any]:
-    return {"item_spans": spans_read_with("item_id")}
-
-
-def _shown(slots: SlotQuerySet) -> SlotQuerySet:
-    return slots.select_related(*SLOT_SHOWN).annotate(**_shown_spans())
-
-
-def _spans_given(slot: ReviewSlot) -> ReviewSlot:
-    spans_known(slot.item, slot.item_spans)  # type: ignore[attr-defined]  # the annotation of `_shown`
-    return slot
-
-
-# The slot this reviewer holds in the project, if any (its id only), compiled once: asked on every claim.
-_HELD = Prepared(
-    lambda project_id, user_id: (
-        ReviewSlot.objects.filter(
-            item__project=project_id, item__deleted_at__isnull=True, reviewer=user_id, status=ReviewSlot.Status.CLAIMED
-        )
-        .order_by("claimed_at")
-        .only("id")[:1]
-    ),
-    int,
-    int,
-)
+def slots_held(project: Any, user: Any) -> SlotQuerySet:
+    """The slots this reviewer holds in the project, the oldest claim first (ids or `OuterRef`s: the review queue's
+    access check reads the first with the membership, `review.access.reviewer_queue_access`)."""
+    held = ReviewSlot.objects.filter(
+        item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+    )
+    return held.order_by("claimed_at")
 
 
 def _claimable(project: Project | int, user: User | int, now: datetime, where: Q | None = None) -> SlotQuerySet:
@@ -66,21 +46,6 @@ def _claimable(project: Project | int, user: User | int, now: datetime, where: Q
 
 def _waiting(now: datetime) -> list[Q]:
     return [Q(status=ReviewSlot.Status.OPEN), Q(status=ReviewSlot.Status.CLAIMED, claim_expires_at__lt=now)]
-
-
-# The queue's candidates, as a function of the project's and the reviewer's ids and the time: compiled once.
-_QUEUE: PreparedQueue[ReviewSlot] = PreparedQueue(
-    lambda project_id, user_id, now: (
-        _claimable(project_id, user_id, now).select_related(*SLOT_SHOWN),
-        _waiting(now),
-    ),
-    int,
-    int,
-    datetime,
-    fields=("id", "item_id"),
-    whole=True,  # with what SLOT_SHOWN names, for the caller to show
-    shown=_shown_spans,  # and the item's spans, asked of the row read whole only
-)
 
 
 def review_waiting_count(*, project: Project, user: User, where: Q | None = None) -> int:
@@ -103,10 +68,7 @@ def _claim(slot_id: int, item_id: int, project: Project, user: User, now: dateti
                 "claim_expires_at": expires,
                 "version": F("version") + 1,
             }
-            # Locked as waiting: the statement compiled once; else only while still free.
-            claimed = (
-                rows_update(ReviewSlot, {"pk": slot_id}, changes) if locked else slots.available(now).update(**changes)
-            )
+            claimed = (slots if locked else slots.available(now)).update(**changes)
             if claimed:  # only slots of items in review are claimable
                 item_event_record(
                     item=QAItem(pk=item_id),
@@ -143,16 +105,12 @@ def review_claim_next(
     reviewer_require(project, user, membership)
     now = timezone.now()
     expires = now + timedelta(minutes=project.claim_minutes)
-    if held is False:
-        holding = _HELD.first(int(project.pk), int(user.pk))
-        held_id = holding.pk if holding is not None else None
-    else:
-        held_id = held
+    held_id = slots_held(project, user).values_list("id", flat=True).first() if held is False else held
     if held_id is not None:  # mostly there is none: the slot is read whole only when there is
-        rows_update(ReviewSlot, {"pk": held_id}, {"claim_expires_at": expires})
-        slot = _shown(ReviewSlot.objects.filter(pk=held_id)).get()
+        ReviewSlot.objects.filter(pk=held_id).update(claim_expires_at=expires)
+        slot = ReviewSlot.objects.select_related(*SLOT_SHOWN).get(pk=held_id)
         slot.reviewer = user
-        return _spans_given(slot)
+        return slot
 
     def claim(candidate: ReviewSlot) -> bool:
         if not _claim(candidate.pk, candidate.item_id, project, user, now, locked=True):
@@ -160,18 +118,12 @@ def review_claim_next(
         # Locked (FOR UPDATE) until the claim commits: the candidate is the row as the claim left it.
         candidate.status, candidate.reviewer, candidate.claimed_at = ReviewSlot.Status.CLAIMED, user, now
         candidate.claim_expires_at, candidate.version = expires, candidate.version + 1
-        _spans_given(candidate)
         return True
 
-    if where is None:  # the review queue itself: its reads compiled once
-        return queue_claim_next(prepared=_QUEUE, values=(int(project.pk), int(user.pk), now), claim=claim)
     return queue_claim_next(
-        candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),
+        candidates=_claimable(project, user, now, where).select_related(*SLOT_SHOWN),  # for the caller to show
         waiting=_waiting(now),
         claim=claim,
-        fields=("id", "item_id"),
-        whole=True,  # with what SLOT_SHOWN names, for the caller to show
-        shown=_shown_spans(),  # and the item's spans, asked of the row read whole only
     )
 
 

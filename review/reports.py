@@ -39,8 +39,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.http import Http404
@@ -51,7 +50,6 @@ from annotation.models import Membership, Project, QAItem, Role, Screening
 from common import kinds as project_kinds
 from common.enqueue import enqueue_on_commit
 from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
-from common.throttling import UNREACHABLE, redis_client_of
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -560,31 +558,15 @@ def _debounce_key(project: Project) -> str:
     return f"agreement-auto:{project.pk}"
 
 
-# KEYS[1]: the count; ARGV[1]: the judgments to add. Added to a count kept only (nil when none is): what the
-# cache's `incr` does in two round trips (whether the key exists, then the addition), in one.
-_ADD_TO_COUNT = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end"
-
-
 def _counted_since_asked(project: Project, judgments: int) -> float:
     """The judgments counted since the database was last asked, these included; infinity when nothing was
-    counted (the cache forgot, or never knew): then the database says. Asked after every review: on Redis in
-    one round trip, with the throttle's client (common/throttling.py); while Redis is unreachable, as the
-    fail-open cache's `incr` answers, just these."""
-    backend = caches[DEFAULT_CACHE_ALIAS]
-    if not isinstance(backend, RedisCache):
-        try:
-            return cache.incr(_debounce_key(project), judgments)
-        except ValueError:  # no count kept
-            return float("inf")
-    key = backend.make_and_validate_key(_debounce_key(project))
+    counted (the cache forgot, or never knew): then the database says. While the cache is unreachable (it fails
+    open and answers None), just these."""
     try:
-        counted = redis_client_of(backend).eval(_ADD_TO_COUNT, 1, key, judgments)
-    except UNREACHABLE as error:
-        warn = getattr(backend, "_warn", None)
-        if warn is not None:
-            warn("incr", error)
-        return judgments
-    return float("inf") if counted is None else int(counted)
+        counted = cache.incr(_debounce_key(project), judgments)
+    except ValueError:  # no count kept
+        return float("inf")
+    return judgments if counted is None else counted
 
 
 def _report_if_due(project: Project, threshold: int, *, counted: bool) -> AgreementReport | None:

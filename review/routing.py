@@ -13,7 +13,6 @@ from django.utils import timezone
 from annotation.lifecycle import item_event, item_events_record
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from common.errors import InvalidState
-from common.prepared import rows_insert
 from review.models import ReviewSlot
 
 REVIEWABLE = QAItem.Status.SUBMITTED
@@ -73,7 +72,7 @@ def review_rounds_open(
                 )
             )
     item_events_record(events)
-    return rows_insert(slots)
+    return ReviewSlot.objects.bulk_create(slots)
 
 
 def _project_loaded(item: QAItem) -> bool:

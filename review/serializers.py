@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from annotation.models import ItemEvent
 from annotation.serializers import ItemKindField, ItemOutput, ItemStatusField
-from common.api import ErrorOutput, FieldsOnce, named_enum, validated
+from common.api import ErrorOutput, named_enum
 from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind, ReviewSlot, Verification
 
 SlotStatusField = named_enum(ReviewSlot.Status, "ReviewSlotStatusEnum")
@@ -62,13 +62,13 @@ class ReviewFilterInput(serializers.Serializer):
     kind = ItemKindField(required=False)
 
 
-class CriterionOutput(FieldsOnce, serializers.Serializer):
+class CriterionOutput(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
     help = serializers.CharField(required=False, allow_blank=True)
 
 
-class JudgmentOutput(FieldsOnce, serializers.Serializer):
+class JudgmentOutput(serializers.Serializer):
     criterion = serializers.CharField()
     verdict = VerdictField()
     comment = serializers.CharField(allow_blank=True)
@@ -99,7 +99,7 @@ class AuthorItemOutput(serializers.Serializer):
     flags = FlagOutput(many=True, help_text="Sent back for a rewrite: each flagged criterion and its reason.")
 
 
-class SlotOutput(FieldsOnce, serializers.Serializer):
+class SlotOutput(serializers.Serializer):
     id = serializers.IntegerField()
     item = ItemOutput()
     revision = serializers.IntegerField(source="revision.number", help_text="The revision being reviewed.")
@@ -116,93 +116,6 @@ class SlotOutput(FieldsOnce, serializers.Serializer):
     standard_lead = serializers.CharField(source="item.pair.standard_lead")
 
 
-# SlotOutput built directly: the claim and the judgment answer with it on every review, and DRF's per-field
-# machinery (a dozen fields, the nested item and its spans, the criteria and judgments) was a fifth of their CPU.
-# It gives what SlotOutput gives (tests/review/test_slot_output.py compares them); SlotOutput stays the schema.
-
-_DATETIME = serializers.DateTimeField()  # ISO 8601 in the current time zone, "Z" for UTC, as every output field
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _number(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _when(value: Any) -> str | None:
-    return None if value is None else _DATETIME.to_representation(value)
-
-
-def _criterion(criterion: dict[str, Any]) -> dict[str, Any]:
-    shown = {"key": _text(criterion["key"]), "label": _text(criterion["label"])}
-    if "help" in criterion:  # optional: left out when the criterion has none
-        shown["help"] = _text(criterion["help"])
-    return shown
-
-
-def _item_shown(item: Any) -> dict[str, Any]:
-    """ItemOutput's fields."""
-    author = item.author
-    return {
-        "id": _number(item.id),
-        "pair": _number(item.pair_id),
-        "kind": _text(item.kind),
-        "status": _text(item.status),
-        "question": _text(item.question),
-        "answer_standard": _text(item.answer_standard),
-        "answer_local": _text(item.answer_local),
-        "spans": [
-            {
-                "document": _text(span.document),
-                "start": _number(span.start),
-                "end": _number(span.end),
-                "text": _text(span.text),
-                "match": _text(span.match),
-            }
-            for span in item.spans.all()
-        ],
-        "author": None if author is None else _text(author.username),
-        "version": _number(item.version),
-        "active_seconds": _number(item.active_seconds),
-        "created_at": _when(item.created_at),
-        "updated_at": _when(item.updated_at),
-        "submitted_at": _when(item.submitted_at),
-    }
-
-
-def slot_output(slot: ReviewSlot) -> dict[str, Any]:
-    """`SlotOutput(slot).data`, without DRF's fields: the slot with its item (and pair, author, spans, project),
-    revision, reviewer and judgments as loaded (what is not is read, as the serializer would)."""
-    item, reviewer = slot.item, slot.reviewer
-    pair = item.pair
-    return {
-        "id": _number(slot.id),
-        "item": _item_shown(item),
-        "revision": _number(slot.revision.number),
-        "number": _number(slot.number),
-        "status": _text(slot.status),
-        "reviewer": None if reviewer is None else _text(reviewer.username),
-        "claimed_at": _when(slot.claimed_at),
-        "claim_expires_at": _when(slot.claim_expires_at),
-        "completed_at": _when(slot.completed_at),
-        "version": _number(slot.version),
-        "criteria": [_criterion(criterion) for criterion in item.project.review_criteria],
-        "judgments": [
-            {
-                "criterion": _text(judgment.criterion),
-                "verdict": _text(judgment.verdict),
-                "comment": _text(judgment.comment),
-                "created_at": _when(judgment.created_at),
-            }
-            for judgment in slot.judgments.all()
-        ],
-        "local_lead": _text(pair.local_lead),
-        "standard_lead": _text(pair.standard_lead),
-    }
-
-
 class VerdictInput(serializers.Serializer):
     verdict = serializers.CharField(help_text="pass or flag")
     comment = serializers.CharField(**_TEXT)
@@ -213,40 +126,6 @@ class ReviewSubmitInput(serializers.Serializer):
     judgments = serializers.DictField(
         child=VerdictInput(), help_text="Every criterion key of the project mapped to {verdict, comment}."
     )
-
-
-_VERDICTS = frozenset(Judgment.Verdict.values)
-
-
-def _plain_text(value: Any) -> bool:
-    """Text a CharField takes as it is: no NUL, no lone surrogate (its validators refuse them)."""
-    if type(value) is not str or "\x00" in value:
-        return False
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def review_submit_input(data: Any) -> dict[str, Any]:
-    """`validated(ReviewSubmitInput, data)`. The body as scripts and the review screen send it (a whole-number
-    version, each verdict "pass" or "flag", comments plain text) is what the serializer would give, and is taken
-    as it is; anything else goes through the serializer, for its errors (tests/review/test_slot_output.py)."""
-    if type(data) is dict and type(data.get("version")) is int and type(data.get("judgments")) is dict:
-        judgments: dict[str, dict[str, Any]] = {}
-        for key, raw in data["judgments"].items():
-            if type(raw) is not dict or raw.get("verdict") not in _VERDICTS:
-                break
-            given = {"verdict": raw["verdict"]}
-            if "comment" in raw:
-                if not _plain_text(raw["comment"]):
-                    break
-                given["comment"] = raw["comment"]
-            judgments[key] = given
-        else:
-            return {"version": data["version"], "judgments": judgments}
-    return validated(ReviewSubmitInput, data)
 
 
 class StaleSlotOutput(ErrorOutput):

@@ -18,7 +18,6 @@ from annotation.articles import HEADING
 from annotation.lifecycle import MAX_TEXT_FIELD, item_event_record, spans_check
 from annotation.models import ItemEvent, QAItem
 from common.errors import InvalidInput, InvalidState, StaleEdit
-from common.prepared import Prepared
 from review.history import _HAN
 from review.models import Verification
 from review.routing import Status
@@ -124,12 +123,8 @@ def _mark_all(text: str, folded: str, target: str) -> list[tuple[bool, str]]:
     return pieces
 
 
-# An item's latest verification, compiled once (the review page asks on every view).
-_CURRENT = Prepared(lambda item_id: Verification.objects.filter(item=item_id).order_by("-number")[:1], int)
-
-
 def verification_current(item: QAItem) -> Verification | None:
-    return _CURRENT.first(int(item.pk))
+    return Verification.objects.filter(item=item).order_by("-number").first()
 
 
 def verification_record(

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, reset_queries, transaction
+from django.db import IntegrityError, connection, models, reset_queries, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -293,7 +293,12 @@ def _copy_pairs(project: Project, records: list[PairRecord], now: Any) -> None:
 
     Rows are built from the records' values and the fields' defaults directly, without model instances.
     """
-    fields = [field for field in PagePair._meta.concrete_fields if not field.primary_key]
+    # The table's columns (every concrete field but the id), in the model's order.
+    fields = [
+        field
+        for field in PagePair._meta.get_fields()
+        if isinstance(field, models.Field) and field.concrete and not field.many_to_many and not field.primary_key
+    ]
     defaults: dict[str, Any] = {}
     for model_field in fields:
         if model_field.attname == "project_id":

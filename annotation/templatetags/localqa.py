@@ -32,33 +32,6 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_markdown_clean(text or ""))  # noqa: S308 - sanitised by nh3
 
 
-@register.simple_tag
-def cached_url(name: str, *args: str | int) -> str:
-    """`{% url %}` for the links a page repeats (each of its items'): `annotation.navigation.cached_reverse`."""
-    return navigation.cached_reverse(name, *args)
-
-
-class _EntryNode(template.Node):
-    def __init__(self, entry: template.base.FilterExpression, nodelist: template.NodeList) -> None:
-        self.entry, self.nodelist = entry, nodelist
-
-    def render(self, context: template.Context) -> SafeString:
-        with context.push(self.entry.resolve(context)):
-            return self.nodelist.render(context)
-
-
-@register.tag
-def with_entry(parser: template.base.Parser, token: template.base.Token) -> _EntryNode:
-    """`{% with_entry entry %}…{% endwith_entry %}`: each key of the dict `entry` a variable inside, as
-    `{% with key=entry.key … %}` sets them, in one step (a page's entry for each of its items)."""
-    bits = token.split_contents()
-    if len(bits) != 2:
-        raise template.TemplateSyntaxError("with_entry takes one dict: {% with_entry entry %}")
-    nodelist = parser.parse(("endwith_entry",))
-    parser.delete_first_token()
-    return _EntryNode(parser.compile_filter(bits[1]), nodelist)
-
-
 @register.filter
 def duration(seconds: int | None) -> str:
     seconds = int(seconds or 0)

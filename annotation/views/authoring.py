@@ -1,6 +1,5 @@
 """The annotator's screens: next pair, screening, authoring QA items, submitting."""
 
-import functools
 import json
 import re
 from datetime import datetime
@@ -22,7 +21,7 @@ from annotation.models import Membership, PagePair, PairSkip, QAItem, Role, Scre
 from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
-from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings, questions_lock
+from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings
 from common.errors import InvalidInput, ServiceError, StaleEdit
 from common.requests import SignedInRequest
 
@@ -50,19 +49,6 @@ def _item_context(item: QAItem, verification: dict | None = None, questions: Pro
         ),
         "warnings": qa_item_warnings(item, questions=questions),
         "verify": verification,
-    }
-
-
-@functools.cache
-def _screening_fields() -> dict:
-    """The screening form's note field and decisions as the page shows them: never bound (a refused screening goes
-    back to the page) nor with an initial value, so the same on every page and rendered once per process."""
-    form = ScreeningForm()
-    note = form["note"]
-    return {
-        "note_id": note.id_for_label,
-        "note": note.as_widget(),
-        "decisions": ScreeningForm.base_fields["decision"].choices,  # type: ignore[attr-defined]
     }
 
 
@@ -110,23 +96,19 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     leads = [item for item in items if item.kind == QAItem.Kind.LEAD]
     lead_count = len(leads)
     latest = latest_verifications(leads) if is_mine and leads else {}
-    # The project's questions brought up to date once for the page, not once for each item (the near-duplicate
-    # advice), and only when an item has a question to compare.
-    with questions_lock():
-        questions = project_questions(project) if any(item.question.strip() for item in items) else None
-        entries = [
-            {
-                **_item_context(
-                    item,
-                    verification_panel(item, current=latest.get(item.pk))
-                    if item.kind == QAItem.Kind.LEAD and is_mine
-                    else None,
-                    questions,
-                ),
-                **_NOT_REFUSED,
-            }
-            for item in items
-        ]
+    # The project's questions read once for the page, not once for each item (the near-duplicate advice), and only
+    # when an item has a question to compare.
+    questions = project_questions(project) if any(item.question.strip() for item in items) else None
+    entries = [
+        _item_context(
+            item,
+            verification_panel(item, current=latest.get(item.pk))
+            if item.kind == QAItem.Kind.LEAD and is_mine
+            else None,
+            questions,
+        )
+        for item in items
+    ]
     return {
         "membership": membership,
         "project": project,
@@ -140,7 +122,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
         "max_text": MAX_TEXT_FIELD,
         "has_local_text": bool(pair.local_text),
         "has_document_item": any(item.kind == QAItem.Kind.DOCUMENT for item in items),
-        "screening": _screening_fields(),
+        "screening_form": ScreeningForm(),
         "screenings": pair_screenings(pair),
         "screening_label": Screening.Decision(pair.screening_decision).label.lower() if pair.screening_decision else "",
         "progress": (

@@ -11,13 +11,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.access import MEMBERSHIP, project_access
-from annotation.models import EvidenceSpan, Project, QAItem, QAItemRevision, Role
+from annotation.models import Project, QAItem, QAItemRevision, Role
 from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
 from common.errors import ServiceError, StaleEdit
-from common.prepared import Prepared
-from common.related import related_known
 from common.requests import SignedInRequest
 from review import judging as review_judging
 from review import queue as slot_queue
@@ -148,22 +146,6 @@ def _criterion_errors(error: ServiceError) -> dict[str, str]:
     return found
 
 
-# What the review page reads besides the slot, compiled once (it is opened for every review): the flags of the
-# item's other revisions (what the page shows of them), the item's spans in their order.
-_EARLIER_FLAGS = Prepared(
-    lambda item_id, revision_id: (
-        Judgment.objects.filter(item=item_id, verdict=Judgment.Verdict.FLAG)
-        .exclude(revision_id=revision_id)
-        .select_related("revision")
-        .only("criterion", "comment", "revision__number")
-        .order_by("revision__number", "id")
-    ),
-    int,
-    int,
-)
-_SPANS_OF = Prepared(lambda item_id: EvidenceSpan.objects.filter(item=item_id).order_by("position", "id"), int)
-
-
 @login_required
 def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpResponse:
     """The review screen: the item, its evidence, both leads, one pass/flag per criterion."""
@@ -196,8 +178,14 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
                 return review_next(request, slug)
             return redirect("review_queue", slug)
         slot.refresh_from_db()
-    earlier = _EARLIER_FLAGS.all(int(item.pk), int(slot.revision_id))
-    related_known(item, "spans", _SPANS_OF.all(int(item.pk)))  # for evidence_context
+    # The flags of the item's other revisions (what the page shows of them).
+    earlier = (
+        Judgment.objects.filter(item=item, verdict=Judgment.Verdict.FLAG)
+        .exclude(revision_id=slot.revision_id)
+        .select_related("revision")
+        .only("criterion", "comment", "revision__number")
+        .order_by("revision__number", "id")
+    )
     # A slot's judgments are written when it is done: one still held has none.
     done = slot.status != ReviewSlot.Status.CLAIMED
     judgments = {j.criterion: j for j in Judgment.objects.filter(slot=slot)} if done else {}

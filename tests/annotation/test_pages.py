@@ -6,7 +6,6 @@ import json
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from annotation import services
 from annotation.models import PagePair, QAItem
@@ -282,11 +281,10 @@ def test_authoring_page_query_count_does_not_grow_with_items(
         add_item(annotating_pair, annotator, question=f"关于{evidence}的问题？", evidence=evidence)
     client.force_login(annotator)
 
-    # Session and user; the pair; its items with their spans; their verifications; the project's questions for
-    # the near-duplicate advice (all of them once in a while, else those changed since the last page); the
-    # progress strip's counts and its median; the screenings; the session saved (its first page sets when the
-    # session began: three statements in a test's transaction).
-    with django_assert_max_num_queries(12):
+    # Session and user; the pair; its items; their spans; their verifications; the project's latest questions for
+    # the near-duplicate advice; the progress strip's counts and its median; the screenings; the session saved (its
+    # first page sets when the session began: three statements in a test's transaction).
+    with django_assert_max_num_queries(13):
         response = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk]))
     assert response.status_code == 200
 
@@ -322,39 +320,29 @@ def test_the_near_duplicate_advice_follows_questions_written_deleted_and_restore
     assert client.get(url).content.decode().count("Nearly the same question exists in this project") == 2
 
 
-def test_the_near_duplicate_advice_names_the_first_of_equally_near_questions_in_the_items_order(
-    annotating_pair, annotator
-):
-    from annotation.warnings import near_duplicate, project_questions, questions_lock
+def test_the_near_duplicate_advice_names_the_first_of_equally_near_questions(annotating_pair, annotator):
+    from annotation.warnings import near_duplicate, project_questions
 
     items = [add_item(annotating_pair, annotator, question=q) for q in ("老板姓什么？", "老板姓什么!", "老板姓什么")]
     others = [item.question for item in items[1:]]
-    with questions_lock():
-        found = project_questions(annotating_pair.project).near_duplicate(items[0].question, leave_out=items[0].pk)
+    found = project_questions(annotating_pair.project).near_duplicate(items[0].question, leave_out=items[0].pk)
     assert found == near_duplicate(items[0].question, others) == "老板姓什么!"
 
 
-def test_the_near_duplicate_advice_sees_an_older_item_it_had_not_read_when_it_gets_a_question(
-    annotating_pair, annotator
+def test_the_near_duplicate_advice_compares_with_the_latest_questions_of_the_project(
+    annotating_pair, annotator, monkeypatch
 ):
-    from datetime import timedelta
-
     from annotation import warnings
 
-    empty = services.qa_item_create(pair=annotating_pair, user=annotator, kind="lead")  # not read: no question
-    named = add_item(annotating_pair, annotator, question="老板姓什么？")
-    QAItem.objects.filter(pk=empty.pk).update(updated_at=timezone.now() - timedelta(hours=1))
-    warnings._QUESTIONS.pop(annotating_pair.project.pk, None)
-    with warnings.questions_lock():
-        assert (
-            warnings.project_questions(annotating_pair.project).near_duplicate(named.question, leave_out=named.pk)
-            is None
-        )
-    empty.refresh_from_db()
-    services.qa_item_update(item=empty, user=annotator, version=empty.version, question="老板姓什么")
-    with warnings.questions_lock():
-        questions = warnings.project_questions(annotating_pair.project)  # its creation time read on the side
-        assert questions.near_duplicate(named.question, leave_out=named.pk) == "老板姓什么"
+    oldest = add_item(annotating_pair, annotator, question="老板姓什么？")
+    add_item(annotating_pair, annotator, question="这家店在哪里？")
+    add_item(annotating_pair, annotator, question="哪天休息？")
+    monkeypatch.setattr(warnings, "NEAR_DUPLICATE_LIMIT", 2)
+
+    questions = warnings.project_questions(annotating_pair.project)
+
+    assert list(questions.original.values()) == ["这家店在哪里？", "哪天休息？"]  # the two latest, oldest first
+    assert questions.near_duplicate(oldest.question, leave_out=None) is None
 
 
 def test_coordinator_pair_list_query_count_does_not_grow(client, project, coordinator, django_assert_max_num_queries):

@@ -3,13 +3,15 @@ and pairs already taken come before it: PostgreSQL's plan for it, on a table sha
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation import services
 from annotation.models import PagePair
-from common.prepared import _bound
+from common.claims import waiting_reads
 from tests import factories
 
 SPREAD = "it reads PostgreSQL's plan (EXPLAIN in its JSON form) for a choice its planner makes from statistics"
@@ -41,12 +43,9 @@ def test_the_first_read_of_the_pair_queue_takes_the_new_pairs_index_not_a_walk_o
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_pagepair")
 
-    read = services._PAIR_QUEUE.reads[0]
-    with transaction.atomic(), connection.cursor() as cursor:
-        compiled = read.compiled()
-        params = _bound(compiled.params, compiled.slots, (project.pk, annotator.pk, timezone.now()), connection.ops)
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + compiled.sql, params)
-        plan = cursor.fetchone()[0][0]["Plan"]
+    first_read = waiting_reads(*services.pair_queue(project=project, user=annotator, now=timezone.now()))[0]
+    with transaction.atomic():  # a locking read
+        plan = json.loads(first_read.explain(format="json", analyze=True))[0]["Plan"]
 
     def nodes(node):
         yield node
@@ -54,7 +53,7 @@ def test_the_first_read_of_the_pair_queue_takes_the_new_pairs_index_not_a_walk_o
             yield from nodes(child)
 
     scans = [node for node in nodes(plan) if node.get("Relation Name") == "annotation_pagepair"]
-    first = scans[0]  # the outer scan (the EXISTS of the other condition comes after it)
+    first = scans[0]  # the outer scan (the NOT IN of the pairs given back comes after it)
     assert first.get("Index Name") == "pair_new_idx", first
     assert first.get("Rows Removed by Filter", 0) == 0  # not 7,500 pairs read and dropped
 

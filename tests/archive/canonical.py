@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 
-from archive.registry import ROOT, archived_models
+from archive.registry import ROOT, archived_models, primary_key
 from audit.models import Action
 
 LEFT_OUT = {ROOT: {"slug"}, "exports.Release": {"path"}}
@@ -61,7 +61,7 @@ def canonical_dump(project: Any) -> dict[str, list[dict[str, Any]]]:
     entries = archived_models()
     rows = {entry.label: list(entry.rows(project).values()) for entry in entries}
     rows["audit.AuditEvent"] = [row for row in rows["audit.AuditEvent"] if row["action"] not in MOVE_ACTIONS]
-    pks = {entry.label: [row[entry.model._meta.pk.attname] for row in rows[entry.label]] for entry in entries}
+    pks = {entry.label: [row[primary_key(entry.model).attname] for row in rows[entry.label]] for entry in entries}
     ranks = {label: {pk: rank for rank, pk in enumerate(values)} for label, values in pks.items()}
     usernames = dict(get_user_model()._base_manager.values_list("pk", "username"))
     dump: dict[str, list[dict[str, Any]]] = {}
@@ -71,7 +71,7 @@ def canonical_dump(project: Any) -> dict[str, list[dict[str, Any]]]:
         types = {key.attname for key in entry.content_type_keys}
         out = []
         for row in rows[entry.label]:
-            row.pop(entry.model._meta.pk.attname)
+            row.pop(primary_key(entry.model).attname)
             for name in LEFT_OUT.get(entry.label, ()):
                 row.pop(name)
             for attname, target in keys.items():

@@ -1,15 +1,13 @@
-"""The per-user API throttle (common/throttling.py): DRF's sliding window, in one round trip on Redis (the
-suite's cache when REDIS_URL is set), DRF's own way on any other cache."""
+"""The per-user API throttle: DRF's UserRateThrottle as shipped (a sliding window of each person's request times
+in the cache: Redis when the suite has REDIS_URL)."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
+from rest_framework.throttling import UserRateThrottle
 
-from common.throttling import UserRateThrottle
 from tests.conftest import api_as
 
 
@@ -18,17 +16,13 @@ def three_a_minute(monkeypatch):
     monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {**UserRateThrottle.THROTTLE_RATES, "user": "3/min"})
 
 
-@pytest.fixture(params=["the configured cache", "an in-memory cache"])
-def throttle_cache(request, settings, monkeypatch):
+@pytest.fixture
+def throttle_cache(settings):
     # A key space of this test's own: the same person (id) may have been throttled by an earlier test.
-    fresh = uuid.uuid4().hex
     settings.CACHES = {
         **settings.CACHES,
-        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{fresh}"},
-        "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": fresh},
+        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{uuid.uuid4().hex}"},
     }
-    if request.param == "an in-memory cache":
-        monkeypatch.setattr(UserRateThrottle, "cache", caches["throttle"])
     return UserRateThrottle.cache
 
 
@@ -55,11 +49,3 @@ def test_the_window_slides(three_a_minute, throttle_cache, annotator, monkeypatc
 
     assert refused.status_code == 429 and refused["Retry-After"] == "1"
     assert (again.status_code, full.status_code) == (200, 429)
-
-
-def test_the_suite_runs_the_redis_way_when_it_has_redis(settings, annotator, monkeypatch):
-    calls = []
-    monkeypatch.setattr(RedisCache, "make_and_validate_key", lambda self, key, version=None: calls.append(key) or key)
-    assert api_as(annotator).get("/api/projects/").status_code == 200
-    windows = [key for key in calls if key.endswith(":window")]  # the sorted set of the Lua script
-    assert bool(windows) == ("redis" in settings.CACHES["default"]["BACKEND"].lower())
