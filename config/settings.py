@@ -278,6 +278,7 @@ CACHES = {
             "SOCKET_CONNECT_TIMEOUT": CACHE_TIMEOUT,
             "SOCKET_TIMEOUT": CACHE_TIMEOUT,
             "IGNORE_EXCEPTIONS": True,
+            "CLIENT_CLASS": "common.cache.FailOpenClient",
         }
         if CACHE_URL
         else {},
@@ -352,6 +353,11 @@ SPECTACULAR_SETTINGS = {
     # Served from our own static files: no CDN (and none reachable offline).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # Choice sets that share a field name ("status") get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "ModelCallStatusEnum": "endpoints.models.ModelCall.Status",
+        "JobStatusEnum": "common.jobs.JobStatus",
+    },
 }
 
 # Project behaviour

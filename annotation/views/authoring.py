@@ -100,13 +100,16 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     # when an item has a question to compare.
     questions = project_questions(project) if any(item.question.strip() for item in items) else None
     entries = [
-        _item_context(
-            item,
-            verification_panel(item, current=latest.get(item.pk))
-            if item.kind == QAItem.Kind.LEAD and is_mine
-            else None,
-            questions,
-        )
+        {
+            **_item_context(
+                item,
+                verification_panel(item, current=latest.get(item.pk))
+                if item.kind == QAItem.Kind.LEAD and is_mine
+                else None,
+                questions,
+            ),
+            **_NOT_REFUSED,
+        }
         for item in items
     ]
     return {
