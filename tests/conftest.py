@@ -39,8 +39,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`@pytest.mark.postgresql(reason=...)`: behaviour only PostgreSQL has; skipped on the embedded default."""
+    """`@pytest.mark.postgresql(reason=...)`: behaviour only PostgreSQL has; skipped on the embedded default.
+    `@pytest.mark.one_engine`: access rules and pure logic, the same on both engines; run on the embedded default
+    only, and on PostgreSQL deselected (pytest's summary counts them as deselected)."""
     if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        if os.environ.get("LOCALQA_EVERY_ENGINE") != "1":
+            kept = [item for item in items if item.get_closest_marker("one_engine") is None]
+            config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+            items[:] = kept
         return
     for item in items:
         marker = item.get_closest_marker("postgresql")

@@ -15,6 +15,9 @@ from annotation import services
 from tests import factories
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
 LOGIN = 302
 

@@ -15,6 +15,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from annotation import services
 from tests import factories
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
 LOGIN = 302  # anonymous visitors are sent to the login page
 

@@ -16,6 +16,9 @@ from annotation import people
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 OWN = (LOGIN, 200, 200, 200, 200, 200)  # a page about one's own password
 ANYONE = (200,) * 6
 COORDINATOR_POST = (LOGIN, 404, 403, 403, 302, 302)

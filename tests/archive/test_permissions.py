@@ -16,6 +16,9 @@ from archive.models import ProjectArchive
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "project_archives": ("get", (LOGIN, 404, 403, 403, 200, 200)),

@@ -12,6 +12,9 @@ from django.urls import reverse
 
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
 LOGIN = 302
 

@@ -16,6 +16,9 @@ from django.core.management.base import SystemCheckError
 from endpoints import hosts
 from endpoints.hosts import AllowedHost, HostRefused
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 

@@ -18,6 +18,9 @@ from annotation import ingest
 from annotation.models import Collection
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
 LOGIN = 302
 

@@ -12,6 +12,9 @@ from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.multichoice.test_entities import ATTRIBUTES, CSV
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 COORDINATOR_POST = (LOGIN, 404, 403, 403, 302, 302)
 
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {

@@ -20,6 +20,9 @@ from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.multichoice.conftest import item_values
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 COORDINATOR_ONLY = (LOGIN, 404, 403, 403, 200, 200)
 
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)

@@ -31,6 +31,9 @@ from review.agreement import (
     rwg_j,
 )
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 nan = np.nan
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C:

@@ -9,6 +9,9 @@ from rest_framework.test import APIClient
 
 from tests.conftest import api_as
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
 LOGIN = 302  # anonymous visitors are sent to the login page
 REDIRECT = 302

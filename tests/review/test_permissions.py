@@ -9,6 +9,9 @@ from review import queue as review_queue
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.review.conftest import STANDARD_TEXT, submitted_pair
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 # name: (method, statuses for anonymous, outsider, annotator (the author), reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "review_queue": ("get", (LOGIN, 404, 403, 200, 200, 200)),

@@ -42,6 +42,9 @@ from tests.conftest import api_as
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 TESTS_DIR = Path(__file__).resolve().parent.parent
 
 # The per-app API tables: (module, attribute, prefix their paths are relative to). Rows start (method, path, ...).

@@ -20,6 +20,9 @@ from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.factories import PASSWORD
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "api_tokens_page": ("get", (LOGIN, 200, 200, 200, 200, 200)),

@@ -18,6 +18,9 @@ from tests.conftest import api_as
 from validation import services
 from validation.models import ValidationItem
 
+# Access rules and pure logic: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_project_create": ("get", (LOGIN, 403, 403, 403, 403, 200)),
