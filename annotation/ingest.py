@@ -35,9 +35,8 @@ from annotation.wikipedia import PageContent, PageFacts, WikipediaError, WikiSes
 from audit import services as audit
 from audit.models import Action
 from common import kinds
-from common.enqueue import enqueue, enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import JobLost, JobRun, job_claim, pause_between_steps, stalled
+from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps, stalled
 
 logger = logging.getLogger(__name__)
 
@@ -108,9 +107,7 @@ def collection_create(
 
 
 def _enqueue_collection(collection: Collection) -> None:
-    from annotation import tasks
-
-    enqueue_on_commit(tasks.collection_run, collection.pk)
+    job_enqueue("collection", collection.pk)
 
 
 def collection_cancel(*, collection: Collection, actor: User | None = None) -> Collection:
@@ -450,14 +447,8 @@ def import_job_create(
         )
         if not dry_run:  # a dry run changes nothing, so there is nothing to audit
             audit.record(user, Action.IMPORT_STARTED, job, project=project, files=[f["name"] for f in stored])
-        transaction.on_commit(lambda: _enqueue_import(job.pk))
+        job_enqueue("import", job.pk)
     return job
-
-
-def _enqueue_import(job_id: int) -> None:
-    from annotation import tasks
-
-    enqueue(tasks.import_job_run, job_id)
 
 
 def import_job_run(*, job_id: int) -> ImportJob | None:
@@ -554,7 +545,7 @@ def import_job_rerun(
         ImportJob.objects.filter(pk=job.pk).update(options={**job.options, "rerun_as": again.pk})
         if not dry_run:
             audit.record(user, Action.IMPORT_STARTED, again, project=job.project, files=[f["name"] for f in job.files])
-        transaction.on_commit(lambda: _enqueue_import(again.pk))
+        job_enqueue("import", again.pk)
     job.refresh_from_db()
     return again
 

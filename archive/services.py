@@ -32,9 +32,8 @@ from archive.reader import project_archive_read, staging_root
 from archive.writer import project_archive_write
 from audit import services as audit
 from audit.models import Action
-from common.enqueue import enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import JobLost, JobRun, job_claim, stale_cutoff
+from common.jobs import JobLost, JobRun, job_claim, job_enqueue, stale_cutoff
 
 log = logging.getLogger(__name__)
 Status = ProjectArchive.Status
@@ -90,9 +89,7 @@ def archive_export_request(*, project: Project, user: User | None, enqueue: bool
         )
         audit.record(user, Action.ARCHIVE_EXPORT_REQUESTED, archive, project=project)
     if enqueue:
-        from archive.tasks import archive_export_task
-
-        enqueue_on_commit(archive_export_task, archive.pk)
+        job_enqueue("archive_export", archive.pk)
     return archive
 
 
@@ -196,9 +193,7 @@ def archive_import_request(
         stored.unlink(missing_ok=True)
         raise
     if enqueue:
-        from archive.tasks import archive_import_task
-
-        enqueue_on_commit(archive_import_task, archive.pk)
+        job_enqueue("archive_import", archive.pk)
     return archive
 
 

@@ -1,13 +1,14 @@
 """Sending tasks to the broker without letting a broker outage break a request or lose work.
 
 Every background job is a row first (pending in its own table: a collection, an import job, a release, an
-agreement report); the message only says "run row N". `enqueue_on_commit` sends it once the row is committed
-and, when the broker cannot be reached, logs it and leaves the row pending instead of raising: the annotator's
-or coordinator's request succeeds and nothing is lost. `requeue_pending` sends every pending row again; the
-worker runs it when it starts (`worker_ready`, config/celery.py), so work queued while Redis was down starts
-once Redis and the worker are back; it also sends running rows again, for a takeover once their heartbeat
-has gone stale (common/jobs.py). A duplicate message is harmless: each service claims its row with a
-conditional update, so only one delivery does the work.
+agreement report); the message only says "run row N". Services send it through `common.jobs.job_enqueue`
+once the row is committed, by the job type's registered name; `enqueue` sends it and, when the broker cannot
+be reached, logs it and leaves the row pending instead of raising: the annotator's or coordinator's request
+succeeds and nothing is lost. `requeue_pending` sends every pending row again; the worker runs it when it
+starts (`worker_ready`, config/celery.py), so work queued while Redis was down starts once Redis and the
+worker are back; it also sends running rows again, for a takeover once their heartbeat has gone stale
+(common/jobs.py). A duplicate message is harmless: each service claims its row with a conditional update,
+so only one delivery does the work.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
@@ -34,10 +34,6 @@ def enqueue(task: Any, *args: Any, **options: Any) -> bool:
         logger.warning("Broker unreachable: %s%r stays pending in its table (%s)", task.name, args, error)
         return False
     return True
-
-
-def enqueue_on_commit(task: Any, *args: Any, **options: Any) -> None:
-    transaction.on_commit(lambda: enqueue(task, *args, **options))
 
 
 def requeue_pending() -> int:

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection, models
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -117,6 +117,14 @@ JOB_TYPES: dict[str, JobType] = {}
 def job_type_register(name: str, *, model: type[Job], task: str, stale_setting: str, **rows: Any) -> None:
     """Called from an app's `AppConfig.ready()`; `rows` filters the model's rows of this type (kind="export")."""
     JOB_TYPES[name] = JobType(name, model, task, stale_setting, rows)
+
+
+def job_enqueue(name: str, pk: int, **options: Any) -> None:
+    """Send row `pk` of job type `name` to a worker once the current transaction commits (at once outside one).
+
+    Services enqueue through here, by the name they registered, and never import their task modules."""
+    job_type = JOB_TYPES[name]
+    transaction.on_commit(lambda: job_type.send(pk, **options))
 
 
 def stale_seconds(model: type[Job]) -> float:

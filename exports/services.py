@@ -33,9 +33,8 @@ from django.utils import timezone
 from annotation.models import Project, QAItem
 from audit import services as audit
 from audit.models import Action
-from common.enqueue import enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps
+from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps
 from exports import formats, paths
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
@@ -266,9 +265,7 @@ def release_request(
             ) from None
         raise InvalidState(f"Version {version} was just taken; request the release again.", field="version") from None
     if enqueue:
-        from exports.tasks import release_build_task
-
-        enqueue_on_commit(release_build_task, release.pk)
+        job_enqueue("release", release.pk)
     return release
 
 

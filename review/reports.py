@@ -48,8 +48,7 @@ from django.utils import timezone
 from annotation.access import AnyUser, ProjectAccess, project_access
 from annotation.models import Membership, Project, QAItem, Role, Screening
 from common import kinds as project_kinds
-from common.enqueue import enqueue_on_commit
-from common.jobs import JobLost, JobRun, job_claim, job_expire_stale, pause_between_steps, stale_seconds
+from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps, stale_seconds
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -481,9 +480,7 @@ def agreement_reports_expire_stale(*, project: Project) -> int:
 
 
 def _enqueue(report_id: int, countdown: int) -> None:
-    from review.tasks import agreement_report_task
-
-    enqueue_on_commit(agreement_report_task, report_id, countdown=countdown or None)
+    job_enqueue("agreement_report", report_id, countdown=countdown or None)
 
 
 def _project_watermark(project: Project) -> int:
