@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-import demo
+import demo as demo_package
 from annotation.models import EvidenceSpan, PagePair, QAItem
 from exports.models import Release
 from exports.services import release_file_path
@@ -23,7 +23,7 @@ from tests.multichoice.conftest import FIXTURES
 
 pytestmark = pytest.mark.browser
 
-DEMO = Path(demo.__file__).resolve().parent / "data"
+DEMO = Path(demo_package.__file__).resolve().parent / "data"
 PASSWORD = "localqa-demo"
 BERTAQA = FIXTURES / "both_correct_examples.csv"
 

@@ -40,6 +40,7 @@ def test_a_coordinator_cuts_downloads_and_compares_releases(
     assert archive_info.value.suggested_filename == f"{project.slug}-v1.zip"
 
     item = QAItem.objects.filter(project=project).order_by("id").first()
+    assert item is not None
     QAItem.objects.filter(pk=item.pk).update(question="改过的问题？")
     page.goto(f"/projects/{project.slug}/releases/")
     page.locator("#build-release").click()

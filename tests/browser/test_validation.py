@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from annotation import services as annotation_services
 from annotation.importers.sources import ImportSource
@@ -159,9 +159,12 @@ def test_a_coordinator_imports_a_file_and_the_job_page_shows_the_report(page: Pa
     log_in(page, "coordinator")
     page.goto("/projects/val/validation/import/")
 
-    page.locator("input[name=file]").set_input_files(
-        files=[{"name": "collected.tsv", "mimeType": "text/tab-separated-values", "buffer": COLLECTED_TSV.encode()}]
-    )
+    collected: FilePayload = {
+        "name": "collected.tsv",
+        "mimeType": "text/tab-separated-values",
+        "buffer": COLLECTED_TSV.encode(),
+    }
+    page.locator("input[name=file]").set_input_files(files=[collected])
     page.get_by_role("button", name="Import").click()
 
     # In tests the task runs in-process once the job is committed; with a worker the partial polls until then.
@@ -175,6 +178,7 @@ def test_a_coordinator_imports_a_file_and_the_job_page_shows_the_report(page: Pa
 def test_the_coordinator_chooses_the_original_answer_as_the_final_answer(page: Page, coordinator, reviewer):
     project = validation_project(coordinator, reviewer, tasks=["answer_edit"])
     slot = services.validation_claim_next(project=project, user=reviewer)
+    assert slot is not None
     services.validation_submit(slot=slot, user=reviewer, version=slot.version, data={"answer": "An oryx, surely."})
     log_in(page, "coordinator")
     page.goto(f"/projects/val/validation/items/{slot.item_id}/")

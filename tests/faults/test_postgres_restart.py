@@ -163,7 +163,9 @@ print(job.pk)
 
 def query_one(url: str, sql: str, *args: object) -> tuple:
     with psycopg.connect(url, connect_timeout=3) as connection:
-        return connection.execute(sql, args).fetchone()
+        row = connection.execute(sql, args).fetchone()
+    assert row is not None
+    return row
 
 
 @pytest.fixture

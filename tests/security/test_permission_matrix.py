@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,8 +97,8 @@ def table_operations() -> set[tuple[str, str]]:
     for path in TESTS_DIR.glob("*/test_*permissions*.py"):
         module_name = ".".join(path.relative_to(TESTS_DIR.parent).with_suffix("").parts)
         if module_name not in modules:
-            module = importlib.import_module(module_name)
-            for table in (getattr(module, "API_EXPECTED", []), getattr(module, "API_ENDPOINTS", [])):
+            app_tests = importlib.import_module(module_name)
+            for table in (getattr(app_tests, "API_EXPECTED", []), getattr(app_tests, "API_ENDPOINTS", [])):
                 rows += [(method, "/api/" + path) for method, path, *_ in table]
     return {(method, schema_path(path.format_map(_Sample()))) for method, path in rows}
 
@@ -114,7 +115,7 @@ def resolver_routes() -> list[tuple[str, str | None]]:
     """(route, url name) of every URL pattern outside Django's admin."""
     found: list[tuple[str, str | None]] = []
 
-    def walk(patterns, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
+    def walk(patterns, prefix: str = "") -> None:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 if pattern.namespace != "admin":
@@ -238,13 +239,13 @@ class Worlds:
 
     def b(self, kind: str) -> dict[str, Any]:
         if kind not in self._b:
-            build = {
+            builders: dict[str, Callable[[], dict[str, Any]]] = {
                 Project.Kind.WIKIPEDIA_QA: self._b_wikipedia,
                 Project.Kind.VALIDATION: self._b_validation,
                 Project.Kind.TRIVIA: self._b_trivia,
                 Project.Kind.ENTITY_QA: self._b_entities,
-            }[kind]
-            self._b[kind] = build()
+            }
+            self._b[kind] = builders[kind]()
             assert Project.objects.get(slug=self._b[kind]["values"]["slug"]).kind == kind
         return self._b[kind]
 
@@ -300,6 +301,7 @@ class Worlds:
         report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=owner)
         assert report.ok, report.problems
         slot = validation.validation_claim_next(project=project, user=reviewer)
+        assert slot is not None
         job = ImportJob.objects.create(project=project, created_by=owner, status=ImportJob.Status.DONE)
         values = {"slug": project.slug, "item_id": slot.item_id, "slot_id": slot.pk, "job_id": job.pk}
         return {"owner": owner, "values": values}
@@ -326,6 +328,7 @@ class Worlds:
         entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
         entities.questions_generate(project=project)
         question = entities.verification_next(project=project, user=reviewer)
+        assert question is not None
         return {"owner": owner, "values": {"slug": project.slug, "item_id": question.item_id}}
 
     def _b_wikipedia(self) -> dict[str, Any]:

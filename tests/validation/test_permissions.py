@@ -110,7 +110,7 @@ def test_a_validator_cannot_open_another_validators_task(client, world, second_r
 
 
 LABEL = {"domain": "a.org", "label": "not_sure"}
-API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
     ("get", "projects/{slug}/validation/settings/", None, (403, 404, 200, 200, 200, 200)),
