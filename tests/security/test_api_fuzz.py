@@ -114,6 +114,9 @@ def _runner(strategy, headers: dict[str, str], checks: list):
     return run
 
 
+@pytest.mark.postgresql(
+    reason="PostgreSQL refuses what SQLite stores (NUL bytes, over-long text): the fuzz runs where a 500 can come from"
+)
 def test_no_generated_request_gets_a_500_or_an_answer_the_schema_does_not_describe(fuzz_world):
     headers = {"Authorization": f"Token {fuzz_world['token']}"}
     failures: list[str] = []
