@@ -287,3 +287,30 @@ def test_the_command_names_refused_lines(yue_release, tmp_path):
 
     with pytest.raises(CommandError, match="1 line"):
         call_command("evaluate", "yue-cmn", "1", str(path), "--out", str(tmp_path / "out"))
+
+
+def test_a_failed_run_is_scored_again_from_its_page_once_the_files_are_back(
+    yue_release, researcher, client, django_capture_on_commit_callbacks
+):
+    api = api_as(researcher)
+    data = predictions(
+        yue_release, lambda line: f"<answer>{line['answer_standard']}</answer>", scenarios=("both_leads",)
+    )
+    run = EvaluationRun.objects.get(pk=upload(api, "yue-cmn", data).json()["id"])
+    path = releases.release_file_path(yue_release, "prompts/both_leads.jsonl")
+    original = path.read_bytes()
+    path.write_bytes(original + b"\n")
+    from evaluation import services
+
+    services.evaluation_run_score(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == "failed"
+    path.write_bytes(original)
+    client.force_login(researcher)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("evaluation_run_score", args=["yue-cmn", run.pk]))
+
+    run.refresh_from_db()
+    assert run.status == "done", run.error
+    assert next(row for row in run.results if row["metric"] == "exact_match" and row["stratum"] == "all")["mean"] == 1.0
