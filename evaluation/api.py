@@ -17,8 +17,9 @@ from rest_framework.views import APIView
 from common.api import named_enum, paginated, responses, validated
 from common.jobs import JobStatus
 from common.requests import SignedInApiRequest
+from endpoints.access import get_endpoint_for_user
 from evaluation import services
-from evaluation.access import evaluation_access, get_run_for_user
+from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.models import EvaluationRun
 from exports.access import get_release_of_project
 
@@ -55,6 +56,7 @@ class RunOutput(serializers.ModelSerializer):
     problems = ProblemOutput(many=True, read_only=True)
     counts = serializers.DictField(read_only=True)
     release_files = serializers.ListField(child=serializers.DictField(child=serializers.CharField()), read_only=True)
+    scenarios = serializers.ListField(child=serializers.CharField(), read_only=True)
 
     class Meta:
         model = EvaluationRun
@@ -65,6 +67,10 @@ class RunOutput(serializers.ModelSerializer):
             "manifest_sha256",
             "release_files",
             "source",
+            "endpoint_name",
+            "endpoint_model",
+            "scenarios",
+            "item_limit",
             "file_name",
             "file_sha256",
             "file_size",
@@ -97,6 +103,42 @@ class RunCreateInput(serializers.Serializer):
     model = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     scenario = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     bootstrap_draws = serializers.IntegerField(min_value=0, max_value=services.MAX_DRAWS, required=False, default=1000)
+
+
+class RunGenerateInput(serializers.Serializer):
+    release = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="The release version.")
+    endpoint = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="The model endpoint's id.")
+    scenarios = serializers.ListField(
+        child=serializers.ChoiceField(choices=["question_only", "standard_lead", "local_lead", "both_leads"]),
+        min_length=1,
+        max_length=4,
+    )
+    item_limit = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
+    bootstrap_draws = serializers.IntegerField(min_value=0, max_value=services.MAX_DRAWS, required=False, default=1000)
+
+
+class RunGenerateApi(APIView):
+    @extend_schema(
+        summary="Ask a model endpoint the release's prompts, then score the answers (researchers and coordinators)",
+        description="A background job: 202 with the run; poll it. Wikipedia QA releases (they have prompt files).",
+        request=RunGenerateInput,
+        responses=responses({202: RunOutput}, conflict=False),
+    )
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
+        access = evaluation_access(request.user, slug)
+        data = validated(RunGenerateInput, request.data)
+        _, endpoint = get_endpoint_for_user(request.user, slug, data["endpoint"], role=ROLES)
+        run = services.evaluation_run_generate(
+            project=access.project,
+            release=get_release_of_project(access.project, data["release"]),
+            endpoint=endpoint,
+            user=request.user,
+            scenarios=data["scenarios"],
+            item_limit=data.get("item_limit"),
+            bootstrap_draws=data["bootstrap_draws"],
+        )
+        run.refresh_from_db()
+        return Response(RunOutput(run).data, status=status.HTTP_202_ACCEPTED)
 
 
 class RunListApi(APIView):

@@ -138,3 +138,12 @@ def _trivia_gold(release: Release) -> ReleaseGold:
         for language in options:
             scenarios.setdefault(language, set()).add(identifier)
     return ReleaseGold("trivia", "", items, scenarios, files, TRIVIA_STRATA)
+
+
+def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """(item id, prompt) of one scenario's prompt file, refused unless the file is the one the run was pinned to."""
+    files: list[dict[str, str]] = []
+    records = _lines(release, f"prompts/{scenario}.jsonl", files)
+    if files[0] not in pinned:
+        raise InvalidState(f"prompts/{scenario}.jsonl is not the file this run was pinned to; nothing was asked.")
+    return [(str(record["id"]), str(record.get("prompt") or "")) for record in records]

@@ -23,6 +23,7 @@ class EvaluationRun(Job):
     class Source(models.TextChoices):
         PREDICTIONS = "predictions", "Predictions file (JSONL)"
         HARNESS = "harness", "lm-evaluation-harness samples log"
+        ENDPOINT = "endpoint", "Generated through a model endpoint"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluation_runs")
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="evaluation_runs")
@@ -34,6 +35,15 @@ class EvaluationRun(Job):
     file_name = models.CharField(max_length=255, blank=True)
     file_sha256 = models.CharField(max_length=64, blank=True)
     file_size = models.PositiveBigIntegerField(default=0)
+    # Generated runs: the endpoint asked (kept by name and model if the endpoint is deleted later), the scenarios
+    # whose prompts were sent and how many items per scenario at most (None: all).
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluation_runs"
+    )
+    endpoint_name = models.CharField(max_length=100, blank=True)
+    endpoint_model = models.CharField(max_length=200, blank=True)
+    scenarios = models.JSONField(default=list, blank=True)
+    item_limit = models.PositiveIntegerField(null=True, blank=True)
     bootstrap_draws = models.PositiveIntegerField(default=1000)
     seed = models.PositiveIntegerField(default=20261203)
     # The upload's refused lines [{line, field, reason}] (the first ones) and counts by what was found.
@@ -61,6 +71,7 @@ class Prediction(models.Model):
         EMPTY = "empty", "Empty answer"
         NOT_FOUND = "not_found", "No answer found"
         MISSING = "missing", "No prediction for this item"
+        ERROR = "error", "The model call failed"
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="predictions")
     item_id = models.CharField(max_length=200, help_text="The release item's stable id.")
@@ -75,6 +86,9 @@ class Prediction(models.Model):
     extraction_tolerant = models.CharField(max_length=16, choices=Extraction.choices, blank=True)
     extracted_tolerant = models.TextField(blank=True)
     scores = models.JSONField(default=dict, blank=True)
+    # Generated: the recorded model call (endpoints.ModelCall) and, when it failed, why (scored as an empty answer).
+    call_id = models.BigIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["run_id", "model", "scenario", "id"]

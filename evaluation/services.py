@@ -21,8 +21,9 @@ from common.csv_safety import csv_writer
 from common.enqueue import enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, pause_between_steps
+from endpoints.models import Endpoint
 from evaluation import scoring
-from evaluation.gold import ReleaseGold, release_gold
+from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.uploads import parse_upload
 from exports.models import Release
@@ -145,9 +146,11 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
     job = job_claim(EvaluationRun, run_id, every=1.0, progress_done=0)
     if job is None:
         return None
-    run = EvaluationRun.objects.select_related("release", "project").get(pk=run_id)
+    run = EvaluationRun.objects.select_related("release", "project", "endpoint").get(pk=run_id)
     try:
         gold = _pinned_gold(run)
+        if run.source == EvaluationRun.Source.ENDPOINT:
+            _generate(run, job, gold)
         unavailable: dict[str, str] = {}
         Prediction.objects.filter(run=run, extraction=Prediction.Extraction.MISSING).delete()
         done = 0
@@ -160,6 +163,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         for prediction in rows.iterator(chunk_size=CHUNK):
             item = gold.items[prediction.item_id]
             found = scoring.extract(prediction.prediction, item, prediction.scenario, gold)
+            if prediction.error:  # the model call failed: recorded as such, scored as an empty answer
+                found = {**found, "extraction": Prediction.Extraction.ERROR, "extracted": ""}
             for name, value in found.items():
                 setattr(prediction, name, value)
             prediction.scores = scoring.score(found, item, gold, unavailable)
@@ -183,6 +188,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
         counts = {
             **run.counts,
+            "predictions": total,
+            "failed_calls": Prediction.objects.filter(run=run).exclude(error="").count(),
             "missing": missing,
             "left_out_no_gold": sorted({item_id for _, _, item_id, scores in scored if not scores}),
             "unavailable": unavailable,
@@ -291,3 +298,106 @@ def evaluation_run_rescore(*, run: EvaluationRun, enqueue: bool = True) -> Evalu
 
         enqueue_on_commit(evaluation_run_score_task, run.pk)
     return run
+
+
+# Generation: the release's prompts sent to a model endpoint
+
+
+def evaluation_run_generate(
+    *,
+    project: Project,
+    release: Release,
+    endpoint: Endpoint,
+    user: User | None,
+    scenarios: list[str],
+    item_limit: int | None = None,
+    bootstrap_draws: int = 1000,
+    enqueue: bool = True,
+) -> EvaluationRun:
+    """A run that asks `endpoint` every prompt of the chosen scenarios (a job), then scores the answers."""
+    if release.project_id != project.pk or endpoint.project_id != project.pk:
+        raise InvalidInput("The release and the endpoint must belong to this project.", field="endpoint")
+    if project.kind != "wikipedia_qa":
+        raise InvalidInput(
+            "Generation sends a release's prompt files; only Wikipedia QA releases have them. "
+            "Upload the model's answers for other kinds.",
+            field="release",
+        )
+    if not 0 <= bootstrap_draws <= MAX_DRAWS:
+        raise InvalidInput(f"Bootstrap draws must be between 0 and {MAX_DRAWS:,}.", field="bootstrap_draws")
+    gold = release_gold(release)
+    unknown = sorted(set(scenarios) - set(gold.scenarios))
+    if not scenarios or unknown:
+        known = ", ".join(scenario for scenario in WIKIPEDIA_SCENARIOS if scenario in gold.scenarios)
+        raise InvalidInput(f"Choose scenarios of this release ({known}).", field="scenarios")
+    total = sum(min(len(gold.scenarios[s]), item_limit or len(gold.scenarios[s])) for s in scenarios)
+    with transaction.atomic():
+        run = EvaluationRun.objects.create(
+            project=project,
+            release=release,
+            release_version=release.version,
+            manifest_sha256=_manifest_sha256(release),
+            release_files=gold.files,
+            source=EvaluationRun.Source.ENDPOINT,
+            endpoint=endpoint,
+            endpoint_name=endpoint.name,
+            endpoint_model=endpoint.model,
+            scenarios=[s for s in WIKIPEDIA_SCENARIOS if s in scenarios],
+            item_limit=item_limit,
+            bootstrap_draws=bootstrap_draws,
+            created_by=user,
+            progress_total=total,
+            counts={"lines": 0, "predictions": 0, "to_ask": total},
+        )
+        if enqueue:
+            from evaluation.tasks import evaluation_run_score_task
+
+            enqueue_on_commit(evaluation_run_score_task, run.pk)
+    return run
+
+
+def _generate(run: EvaluationRun, job: Any, gold: ReleaseGold) -> None:
+    """Ask the endpoint every prompt not answered yet; each answer is stored as it arrives (a resumed run skips
+    the stored ones and asks the failed ones again; replies paid for before come from the endpoint's cache)."""
+    from endpoints.services import ModelRequest, endpoint_complete_many
+
+    endpoint = run.endpoint
+    if endpoint is None:
+        raise InvalidState(f"The endpoint {run.endpoint_name!r} was deleted; this run cannot ask it any more.")
+    endpoint.project = run.project
+    model = run.endpoint_name
+    Prediction.objects.filter(run=run, error__gt="").delete()
+    stored = set(Prediction.objects.filter(run=run).values_list("scenario", "item_id"))
+    asked: list[tuple[str, str, str]] = []
+    for scenario in run.scenarios:
+        prompts = release_prompts(run.release, scenario, run.release_files)
+        if run.item_limit is not None:
+            prompts = prompts[: run.item_limit]
+        asked += [(scenario, item_id, prompt) for item_id, prompt in prompts if (scenario, item_id) not in stored]
+    done = len(stored)
+    job.beat(force=True, progress_done=done, stage=f"Asking {model} ({len(asked):,} prompts left)")
+
+    def store(index: int, completion: Any) -> None:
+        nonlocal done
+        scenario, item_id, _ = asked[index]
+        Prediction.objects.create(
+            run=run,
+            item_id=item_id,
+            item_kind=gold.items[item_id].kind,
+            scenario=scenario,
+            model=model,
+            prediction=completion.text if completion.ok else "",
+            call_id=completion.call_id or None,
+            error="" if completion.ok else f"{completion.error_kind}: {completion.error}"[:2000] or "failed",
+        )
+        done += 1
+        job.beat(progress_done=done)
+
+    endpoint_complete_many(
+        endpoint=endpoint,
+        purpose="generation",
+        requests=[ModelRequest(prompt=prompt) for _, _, prompt in asked],
+        user=run.created_by,
+        on_result=store,
+    )
+    job.beat(force=True, progress_done=done, stage="Scoring the answers")

@@ -9,12 +9,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotation.access import ProjectAccess
 from annotation.models import Project
 from common.errors import ServiceError
 from common.requests import SignedInRequest
+from endpoints.access import get_endpoint_for_user
+from endpoints.models import Endpoint
 from evaluation import services, tables
-from evaluation.access import evaluation_access, get_run_for_user
-from evaluation.forms import UploadForm
+from evaluation.access import ROLES, evaluation_access, get_run_for_user
+from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
 from exports.access import get_release_of_project, releases_for_project
 
@@ -23,17 +26,32 @@ def _versions(project: Project) -> list[int]:
     return list(releases_for_project(project).published().values_list("version", flat=True))
 
 
-@login_required
-def run_list(request: SignedInRequest, slug: str) -> HttpResponse:
-    access = evaluation_access(request.user, slug)
+def _generate_form(project: Project, data: object = None) -> GenerateForm | None:
+    """Generation needs the release's prompt files: Wikipedia QA projects only."""
+    if project.kind != Project.Kind.WIKIPEDIA_QA:
+        return None
+    endpoints = [
+        (endpoint.pk, f"{endpoint.name} ({endpoint.model})") for endpoint in Endpoint.objects.filter(project=project)
+    ]
+    return GenerateForm(data, versions=_versions(project), endpoints=endpoints)
+
+
+def _list_context(access: ProjectAccess, **forms: object) -> dict[str, object]:
     project = access.project
-    context = {
+    return {
         "project": project,
         "membership": access.membership,
         "runs": services.evaluation_runs(project)[:100],
         "form": UploadForm(versions=_versions(project)),
+        "generate_form": _generate_form(project),
+        **forms,
     }
-    return render(request, "evaluation/run_list.html", context)
+
+
+@login_required
+def run_list(request: SignedInRequest, slug: str) -> HttpResponse:
+    access = evaluation_access(request.user, slug)
+    return render(request, "evaluation/run_list.html", _list_context(access))
 
 
 @login_required
@@ -65,13 +83,36 @@ def run_create(request: SignedInRequest, slug: str) -> HttpResponse:
             else:
                 messages.success(request, f"{run.counts.get('predictions', 0):,} predictions stored; scoring them.")
             return redirect(run.get_absolute_url())
-    context = {
-        "project": project,
-        "membership": access.membership,
-        "runs": services.evaluation_runs(project)[:100],
-        "form": form,
-    }
-    return render(request, "evaluation/run_list.html", context, status=400)
+    return render(request, "evaluation/run_list.html", _list_context(access, form=form), status=400)
+
+
+@login_required
+@require_POST
+def run_generate(request: SignedInRequest, slug: str) -> HttpResponse:
+    access = evaluation_access(request.user, slug)
+    project = access.project
+    form = _generate_form(project, request.POST)
+    if form is None:
+        messages.error(request, "Generation sends a release's prompt files; this kind of project has none.")
+        return redirect("evaluation_runs", slug)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            _, endpoint = get_endpoint_for_user(request.user, slug, data["endpoint"], role=ROLES)
+            run = services.evaluation_run_generate(
+                project=project,
+                release=get_release_of_project(project, data["release"]),
+                endpoint=endpoint,
+                user=request.user,
+                scenarios=data["scenarios"],
+                item_limit=data["item_limit"],
+            )
+        except ServiceError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, f"Asking {endpoint.name}: {run.progress_total:,} prompts.")
+            return redirect(run.get_absolute_url())
+    return render(request, "evaluation/run_list.html", _list_context(access, generate_form=form), status=400)
 
 
 @login_required
