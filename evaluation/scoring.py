@@ -15,7 +15,7 @@ from typing import Any
 
 from evaluation import extraction, metrics
 from evaluation.gold import ItemGold, ReleaseGold
-from evaluation.statistics import Estimate, bootstrap_mean, proportion
+from evaluation.statistics import Estimate, bootstrap_mean, bootstrap_means, proportion
 
 PROPORTIONS = frozenset({"exact_match", "exact_match_folded", "accuracy_strict", "accuracy_tolerant"})
 METRIC_NAMES = {
@@ -84,10 +84,23 @@ def score(extracted: dict[str, str], item: ItemGold, gold: ReleaseGold, unavaila
     return scores
 
 
-def estimate(metric: str, values: list[float], clusters: list[str], *, draws: int, seed: int) -> Estimate:
-    if metric in PROPORTIONS:
-        return proportion(values)
-    return bootstrap_mean(values, clusters, draws=draws, seed=seed)
+def _estimates(entries: list[tuple[str, dict[str, Any]]], *, draws: int, seed: int) -> dict[str, Estimate]:
+    """Every metric of one cell: Wilson for proportions, one shared cluster bootstrap for the means."""
+    keys = sorted({key for _, scores in entries for key in scores})
+    found: dict[str, Estimate] = {}
+    means = [key for key in keys if key.split(":", 1)[1] not in PROPORTIONS]
+    for key in keys:
+        if key not in means:
+            found[key] = proportion([scores[key] for _, scores in entries if key in scores])
+    if means and all(key in scores for _, scores in entries for key in means):
+        clusters = [cluster for cluster, _ in entries]
+        rows = [[scores[key] for key in means] for _, scores in entries]
+        found.update(zip(means, bootstrap_means(rows, clusters, draws=draws, seed=seed), strict=True))
+    else:  # a metric missing on some items (unavailable for them): each resampled on its own items
+        for key in means:
+            have = [(cluster, scores[key]) for cluster, scores in entries if key in scores]
+            found[key] = bootstrap_mean([v for _, v in have], [c for c, _ in have], draws=draws, seed=seed)
+    return found
 
 
 def results_rows(
@@ -97,41 +110,35 @@ def results_rows(
 
     Items without gold have no scores and are counted as left out in every row of their cell.
     """
-    cells: dict[tuple[str, str, str, str, str, str], dict[str, list[Any]]] = defaultdict(
-        lambda: {"values": [], "clusters": []}
-    )
+    cells: dict[tuple[str, str, str, str, str], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     left_out: dict[tuple[str, str, str, str, str], int] = defaultdict(int)
     for model, scenario, item_id, scores in scored:
         item = gold.items[item_id]
         places = [("all", "all")] + [(stratum, item.strata.get(stratum, "(none)")) for stratum in gold.strata]
-        if not scores:
-            for stratum, value in places:
+        for stratum, value in places:
+            if scores:
+                cells[(item.kind, model, scenario, stratum, value)].append((item.cluster, scores))
+            else:
                 left_out[(item.kind, model, scenario, stratum, value)] += 1
-            continue
-        for key, value in scores.items():
-            for stratum, stratum_value in places:
-                cell = cells[(item.kind, model, scenario, key, stratum, stratum_value)]
-                cell["values"].append(value)
-                cell["clusters"].append(item.cluster)
     rows = []
-    for (kind, model, scenario, key, stratum, value), cell in sorted(cells.items()):
-        mode, metric = key.split(":", 1)
-        found = estimate(metric, cell["values"], cell["clusters"], draws=draws, seed=seed)
-        rows.append(
-            {
-                "kind": kind,
-                "model": model,
-                "scenario": scenario,
-                "metric": metric,
-                "mode": mode,
-                "stratum": stratum,
-                "value": value,
-                "n": found.n,
-                "mean": found.mean,
-                "ci_low": found.low,
-                "ci_high": found.high,
-                "interval": "wilson" if metric in PROPORTIONS else "bootstrap",
-                "left_out": left_out.get((kind, model, scenario, stratum, value), 0),
-            }
-        )
+    for (kind, model, scenario, stratum, value), entries in sorted(cells.items()):
+        for key, found in sorted(_estimates(entries, draws=draws, seed=seed).items()):
+            mode, metric = key.split(":", 1)
+            rows.append(
+                {
+                    "kind": kind,
+                    "model": model,
+                    "scenario": scenario,
+                    "metric": metric,
+                    "mode": mode,
+                    "stratum": stratum,
+                    "value": value,
+                    "n": found.n,
+                    "mean": found.mean,
+                    "ci_low": found.low,
+                    "ci_high": found.high,
+                    "interval": "wilson" if metric in PROPORTIONS else "bootstrap",
+                    "left_out": left_out.get((kind, model, scenario, stratum, value), 0),
+                }
+            )
     return rows

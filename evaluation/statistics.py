@@ -53,26 +53,57 @@ def bootstrap_mean(
     seed: int = DEFAULT_SEED,
 ) -> Estimate:
     """The mean with a percentile bootstrap interval over clusters (each item its own cluster without them)."""
-    n = len(values)
-    if not n:
-        return Estimate(0, None, None, None)
-    scores = np.asarray(values, dtype=np.float64)
-    mean = float(scores.mean())
+    return (
+        bootstrap_means([[value] for value in values], clusters, draws=draws, seed=seed)[0]
+        if values
+        else Estimate(0, None, None, None)
+    )
+
+
+def bootstrap_means(
+    rows: Sequence[Sequence[float]],
+    clusters: Sequence[str] | None = None,
+    *,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> list[Estimate]:
+    """One estimate per column of `rows` (items × metrics), every column resampled with the same draws: the
+    metrics of one table cell share their items, so one set of resampled clusters serves them all."""
+    scores = np.asarray(rows, dtype=np.float64)
+    if scores.ndim != 2 or not len(scores):
+        return []
+    n, width = scores.shape
+    means = scores.mean(axis=0)
     if n == 1 or draws <= 0:
-        return Estimate(n, mean, None if draws <= 0 else mean, None if draws <= 0 else mean)
+        bound = None if draws <= 0 else means
+        return [
+            Estimate(
+                n,
+                float(means[k]),
+                None if bound is None else float(bound[k]),
+                None if bound is None else float(bound[k]),
+            )
+            for k in range(width)
+        ]
     if clusters is None:
         sums, counts = scores, np.ones(n)
     else:
         _, members = np.unique(np.asarray(clusters), return_inverse=True)
-        sums = np.asarray(np.bincount(members, weights=scores), dtype=np.float64)
-        counts = np.bincount(members).astype(np.float64)
-    size = len(sums)
+        size = int(members.max()) + 1
+        sums = np.zeros((size, width))
+        np.add.at(sums, members, scores)
+        counts = np.bincount(members, minlength=size).astype(np.float64)
+    size = len(counts)
     rng = np.random.default_rng(seed)
-    means = np.empty(draws)
+    resampled = np.empty((draws, width))
     step = max(1, _CHUNK_CELLS // size)
     for start in range(0, draws, step):
         stop = min(draws, start + step)
-        picks = rng.integers(0, size, size=(stop - start, size))
-        means[start:stop] = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Estimate(n, mean, float(low), float(high))
+        chunk = stop - start
+        # a draw of `size` clusters with replacement, as counts per cluster; the means are then one product
+        picks = rng.integers(0, size, size=(chunk, size), dtype=np.int64)
+        picks += np.arange(chunk, dtype=np.int64)[:, None] * size
+        weights = np.bincount(picks.ravel(), minlength=chunk * size).reshape(chunk, size).astype(np.float64)
+        resampled[start:stop] = (weights @ sums) / (weights @ counts)[:, None]
+    low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
+    return [Estimate(n, float(means[k]), float(low[k]), float(high[k])) for k in range(width)]
