@@ -11,6 +11,7 @@ Every refused line is named with its number, field and reason; a file with any r
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -39,10 +40,16 @@ class Parsed:
     problems: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
-    def refuse(self, line: int, field_name: str, reason: str, *, count: str = "refused_lines") -> None:
-        self.counts[count] = self.counts.get(count, 0) + 1
-        if count != "refused_lines":
+    last_refused: int = -1  # lines come in order: a line is counted once however many problems it has
+
+    def refuse(self, line: int, field_name: str, reason: str, *, count: str = "") -> None:
+        """One problem of one line (a line may have several); `count` also counts it under its own name."""
+        if line != self.last_refused:
+            self.last_refused = line
             self.counts["refused_lines"] = self.counts.get("refused_lines", 0) + 1
+        self.counts["problems"] = self.counts.get("problems", 0) + 1
+        if count:
+            self.counts[count] = self.counts.get(count, 0) + 1
         if len(self.problems) < MAX_PROBLEMS_LISTED:
             self.problems.append({"line": line, "field": field_name, "reason": reason})
 
@@ -69,7 +76,8 @@ def parse_upload(
         return parsed
     seen: dict[tuple[str, str, str], int] = {}
     lines = 0
-    for number, raw in enumerate(text.split("\n"), start=1):
+    # one line at a time: a file of millions of tiny lines is not split into a list of millions of strings
+    for number, raw in enumerate(io.StringIO(text, newline="\n"), start=1):
         if not raw.strip():
             continue
         lines += 1

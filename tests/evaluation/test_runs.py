@@ -314,3 +314,13 @@ def test_a_failed_run_is_scored_again_from_its_page_once_the_files_are_back(
     run.refresh_from_db()
     assert run.status == "done", run.error
     assert next(row for row in run.results if row["metric"] == "exact_match" and row["stratum"] == "all")["mean"] == 1.0
+
+
+def test_a_file_of_many_bad_lines_lists_the_first_500_and_counts_them_all(yue_release, researcher):
+    response = upload(api_as(researcher), "yue-cmn", b"{}\r\n" * 20_000)
+
+    assert response.status_code == 400
+    assert response.json()["counts"]["refused_lines"] == 20_000
+    assert response.json()["counts"]["problems"] == 80_000  # four fields missing on each line
+    assert len(response.json()["problems"]) == 500
+    assert response.json()["problems"][0] == {"line": 1, "field": "id", "reason": "missing"}

@@ -1,6 +1,6 @@
 """Scoring speed: N predictions through extraction, every metric and the results rows with their intervals.
 
-    .venv/bin/python bench/evaluation.py [--predictions 100000] [--draws 10000] [--language cmn|deu]
+    .venv/bin/python bench/evaluation_scoring.py [--predictions 100000] [--draws 10000] [--language cmn|deu]
 
 No database: the per-item work (`evaluation.scoring.extract` and `score`) and the table rows
 (`results_rows`, Wilson and the cluster bootstrap) on synthetic Wikipedia QA items, two per page pair, four
