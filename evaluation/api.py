@@ -7,7 +7,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -20,7 +20,7 @@ from common.requests import SignedInApiRequest
 from endpoints.access import get_endpoint_for_user
 from evaluation import services
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
-from evaluation.models import EvaluationRun
+from evaluation.models import EvaluationRun, Prediction
 from exports.access import get_release_of_project
 
 SourceField = named_enum(EvaluationRun.Source, "EvaluationSource")
@@ -202,6 +202,58 @@ class RunDetailApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str, run_id: int) -> Response:
         _, run = get_run_for_user(request.user, slug, run_id)
         return Response(RunDetailOutput(run).data)
+
+
+ExtractionField = named_enum(Prediction.Extraction, "PredictionExtraction")
+
+
+class PredictionOutput(serializers.ModelSerializer):
+    extraction = ExtractionField(read_only=True)
+    extraction_tolerant = serializers.CharField(read_only=True, help_text="Multiple choice: the tolerant outcome.")
+    scores = serializers.DictField(child=serializers.FloatField(), read_only=True, help_text="mode:metric → [0, 1].")
+
+    class Meta:
+        model = Prediction
+        fields = [
+            "item_id",
+            "item_kind",
+            "scenario",
+            "model",
+            "line",
+            "prediction",
+            "extraction",
+            "extracted",
+            "extraction_tolerant",
+            "extracted_tolerant",
+            "scores",
+            "call_id",
+            "error",
+        ]
+        read_only_fields = fields
+
+
+class RunPredictionsApi(APIView):
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        summary="Every item of a run: the answer, what was extracted from it and its scores",
+        parameters=[
+            OpenApiParameter("model", str, required=False),
+            OpenApiParameter("scenario", str, required=False),
+            OpenApiParameter("extraction", str, required=False, enum=list(Prediction.Extraction.values)),
+        ],
+        responses=responses({200: PredictionOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, run_id: int) -> Response:
+        _, run = get_run_for_user(request.user, slug, run_id)
+        extraction = request.query_params.get("extraction", "")
+        rows = services.evaluation_run_predictions(
+            run,
+            model=request.query_params.get("model", "")[:200],
+            scenario=request.query_params.get("scenario", "")[:200],
+            extraction=extraction if extraction in Prediction.Extraction.values else "",
+        )
+        return paginated(self, request, rows, PredictionOutput)
 
 
 class RunResultsCsvApi(APIView):

@@ -9,6 +9,11 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/evaluation/runs/<int:run_id>/", api.RunDetailApi.as_view(), name="api_evaluation_run"),
     path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/predictions/",
+        api.RunPredictionsApi.as_view(),
+        name="api_evaluation_predictions",
+    ),
+    path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",
         api.RunResultsCsvApi.as_view(),
         name="api_evaluation_csv",

@@ -401,3 +401,24 @@ def _generate(run: EvaluationRun, job: Any, gold: ReleaseGold) -> None:
         on_result=store,
     )
     job.beat(force=True, progress_done=done, stage="Scoring the answers")
+
+
+def evaluation_run_predictions(run: EvaluationRun, *, model: str = "", scenario: str = "", extraction: str = "") -> Any:
+    """The run's per-item rows (answer, extraction outcome, scores), filtered, in a stable order."""
+    rows = Prediction.objects.filter(run=run)
+    if model:
+        rows = rows.filter(model=model)
+    if scenario:
+        rows = rows.filter(scenario=scenario)
+    if extraction:
+        rows = rows.filter(extraction=extraction)
+    return rows.order_by("model", "scenario", "item_id", "id")
+
+
+def evaluation_run_choices(run: EvaluationRun) -> dict[str, list[str]]:
+    """The models and scenarios a run has, for its filters."""
+    rows = Prediction.objects.filter(run=run)
+    return {
+        "models": sorted(set(rows.values_list("model", flat=True).distinct())),
+        "scenarios": sorted(set(rows.values_list("scenario", flat=True).distinct())),
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -19,6 +20,7 @@ from evaluation import services, tables
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
+from evaluation.models import Prediction
 from exports.access import get_release_of_project, releases_for_project
 
 
@@ -134,6 +136,36 @@ def run_detail(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse
         "provenance": services.evaluation_run_provenance(run),
     }
     return render(request, template, context)
+
+
+ITEMS_PER_PAGE = 100
+
+
+@login_required
+def run_items(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
+    """Every item's answer, what was extracted from it and its scores; filtered by model, scenario, outcome."""
+    access, run = get_run_for_user(request.user, slug, run_id)
+    choices = services.evaluation_run_choices(run)
+    model = request.GET.get("model", "")[:200]
+    scenario = request.GET.get("scenario", "")[:200]
+    extraction = request.GET.get("extraction", "")
+    extraction = extraction if extraction in Prediction.Extraction.values else ""
+    rows = services.evaluation_run_predictions(run, model=model, scenario=scenario, extraction=extraction)
+    page = Paginator(rows, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    project = access.project
+    language = project.standard if project.kind == Project.Kind.WIKIPEDIA_QA else None
+    context = {
+        "project": project,
+        "membership": access.membership,
+        "run": run,
+        "page": page,
+        "choices": choices,
+        "outcomes": Prediction.Extraction.choices,
+        "chosen": {"model": model, "scenario": scenario, "extraction": extraction},
+        "answer_lang": project.standard_language if language else "",
+        "answer_dir": language.direction if language else "auto",
+    }
+    return render(request, "evaluation/run_items.html", context)
 
 
 @login_required

@@ -69,3 +69,15 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     with page.expect_download() as download:
         page.locator("#download-csv").click()
     assert download.value.suggested_filename.endswith("-results.csv")
+
+    # the drill-down: every item's answer and scores, filtered from the keyboard
+    page.locator("#run-items-link").click()
+    expect(page.locator("#run-items tbody tr")).to_have_count(8)
+    page.get_by_label("Scenario").select_option("question_only")
+    page.get_by_label("Answer extraction").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#run-items tbody tr")).to_have_count(4)
+    expect(page.locator("#run-items tbody tr").first).to_contain_text("不知道")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path="/tmp/evaluation-items-390.png", full_page=True)

@@ -324,3 +324,26 @@ def test_a_file_of_many_bad_lines_lists_the_first_500_and_counts_them_all(yue_re
     assert response.json()["counts"]["problems"] == 80_000  # four fields missing on each line
     assert len(response.json()["problems"]) == 500
     assert response.json()["problems"][0] == {"line": 1, "field": "id", "reason": "missing"}
+
+
+def test_every_items_answer_extraction_and_scores_are_listed_and_filtered(
+    yue_release, researcher, outsider, client, django_capture_on_commit_callbacks
+):
+    api = api_as(researcher)
+    data = predictions(
+        yue_release, lambda line: f"<answer>{line['answer_standard']}</answer>", scenarios=("question_only",)
+    ) + predictions(yue_release, lambda line: "不知道", model="shy", scenarios=("question_only",))
+    run = scored(api, "yue-cmn", data, django_capture_on_commit_callbacks)
+    url = f"/api/projects/yue-cmn/evaluation/runs/{run['id']}/predictions/"
+
+    everything = api.get(url).json()
+    not_found = api.get(url, {"extraction": "not_found"}).json()
+    client.force_login(researcher)
+    page = client.get(reverse("evaluation_items", args=["yue-cmn", run["id"]]), {"model": "shy"}).content.decode()
+
+    assert everything["count"] == 12
+    assert not_found["count"] == 6
+    assert {row["model"] for row in not_found["results"]} == {"shy"}
+    assert not_found["results"][0]["scores"]["recommended:rouge_l"] == 0.0
+    assert "No answer found" in page and 'lang="cmn"' in page
+    assert api_as(outsider).get(url).status_code == 404
