@@ -261,6 +261,7 @@ def test_the_page_uploads_shows_tables_by_topic_and_region_and_downloads_csv(
     assert "Lead-section QA" in page
     assert 'data-stratum="topic"' in page and 'data-stratum="region"' in page
     assert "100.0" in page
+    assert "Δ vs question only" in page
     assert "manifest sha256" in page
     assert csv.splitlines()[0].startswith("project,release_version,manifest_sha256,run,kind,model")
     assert "'=cmd" in csv and ",=cmd" not in csv  # a formula-like model name is quoted for spreadsheets
@@ -347,3 +348,23 @@ def test_every_items_answer_extraction_and_scores_are_listed_and_filtered(
     assert not_found["results"][0]["scores"]["recommended:rouge_l"] == 0.0
     assert "No answer found" in page and 'lang="cmn"' in page
     assert api_as(outsider).get(url).status_code == 404
+
+
+def test_an_item_without_gold_is_left_out_of_every_score_counted_and_named(
+    project, annotator, coordinator, researcher, django_capture_on_commit_callbacks
+):
+    from annotation.models import QAItem
+    from tests.exports.conftest import authored_pair
+
+    authored_pair(project, annotator)
+    authored_pair(project, annotator, evidence=("深水埗", "六十幾年"))
+    emptied = QAItem.objects.filter(project=project).order_by("id").first()
+    QAItem.objects.filter(pk=emptied.pk).update(answer_standard="")
+    release = releases.release_build_now(project=project, user=coordinator, seed=1)
+    data = predictions(release, lambda line: f"<answer>{line['answer_standard']}</answer>")
+
+    run = scored(api_as(researcher), "yue-cmn", data, django_capture_on_commit_callbacks)
+
+    assert run["counts"]["left_out_no_gold"] == [f"yue-cmn-q{emptied.pk}"]
+    row = overall(run, "rouge_l", "recommended")
+    assert (row["n"], row["left_out"], row["mean"]) == (3, 1, pytest.approx(1.0))
