@@ -157,3 +157,46 @@ def test_bootstrap_is_seeded_and_resamples_by_cluster():
     clustered = bootstrap_mean([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], ["p1", "p1", "p1", "p2", "p2", "p2"], draws=2000)
     assert (clustered.low, clustered.high) == (0.0, 1.0)
     assert bootstrap_mean([]).mean is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rouge_score") is None, reason="rouge-score is not installed")
+def test_recommended_rouge_is_rouge_scores_own_value_with_a_tokenizer_that_keeps_the_script():
+    from rouge_score import rouge_scorer
+
+    class Tokens:
+        def __init__(self, language: str) -> None:
+            self.language = language
+
+        def tokenize(self, text: str) -> list[str]:
+            return metrics.tokens(text, self.language)
+
+    cases = [
+        ("菠蘿油同埋鴛鴦", "菠蘿油同埋鴛鴦", "yue"),
+        ("菠萝油", "菠萝油和鸳鸯", "cmn"),
+        ("القاهرة عاصمة", "القاهرة عاصمة مصر", "arb"),
+        ("Bier und Brezn", "Bier und Brezeln", "deu"),
+    ]
+    default = rouge_scorer.RougeScorer(["rougeL"])
+    # the trap: the default tokenizer keeps [a-z0-9] only, so a perfect Cantonese answer scores 0
+    assert default.score("菠蘿油同埋鴛鴦", "菠蘿油同埋鴛鴦")["rougeL"].fmeasure == 0.0
+    for prediction, gold, language in cases:
+        scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=Tokens(language))
+        expected = scorer.score(gold, prediction)["rougeL"].fmeasure
+        ours = metrics.rouge_l(metrics.tokens(prediction, language), metrics.tokens(gold, language))
+        assert ours == pytest.approx(expected, abs=1e-12), (prediction, language)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("rouge") is None or importlib.util.find_spec("jieba") is None,
+    reason="rouge and jieba are needed for WiLoVa's Chinese ROUGE-L",
+)
+@pytest.mark.parametrize(
+    ("prediction", "gold"), [("菠萝油和鸳鸯", "菠萝油和鸳鸯"), ("这家茶餐厅的菠萝油", "菠萝油和鸳鸯"), ("", "深水埗")]
+)
+def test_chinese_parity_rouge_is_the_packages_value_on_jieba_segments(prediction, gold):
+    import jieba
+    from rouge import Rouge
+
+    candidate = " ".join(jieba.cut(prediction)) if prediction else "[无]"
+    expected = Rouge().get_scores(candidate, " ".join(jieba.cut(gold)))[0]["rouge-l"]["f"]
+    assert metrics.rouge_l_parity(prediction, gold, "cmn") == pytest.approx(expected, abs=1e-12)
