@@ -9,6 +9,8 @@ import pytest
 from evaluation import extraction, metrics
 from evaluation.statistics import bootstrap_mean, proportion, wilson
 
+pytestmark = pytest.mark.one_engine  # pure functions: no database
+
 SACREBLEU_HYPOTHESES = [
     "The relationship between cats and dogs is not exactly friendly.",
     "a good bookshop is just a genteel black hole that knows how to read.",
