@@ -74,17 +74,6 @@ def bootstrap_means(
         return []
     n, width = scores.shape
     means = scores.mean(axis=0)
-    if n == 1 or draws <= 0:
-        bound = None if draws <= 0 else means
-        return [
-            Estimate(
-                n,
-                float(means[k]),
-                None if bound is None else float(bound[k]),
-                None if bound is None else float(bound[k]),
-            )
-            for k in range(width)
-        ]
     if clusters is None:
         sums, counts = scores, np.ones(n)
     else:
@@ -93,6 +82,9 @@ def bootstrap_means(
         sums = np.zeros((size, width))
         np.add.at(sums, members, scores)
         counts = np.bincount(members, minlength=size).astype(np.float64)
+    if len(counts) < 2 or draws <= 0:
+        # one cluster (one item, or items of one page pair) has no spread to resample: no interval, not a zero-width one
+        return [Estimate(n, float(means[k]), None, None) for k in range(width)]
     size = len(counts)
     rng = np.random.default_rng(seed)
     resampled = np.empty((draws, width))

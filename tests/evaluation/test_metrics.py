@@ -159,6 +159,10 @@ def test_bootstrap_is_seeded_and_resamples_by_cluster():
     clustered = bootstrap_mean([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], ["p1", "p1", "p1", "p2", "p2", "p2"], draws=2000)
     assert (clustered.low, clustered.high) == (0.0, 1.0)
     assert bootstrap_mean([]).mean is None
+    # one page pair (or one item) has nothing to resample: no interval rather than a zero-width one
+    one_pair = bootstrap_mean([0.2, 0.1], ["p1", "p1"])
+    assert (one_pair.mean, one_pair.low, one_pair.high) == (pytest.approx(0.15), None, None)
+    assert bootstrap_mean([0.4]).low is None
 
 
 @pytest.mark.skipif(importlib.util.find_spec("rouge_score") is None, reason="rouge-score is not installed")
