@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "audit",
     "archive",
     "endpoints",
+    "evaluation",
     "demo",
 ]
 
@@ -375,6 +376,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 *
 # and imports, release builds (or marked failed by the release pages), agreement reports.
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
+EVALUATION_STALE_SECONDS = env.int("EVALUATION_STALE_SECONDS", default=300)
+EVALUATION_MAX_BYTES = env.int("EVALUATION_MAX_BYTES", default=50 * 1024 * 1024)  # a predictions upload
 AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
 # Tests only: seconds a job pauses between its steps, so a fault test can kill its worker mid-way. Keep 0.
 JOB_STEP_DELAY = env.float("JOB_STEP_DELAY", default=0.0)

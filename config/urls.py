@@ -39,6 +39,7 @@ urlpatterns = [
     path("api/", include("annotation.api_audit_urls")),
     path("api/", include("archive.api_urls")),
     path("api/", include("endpoints.api_urls")),
+    path("api/", include("evaluation.api_urls")),
     path("account/", include("annotation.account_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
@@ -50,6 +51,7 @@ urlpatterns = [
     path("", include("annotation.audit_urls")),
     path("", include("archive.urls")),
     path("", include("endpoints.urls")),
+    path("", include("evaluation.urls")),
 ]
 
 handler500 = "config.errors.server_error"
