@@ -16,6 +16,11 @@ class ValidationConfig(AppConfig):
             stale_setting="JOB_STALE_SECONDS",
         )
 
+        from common.secrets import secret_rotator_register
+        from validation.search import search_keys_rotate
+
+        secret_rotator_register("project search keys", search_keys_rotate)
+
         from validation import kind
 
         kind.register()

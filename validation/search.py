@@ -44,7 +44,7 @@ from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps, stalled
-from common.secrets import SecretUnreadable, secret_decrypt, secret_encrypt
+from common.secrets import SecretUnreadable, secret_decrypt, secret_encrypt, secret_rotate
 from endpoints.hosts import DEFAULT_PORTS, HostRefused, HostUnresolvable, addresses_allowed, allowed_host_parse
 from validation.importers import CollectedPair
 from validation.models import SearchCollection, SearchEngine, SearchKey, SearchQuery, SearchResponse, SeedQuery
@@ -90,6 +90,19 @@ def search_key_remove(*, project: Project, user: User | None) -> None:
     with transaction.atomic():
         if SearchKey.objects.filter(project=project).delete()[0]:
             audit.record(user, Action.SEARCH_KEY_REMOVED, project, project=project)
+
+
+def search_keys_rotate() -> tuple[int, list[str]]:
+    """Re-encrypt every project's search key under the first of ENCRYPTION_KEYS (`manage.py endpoint rotate-keys`)."""
+    rotated, unreadable = 0, []
+    for row in SearchKey.objects.select_related("project").order_by("pk").iterator():
+        try:
+            token = secret_rotate(token=row.token)
+        except SecretUnreadable:
+            unreadable.append(f"the SerpApi key of project {row.project.slug}")
+            continue
+        rotated += SearchKey.objects.filter(pk=row.pk, token=row.token).update(token=token)
+    return rotated, unreadable
 
 
 def search_key_hint(project: Project) -> str:

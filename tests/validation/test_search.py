@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
+from django.core.management import CommandError, call_command
 
 from annotation.models import QAItem
 from common.errors import InvalidInput, InvalidState
@@ -252,3 +254,20 @@ def test_starting_needs_a_key_seeds_and_sane_numbers(seeded, coordinator):
     search.search_key_remove(project=seeded, user=coordinator)
     with pytest.raises(InvalidState, match="Set the project's SerpApi key first"):
         search.search_collection_start(project=seeded, user=coordinator, budget=5, enqueue=False)
+
+
+def test_the_key_rotation_command_re_encrypts_search_keys_too(seeded, settings, capsys):
+    old = Fernet.generate_key().decode()
+    settings.ENCRYPTION_KEYS = [old]
+    search.search_key_set(project=seeded, key=KEY, user=None)
+    stored = SearchKey.objects.get(project=seeded).token
+    new = Fernet.generate_key().decode()
+    settings.ENCRYPTION_KEYS = [new, old]
+    call_command("endpoint", "rotate-keys")
+    assert "1 project search keys re-encrypted under the first key." in capsys.readouterr().out
+    settings.ENCRYPTION_KEYS = [new]  # the old key dropped
+    rotated = SearchKey.objects.get(project=seeded).token
+    assert rotated != stored and secret_decrypt(token=rotated) == KEY
+    settings.ENCRYPTION_KEYS = [Fernet.generate_key().decode()]  # a key nobody has
+    with pytest.raises(CommandError, match=f"the SerpApi key of project {seeded.slug}"):
+        call_command("endpoint", "rotate-keys")
