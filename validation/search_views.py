@@ -20,6 +20,7 @@ from validation.access import get_search_collection, get_validation_project
 from validation.models import SearchCollection, SearchEngine, SearchQuery, SeedQuery, ValidationItem
 
 LATEST_ITEMS = 20
+QUERIES_SHOWN = 200  # the first ones; the API lists them all
 FIELDS = ("engine", "iterations", "budget", "location", "gl", "hl")
 
 
@@ -104,6 +105,9 @@ def _detail_context(collection: SearchCollection) -> dict[str, Any]:
         "collection": collection,
         "queries": [(SearchQuery.Status(value).label, value, n) for value, n in counts.items()],
         "items": items,
+        "recent_queries": SearchQuery.objects.filter(collection=collection).order_by("iteration", "position")[
+            :QUERIES_SHOWN
+        ],
         "resumable": not collection.is_active and open_queries + counts[SearchQuery.Status.OVER_BUDGET] > 0,
     }
 
@@ -115,9 +119,6 @@ def validation_search_detail(request: SignedInRequest, slug: str, collection_id:
     context = _detail_context(collection)
     if request.htmx:
         return render(request, "validation/search_detail.html#search-status", context)
-    context["recent_queries"] = SearchQuery.objects.filter(collection=collection).order_by("iteration", "position")[
-        :200
-    ]
     return render(request, "validation/search_detail.html", context)
 
 
