@@ -6,7 +6,8 @@ response under tests/fixtures/serpapi/ whose `search_parameters.q` is the reques
 with the recorded "no results" response for any other query. Every request is kept (`serpapi_stub.requests`,
 its parameters). `serpapi_stub.script(StubAnswer(...), ...)` makes the next requests get these instead, in order:
 
-    StubAnswer.error(401, "error_401.json"), StubAnswer.error(429, "error_429.json"), StubAnswer(delay=5)
+    StubAnswer.error(401, "error_401.json"), StubAnswer.error(429, "error_429.json"), StubAnswer(delay=5),
+    StubAnswer(status=302, body={}, headers={"Location": "http://elsewhere.example/search"})
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class StubAnswer:
     status: int = 200
     body: dict[str, Any] | None = None  # None: the recorded response for the query
     delay: float = 0.0
+    headers: dict[str, str] | None = None
 
     @classmethod
     def error(cls, status: int, fixture: str) -> StubAnswer:
@@ -83,6 +85,8 @@ class SerpApiStub:
                     self.send_response(answer.status)
                     self.send_header("Content-Type", "application/json; charset=utf-8")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in (answer.headers or {}).items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

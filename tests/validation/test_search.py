@@ -236,6 +236,23 @@ def test_a_host_the_operator_did_not_allow_is_refused_before_any_call(serpapi_st
     assert serpapi_stub.requests == []
 
 
+def test_a_redirect_to_a_host_not_allowed_is_refused(serpapi_stub, seeded, coordinator):
+    serpapi_stub.script(StubAnswer(status=302, body={}, headers={"Location": "http://169.254.169.254/latest/"}))
+    failed = collect(seeded, coordinator)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.startswith("The host 169.254.169.254 (port 80) is not allowed for search calls")
+    assert len(serpapi_stub.requests) == 1 and not QAItem.objects.filter(project=seeded).exists()
+
+
+def test_a_reply_over_the_size_cap_fails_its_query_and_the_rest_goes_on(serpapi_stub, seeded, coordinator, settings):
+    settings.SEARCH_REPLY_MAX_BYTES = 4000  # the food reply is longer (4,120 bytes), the others shorter
+    done = collect(seeded, coordinator, iterations=1)
+    food = SearchQuery.objects.get(collection=done, query="Food in Doha")
+    assert food.status == SearchQuery.Status.FAILED
+    assert food.error == "SerpApi's reply is longer than 4,000 bytes (SEARCH_REPLY_MAX_BYTES)."
+    assert done.status == JobStatus.DONE and done.items_created == 5
+
+
 def test_a_cancelled_collection_stops_before_its_next_query_and_resumes(serpapi_stub, seeded, coordinator):
     collection = search.search_collection_start(project=seeded, user=coordinator, budget=50, enqueue=False)
     cancelled = search.search_collection_cancel(collection=collection, user=coordinator)
