@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
@@ -55,3 +56,14 @@ def secret_rotate(*, token: str) -> str:
         return _fernet().rotate(token.encode("ascii")).decode("ascii")
     except (InvalidToken, UnicodeError):
         raise SecretUnreadable("A stored secret cannot be decrypted with any of ENCRYPTION_KEYS.") from None
+
+
+# Stores of secrets outside the endpoints app (a validation project's search key) register a rotator here, from
+# their app's ready(), so that `manage.py endpoint rotate-keys` re-encrypts them too: it returns how many it
+# re-encrypted and, in words, the secrets no configured key opens.
+SecretRotator = Callable[[], tuple[int, list[str]]]
+SECRET_ROTATORS: dict[str, SecretRotator] = {}
+
+
+def secret_rotator_register(name: str, rotator: SecretRotator) -> None:
+    SECRET_ROTATORS[name] = rotator

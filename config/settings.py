@@ -65,6 +65,18 @@ MODEL_REPLY_MAX_BYTES = env.int("MODEL_REPLY_MAX_BYTES", default=10 * 1024 * 102
 if MODEL_MAX_ATTEMPTS < 1:
     raise ImproperlyConfigured("MODEL_MAX_ATTEMPTS must be at least 1 (the first attempt).")
 
+# Search collections of validation projects (validation/search.py, docs/validation.md): the SerpApi address,
+# the hosts it may name (entries shaped as MODEL_ALLOWED_HOSTS'), one call's timeout, attempts per call (the
+# first included; a timeout or a server error is tried again after a doubling wait) and the largest reply read.
+SERPAPI_BASE_URL = env.str("SERPAPI_BASE_URL", default="https://serpapi.com")
+SEARCH_ALLOWED_HOSTS = env.list("SEARCH_ALLOWED_HOSTS", default=["serpapi.com"])
+if any(entry.strip() in {"*", "*.*"} for entry in SEARCH_ALLOWED_HOSTS):
+    raise ImproperlyConfigured("SEARCH_ALLOWED_HOSTS may not allow every host: list the search API's host.")
+SEARCH_TIMEOUT_SECONDS = env.float("SEARCH_TIMEOUT_SECONDS", default=30.0)
+SEARCH_MAX_ATTEMPTS = max(1, env.int("SEARCH_MAX_ATTEMPTS", default=3))
+SEARCH_RETRY_BASE_SECONDS = env.float("SEARCH_RETRY_BASE_SECONDS", default=2.0)
+SEARCH_REPLY_MAX_BYTES = env.int("SEARCH_REPLY_MAX_BYTES", default=5 * 1024 * 1024)
+
 # Secrets stored in the database (model endpoints' API keys) are encrypted with these Fernet keys
 # (common/secrets.py): comma-separated, the first encrypts, every one decrypts, so a new key listed first
 # rotates them (`manage.py endpoint rotate-keys` re-encrypts what is stored, then the old key may go).

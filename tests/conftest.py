@@ -22,7 +22,8 @@ MEDIA_KEY = pytest.StashKey[Path]()
 
 # `live_worker`: a real Celery worker subprocess for @pytest.mark.worker tests (see tests/worker.py);
 # `model_stub`: an OpenAI-compatible server on 127.0.0.1 to script model replies (see tests/model_stub.py).
-pytest_plugins = ["tests.worker", "tests.model_stub"]
+# `serpapi_stub`: recorded SerpApi responses served on 127.0.0.1 (see tests/serpapi_stub.py).
+pytest_plugins = ["tests.worker", "tests.model_stub", "tests.serpapi_stub"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

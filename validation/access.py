@@ -13,7 +13,7 @@ from django.http import Http404
 from annotation.access import AnyUser, ProjectAccess, RoleOption, project_access
 from annotation.models import Project, Role
 from review.models import ReviewSlot
-from validation.models import ValidationItem
+from validation.models import SearchCollection, ValidationItem
 
 
 def validation_access(user: AnyUser, slug: str, *, role: RoleOption = None) -> ProjectAccess:
@@ -50,3 +50,13 @@ def get_validation_item(user: AnyUser, slug: str, item_id: int) -> ValidationIte
     vitem.project = project
     vitem.item.project = project
     return vitem
+
+
+def get_search_collection(user: AnyUser, slug: str, collection_id: int) -> SearchCollection:
+    """A search collection of the project (coordinators only)."""
+    project = get_validation_project(user, slug, role=Role.COORDINATOR)
+    collection = SearchCollection.objects.select_related("created_by").filter(project=project, pk=collection_id).first()
+    if collection is None:
+        raise Http404("No such search collection in this project.")
+    collection.project = project
+    return collection

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation import api
+from validation import api, search_api
 
 P = "projects/<slug:slug>/validation/"
 
@@ -24,4 +24,24 @@ urlpatterns = [
     path(P + "tasks/<int:slot_id>/", api.TaskApi.as_view(), name="api_validation_task"),
     path(P + "tasks/<int:slot_id>/skip/", api.TaskSkipApi.as_view(), name="api_validation_task_skip"),
     path(P + "agreement/", api.AgreementApi.as_view(), name="api_validation_agreement"),
+    path(P + "search/key/", search_api.SearchKeyApi.as_view(), name="api_validation_search_key"),
+    path(P + "search/", search_api.SearchCollectionListApi.as_view(), name="api_validation_searches"),
+    path(
+        P + "search/<int:collection_id>/", search_api.SearchCollectionDetailApi.as_view(), name="api_validation_search"
+    ),
+    path(
+        P + "search/<int:collection_id>/queries/",
+        search_api.SearchQueryListApi.as_view(),
+        name="api_validation_search_queries",
+    ),
+    path(
+        P + "search/<int:collection_id>/cancel/",
+        search_api.SearchCancelApi.as_view(),
+        name="api_validation_search_cancel",
+    ),
+    path(
+        P + "search/<int:collection_id>/resume/",
+        search_api.SearchResumeApi.as_view(),
+        name="api_validation_search_resume",
+    ),
 ]

@@ -6,6 +6,21 @@ class ValidationConfig(AppConfig):
     verbose_name = "Validation"
 
     def ready(self) -> None:
+        from common.jobs import job_type_register
+        from validation.models import SearchCollection
+
+        job_type_register(
+            "search",
+            model=SearchCollection,
+            task="validation.tasks.search_collection_run",
+            stale_setting="JOB_STALE_SECONDS",
+        )
+
+        from common.secrets import secret_rotator_register
+        from validation.search import search_keys_rotate
+
+        secret_rotator_register("project search keys", search_keys_rotate)
+
         from validation import kind
 
         kind.register()

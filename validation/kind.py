@@ -21,6 +21,7 @@ NAV = (
     Link("Data", "Items", "validation_items", COORD),
     Link("Data", "Import", "validation_import", COORD),
     Link("Data", "Seed queries", "validation_seeds", COORD),
+    Link("Data", "Search collection", "validation_search", COORD),
     Link("Data", "Domains", "validation_domains", COORD),
     Link("Settings", "Validation settings", "validation_settings", COORD),
     Link("Settings", "Members", "project_members", COORD),

@@ -16,6 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from annotation.models import Project, QAItem, QAItemRevision
+from common.jobs import Job, JobStatus
 from review.models import ReviewSlot
 
 
@@ -256,3 +257,110 @@ class FinalAnswerChoice(models.Model):
 
     def __str__(self) -> str:
         return f"Item {self.item_id}: final answer from revision {self.revision_id}"
+
+
+# Search collections: seed queries sent to a search engine through SerpApi (validation/search.py)
+
+
+class SearchEngine(models.TextChoices):
+    GOOGLE = "google", "Google"
+    BING = "bing", "Bing"
+    YAHOO = "yahoo", "Yahoo"
+
+
+class SearchKey(models.Model):
+    """A project's SerpApi key, encrypted (common/secrets.py). No row: the project has no key."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="search_key")
+    token = models.TextField(help_text="The key, encrypted; never shown again.")
+    last_four = models.CharField(
+        max_length=4, blank=True, help_text="The key's last four characters, to tell keys apart."
+    )
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    set_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Search key of {self.project}"
+
+
+class SearchCollection(Job):
+    """One run of a project's seed queries through a search engine, N iterations deep, within a budget of calls."""
+
+    STATUS_WORDS = {JobStatus.CANCELLED: "Cancelled (it can be resumed)"}
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="search_collections")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    engine = models.CharField(max_length=16, choices=SearchEngine.choices, default=SearchEngine.GOOGLE)
+    location = models.CharField(max_length=200, blank=True, help_text="SerpApi location (Google), e.g. Doha, Qatar.")
+    gl = models.CharField(max_length=8, blank=True, help_text="Country code (gl), e.g. qa.")
+    hl = models.CharField(max_length=16, blank=True, help_text="Interface language code (hl), e.g. ar.")
+    iterations = models.PositiveSmallIntegerField(default=1, help_text="1: the seed queries only.")
+    budget = models.PositiveIntegerField(help_text="Most calls to SerpApi this collection may send.")
+    calls_sent = models.PositiveIntegerField(default=0)
+    calls_cached = models.PositiveIntegerField(default=0, help_text="Queries answered from earlier responses.")
+    items_created = models.PositiveIntegerField(default=0)
+    items_left_out = models.PositiveIntegerField(default=0, help_text="Pairs collected before, not added again.")
+    cancel_requested = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"Search collection {self.pk} of {self.project}"
+
+
+class SearchQuery(models.Model):
+    """One query of a collection: a seed query (iteration 1) or one that a response suggested (later ones)."""
+
+    class Origin(models.TextChoices):
+        SEED = "seed", "Seed query"
+        RELATED_QUESTION = "related_question", "People also ask"
+        RELATED_SEARCH = "related_search", "Related search"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        SENT = "sent", "Answered by the search engine"
+        CACHED = "cached", "Answered from an earlier response"
+        FAILED = "failed", "Failed"
+        OVER_BUDGET = "over_budget", "Not sent: the budget was used up"
+
+    collection = models.ForeignKey(SearchCollection, on_delete=models.CASCADE, related_name="queries")
+    position = models.PositiveIntegerField()
+    query = models.TextField()
+    normalised = models.TextField()
+    iteration = models.PositiveSmallIntegerField()
+    origin = models.CharField(max_length=20, choices=Origin.choices)
+    topic = models.CharField(max_length=100, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    failures = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    response = models.ForeignKey("SearchResponse", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    items_created = models.PositiveIntegerField(default=0)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["collection_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "normalised"], name="search_query_unique_normalised"),
+            models.UniqueConstraint(fields=["collection", "position"], name="search_query_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.query
+
+
+class SearchResponse(models.Model):
+    """A search engine's response to one request, kept whole: the per-query cache (a rerun sends no call)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="search_responses")
+    key = models.CharField(max_length=64, help_text="SHA-256 of the request's parameters, the key left out.")
+    params = models.JSONField(help_text="The request's parameters, the key left out.")
+    body = models.JSONField(help_text="The response as SerpApi sent it.")
+    fetched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "key"], name="search_response_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.params.get('engine')}: {self.params.get('q')}"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation import views
+from validation import search_views, views
 
 P = "projects/<slug:slug>/validation/"
 
@@ -22,4 +22,12 @@ urlpatterns = [
     path(P + "next/", views.validation_next, name="validation_next"),
     path(P + "tasks/<int:slot_id>/", views.validation_task, name="validation_task"),
     path(P + "agreement/", views.validation_agreement, name="validation_agreement"),
+    path(P + "search/", search_views.validation_search, name="validation_search"),
+    path(P + "search/<int:collection_id>/", search_views.validation_search_detail, name="validation_search_detail"),
+    path(
+        P + "search/<int:collection_id>/cancel/", search_views.validation_search_cancel, name="validation_search_cancel"
+    ),
+    path(
+        P + "search/<int:collection_id>/resume/", search_views.validation_search_resume, name="validation_search_resume"
+    ),
 ]

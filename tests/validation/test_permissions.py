@@ -16,7 +16,7 @@ from tests import factories
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from validation import services
-from validation.models import ValidationItem
+from validation.models import SearchCollection, ValidationItem
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -40,6 +40,10 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
     "validation_task": ("get", (LOGIN, 404, 403, 200, 403, 403)),
     "validation_agreement": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_search": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_search_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_search_cancel": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "validation_search_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
 }
 
 
@@ -48,6 +52,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     slot = services.validation_claim_next(project=imported, user=reviewer)
     group = services.duplicate_groups(imported)[0]
     job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
+    collection = SearchCollection.objects.create(project=imported, created_by=coordinator, budget=5)
     users = {
         "annotator": annotator,
         "reviewer": reviewer,
@@ -63,6 +68,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "keep": group["keep"].item_id,
         "duplicate": group["duplicates"][0].item_id,
         "job": job.pk,
+        "collection": collection.pk,
         "users": users,
     }
 
@@ -77,6 +83,8 @@ def page_url(name: str, world: dict) -> str:
         kwargs["item_id"] = world["item"]
     if name == "validation_import_job":
         kwargs["job_id"] = world["job"]
+    if name.startswith("validation_search_"):
+        kwargs["collection_id"] = world["collection"]
     return reverse(name, kwargs=kwargs)
 
 
@@ -136,6 +144,15 @@ API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
     ("post", "projects/{slug}/validation/tasks/{slot}/", {"version": 0}, (403, 404, 403, 400, 403, 403)),
     ("post", "projects/{slug}/validation/tasks/{slot}/skip/", None, (403, 404, 403, 204, 403, 403)),
     ("get", "projects/{slug}/validation/agreement/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/validation/search/key/", None, (403, 404, 403, 403, 200, 200)),
+    ("put", "projects/{slug}/validation/search/key/", {"api_key": "k-1234"}, (403, 404, 403, 403, 200, 200)),
+    ("delete", "projects/{slug}/validation/search/key/", None, (403, 404, 403, 403, 204, 204)),
+    ("get", "projects/{slug}/validation/search/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/search/", {"budget": 5}, (403, 404, 403, 403, 409, 409)),
+    ("get", "projects/{slug}/validation/search/{collection}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/validation/search/{collection}/queries/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/search/{collection}/cancel/", None, (403, 404, 403, 403, 200, 409)),
+    ("post", "projects/{slug}/validation/search/{collection}/resume/", {}, (403, 404, 403, 403, 409, 409)),
 ]  # fmt: skip
 
 
@@ -164,6 +181,7 @@ def test_the_api_permission_table_covers_every_validation_route():
         path.replace("projects/{slug}/", "projects/<slug:slug>/")
         .replace("{item}", "<int:item_id>")
         .replace("{slot}", "<int:slot_id>")
+        .replace("{collection}", "<int:collection_id>")
         for _, path, _, _ in API_ENDPOINTS
     }
     assert routes == covered

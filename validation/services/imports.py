@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +128,34 @@ def validation_items_import(
     if not report.ok:
         report.reset_counts()
         return report
+    collected_pairs_store(
+        project=project,
+        pairs=pairs,
+        user=user,
+        report=report,
+        dry_run=dry_run,
+        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / max(len(pairs), 1))), len(pairs)),
+    )
+    if dry_run:
+        return report
+    tell(total, len(pairs))
+    return report
+
+
+def collected_pairs_store(
+    *,
+    project: Project,
+    pairs: list[CollectedPair],
+    user: User | None,
+    report: ImportReport,
+    dry_run: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[ValidationItem]:
+    """Add collected QA pairs to a validation project (an import file's, a search collection's): what was
+    imported before is left out, exact and near duplicates are added marked `duplicate_of` the first one, and
+    each new item opens its validation slots. Counts go into `report`; the new items are returned.
+    `progress(n)` is called every thousand pairs of the duplicate search.
+    """
     pairs, again = _not_imported_before(project, pairs)
     settings = validation_settings(project)
     # The project's live pairs that repeat nothing: the new ones are compared with these, and these are not
@@ -141,7 +169,7 @@ def validation_items_import(
         [pair.question for pair in pairs],
         earlier=[question for _, question in existing],
         threshold=settings.duplicate_threshold,
-        progress=lambda done: tell(int(total * (0.4 + 0.4 * done / len(pairs))), len(pairs)),
+        progress=progress,
     )
     offset = len(existing)
     duplicate_of = {d.index - offset: d.of for d in duplicates if d.index >= offset}
@@ -162,7 +190,7 @@ def validation_items_import(
         report.counts["duplicates"]["near"] = near
     report.created = len(pairs)
     if dry_run:
-        return report
+        return []
     now = timezone.now()
     with transaction.atomic():
         pages = _source_pairs(project, [pair.source_urls[0] if pair.source_urls else "" for pair in pairs], now)
@@ -219,8 +247,7 @@ def validation_items_import(
             marked.append(created[index])
         ValidationItem.objects.bulk_update(marked, ["duplicate_of"])
         lifecycle.items_route(items=items, actor=user)
-    tell(total, len(pairs))
-    return report
+    return created
 
 
 SEEDS = "seeds"  # the import-job "formats" of the two lists a validation project imports besides QA pairs

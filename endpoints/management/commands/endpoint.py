@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Project
 from common.errors import ServiceError
+from common.secrets import SECRET_ROTATORS
 from endpoints import services
 from endpoints.models import Endpoint, Mode
 
@@ -124,8 +125,15 @@ class Command(BaseCommand):
     def _rotate(self) -> None:
         rotation = services.endpoint_keys_rotate()
         self.stdout.write(f"{rotation.rotated} stored API keys re-encrypted under the first key.")
+        others: list[str] = []
+        for name, rotator in SECRET_ROTATORS.items():  # the other apps' stored secrets (common/secrets.py)
+            rotated, unreadable = rotator()
+            self.stdout.write(f"{rotated} {name} re-encrypted under the first key.")
+            others += unreadable
         if rotation.unreadable:
             ids = ", ".join(str(pk) for pk in rotation.unreadable)
             raise CommandError(
                 f"{len(rotation.unreadable)} keys open with none of ENCRYPTION_KEYS (endpoints {ids}): set them again."
             )
+        if others:
+            raise CommandError(f"These open with none of ENCRYPTION_KEYS: {'; '.join(others)}. Set them again.")
