@@ -6,10 +6,12 @@ each holds (`ProjectKind.release_units`); `release_split_plan` shares the items 
 
 - sizes are the largest-remainder shares of the released items (6 items at 70/10/20 are 4/1/1), as exact
   as whole groups allow;
-- groups are taken in an order drawn from the seed (`blake2b(seed:group)`), each into the first split that
-  still needs at least half of it (else the one that needs the most). Singletons give the sizes exactly;
-- the same seed and the same items give the same splits; a group's place in the order depends only on the
-  seed and the group, so when items are added or removed only groups near a boundary of the order move.
+- a group that was in the latest published release with the same seed and shares keeps its split (read from
+  that release's manifest, `split_assignment`): a test item never becomes a training item in the next version;
+- the other groups are taken in an order drawn from the seed (`blake2b(seed:group)`), each into the split
+  that still needs at least half of it and is furthest from its size in proportion (else the one that needs
+  the most), so new groups fill what the sizes still need and a small split is not starved. Singletons give
+  the sizes exactly; the same seed and the same items give the same splits.
 
 The readiness preview (exports.readiness) and the writers call the same plan with the same seed, so what a
 coordinator is shown is what gets built; what a kind leaves out is counted in `left_out`.
@@ -45,18 +47,32 @@ def _draw(seed: int, key: Any) -> bytes:
     return hashlib.blake2b(f"{seed}:{key}".encode(), digest_size=8).digest()
 
 
-def split_assign(groups: Mapping[Any, int], shares: Mapping[str, int], seed: int) -> dict[Any, str]:
-    """Each group's split (group key → split name), whole groups only; see the module's docstring."""
+def split_assign(
+    groups: Mapping[Any, int], shares: Mapping[str, int], seed: int, previous: Mapping[str, str] | None = None
+) -> dict[Any, str]:
+    """Each group's split (group key → split name), whole groups only; see the module's docstring.
+
+    `previous` (str(group key) → split) is the assignment of the release before, made with the same seed and
+    shares: its groups keep their split, and the new groups fill what the sizes still need.
+    """
     sizes = split_sizes(sum(groups.values()), shares)
     if not sizes:
         return {}
     need = dict(sizes)
     order = list(sizes)
     result: dict[Any, str] = {}
-    for key in sorted(groups, key=lambda key: (_draw(seed, key), str(key))):
+    kept = {key: previous.get(str(key)) for key in groups} if previous else {}
+    for key, split in kept.items():
+        if split in need:
+            need[split] -= groups[key]
+            result[key] = split
+    for key in sorted((key for key in groups if key not in result), key=lambda key: (_draw(seed, key), str(key))):
         size = groups[key]
-        fits = [name for name in order if need[name] * 2 >= size and need[name] > 0]
-        split = fits[0] if fits else max(order, key=lambda name: (need[name], -order.index(name)))
+        fits = [name for name in order if need[name] > 0 and need[name] * 2 >= size]
+        if fits:  # the split furthest from its size, in proportion: small splits are not starved
+            split = max(fits, key=lambda name: (need[name] / sizes[name], -order.index(name)))
+        else:
+            split = max(order, key=lambda name: (need[name], -order.index(name)))
         need[split] -= size
         result[key] = split
     return result
@@ -134,13 +150,44 @@ def _plural(word: str) -> str:
     return word[:-1] + "ies" if word.endswith("y") else word + "s"
 
 
-def split_plan(units: ReleaseUnits, shares: Mapping[str, int], seed: int | None) -> SplitPlan:
-    """Assign `units`' groups to `shares` from `seed` (without a seed or shares: every group unsplit)."""
+def split_plan(
+    units: ReleaseUnits, shares: Mapping[str, int], seed: int | None, previous: Mapping[str, str] | None = None
+) -> SplitPlan:
+    """Assign `units`' groups to `shares` from `seed` (without a seed or shares: every group unsplit); the groups
+    of `previous` keep their split."""
     shares = {name: shares[name] for name in SPLIT_NAMES if shares.get(name)}
     plan = SplitPlan(shares=shares, seed=seed, units=units)
     if shares and seed is not None:
-        plan.assignment = split_assign(units.groups, shares, seed)
+        plan.assignment = split_assign(units.groups, shares, seed, previous)
     return plan
+
+
+def previous_assignment(project: Any, shares: Mapping[str, int], seed: int | None) -> dict[str, str]:
+    """The split of every group of the latest published release with these shares and this seed, from its
+    manifest (`split_assignment`); empty when there is none (or it predates the record)."""
+    import json
+
+    from exports import paths
+    from exports.models import Release
+
+    shares = {name: shares[name] for name in SPLIT_NAMES if shares.get(name)}
+    if not shares or seed is None:
+        return {}
+    for release in Release.objects.published().filter(project=project, seed=seed).order_by("-version"):
+        if {name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)} != shares:
+            continue
+        if release.file_entry("manifest.json") is None:
+            return {}
+        try:
+            path = paths.inside(paths.release_folder(release.path), "manifest.json")
+            recorded = json.loads(path.read_text(encoding="utf-8")).get("split_assignment") or {}
+        except (OSError, ValueError):
+            return {}  # a release whose files are gone: the splits are drawn afresh
+        groups = recorded.get("groups") if isinstance(recorded, dict) else None
+        if not isinstance(groups, dict):
+            return {}
+        return {str(key): split for key, split in groups.items() if split in shares}
+    return {}
 
 
 def release_split_plan(
@@ -152,4 +199,4 @@ def release_split_plan(
     units: Callable[..., ReleaseUnits] | None = kinds.of(project).release_units
     if units is None:
         raise LookupError(f"The project kind {project.kind!r} registered no release units.")
-    return split_plan(units(project, list(statuses)), shares, seed)
+    return split_plan(units(project, list(statuses)), shares, seed, previous_assignment(project, shares, seed))

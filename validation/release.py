@@ -108,7 +108,9 @@ class ValidationQAWriter(ReleaseWriter):
                 judged.append(row)
             final = finals.get(pk)
             answer = final.revision.answer_standard if final else record["answer_standard"]
-            split = self.plan.split_of.get(pk)
+            # The release's split plan (exports.splits: the preview's, keeping the previous release's splits).
+            plan = self.state.plan
+            split = plan.split_of(self.plan.group_of[pk]) if plan is not None else self.plan.split_of.get(pk)
             line = dumps(
                 {
                     "id": record["id"],

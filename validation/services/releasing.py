@@ -31,6 +31,7 @@ class ReleasePlan:
 
     split_of: dict[int, str | None] = field(default_factory=dict)
     groups: dict[int, int] = field(default_factory=dict)  # first item of a set of duplicates → its items
+    group_of: dict[int, int] = field(default_factory=dict)  # item → the first item of its set (the group key)
     left_out: dict[int, str] = field(default_factory=dict)
     # Reason → how many; for bad questions also the validators' reason → how many.
     left_out_counts: dict[str, int] = field(default_factory=dict)
@@ -93,6 +94,7 @@ def validation_release_plan(
             seen.add(root.pk)
         groups[root.pk].append(vitem.item_id)
     plan.groups = {min(group): len(group) for group in groups.values()}
+    plan.group_of = {item: min(group) for group in groups.values() for item in group}
     assigned = assign_splits(list(groups.values()), splits, seed) if splits else {}
     plan.split_of = {vitem.item_id: assigned.get(vitem.item_id) for vitem in kept}
     return plan
