@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from exports.formats import schema
 from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps, json_escaped
-from exports.formats.writer import BuildState, ReleaseWriter
+from exports.formats.writer import BuildState, DataConfig, ReleaseWriter
 
 SCENARIOS = {
     "question_only": "Question only",
@@ -172,7 +173,13 @@ class PromptsWriter(ReleaseWriter):
             handle.write_lines(lines[scenario])
 
     def finish(self) -> list[FileEntry]:
-        return [handle.close() for handle in self.files.values()]
+        entries = [handle.close() for handle in self.files.values()]
+        for scenario, entry in zip(self.files, entries, strict=True):
+            if entry.lines:
+                self.state.configs.append(
+                    DataConfig(f"prompts_{scenario}", [("evaluation", entry.name)], schema.PROMPT)
+                )
+        return entries
 
     def abort(self) -> None:
         for handle in self.files.values():

@@ -127,3 +127,33 @@ def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_st
     assert release.counts["entity_questions_by_split"] == {split: len(v) for split, v in by_split.items()}
     card = release_file_path(release, "README.md").read_text()
     assert "- split: train" in card and "entity_questions/test.jsonl" in card
+
+
+def test_an_entity_release_splits_as_previewed_and_every_config_loads(
+    client, companies, coordinator, reviewer, tmp_path
+):
+    from tests.exports.loading import assert_release_loads
+
+    services.entities_import(project=companies, data=CSV.encode(), name="companies.csv")
+    services.questions_generate(project=companies)
+    rejected = 0
+    while (question := services.verification_next(project=companies, user=reviewer)) is not None:
+        decision = "reject" if rejected < 3 else "accept"
+        rejected += decision == "reject"
+        services.question_verify(
+            question=question, user=reviewer, version=question.version, decision=decision, reason="unclear wording"
+        )
+    client.force_login(coordinator)
+
+    preview = client.get("/api/projects/companies/releases/readiness/?seed=4").json()
+    release = release_build_now(project=companies, user=coordinator, seed=4)
+
+    assert release.status == "done", release.error
+    sizes = release.counts["entity_questions_by_split"]
+    assert sizes == preview["splits"]["sizes"] and sum(sizes.values()) == 49
+    assert all(sizes.values()), sizes  # 70/10/20 of 49 questions on 8 entities: no split left empty
+    assert preview["splits"]["left_out"] == {"questions not accepted": 3}
+    loaded = assert_release_loads(release, tmp_path / "hf")
+    assert {split: loaded["entity_questions"][split].num_rows for split in loaded["entity_questions"]} == sizes
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "Left out of this release: 3 items (questions not accepted 3)." in card

@@ -12,6 +12,7 @@ One module per concern; this package names them all, so callers write `services.
 
 from __future__ import annotations
 
+from exports.splits import split_sizes  # the one split-size rule of every kind's release
 from validation.services.aggregates import (
     judgment_record,
     judgments_aggregate,
@@ -68,8 +69,8 @@ from validation.services.releasing import (
     ReleasePlan,
     assign_splits,
     leave_out_reason,
-    split_sizes,
     validation_release_plan,
+    validation_release_units,
 )
 from validation.services.seeds import (
     LOCATION_PLACEHOLDER,
@@ -130,6 +131,7 @@ __all__ = [
     "validation_items_import",
     "validation_project_create",
     "validation_release_plan",
+    "validation_release_units",
     "validation_routing",
     "validation_settings",
     "validation_settings_update",
