@@ -18,9 +18,8 @@ from django.db import transaction
 
 from annotation.models import Project
 from common.csv_safety import csv_writer
-from common.enqueue import enqueue_on_commit
 from common.errors import InvalidInput, InvalidState
-from common.jobs import JobLost, JobStatus, job_claim, pause_between_steps
+from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
 from evaluation import scoring
 from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
@@ -122,9 +121,7 @@ def evaluation_run_create(
             batch_size=CHUNK,
         )
         if enqueue:
-            from evaluation.tasks import evaluation_run_score_task
-
-            enqueue_on_commit(evaluation_run_score_task, run.pk)
+            job_enqueue("evaluation", run.pk)
     return run
 
 
@@ -294,9 +291,7 @@ def evaluation_run_rescore(*, run: EvaluationRun, enqueue: bool = True) -> Evalu
     EvaluationRun.objects.filter(pk=run.pk).update(status=JobStatus.PENDING, error="", progress_done=0)
     run.refresh_from_db()
     if enqueue:
-        from evaluation.tasks import evaluation_run_score_task
-
-        enqueue_on_commit(evaluation_run_score_task, run.pk)
+        job_enqueue("evaluation", run.pk)
     return run
 
 
@@ -350,9 +345,7 @@ def evaluation_run_generate(
             counts={"lines": 0, "predictions": 0, "to_ask": total},
         )
         if enqueue:
-            from evaluation.tasks import evaluation_run_score_task
-
-            enqueue_on_commit(evaluation_run_score_task, run.pk)
+            job_enqueue("evaluation", run.pk)
     return run
 
 
