@@ -8,6 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation import services as authoring
+from evaluation.gold import release_gold
 from exports.services import release_build_now
 from multichoice import services
 from tests import factories
@@ -41,7 +42,10 @@ def trivia_release(trivia, coordinator):  # noqa: F811
 
 def test_strict_and_tolerant_accuracy_by_language_and_subset(trivia_release, django_capture_on_commit_callbacks):
     api = api_as(trivia_release["researcher"])
-    letters = {identifier: "ABC"[answer] for identifier, _, answer, _ in ITEMS}
+    # The answer letters as released: the release shuffles each item's options by its seed.
+    gold = release_gold(trivia_release["release"])
+    letters = {identifier: gold.items[identifier].gold for identifier, _, _, _ in ITEMS}
+    assert sorted(letters) == ["g1", "g2", "l1", "l2"] and all(letter in "ABC" for letter in letters.values())
     replies = {"l1": "{}", "l2": "{}.", "g1": "({})", "g2": "{}"}  # strict: l1 and g2 only; tolerant: all four
     lines = [
         {
@@ -84,10 +88,11 @@ def test_strict_and_tolerant_accuracy_by_language_and_subset(trivia_release, dja
 
 def test_a_harness_loglikelihood_log_becomes_letters(trivia_release, django_capture_on_commit_callbacks):
     api = api_as(trivia_release["researcher"])
+    gold = release_gold(trivia_release["release"])  # the released (shuffled) answer of each item
     samples = []
-    for number, (identifier, _, answer, _) in enumerate(ITEMS):
+    for number, (identifier, _, _, _) in enumerate(ITEMS):
         scores = [[-3.0, False], [-2.0, False], [-4.0, False]]
-        scores[answer] = [-0.5, True]
+        scores["ABC".index(gold.items[identifier].gold)] = [-0.5, True]
         samples.append({"doc_id": number, "doc": {"id": identifier}, "filtered_resps": scores, "resps": [scores]})
     data = "\n".join(json.dumps(sample) for sample in samples).encode()
 
