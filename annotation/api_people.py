@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth import get_user_model, password_validation, update_session_auth_hash
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
@@ -21,9 +21,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import access, people
-from annotation.models import Membership, Project, Role
+from annotation.models import ApiToken, Membership, Project, Role
 from annotation.serializers import MembershipOutput
-from common.api import BAD_INPUT, NO_CONTENT, responses, validated
+from common.api import BAD_INPUT, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
 
@@ -161,7 +161,8 @@ class MemberReactivateApi(APIView):
 
 class MemberAccessApi(APIView):
     @extend_schema(
-        summary="A new invitation link or initial password for a member who has never signed in (coordinator)",
+        summary="A new invitation link or initial password (coordinator), for an account this project made "
+        "and nobody has used yet",
         request=AccessInput,
         responses=responses({200: PersonAddedOutput}),
     )
@@ -196,11 +197,18 @@ class AccountActiveApi(APIView):
         return Response(AccountOutput(user).data)
 
 
+class PasswordChangedOutput(serializers.Serializer):
+    detail = serializers.CharField()
+    tokens_revoked = serializers.IntegerField(
+        help_text="Your other API tokens, revoked by the change (the one this call came with keeps working)."
+    )
+
+
 class PasswordChangeApi(APIView):
     @extend_schema(
-        summary="Change your own password",
+        summary="Change your own password: your other API tokens are revoked and other sessions signed out",
         request=PasswordChangeInput,
-        responses=responses({204: NO_CONTENT}, conflict=False, not_found=False),
+        responses=responses({200: PasswordChangedOutput}, conflict=False, not_found=False),
     )
     def post(self, request: SignedInApiRequest) -> Response:
         if not request.user.is_authenticated:
@@ -217,8 +225,16 @@ class PasswordChangeApi(APIView):
             ) from None
         user.set_password(data["new_password"])
         user.save(update_fields=["password"])
-        people.account_password_set(user=user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        if request.auth is None:  # a browser session: it stays signed in, every other one ends
+            update_session_auth_hash(request._request, user)
+        keep = request.auth if isinstance(request.auth, ApiToken) else None
+        revoked = people.account_password_set(user=user, keep_token=keep)
+        detail = (
+            f"Password changed. {revoked} other API token(s) revoked; other browser sessions are signed out."
+            if keep is not None
+            else f"Password changed. {revoked} API token(s) revoked; other browser sessions are signed out."
+        )
+        return Response({"detail": detail, "tokens_revoked": revoked})
 
 
 class PasswordResetApi(APIView):

@@ -37,6 +37,7 @@ from annotation.languages import UnknownLanguage, get_language
 from annotation.models import Account, ApiToken, Membership, PagePair, Project, Role
 from annotation.review_hooks import review_hooks
 from annotation.services import membership_set
+from annotation.tokens import api_tokens_revoke_all
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState
@@ -380,13 +381,18 @@ def person_access_issue(*, project: Project, actor: User | None, user: User, acc
     return result
 
 
-def account_password_set(*, user: User) -> None:
-    """The person chose their own password (invitation, change or reset): nothing forces them any more."""
+def account_password_set(*, user: User, keep_token: ApiToken | None = None) -> int:
+    """The person chose their own password (invitation, change or reset): nothing forces them any more, and every
+    API token they had stops working (whoever held one no longer holds the account), but `keep_token`, the one
+    this very change came with. Other browser sessions end by themselves: Django's session hash follows the
+    password. Returns how many tokens were revoked."""
     with transaction.atomic():
         Account.objects.update_or_create(
             user=user, defaults={"must_change_password": False, "password_set_at": timezone.now()}
         )
-        audit.record(user, Action.ACCOUNT_PASSWORD_SET, user, label=user.get_username())
+        revoked = api_tokens_revoke_all(user=user, keep=keep_token)
+        audit.record(user, Action.ACCOUNT_PASSWORD_SET, user, label=user.get_username(), tokens_revoked=revoked)
+    return revoked
 
 
 def must_change_password(user: User) -> bool:
