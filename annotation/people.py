@@ -105,8 +105,10 @@ def person_row_validate(values: dict[str, Any]) -> tuple[PersonRow, dict[str, li
     `roles` and `languages` are lists, or strings with the parts separated by LIST_SEPARATOR (";").
     """
     errors: dict[str, list[str]] = {}
-    username = str(values.get("username") or "").strip()
-    email = str(values.get("email") or "").strip()
+    # As Django's sign-in reads a name (NFKC): `ｒｅｖｉｅｗｅｒ` is `reviewer`, and matched case-insensitively below,
+    # so nobody gets a look-alike of an existing account (or a 500 when the normalised name is taken).
+    username = unicodedata.normalize("NFKC", str(values.get("username") or "")).strip()
+    email = unicodedata.normalize("NFKC", str(values.get("email") or "")).strip()
     name = str(values.get("name") or "").strip()
     if not username:
         errors["username"] = ["is required"]
