@@ -27,7 +27,7 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
@@ -36,7 +36,7 @@ from django.utils.http import urlsafe_base64_encode
 from annotation.languages import UnknownLanguage, get_language
 from annotation.models import Account, ApiToken, Membership, PagePair, Project, Role
 from annotation.review_hooks import review_hooks
-from annotation.services import membership_set
+from annotation.services import LAST_COORDINATOR, coordinator_is_last, membership_set
 from annotation.tokens import api_tokens_revoke_all
 from audit import services as audit
 from audit.models import Action
@@ -404,10 +404,6 @@ def must_change_password(user: User) -> bool:
 # Deactivation
 
 
-def _active_coordinators(project: Project) -> Q:
-    return Q(project=project, is_coordinator=True, user__is_active=True)
-
-
 def membership_deactivate(*, project: Project, user: User, actor: User | None) -> Membership:
     """Switch a membership off: out of access, queues and reviewer lists; items, reviews and history stay.
 
@@ -419,11 +415,8 @@ def membership_deactivate(*, project: Project, user: User, actor: User | None) -
             raise InvalidInput(f"{user.get_username()} is not a member of this project.", field="username")
         if not membership.is_active:
             return membership
-        if (
-            membership.is_coordinator
-            and not Membership.objects.filter(_active_coordinators(project)).exclude(user=user).exists()
-        ):
-            raise InvalidState("A project keeps at least one active coordinator.", field="username")
+        if membership.is_coordinator and coordinator_is_last(project=project, user=user):
+            raise InvalidState(LAST_COORDINATOR, field="username")
         now = timezone.now()
         Membership.all_objects.filter(pk=membership.pk).update(deactivated_at=now)
         membership.deactivated_at = now
