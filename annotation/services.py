@@ -84,6 +84,8 @@ def _check_project_settings(values: Mapping[str, Any]) -> None:
     lead_min, lead_max = values.get("lead_qa_min"), values.get("lead_qa_max")
     if lead_min is not None and lead_max is not None and lead_min > lead_max:
         errors["lead_qa_min"] = [f"must not exceed lead_qa_max ({lead_max})"]
+    if lead_min is not None and not 1 <= lead_min <= 20:
+        errors["lead_qa_min"] = ["must be between 1 and 20"]
     if lead_max is not None and not 1 <= lead_max <= 20:
         errors["lead_qa_max"] = ["must be between 1 and 20"]
     if values.get("reviewers_per_item") is not None and not 1 <= values["reviewers_per_item"] <= 10:
