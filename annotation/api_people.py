@@ -18,11 +18,13 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import access, people
 from annotation.models import ApiToken, Membership, Project, Role
 from annotation.serializers import MembershipOutput
+from annotation.throttles import PASSWORD_RESET_THROTTLES
 from common.api import BAD_INPUT, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
@@ -205,6 +207,9 @@ class PasswordChangedOutput(serializers.Serializer):
 
 
 class PasswordChangeApi(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password"  # per person: a stolen session guessing old_password
+
     @extend_schema(
         summary="Change your own password: your other API tokens are revoked and other sessions signed out",
         request=PasswordChangeInput,
@@ -240,11 +245,17 @@ class PasswordChangeApi(APIView):
 class PasswordResetApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
+    throttle_classes = PASSWORD_RESET_THROTTLES
+    throttle_scope = "password_reset"
 
     @extend_schema(
         summary="E-mail a password-reset link to the account with this address (202 whether or not there is one)",
         request=PasswordResetInput,
-        responses={202: OpenApiResponse(description="Accepted."), 400: BAD_INPUT},
+        responses={
+            202: OpenApiResponse(description="Accepted."),
+            400: BAD_INPUT,
+            429: OpenApiResponse(description="Too many requests from this address or for this e-mail address."),
+        },
     )
     def post(self, request: Request) -> Response:
         data = validated(PasswordResetInput, request.data)

@@ -345,6 +345,11 @@ REST_FRAMEWORK = {
         "anon": env.str("API_THROTTLE_ANON", default="60/min"),
         "user": env.str("API_THROTTLE_USER", default="3000/min"),
         "auth": env.str("API_THROTTLE_AUTH", default="20/min"),  # POST /api/auth/token/, per client address
+        # Around passwords (annotation/throttles.py), for the API and the pages alike: changing one's password
+        # per person; reset requests per client address; reset e-mails per e-mail address.
+        "password": env.str("API_THROTTLE_PASSWORD", default="10/hour"),
+        "password_reset": env.str("API_THROTTLE_PASSWORD_RESET", default="10/hour"),
+        "password_reset_address": env.str("API_THROTTLE_PASSWORD_RESET_ADDRESS", default="3/hour"),
     },
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # throttles key on the client address as the sign-in lockout does
 }
