@@ -378,6 +378,10 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 IMPORT_MAX_LEAD_CHARS = env.int("IMPORT_MAX_LEAD_CHARS", default=200_000)
 IMPORT_MAX_TEXT_CHARS = env.int("IMPORT_MAX_TEXT_CHARS", default=3_000_000)
 IMPORT_MAX_SPANS_PER_ITEM = env.int("IMPORT_MAX_SPANS_PER_ITEM", default=50)
+# Prompt templates of a release (exports/formats/prompts.py): each placeholder copies a lead into every prompt,
+# so their length and number of placeholders are capped.
+PROMPT_TEMPLATE_MAX_CHARS = env.int("PROMPT_TEMPLATE_MAX_CHARS", default=4000)
+PROMPT_TEMPLATE_MAX_PLACEHOLDERS = env.int("PROMPT_TEMPLATE_MAX_PLACEHOLDERS", default=10)
 CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A running job whose worker has not reported for this long is presumed dead and taken over by the next
