@@ -259,7 +259,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="localqa")
 CELERY_TASK_IGNORE_RESULT = True  # status and progress live in our own tables
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Seconds to wait for Redis as the broker, connecting and per command: a Redis that accepts connections but does not
+# answer (hung, swapping, paused) fails the send within seconds instead of holding the request until the web
+# server kills its worker; the job's row stays pending and a worker picks it up later (common/enqueue.py).
+BROKER_TIMEOUT = env.float("BROKER_TIMEOUT", default=1.0)
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_timeout": BROKER_TIMEOUT,
+    "socket_connect_timeout": BROKER_TIMEOUT,
+}
 # Sending a task gives up within about a second when Redis is down; the job's row stays pending (common/enqueue.py).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
