@@ -37,6 +37,7 @@ from audit.models import Action
 from common import kinds
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps, stalled
+from common.text import unstorable
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,10 @@ def collection_create(
         raise InvalidInput("Give either a list of titles or a category, not both and not neither.", field="titles")
     if len(titles) > MAX_TITLES:
         raise InvalidInput(f"At most {MAX_TITLES:,} titles per collection; split the list.", field="titles")
+    for number, title in enumerate([category] if category else titles, start=1):
+        if message := unstorable(title):
+            where = "The category" if category else f"Title {number} ({title[:60]!r})"
+            raise InvalidInput(f"{where} {message}.", field="category" if category else "titles")
     too_long = [title for title in titles if len(title) > 500]
     if too_long:
         raise InvalidInput(f"A title is longer than 500 characters: {too_long[0][:60]!r}…", field="titles")

@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from annotation.access import require_project_creator
 from annotation.models import Role
 from common.api import paginated, responses, validated
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from multichoice import services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project

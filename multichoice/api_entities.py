@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -13,6 +13,7 @@ from annotation.access import require_project_creator
 from annotation.models import Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from multichoice import entities as services
 from multichoice.access import get_entity, get_entity_project, get_entity_question

@@ -33,6 +33,7 @@ from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.text import first_unstorable
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
 from review import decisions as review_decisions
@@ -225,6 +226,8 @@ def entities_import(
     seen: dict[str, str] = {}
     rows, changed, updates, kept = [], [], [], []
     for where, record in records:
+        if found := first_unstorable(record):
+            raise InvalidInput(f"{where}: {found[0]}: {found[1]}.", field=found[0])
         entity_name = " ".join(str(record.get("name") or "").split())[:300]
         if not entity_name:
             raise InvalidInput(f"{where}: name: must not be empty.", field="name")

@@ -35,6 +35,7 @@ from audit.models import Action
 from common.claims import queue_claim_next
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.text import first_unstorable
 from multichoice.models import (
     DIFFICULTY_NUMBERS,
     Difficulty,
@@ -160,6 +161,9 @@ def _clean_item(
 
     def fail(field: str, message: str) -> InvalidInput:
         return InvalidInput(f"{prefix}{field}: {message}", field=field)
+
+    if found := first_unstorable(dict(values)):
+        raise fail(found[0], f"{found[1]}.")
 
     question = str(values.get("question") or "").strip()
     if not question:

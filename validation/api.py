@@ -9,7 +9,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -20,6 +20,7 @@ from annotation.models import ImportJob, Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
 from common.pagination import BoundedLimitOffsetPagination
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from review.models import ReviewSlot
 from validation import services
