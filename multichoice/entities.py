@@ -16,7 +16,7 @@ import csv
 import io
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -41,6 +41,7 @@ from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 
 DISTRACTORS = 3
+MAX_ENTITIES = 10_000  # per project: generation ranks every other entity for each fact
 CONTEXTS = ("none", "perfect", "misleading", "distraction")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -187,12 +188,12 @@ def shown(value: Any) -> str:
 # Import and correction
 
 
-def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
+def _records(data: bytes, name: str, fmt: str = "auto") -> list[tuple[str, dict[str, Any]]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidInput(f"{name}: the file is not UTF-8 text.", field="file") from None
-    if name.endswith(".jsonl"):
+    if fmt == "jsonl" or (fmt == "auto" and name.endswith(".jsonl")):
         records = []
         for line, raw in enumerate(text.splitlines(), start=1):
             if raw.strip():
@@ -208,7 +209,7 @@ def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def entities_import(
-    *, project: Project, data: bytes, name: str = "entities.csv", user: User | None = None
+    *, project: Project, data: bytes, name: str = "entities.csv", fmt: str = "auto", user: User | None = None
 ) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
     Values are normalised; what changed is reported so the coordinator can check it.
@@ -218,10 +219,19 @@ def entities_import(
     the update removes are flagged, as a correction flags them. A name twice in one file refuses the file.
     """
     settings = entity_settings(project)
-    records = _records(data, name)
+    records = _records(data, name, fmt)
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
     existing = {e.name: e for e in Entity.objects.filter(project=project)}
+    # Generation compares every fact's entity with every other entity: the project's size is capped.
+    new_names = {" ".join(str(record.get("name") or "").split())[:300] for _, record in records}
+    total = len(existing) + len(new_names - set(existing))
+    if total > MAX_ENTITIES:
+        raise InvalidInput(
+            f"{name}: the project would hold {total:,} entities, more than the limit of {MAX_ENTITIES:,}; "
+            "split the entities into several projects.",
+            field="file",
+        )
     seen: dict[str, str] = {}
     rows, changed, updates, kept = [], [], [], []
     for where, record in records:
@@ -414,15 +424,29 @@ def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
     )
 
 
-def questions_generate(*, project: Project, seed: int | None = None, user: User | None = None) -> dict[str, int]:
+def fact_count(project: Project) -> int:
+    """How many facts generation works through (the progress of its job)."""
+    keys = [a["key"] for a in entity_settings(project).attributes]
+    return sum(len(facts(entity, key)) for entity in Entity.objects.filter(project=project) for key in keys)
+
+
+def questions_generate(
+    *,
+    project: Project,
+    seed: int | None = None,
+    user: User | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
     """For every fact — (entity, attribute, value), one per element of a list attribute — an inductive and a
     deductive question with three distractors; pairs already generated are kept. Deterministic given the seed
-    (the project's, unless given).
+    (the project's, unless given). Pages and the API run it as a job (`multichoice.jobs`); `progress(facts
+    done, questions so far)` is told how far it got.
 
     Each question is a QA item in review (revision 1, reason `generated`) with the project's review slots open.
     """
     settings = entity_settings(project)
     seed = settings.seed if seed is None else seed
+    tell = progress or (lambda done, made: None)
     entities = list(Entity.objects.filter(project=project).order_by("name"))
     done = set(
         EntityQuestion.objects.filter(project=project).values_list(
@@ -430,10 +454,12 @@ def questions_generate(*, project: Project, seed: int | None = None, user: User 
         )
     )
     new: list[tuple[str, EntityQuestion]] = []
-    skipped = 0
+    skipped = seen = 0
     for attribute in settings.attributes:
         key = attribute["key"]
         for entity, value in ((e, v) for e in entities for v in facts(e, key)):
+            seen += 1
+            tell(seen, len(new))
             distractors = pick_distractors(entity, entities, key, seed=seed, value=value)
             if len(distractors) < DISTRACTORS:
                 skipped += 1

@@ -11,6 +11,7 @@ from django.db.models import F
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import require_project_creator
 from annotation.languages import language_choices
@@ -20,6 +21,7 @@ from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from common.requests import SignedInRequest
 from multichoice import entities as services
+from multichoice import jobs
 from multichoice.access import (
     entity_access,
     entity_question_access,
@@ -27,8 +29,8 @@ from multichoice.access import (
     get_entity_project,
 )
 from multichoice.models import AttributeKind, Entity, EntityQuestion
+from multichoice.views import job_page
 
-MAX_UPLOAD = 20 * 1024 * 1024
 QUESTIONS_SHOWN = 200
 ATTRIBUTE_FIELDS = ("label", "key", "kind", "inductive", "deductive", "statement")
 SPARE_ROWS = 2  # empty attribute rows under the filled ones: a third attribute needs no script
@@ -147,6 +149,7 @@ def entity_home(request: SignedInRequest, slug: str) -> HttpResponse:
             for e in Entity.objects.filter(project=project)[:500]
         ]
         context["question_counts"] = services.question_counts(project, reuse=True)  # counted once with the steps
+        context["jobs"] = jobs.kind_jobs(project)[:10]
         context["questions"] = services.entity_questions(project).order_by(
             F("value_corrected_at").desc(nulls_last=True), "item_id"
         )[:QUESTIONS_SHOWN]
@@ -156,32 +159,24 @@ def entity_home(request: SignedInRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def entity_import(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Store the upload and queue its import; the job's page shows progress, then what was normalised."""
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
     upload = request.FILES.get("file")
     try:
         if upload is None:
             raise InvalidInput("Choose a file to upload.", field="file")
-        if upload.size is not None and upload.size > MAX_UPLOAD:
-            raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
-        report = services.entities_import(
-            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
-        )
+        job = jobs.entities_import_start(project=project, user=request.user, upload=upload)
     except ServiceError as error:
         report_error(request, error)
-    else:
-        updated = f", {len(report['updated'])} updated" if report["updated"] else ""
-        flagged = f"; {report['questions_flagged']} questions flagged" if report["questions_flagged"] else ""
-        messages.success(
-            request,
-            f"{report['created']} entities imported{updated}; {len(report['normalised'])} values normalised{flagged}.",
-        )
-        for kept in report["kept_corrected"]:
-            messages.warning(
-                request,
-                f"{kept['entity']}: {kept['attribute']} kept as corrected ({kept['kept']}), not the file's "
-                f"{kept['file']}.",
-            )
-    return redirect("entity_home", project.slug)
+        return redirect("entity_home", project.slug)
+    return redirect("entity_job", project.slug, job.pk)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def entity_job(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+    return job_page(request, project, job_id)
 
 
 @login_required
@@ -212,13 +207,8 @@ def entity_correct(request: SignedInRequest, slug: str) -> HttpResponse:
 @require_POST
 def entity_generate(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-    report = services.questions_generate(project=project, user=request.user)
-    messages.success(
-        request,
-        f"{report['created']} questions generated; {report['skipped_without_distractors']} "
-        "(entity, attribute) left out for want of three distractors.",
-    )
-    return redirect("entity_home", project.slug)
+    job = jobs.questions_generate_start(project=project, user=request.user)
+    return redirect("entity_job", project.slug, job.pk)
 
 
 @login_required
