@@ -290,9 +290,9 @@ def entities_import(
             Entity.objects.filter(pk=old.pk).update(
                 description=description, raw=raw, values=values, groupings=groupings
             )
-            old.values = values
+            previous, old.values = old.values, values
             for key in differs:
-                flagged += _flag_outdated(old, key, now=now)
+                flagged += _flag_outdated(old, key, now=now, before=previous.get(key))
         report = {
             "created": len(rows),
             "updated": [{"entity": old.name, "attributes": differs} for old, _, _, _, _, differs in updates],
@@ -307,34 +307,77 @@ def entities_import(
     return report
 
 
-def _flag_outdated(entity: Entity, attribute: str, *, now: Any) -> int:
-    """Flag the entity's questions on `attribute` whose correct value it no longer has (released or not)."""
-    return (
+def _flag_outdated(entity: Entity, attribute: str, *, now: Any, before: Any = None) -> int:
+    """Flag every question on `attribute` built from a value the entity no longer has (released or not): its own
+    questions whose correct value it lost, and questions it is a distractor of — an inductive one whose options
+    hold a value it lost (the option it brought), a deductive one whose value it now has (its name would be a
+    second right answer) or whose distraction context stated the value it lost."""
+    after = facts(entity, attribute)
+    lost = set(_as_facts(before)) - set(after)
+    said = shown(entity.values.get(attribute))
+    own = (
         EntityQuestion.objects.filter(entity=entity, attribute=attribute, value_corrected_at__isnull=True)
-        .exclude(correct_value__in=facts(entity, attribute))
-        .update(value_corrected_at=now, value_corrected_to=shown(entity.values.get(attribute)))
+        .exclude(correct_value__in=after)
+        .update(value_corrected_at=now, value_corrected_to=said)
     )
+    first_lost = bool(before) and _as_facts(before)[:1] != after[:1]
+    outdated = []
+    # The distractors are a JSON list of ids: looked through here, as SQLite cannot search inside JSON lists.
+    rows = EntityQuestion.objects.filter(
+        project_id=entity.project_id, attribute=attribute, value_corrected_at__isnull=True
+    ).values_list("pk", "distractors", "direction", "options", "correct_value")
+    for pk, distractors, direction, options, correct_value in rows.iterator():
+        if entity.pk not in (distractors or []):
+            continue
+        if direction == EntityQuestion.Direction.INDUCTIVE:
+            stale = bool(lost & set(options))
+        else:
+            stale = correct_value in after or first_lost
+        if stale:
+            outdated.append(pk)
+    as_distractor = EntityQuestion.objects.filter(pk__in=outdated).update(
+        value_corrected_at=now, value_corrected_to=f"{said} (of the distractor {entity.name})"
+    )
+    return own + as_distractor
+
+
+def _as_facts(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)] if value else []
 
 
 def entity_correct(*, entity: Entity, attribute: str, value: str, user: User | None = None) -> Entity:
-    """A coordinator's correction of a normalised value (kept as typed — a list attribute's elements split on
-    `;` —, marked corrected; the value before is in the audit log, the imported one in `raw`).
+    """A coordinator's correction of a value. It passes the checks of an import: normalised the same way (a year
+    to its four digits, a city with the entity's country, a list split on `;` or `|`), and a value that is empty
+    or that the attribute's kind refuses is refused — a correction never erases a value. Marked corrected; the
+    value before is in the audit log, the imported one in `raw`.
 
-    Questions generated from a value the correction removes are flagged (`value_corrected_at`), released or
-    not: the coordinator sees them on the question pages and the next release marks them `value_corrected`.
+    Every question built from a value the correction removes is flagged (`value_corrected_at`), released or
+    not — the entity's own and those it is a distractor of (`_flag_outdated`): the coordinator sees them on the
+    question pages and the next release marks them `value_corrected`.
     """
     kinds = {a["key"]: a["kind"] for a in entity_settings(entity.project).attributes}
     if attribute not in kinds:
         raise InvalidInput(f"attribute: {attribute!r} is not an attribute of this project.", field="attribute")
-    before = entity.values.get(attribute, "")
-    after: str | list[str] = (
-        normalise(AttributeKind.LIST, value) if kinds[attribute] == AttributeKind.LIST else " ".join(value.split())
+    blank = InvalidInput(
+        f"value: give the corrected value of {attribute} for {entity.name}; a correction cannot erase a value.",
+        field="value",
     )
+    if not str(value or "").strip():
+        raise blank
+    try:
+        after = normalise(kinds[attribute], value, country=(entity.groupings or {}).get("country", ""))
+    except ValueError as error:
+        raise InvalidInput(f"value: {error}; nothing was changed.", field="value") from None
+    if not after:
+        raise blank
+    before = entity.values.get(attribute, "")
     entity.values = {**entity.values, attribute: after}
     entity.corrected = sorted({*entity.corrected, attribute})
     with transaction.atomic():
         entity.save(update_fields=["values", "corrected"])
-        flagged = _flag_outdated(entity, attribute, now=timezone.now())
+        flagged = _flag_outdated(entity, attribute, now=timezone.now(), before=before)
         audit.record(
             user,
             Action.ENTITY_CORRECTED,

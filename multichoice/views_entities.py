@@ -188,18 +188,21 @@ def entity_correct(request: SignedInRequest, slug: str) -> HttpResponse:
         messages.error(request, "entity: choose an entity.")
         return redirect("entity_home", project.slug)
     entity = get_entity(request.user, slug, int(entity_id))
+    attribute = request.POST.get("attribute", "")
+    flagged_before = services.question_counts(project)["value_corrected"]
     try:
         services.entity_correct(
-            entity=entity,
-            attribute=request.POST.get("attribute", ""),
-            value=request.POST.get("value", ""),
-            user=request.user,
+            entity=entity, attribute=attribute, value=request.POST.get("value", ""), user=request.user
         )
     except ServiceError as error:
         report_error(request, error)
     else:
-        flagged = entity.questions.filter(value_corrected_at__isnull=False).count()
-        messages.success(request, f"{entity.name}: corrected; {flagged} questions generated from old values flagged.")
+        flagged = services.question_counts(project)["value_corrected"] - flagged_before
+        messages.success(
+            request,
+            f"{entity.name}: corrected, {attribute} is now {services.shown(entity.values.get(attribute))}; "
+            f"{flagged} question{'s' if flagged != 1 else ''} built from the old value flagged.",
+        )
     return redirect("entity_home", project.slug)
 
 

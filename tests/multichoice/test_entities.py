@@ -366,8 +366,12 @@ def test_a_reimport_updates_entities_keeps_corrections_and_flags_old_questions(e
         'Eroski is a retailer in Elorrio, Spain.",Elorrio', 'Eroski is a retailer in Arrasate.",Arrasate'
     )
     report = services.entities_import(project=entity_project, data=moved.encode(), name="moved.csv")
-    assert report["questions_flagged"] == 2
-    assert EntityQuestion.objects.filter(entity__name="Eroski", value_corrected_at__isnull=False).count() == 2
+    eroski = Entity.objects.get(name="Eroski")
+    assert EntityQuestion.objects.filter(entity=eroski, value_corrected_at__isnull=False).count() == 2
+    # and the questions Eroski is a distractor of that were built from Elorrio (or that Arrasate now answers)
+    flagged = EntityQuestion.objects.filter(value_corrected_at__isnull=False).exclude(entity=eroski)
+    assert flagged and all(eroski.pk in q.distractors for q in flagged)
+    assert report["questions_flagged"] == 2 + flagged.count()
 
 
 def test_a_name_twice_in_one_file_refuses_it(entity_project):

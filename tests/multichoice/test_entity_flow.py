@@ -50,7 +50,7 @@ def test_the_pages_import_show_normalisation_correct_and_generate(
     iberdrola = Entity.objects.get(name="Iberdrola")
     data = {"entity": iberdrola.pk, "attribute": "founded", "value": "1901"}
     page = client.post(reverse("entity_correct", args=["companies"]), data, follow=True).content.decode()
-    assert "Iberdrola: corrected;" in page and "corrected</span>" in page
+    assert "Iberdrola: corrected, founded is now 1901;" in page and "corrected</span>" in page
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("entity_generate", args=["companies"]))
     assert "52 questions generated" in client.get(response.url).content.decode()
