@@ -208,6 +208,31 @@ def _records(data: bytes, name: str, fmt: str = "auto") -> list[tuple[str, dict[
     return [(f"{name} line {line}", dict(row)) for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)]
 
 
+def _check_columns(
+    settings: EntitySettings, records: list[tuple[str, dict[str, Any]]], name: str
+) -> tuple[list[str], list[str]]:
+    """The file's columns against the project's: an attribute no column feeds refuses the file (every value of it
+    would be empty, and an update would erase them); the columns that match nothing and the grouping fields no
+    column feeds are returned, to be reported."""
+    columns: dict[str, None] = {}
+    for _, record in records:
+        columns |= dict.fromkeys(str(key) for key in record)
+    keys = [a["key"] for a in settings.attributes]
+    known = {"name", "description", *keys, *settings.grouping_fields}
+    ignored = [column for column in columns if column not in known]
+    missing = [a for a in settings.attributes if a["key"] not in columns]
+    if missing:
+        wanted = ", ".join(f"{a['key']} ({a['label']})" for a in missing)
+        unmatched = f"; its columns that match no attribute: {', '.join(ignored)}" if ignored else ""
+        raise InvalidInput(
+            f"{name}: no column for the attribute{'s' if len(missing) > 1 else ''} {wanted}{unmatched}. "
+            f"The project's columns are name, description, {', '.join(keys)}"
+            f"{', ' + ', '.join(settings.grouping_fields) if settings.grouping_fields else ''}; nothing was imported.",
+            field=missing[0]["key"],
+        )
+    return ignored, [g for g in settings.grouping_fields if g not in columns]
+
+
 def entities_import(
     *, project: Project, data: bytes, name: str = "entities.csv", fmt: str = "auto", user: User | None = None
 ) -> dict[str, Any]:
@@ -222,6 +247,7 @@ def entities_import(
     records = _records(data, name, fmt)
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
+    ignored, unfed_groupings = _check_columns(settings, records, name)
     existing = {e.name: e for e in Entity.objects.filter(project=project)}
     # Generation compares every fact's entity with every other entity: the project's size is capped.
     new_names = {" ".join(str(record.get("name") or "").split())[:300] for _, record in records}
@@ -299,6 +325,8 @@ def entities_import(
             "kept_corrected": kept,
             "questions_flagged": flagged,
             "normalised": changed,
+            "ignored_columns": ignored,
+            "empty_groupings": unfed_groupings,
         }
         audit.record(
             user, Action.IMPORT_FINISHED, project, kind="entities", file=name, created=len(rows),

@@ -148,6 +148,19 @@ def _entity_run(*, job: ImportJob, sources: list[ImportSource], progress: Progre
             f"{kept['entity']}: {kept['attribute']} kept as corrected ({kept['kept']}), not the file's {kept['file']}.",
             file=source.name,
         )
+    if result["ignored_columns"]:
+        report.add_warning(
+            None,
+            f"Columns that match no attribute or grouping field, not imported: {', '.join(result['ignored_columns'])}.",
+            file=source.name,
+        )
+    if result["empty_groupings"]:
+        report.add_warning(
+            None,
+            f"No column for the grouping field{'s' if len(result['empty_groupings']) > 1 else ''} "
+            f"{', '.join(result['empty_groupings'])}: left empty.",
+            file=source.name,
+        )
     progress(len(data), result["created"] + len(result["updated"]))
     return report
 

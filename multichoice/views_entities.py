@@ -34,6 +34,7 @@ from multichoice.views import job_page
 QUESTIONS_SHOWN = 200
 ATTRIBUTE_FIELDS = ("label", "key", "kind", "inductive", "deductive", "statement")
 SPARE_ROWS = 2  # empty attribute rows under the filled ones: a third attribute needs no script
+# Shown as placeholders (greyed hints) of the empty rows, never as values.
 EXAMPLE_ATTRIBUTES = [
     {
         "label": "Headquarters",
@@ -71,8 +72,16 @@ def _attribute_rows(attributes: list[dict[str, str]], error: ServiceError | None
     for index, values in enumerate([*attributes, *[{}] * SPARE_ROWS]):
         mine = where == f"attributes[{index + 1}]"
         message = error.message.split(": ", 1)[-1] if mine and error is not None else ""
+        example = EXAMPLE_ATTRIBUTES[index % len(EXAMPLE_ATTRIBUTES)]
         rows.append(
-            {"index": index, "number": index + 1, "values": values, "field": field if mine else "", "error": message}
+            {
+                "index": index,
+                "number": index + 1,
+                "values": values,
+                "example": example,
+                "field": field if mine else "",
+                "error": message,
+            }
         )
     return rows
 
@@ -91,8 +100,10 @@ def _attribute_message(error: ServiceError) -> str:
 def entity_project_create(request: SignedInRequest) -> HttpResponse:
     """The project form; attributes are rows of fields (label, kind, templates), errors shown on their row."""
     require_project_creator(request.user)
-    values: dict[str, Any] = {"grouping_fields": "market, country, region"}
-    attributes: list[dict[str, str]] = [dict(a) for a in EXAMPLE_ATTRIBUTES]
+    # Nothing pre-filled: an example value left in the form (a column name, a template) would silently become
+    # the project's, so the examples are placeholders only.
+    values: dict[str, Any] = {}
+    attributes: list[dict[str, str]] = []
     errors: dict[str, str] = {}
     attribute_error: ServiceError | None = None
     if request.method == "POST":

@@ -159,3 +159,52 @@ def test_another_projects_coordinator_cannot_read_a_job(
     client.force_login(outsider)
     assert client.get(reverse("trivia_job", args=[trivia.slug, job_id])).status_code in (403, 404)
     assert api_as(outsider).get(response.json()["url"]).status_code in (403, 404)
+
+
+def test_the_new_project_form_prefills_no_example_only_placeholders(client, superuser):
+    client.force_login(superuser)
+
+    page = client.get(reverse("entity_project_create")).content.decode()
+
+    assert 'value="key_people"' not in page and 'value="Key people"' not in page
+    assert 'value="market, country, region"' not in page
+    assert 'placeholder="e.g. key_people"' in page and 'placeholder="e.g. Headquarters"' in page
+
+
+def test_the_renamed_example_trap_is_refused_at_import_naming_both_columns(
+    client, superuser, django_capture_on_commit_callbacks
+):
+    """The old form pre-filled "Key people" with its column key_people; renaming it "Founding year" kept the
+    column, and a file with founding_year imported with every year empty."""
+    client.force_login(superuser)
+    fields = {"attribute-0-label": "Founding year", "attribute-0-key": "key_people", "attribute-0-kind": "year"}
+    fields |= {"attribute-0-inductive": "When was {entity} founded?", "attribute-0-deductive": "Who in {value}?"}
+    client.post(reverse("entity_project_create"), {"name": "Trap", "slug": "trap", "language": "eng",
+                                                    "attribute_rows": "1", **fields})  # fmt: skip
+    upload = SimpleUploadedFile("c.csv", b"name,description,founding_year\nA,a,1990\n")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("entity_import", args=["trap"]), {"file": upload})
+
+    page = client.get(response.url).content.decode()
+    assert "Refused" in page
+    assert (
+        "no column for the attribute key_people (Founding year)" in page and "match no attribute: founding_year" in page
+    )
+    assert not Entity.objects.exists()
+
+
+def test_columns_that_feed_nothing_are_reported(companies, coordinator, django_capture_on_commit_callbacks):
+    data = CSV.replace("market,country,region", "website,country,region").replace(",Energy,", ",e.com,")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_as(coordinator).post(
+            f"/api/projects/{companies.slug}/entities/import/",
+            {"file": SimpleUploadedFile("c.csv", data.encode())},
+            format="multipart",
+        )
+
+    report = api_as(coordinator).get(response.json()["url"]).json()["report"]
+    assert report["ok"] and report["result"]["ignored_columns"] == ["website"]
+    warnings = [w["message"] for w in report["warnings"]]
+    assert "Columns that match no attribute or grouping field, not imported: website." in warnings
+    assert "No column for the grouping field market: left empty." in warnings
