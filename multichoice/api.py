@@ -104,14 +104,18 @@ class ItemListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Write an item (annotator role); it goes to review",
+        description=(
+            "201 with the new item; 200 with the existing one when the author sent the same item (question, "
+            "candidates, correct one, category, subset, difficulty) already: a retry creates nothing twice."
+        ),
         request=TriviaItemInput,
-        responses=responses({201: TriviaItemDetailOutput}, conflict=False),
+        responses=responses({201: TriviaItemDetailOutput, 200: TriviaItemDetailOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
         data = validated(TriviaItemInput, request.data)
-        item = services.trivia_item_create(project=project, user=request.user, **data)
-        return Response(_detail(item), status=status.HTTP_201_CREATED)
+        item, created = services.trivia_item_submit(project=project, user=request.user, **data)
+        return Response(_detail(item), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class ItemDetailApi(APIView):

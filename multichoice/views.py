@@ -162,11 +162,14 @@ def trivia_item_new(request: SignedInRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         values = _item_values(request.POST)
         try:
-            item = services.trivia_item_create(project=project, user=request.user, **values)
+            item, created = services.trivia_item_submit(project=project, user=request.user, **values)
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, "Item sent to review.")
+            if created:
+                messages.success(request, "Item sent to review.")
+            else:
+                messages.info(request, f"You sent this item already (item {item.item_id}); nothing was added.")
             return redirect("trivia_item", project.slug, item.item_id)
     return render(request, "multichoice/item_form.html", _form_context(project, values))
 

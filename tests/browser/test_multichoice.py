@@ -158,3 +158,23 @@ def test_a_trivia_import_by_keyboard_leads_to_its_job_page_at_phone_width(page: 
     page.screenshot(path="/tmp/k/trivia-job.png", full_page=True)
     page.goto("/projects/basque-trivia/trivia/import/")
     expect(page.locator("#jobs")).to_contain_text("both_correct_examples.csv")
+
+
+def test_back_then_send_again_does_not_duplicate_an_item(page: Page, trivia):
+    log_in(page, "annotator")
+    page.goto("/projects/basque-trivia/trivia/items/new/")
+    page.get_by_label("Question").fill("Non dago Lekeitio?")
+    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
+        page.get_by_label(f"Candidate {index}", exact=True).fill(text)
+    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Subset").select_option("local")
+    page.get_by_label("Difficulty").select_option("easy")
+    page.get_by_role("button", name="Send to review").click()
+    expect(page.locator(".message.success")).to_contain_text("Item sent to review")
+
+    page.go_back()  # the form comes back with what was typed (fetched again: a fresh page)
+    expect(page.get_by_label("Question")).to_have_value("Non dago Lekeitio?")
+    page.get_by_role("button", name="Send to review").click()
+
+    expect(page.locator(".message.info")).to_contain_text("You sent this item already")
+    assert TriviaItem.objects.filter(item__question="Non dago Lekeitio?").count() == 1

@@ -185,3 +185,27 @@ def test_the_coordinator_chooses_the_original_answer_as_the_final_answer(page: P
     expect(page.locator(".message.success")).to_contain_text("revision 1 is now the final answer")
     expect(page.locator("#final-answer")).to_have_text("The Arabian oryx.")
     expect(page.locator("#revisions")).to_contain_text("revision 1, chosen by coordinator")
+
+
+def test_a_domain_label_is_never_chosen_by_default_and_can_be_changed(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["question"])
+    log_in(page, "coordinator")
+    page.goto("/projects/val/validation/domains/")
+    row = page.locator("#unlabelled-domains tr", has_text="qatarday.com")
+    row.get_by_role("button", name="Label").press("Enter")  # one Enter, no label chosen: the browser asks for one
+    page.wait_for_timeout(300)
+    assert not SourceDomain.objects.exists()
+
+    row.get_by_label("Label for qatarday.com").select_option("very_reliable")
+    row.get_by_role("button", name="Label").press("Enter")
+    expect(page.locator(".message.success")).to_contain_text("qatarday.com labelled very reliable")
+
+    page.get_by_label("Domain", exact=True).fill("qatarday.com")
+    page.get_by_label("New label").select_option("completely_unreliable")
+    page.get_by_label("Why (optional)").fill("ads only")
+    page.get_by_role("button", name="Change the label").click()
+    expect(page.locator(".message.success")).to_contain_text("qatarday.com is now completely unreliable")
+    expect(page.locator("#labelled-table")).to_contain_text("Very reliable → Completely unreliable (ads only)")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.screenshot(path="/tmp/k/domains.png", full_page=True)

@@ -48,6 +48,9 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     slot = services.validation_claim_next(project=imported, user=reviewer)
     group = services.duplicate_groups(imported)[0]
     job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
+    services.source_domain_label(
+        project=imported, domain="b.org", label="not_sure", user=coordinator, origin="coordinator"
+    )
     users = {
         "annotator": annotator,
         "reviewer": reviewer,
@@ -63,6 +66,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "keep": group["keep"].item_id,
         "duplicate": group["duplicates"][0].item_id,
         "job": job.pk,
+        "domain": "b.org",
         "users": users,
     }
 
@@ -110,6 +114,7 @@ def test_a_validator_cannot_open_another_validators_task(client, world, second_r
 
 
 LABEL = {"domain": "a.org", "label": "not_sure"}
+RELABEL = {"label": "very_reliable"}
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
@@ -125,6 +130,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/validation/domains/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/domains/", LABEL, (403, 404, 403, 403, 201, 409)),
     ("post", "projects/{slug}/validation/domains/import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/domains/{domain}/", None, (403, 404, 403, 403, 200, 200)),
+    ("patch", "projects/{slug}/validation/domains/{domain}/", RELABEL, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/validation/duplicates/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
     ("post", "projects/{slug}/validation/duplicates/merge-all/", {"which": "exact"}, (403, 404, 403, 403, 200, 200)),
@@ -164,6 +171,7 @@ def test_the_api_permission_table_covers_every_validation_route():
         path.replace("projects/{slug}/", "projects/<slug:slug>/")
         .replace("{item}", "<int:item_id>")
         .replace("{slot}", "<int:slot_id>")
+        .replace("{domain}", "<str:domain>")
         for _, path, _, _ in API_ENDPOINTS
     }
     assert routes == covered
