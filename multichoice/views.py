@@ -236,6 +236,8 @@ def trivia_review(request: SignedInRequest, slug: str, item_id: int) -> HttpResp
         QAItem.Status.NEEDS_REWRITE: "Sent back to the author.",
     }
     messages.success(request, outcomes.get(item.status, "Review recorded; the item waits for its other reviewers."))
+    if request.POST.get("then") == "next":  # "Save and review the next" (Enter on the review form)
+        return trivia_review_next(request, item.project.slug)
     return redirect("trivia_home", item.project.slug)
 
 

@@ -178,3 +178,27 @@ def test_back_then_send_again_does_not_duplicate_an_item(page: Page, trivia):
 
     expect(page.locator(".message.info")).to_contain_text("You sent this item already")
     assert TriviaItem.objects.filter(item__question="Non dago Lekeitio?").count() == 1
+
+
+def test_a_trivia_review_is_made_by_keyboard_and_enter_opens_the_next_item(page: Page, trivia, annotator):
+    from tests.multichoice.conftest import item_values
+
+    for question in ("Non dago Atxondo?", "Non dago Ea?"):
+        services.trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
+    log_in(page, "reviewer")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-review-next").click()
+    first = page.url
+    expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)  # the keys are listened to
+
+    for number in range(1, len(trivia.review_criteria) + 1):
+        page.keyboard.press(str(number))
+    expect(page.locator("input[name=criteria]:checked")).to_have_count(len(trivia.review_criteria))
+    page.keyboard.press("2")  # toggles back
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")  # save and review the next
+
+    expect(page.locator(".message.success")).to_contain_text("Accepted")
+    expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)
+    assert page.url != first
+    assert TriviaItem.objects.filter(item__status="accepted").count() == 1

@@ -209,3 +209,35 @@ def test_a_domain_label_is_never_chosen_by_default_and_can_be_changed(page: Page
     page.set_viewport_size({"width": 390, "height": 900})
     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
     page.screenshot(path="/tmp/k/domains.png", full_page=True)
+
+
+def test_the_validation_screen_is_judged_by_keyboard_one_key_per_choice(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["question", "location"])
+    start(page)
+    first = page.locator("#question").inner_text()
+    expect(page.locator("#validation-form[data-keys-ready]")).to_have_count(1)  # the keys are listened to
+
+    page.keyboard.press("g")
+    # an Arabic layout: the key printed "y" types "غ"; the physical key still answers "yes"
+    page.evaluate("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'غ', code: 'KeyY', bubbles: true}))")
+    expect(page.locator('input[name=question][value="good"]')).to_be_checked()
+    expect(page.locator('input[name=location_relevant][value="yes"]')).to_be_checked()
+    page.keyboard.press("Enter")  # save and next
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    expect(page.locator("#question")).not_to_have_text(first)
+    expect(page.locator("#validation-form[data-keys-ready]")).to_have_count(1)
+    judgment = ValidationJudgment.objects.get()
+    assert (judgment.question_good, judgment.location_relevant) == (True, True)
+
+    page.keyboard.press("b")  # bad: the reason list takes the focus
+    expect(page.locator("select[name=question_reason]")).to_be_focused()
+    page.locator("select[name=question_reason]").select_option("opinion_seeking")
+    page.keyboard.press("Escape")
+    page.keyboard.press("n")
+    page.keyboard.press("Enter")
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    assert ValidationJudgment.objects.filter(question_good=False, location_relevant=False).count() == 1
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.screenshot(path="/tmp/k/validation-keys.png", full_page=True)

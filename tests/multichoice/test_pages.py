@@ -95,3 +95,17 @@ def test_the_api_takes_an_item_from_authoring_to_translation(
     assert [r["reason"] for r in resolved.json()["revisions"]] == ["submitted", "coordinator_fix"]
     balance = api_as(coordinator).get(f"/api/projects/{slug}/trivia/balance/").json()
     assert balance["total"] == 1
+
+
+def test_save_and_review_the_next_opens_the_next_item(client, trivia, annotator, reviewer):
+    first = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q1?"))
+    second = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
+    client.force_login(reviewer)
+    criteria = [c["key"] for c in trivia.review_criteria]
+
+    response = client.post(
+        reverse("trivia_review", args=[trivia.slug, first.item_id]), {"criteria": criteria, "then": "next"}
+    )
+
+    assert response.status_code == 302
+    assert response.url == reverse("trivia_item", args=[trivia.slug, second.item_id])
