@@ -99,7 +99,7 @@ def hung(redis):
         os.kill(redis.process.pid, signal.SIGCONT)
 
 
-def _within(seconds: float, call):  # type: ignore[no-untyped-def]
+def _within(seconds: float, call):
     """call() in a thread; its result, or a failure if it is still waiting after `seconds` (as it hung)."""
     result: list = []
     thread = threading.Thread(target=lambda: result.append(call()), daemon=True)
@@ -127,7 +127,7 @@ def test_an_import_while_the_broker_hangs_is_queued_for_the_worker_not_a_500(
 ):
     settings.MEDIA_ROOT = tmp_path / "media"
 
-    def post():  # type: ignore[no-untyped-def]
+    def post():
         # Committed for real (transactional_db): the job is sent once its row is, as in production.
         return api_as(coordinator).post(
             f"/api/projects/{project.slug}/imports/",

@@ -66,7 +66,9 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 # URL parameters that name one object by a database id (global across projects) ...
-OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id"}
+OBJECT_IDS = {
+    "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain"
+}  # fmt: skip
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
 
@@ -303,10 +305,16 @@ class Worlds:
         slot = validation.validation_claim_next(project=project, user=reviewer)
         assert slot is not None
         job = ImportJob.objects.create(project=project, created_by=owner, status=ImportJob.Status.DONE)
-        values = {"slug": project.slug, "item_id": slot.item_id, "slot_id": slot.pk, "job_id": job.pk}
+        validation.source_domain_label(
+            project=project, domain="b-only.org", label="not_sure", user=owner, origin="coordinator"
+        )
+        values = {
+            "slug": project.slug, "item_id": slot.item_id, "slot_id": slot.pk, "job_id": job.pk, "domain": "b-only.org"
+        }  # fmt: skip
         return {"owner": owner, "values": values}
 
     def _b_trivia(self) -> dict[str, Any]:
+        from annotation.models import ImportJob
         from multichoice import services as trivia
         from tests.multichoice.conftest import item_values
 
@@ -317,10 +325,12 @@ class Worlds:
             line | {"candidates": ["a", "b", "c"], "target_question": "Q?", "target_candidates": ["a", "b", "c"]}
         )
         imported = trivia.trivia_import_jsonl(project=project, data=data.encode(), user=owner)
-        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"]}
+        job = ImportJob.objects.create(project=project, created_by=owner, format="csv", status=ImportJob.Status.DONE)
+        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"], "job_id": job.pk}
         return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
+        from annotation.models import ImportJob
         from multichoice import entities
         from tests.multichoice.test_entities import CSV
 
@@ -329,7 +339,10 @@ class Worlds:
         entities.questions_generate(project=project)
         question = entities.verification_next(project=project, user=reviewer)
         assert question is not None
-        return {"owner": owner, "values": {"slug": project.slug, "item_id": question.item_id}}
+        job = ImportJob.objects.create(
+            project=project, created_by=owner, format="generate", status=ImportJob.Status.DONE
+        )
+        return {"owner": owner, "values": {"slug": project.slug, "item_id": question.item_id, "job_id": job.pk}}
 
     def _b_wikipedia(self) -> dict[str, Any]:
         """Project B with one of everything a URL names: pairs, items, a review slot, releases, an import, ..."""

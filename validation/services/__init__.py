@@ -20,7 +20,9 @@ from validation.services.aggregates import (
 )
 from validation.services.domains import (
     domain_labels,
+    source_domain_history,
     source_domain_label,
+    source_domain_relabel,
     source_domains_import,
 )
 from validation.services.duplicates import (
@@ -116,7 +118,9 @@ __all__ = [
     "seed_queries_import",
     "seed_queries_import_start",
     "seed_query_create",
+    "source_domain_history",
     "source_domain_label",
+    "source_domain_relabel",
     "source_domains_import",
     "source_domains_import_start",
     "split_sizes",
