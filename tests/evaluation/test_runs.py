@@ -368,3 +368,12 @@ def test_an_item_without_gold_is_left_out_of_every_score_counted_and_named(
     assert run["counts"]["left_out_no_gold"] == [f"yue-cmn-q{emptied.pk}"]
     row = overall(run, "rouge_l", "recommended")
     assert (row["n"], row["left_out"], row["mean"]) == (3, 1, pytest.approx(1.0))
+
+
+def test_a_byte_order_mark_is_not_a_problem_and_a_wrong_type_is_named_in_json_words(yue_release, researcher):
+    good = prompt_lines(yue_release, "question_only")[0]["id"]
+    line = {"id": good, "scenario": "question_only", "prediction": None, "model": "m"}
+
+    response = upload(api_as(researcher), "yue-cmn", b"\xef\xbb\xbf" + json.dumps(line).encode())
+
+    assert response.json()["problems"] == [{"line": 1, "field": "prediction", "reason": "must be a string, not null"}]
