@@ -11,6 +11,7 @@ missing is scored as an empty answer (the study's n is every item of the release
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from evaluation import extraction, metrics
@@ -104,7 +105,12 @@ def _estimates(entries: list[tuple[str, dict[str, Any]]], *, draws: int, seed: i
 
 
 def results_rows(
-    scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold, *, draws: int, seed: int
+    scored: list[tuple[str, str, str, dict[str, Any]]],
+    gold: ReleaseGold,
+    *,
+    draws: int,
+    seed: int,
+    beat: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Tidy rows from (model, scenario, item id, scores): overall and by every stratum, each with n and its interval.
 
@@ -122,6 +128,8 @@ def results_rows(
                 left_out[(item.kind, model, scenario, stratum, value)] += 1
     rows = []
     for (kind, model, scenario, stratum, value), entries in sorted(cells.items()):
+        if beat is not None:  # a sign of life between cells: 10,000-draw intervals on many items take a while
+            beat()
         for key, found in sorted(_estimates(entries, draws=draws, seed=seed).items()):
             mode, metric = key.split(":", 1)
             rows.append(

@@ -185,7 +185,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
                 "model", "scenario", "item_id", "scores"
             )
         ]
-        results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
+        results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed, beat=job.beat)
         counts = {
             **run.counts,
             "predictions": total,
