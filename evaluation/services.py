@@ -195,7 +195,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
             "unavailable": unavailable,
             "extraction": _extraction_counts(run),
         }
-        job.finish(results=results, counts=counts, progress_done=total, stage="")
+        comparisons = scoring.comparison_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
+        job.finish(results=results, comparisons=comparisons, counts=counts, progress_done=total, stage="")
     except JobLost:
         return None
     except Exception as error:
