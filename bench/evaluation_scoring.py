@@ -78,11 +78,15 @@ def main() -> None:
     start = time.perf_counter()
     rows = scoring.results_rows(scored, gold, draws=options.draws, seed=20261203)
     intervals = time.perf_counter() - start
+    start = time.perf_counter()
+    comparisons = scoring.comparison_rows(scored, gold, draws=options.draws, seed=20261203)
+    paired = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     metrics = sorted({f"{row['mode']}:{row['metric']}" for row in rows})
     print(f"{len(scored):,} predictions ({options.language}), {len(metrics)} metrics: {', '.join(metrics)}")
     print(f"extraction + per-item scores: {per_item:.1f} s ({1e6 * per_item / len(scored):.0f} µs per prediction)")
     print(f"{len(rows):,} result rows with {options.draws:,}-draw intervals: {intervals:.1f} s")
+    print(f"{len(comparisons)} paired comparisons with Holm ({options.draws:,} draws and flips): {paired:.1f} s")
     print(f"peak resident memory: {peak:.0f} MB; unavailable: {unavailable or 'none'}")
 
 

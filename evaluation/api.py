@@ -88,11 +88,28 @@ class RunOutput(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ComparisonOutput(serializers.Serializer):
+    kind = serializers.CharField()
+    model = serializers.CharField()
+    scenario = serializers.CharField()
+    baseline = serializers.CharField()
+    metric = serializers.CharField()
+    mode = serializers.CharField()
+    n = serializers.IntegerField(help_text="Items scored under both scenarios.")
+    delta = serializers.FloatField(allow_null=True, help_text="Mean of scenario minus baseline, in [-1, 1].")
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    test = serializers.CharField()
+    p = serializers.FloatField()
+    p_holm = serializers.FloatField(help_text="Holm-adjusted over the scenarios of one kind, model and metric.")
+
+
 class RunDetailOutput(RunOutput):
     results = ResultRowOutput(many=True, read_only=True)
+    comparisons = ComparisonOutput(many=True, read_only=True)
 
     class Meta(RunOutput.Meta):
-        fields = [*RunOutput.Meta.fields, "results"]
+        fields = [*RunOutput.Meta.fields, "results", "comparisons"]
         read_only_fields = fields
 
 

@@ -41,6 +41,7 @@ class GenerateForm(forms.Form):
     )
 
     def __init__(self, *args: object, versions: list[int], endpoints: list[tuple[int, str]], **kwargs: object) -> None:
+        kwargs.setdefault("auto_id", "generate_%s")  # beside the upload form on one page: ids of its own
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["release"].choices = [(version, f"v{version}") for version in versions]  # type: ignore[attr-defined]
         self.fields["endpoint"].choices = endpoints  # type: ignore[attr-defined]

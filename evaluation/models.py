@@ -51,6 +51,9 @@ class EvaluationRun(Job):
     counts = models.JSONField(default=dict, blank=True)
     # Tidy rows {kind, scenario, model, metric, mode, stratum, value, n, mean, ci_low, ci_high, ...} once scored.
     results = models.JSONField(default=list, blank=True)
+    # Each scenario against question only on the same items: {kind, model, scenario, baseline, metric, mode, n,
+    # delta, ci_low, ci_high, test, p, p_holm}.
+    comparisons = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
 
     class Meta:

@@ -11,11 +11,20 @@ missing is scored as an empty answer (the study's n is every item of the release
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from evaluation import extraction, metrics
 from evaluation.gold import ItemGold, ReleaseGold
-from evaluation.statistics import Estimate, bootstrap_mean, bootstrap_means, proportion
+from evaluation.statistics import (
+    Estimate,
+    bootstrap_mean,
+    bootstrap_means,
+    holm,
+    mcnemar_exact,
+    proportion,
+    sign_flip_p,
+)
 
 PROPORTIONS = frozenset({"exact_match", "exact_match_folded", "accuracy_strict", "accuracy_tolerant"})
 METRIC_NAMES = {
@@ -104,7 +113,12 @@ def _estimates(entries: list[tuple[str, dict[str, Any]]], *, draws: int, seed: i
 
 
 def results_rows(
-    scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold, *, draws: int, seed: int
+    scored: list[tuple[str, str, str, dict[str, Any]]],
+    gold: ReleaseGold,
+    *,
+    draws: int,
+    seed: int,
+    beat: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Tidy rows from (model, scenario, item id, scores): overall and by every stratum, each with n and its interval.
 
@@ -122,6 +136,8 @@ def results_rows(
                 left_out[(item.kind, model, scenario, stratum, value)] += 1
     rows = []
     for (kind, model, scenario, stratum, value), entries in sorted(cells.items()):
+        if beat is not None:  # a sign of life between cells: 10,000-draw intervals on many items take a while
+            beat()
         for key, found in sorted(_estimates(entries, draws=draws, seed=seed).items()):
             mode, metric = key.split(":", 1)
             rows.append(
@@ -141,4 +157,69 @@ def results_rows(
                     "left_out": left_out.get((kind, model, scenario, stratum, value), 0),
                 }
             )
+    return rows
+
+
+BASELINE = "question_only"
+COMPARED = {"lead": "recommended:rouge_l", "document": "recommended:rouge_l"}
+BINARY_COMPARED = "recommended:exact_match"
+
+
+def comparison_rows(
+    scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold, *, draws: int, seed: int
+) -> list[dict[str, Any]]:
+    """Each scenario against question only on the same items, per kind and model: the paired difference with its
+    cluster-bootstrap interval and a paired test (sign-flip permutation by page pair for ROUGE-L, exact McNemar
+    for exact match), Holm-adjusted over the scenarios compared for one kind, model and metric."""
+    by: dict[tuple[str, str, str], dict[str, tuple[str, dict[str, Any]]]] = defaultdict(dict)
+    for model, scenario, item_id, scores in scored:
+        if scores:
+            item = gold.items[item_id]
+            by[(item.kind, model, scenario)][item_id] = (item.cluster, scores)
+    rows: list[dict[str, Any]] = []
+    for (kind, model, scenario), items in sorted(by.items()):
+        base = by.get((kind, model, BASELINE))
+        if scenario == BASELINE or base is None or kind not in COMPARED:
+            continue
+        common = sorted(set(items) & set(base))
+        for key in (COMPARED[kind], BINARY_COMPARED):
+            pairs: list[tuple[str, float, float]] = [
+                (items[i][0], float(base[i][1][key]), float(items[i][1][key]))
+                for i in common
+                if key in base[i][1] and key in items[i][1]
+            ]
+            if not pairs:
+                continue
+            clusters = [cluster for cluster, _, _ in pairs]
+            differences = [o - b for _, b, o in pairs]
+            found = bootstrap_means([[d] for d in differences], clusters, draws=draws, seed=seed)[0]
+            binary = key == BINARY_COMPARED
+            p = (
+                mcnemar_exact([b for _, b, _ in pairs], [o for _, _, o in pairs])
+                if binary
+                else sign_flip_p(differences, clusters, draws=draws, seed=seed)
+            )
+            mode, metric = key.split(":", 1)
+            rows.append(
+                {
+                    "kind": kind,
+                    "model": model,
+                    "scenario": scenario,
+                    "baseline": BASELINE,
+                    "metric": metric,
+                    "mode": mode,
+                    "n": len(pairs),
+                    "delta": found.mean,
+                    "ci_low": found.low,
+                    "ci_high": found.high,
+                    "test": "McNemar (exact)" if binary else "paired sign-flip permutation by page pair",
+                    "p": p,
+                }
+            )
+    families: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        families[(row["kind"], row["model"], row["metric"])].append(row)
+    for family in families.values():
+        for row, adjusted in zip(family, holm([row["p"] for row in family]), strict=True):
+            row["p_holm"] = adjusted
     return rows

@@ -182,7 +182,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
                 "model", "scenario", "item_id", "scores"
             )
         ]
-        results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
+        results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed, beat=job.beat)
         counts = {
             **run.counts,
             "predictions": total,
@@ -192,7 +192,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
             "unavailable": unavailable,
             "extraction": _extraction_counts(run),
         }
-        job.finish(results=results, counts=counts, progress_done=total, stage="")
+        comparisons = scoring.comparison_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
+        job.finish(results=results, comparisons=comparisons, counts=counts, progress_done=total, stage="")
     except JobLost:
         return None
     except Exception as error:

@@ -99,3 +99,42 @@ def bootstrap_means(
         resampled[start:stop] = (weights @ sums) / (weights @ counts)[:, None]
     low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
     return [Estimate(n, float(means[k]), float(low[k]), float(high[k])) for k in range(width)]
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values (same order as given)."""
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def mcnemar_exact(base: Sequence[float], other: Sequence[float]) -> float:
+    """Two-sided exact McNemar p-value for paired binary outcomes (a binomial test on the discordant pairs)."""
+    from scipy.stats import binomtest
+
+    worse = sum(1 for b, o in zip(base, other, strict=True) if b and not o)
+    better = sum(1 for b, o in zip(base, other, strict=True) if o and not b)
+    if not worse + better:
+        return 1.0
+    return float(binomtest(min(worse, better), worse + better, 0.5).pvalue)
+
+
+def sign_flip_p(differences: Sequence[float], clusters: Sequence[str], *, draws: int, seed: int) -> float:
+    """Two-sided paired permutation p-value: each cluster's differences flip sign together."""
+    values = np.asarray(differences, dtype=np.float64)
+    _, members = np.unique(np.asarray(clusters), return_inverse=True)
+    sums = np.bincount(members, weights=values)
+    observed = abs(sums.sum())
+    if not observed or draws <= 0:
+        return 1.0
+    rng = np.random.default_rng(seed)
+    extreme = 0
+    step = max(1, _CHUNK_CELLS // len(sums))
+    for start in range(0, draws, step):
+        signs = rng.integers(0, 2, size=(min(step, draws - start), len(sums))) * 2 - 1
+        extreme += int((np.abs(signs @ sums) >= observed - 1e-12).sum())
+    return (extreme + 1) / (draws + 1)

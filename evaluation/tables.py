@@ -36,7 +36,26 @@ def _scenario_key(scenario: str) -> tuple[int, str]:
     return (SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER), scenario)
 
 
-def results_tables(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _compared(row: dict[str, Any] | None) -> dict[str, str] | None:
+    if row is None or row["delta"] is None:
+        return None
+
+    def signed(value: float | None) -> str:
+        return "" if value is None else f"{100 * value:+.1f}"
+
+    return {
+        "delta": signed(row["delta"]),
+        "low": signed(row["ci_low"]),
+        "high": signed(row["ci_high"]),
+        "p_holm": f"{row['p_holm']:.3g}",
+        "test": row["test"],
+        "n": str(row["n"]),
+    }
+
+
+def results_tables(
+    results: list[dict[str, Any]], comparisons: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Per item kind and model: the overall table (rows scenarios, columns mode·metric, a Δ against question only
     for the primary metric) and one table per stratum (rows stratum values, columns scenarios, primary metric)."""
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -50,14 +69,15 @@ def results_tables(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         index = {(row["scenario"], row["mode"], row["metric"]): row for row in overall}
         primary = PRIMARY.get(kind, columns[0] if columns else ("", ""))
         baseline = index.get(("question_only", *primary))
+        paired = {
+            row["scenario"]: row
+            for row in comparisons or []
+            if (row["kind"], row["model"], row["mode"], row["metric"]) == (kind, model, *primary)
+        }
         body = []
         for scenario in scenarios:
             cells = [_cell(index[(scenario, *column)]) if (scenario, *column) in index else None for column in columns]
-            own = index.get((scenario, *primary))
-            delta = None
-            if baseline and own and scenario != "question_only" and own["mean"] is not None:
-                delta = f"{100 * (own['mean'] - baseline['mean']):+.1f}"
-            body.append({"scenario": scenario, "cells": cells, "delta": delta})
+            body.append({"scenario": scenario, "cells": cells, "delta": _compared(paired.get(scenario))})
         strata = []
         for stratum in sorted({row["stratum"] for row in rows} - {"all"}):
             picked = [row for row in rows if row["stratum"] == stratum and (row["mode"], row["metric"]) == primary]

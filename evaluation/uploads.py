@@ -60,7 +60,7 @@ def _no_constants(name: str) -> None:
 
 def _decode(data: bytes, parsed: Parsed) -> str | None:
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark (spreadsheet and Windows exports) is not a line's text
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         parsed.refuse(line, "file", f"not UTF-8 (byte {error.start} of the file)")
@@ -112,10 +112,21 @@ def parse_upload(
     return parsed
 
 
+def _json_type(value: Any) -> str:
+    """The JSON name of a value's type, as the person who wrote the file knows it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an array" if isinstance(value, list) else "an object"
+
+
 def _string(record: dict[str, Any], name: str, number: int, parsed: Parsed, *, limit: int) -> str | None:
     value = record.get(name)
     if not isinstance(value, str):
-        reason = "missing" if value is None and name not in record else f"must be a string, not {type(value).__name__}"
+        reason = "missing" if value is None and name not in record else f"must be a string, not {_json_type(value)}"
         parsed.refuse(number, name, reason)
         return None
     if len(value) > limit:

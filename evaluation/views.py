@@ -128,7 +128,7 @@ def run_detail(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse
         "project": access.project,
         "membership": access.membership,
         "run": run,
-        "tables": tables.results_tables(run.results) if run.is_done else [],
+        "tables": tables.results_tables(run.results, run.comparisons) if run.is_done else [],
         "modes": tables.mode_captions(),
         "small_cell": tables.SMALL_CELL,
         "chrf_signature": CHRF_SIGNATURE,

@@ -153,3 +153,24 @@ def test_generation_needs_a_member_with_the_role_and_an_endpoint_of_the_project(
     assert elsewhere.status_code == 404
     assert unknown.status_code == 400 and unknown.json()["field"].startswith("scenarios")
     assert not model_stub.requests
+
+
+def test_the_page_asks_a_model_with_a_form_whose_ids_are_its_own(
+    yue_release, researcher, coordinator, model_stub, oracle, client, django_capture_on_commit_callbacks
+):
+    endpoint = make_endpoint(yue_release.project, coordinator, model_stub)
+    client.force_login(researcher)
+    page = client.get(reverse("evaluation_runs", args=["yue-cmn"])).content.decode()
+    assert 'id="generate_release"' in page and 'id="id_release"' in page
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("evaluation_run_generate", args=["yue-cmn"]),
+            {"release": 1, "endpoint": endpoint.pk, "scenarios": ["local_lead"], "item_limit": 3},
+        )
+
+    run = EvaluationRun.objects.get(source="endpoint")
+    assert response["Location"] == reverse("evaluation_run", args=["yue-cmn", run.pk])
+    assert run.status == "done", run.error
+    assert len(model_stub.requests) == 3
+    assert run.counts["missing"]["stub chat · local_lead"]["count"] == 3  # the items past the limit, counted

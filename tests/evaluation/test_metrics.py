@@ -206,3 +206,22 @@ def test_chinese_parity_rouge_is_the_packages_value_on_jieba_segments(prediction
     candidate = " ".join(jieba.cut(prediction)) if prediction else "[无]"
     expected = Rouge().get_scores(candidate, " ".join(jieba.cut(gold)))[0]["rouge-l"]["f"]
     assert metrics.rouge_l_parity(prediction, gold, "cmn") == pytest.approx(expected, abs=1e-12)
+
+
+def test_holm_mcnemar_and_the_sign_flip_test():
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.multitest import multipletests
+
+    from evaluation.statistics import holm, mcnemar_exact, sign_flip_p
+
+    p_values = [0.01, 0.04, 0.03, 0.2]
+    assert holm(p_values) == pytest.approx(list(multipletests(p_values, method="holm")[1]))
+    base = [1, 1, 0, 0, 0, 0, 0, 1, 0, 0]
+    other = [1, 0, 1, 1, 1, 1, 1, 1, 1, 0]
+    expected = mcnemar([[2, 1], [6, 1]], exact=True).pvalue  # [[both right, base only], [other only, neither]]
+    assert mcnemar_exact(base, other) == pytest.approx(expected)
+    assert mcnemar_exact([1, 0], [1, 0]) == 1.0
+    # all twelve differences positive, in six pairs: the smallest two-sided p a sign flip by pair can give is 2/64
+    p = sign_flip_p([0.5] * 12, [f"p{n // 2}" for n in range(12)], draws=20_000, seed=3)
+    assert p == pytest.approx(2 / 64, abs=0.01)
+    assert sign_flip_p([0.0, 0.0], ["a", "b"], draws=100, seed=1) == 1.0

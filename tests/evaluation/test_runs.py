@@ -368,3 +368,38 @@ def test_an_item_without_gold_is_left_out_of_every_score_counted_and_named(
     assert run["counts"]["left_out_no_gold"] == [f"yue-cmn-q{emptied.pk}"]
     row = overall(run, "rouge_l", "recommended")
     assert (row["n"], row["left_out"], row["mean"]) == (3, 1, pytest.approx(1.0))
+
+
+def test_a_byte_order_mark_is_not_a_problem_and_a_wrong_type_is_named_in_json_words(yue_release, researcher):
+    good = prompt_lines(yue_release, "question_only")[0]["id"]
+    line = {"id": good, "scenario": "question_only", "prediction": None, "model": "m"}
+
+    response = upload(api_as(researcher), "yue-cmn", b"\xef\xbb\xbf" + json.dumps(line).encode())
+
+    assert response.json()["problems"] == [{"line": 1, "field": "prediction", "reason": "must be a string, not null"}]
+
+
+def test_each_scenario_is_compared_with_question_only_on_the_same_items(
+    yue_release, researcher, client, django_capture_on_commit_callbacks
+):
+    data = predictions(
+        yue_release,
+        lambda line: (
+            "<answer>不知道</answer>"
+            if line["scenario"] == "question_only"
+            else f"<answer>{line['answer_standard']}</answer>"
+        ),
+        scenarios=("question_only", "local_lead", "both_leads"),
+    )
+
+    run = scored(api_as(researcher), "yue-cmn", data, django_capture_on_commit_callbacks)
+
+    rows = {(row["scenario"], row["metric"]): row for row in run["comparisons"]}
+    assert set(rows) == {(s, m) for s in ("local_lead", "both_leads") for m in ("rouge_l", "exact_match")}
+    exact = rows[("local_lead", "exact_match")]
+    assert (exact["n"], exact["delta"], exact["test"]) == (6, 1.0, "McNemar (exact)")
+    assert exact["p"] == pytest.approx(2 * 0.5**6)
+    assert exact["p_holm"] == pytest.approx(2 * 2 * 0.5**6)  # two scenarios in the family
+    client.force_login(researcher)
+    page = client.get(reverse("evaluation_run", args=["yue-cmn", run["id"]])).content.decode()
+    assert "+100.0" in page and "p<sub>Holm</sub>" in page

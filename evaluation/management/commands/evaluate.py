@@ -65,6 +65,7 @@ class Command(BaseCommand):
         out.mkdir(parents=True, exist_ok=True)
         document = {"provenance": services.evaluation_run_provenance(scored), "counts": scored.counts}
         document["results"] = scored.results
+        document["comparisons"] = scored.comparisons
         (out / "results.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
         (out / "results.csv").write_text(services.evaluation_run_results_csv(scored), encoding="utf-8")
         for table in tables.results_tables(scored.results):
