@@ -295,13 +295,21 @@ class Worlds:
         from annotation.models import ImportJob
         from tests.validation.conftest import COLLECTED_TSV, tsv_source
         from validation import services as validation
+        from validation.models import SearchCollection
 
         project, owner, _, reviewer = self._b_of_kind(Project.Kind.VALIDATION)
         report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=owner)
         assert report.ok, report.problems
         slot = validation.validation_claim_next(project=project, user=reviewer)
         job = ImportJob.objects.create(project=project, created_by=owner, status=ImportJob.Status.DONE)
-        values = {"slug": project.slug, "item_id": slot.item_id, "slot_id": slot.pk, "job_id": job.pk}
+        search = SearchCollection.objects.create(project=project, created_by=owner, budget=5)
+        values = {
+            "slug": project.slug,
+            "item_id": slot.item_id,
+            "slot_id": slot.pk,
+            "job_id": job.pk,
+            "collection_id": search.pk,
+        }
         return {"owner": owner, "values": values}
 
     def _b_trivia(self) -> dict[str, Any]:
