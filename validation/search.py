@@ -276,6 +276,7 @@ def search_collection_start(
     if not seeds:
         raise InvalidState("The project has no seed queries to search with: add or import some first.", field="seeds")
     with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()  # one start at a time per project
         if SearchCollection.objects.filter(project=project, status__in=SearchCollection.ACTIVE).exists():
             raise InvalidState("A search collection of this project is running: cancel it or wait for it.")
         collection = SearchCollection.objects.create(
