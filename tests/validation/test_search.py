@@ -294,3 +294,9 @@ def test_one_collection_per_project_runs_at_a_time(seeded, coordinator):
     search.search_collection_start(project=seeded, user=coordinator, budget=5, enqueue=False)
     with pytest.raises(InvalidState, match="A search collection of this project is running"):
         search.search_collection_start(project=seeded, user=coordinator, budget=5, enqueue=False)
+
+
+def test_a_short_key_is_not_hinted_at(vproject, coordinator):
+    search.search_key_set(project=vproject, key="abc123", user=coordinator)
+    assert search.search_key_hint(vproject) == "set"
+    assert SearchKey.objects.get(project=vproject).last_four == ""
