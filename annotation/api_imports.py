@@ -12,7 +12,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -21,6 +21,7 @@ from annotation import access, ingest
 from annotation.importers.sources import FORMATS
 from annotation.models import Collection, CollectionTitle, ImportJob, Role
 from common.api import ErrorOutput, named_enum, paginated, responses, validated
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 
 ImportStatusField = named_enum(ImportJob.Status, "ImportStatusEnum")

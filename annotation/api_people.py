@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth import get_user_model, password_validation, update_session_auth_hash
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
@@ -18,12 +18,14 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation import access, people
-from annotation.models import Membership, Project, Role
+from annotation.models import ApiToken, Membership, Project, Role
 from annotation.serializers import MembershipOutput
-from common.api import BAD_INPUT, NO_CONTENT, responses, validated
+from annotation.throttles import PASSWORD_RESET_THROTTLES
+from common.api import BAD_INPUT, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
 
@@ -161,7 +163,8 @@ class MemberReactivateApi(APIView):
 
 class MemberAccessApi(APIView):
     @extend_schema(
-        summary="A new invitation link or initial password for a member who has never signed in (coordinator)",
+        summary="A new invitation link or initial password (coordinator), for an account this project made "
+        "and nobody has used yet",
         request=AccessInput,
         responses=responses({200: PersonAddedOutput}),
     )
@@ -196,11 +199,21 @@ class AccountActiveApi(APIView):
         return Response(AccountOutput(user).data)
 
 
+class PasswordChangedOutput(serializers.Serializer):
+    detail = serializers.CharField()
+    tokens_revoked = serializers.IntegerField(
+        help_text="Your other API tokens, revoked by the change (the one this call came with keeps working)."
+    )
+
+
 class PasswordChangeApi(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password"  # per person: a stolen session guessing old_password
+
     @extend_schema(
-        summary="Change your own password",
+        summary="Change your own password: your other API tokens are revoked and other sessions signed out",
         request=PasswordChangeInput,
-        responses=responses({204: NO_CONTENT}, conflict=False, not_found=False),
+        responses=responses({200: PasswordChangedOutput}, conflict=False, not_found=False),
     )
     def post(self, request: SignedInApiRequest) -> Response:
         if not request.user.is_authenticated:
@@ -217,18 +230,32 @@ class PasswordChangeApi(APIView):
             ) from None
         user.set_password(data["new_password"])
         user.save(update_fields=["password"])
-        people.account_password_set(user=user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        if request.auth is None:  # a browser session: it stays signed in, every other one ends
+            update_session_auth_hash(request._request, user)
+        keep = request.auth if isinstance(request.auth, ApiToken) else None
+        revoked = people.account_password_set(user=user, keep_token=keep)
+        detail = (
+            f"Password changed. {revoked} other API token(s) revoked; other browser sessions are signed out."
+            if keep is not None
+            else f"Password changed. {revoked} API token(s) revoked; other browser sessions are signed out."
+        )
+        return Response({"detail": detail, "tokens_revoked": revoked})
 
 
 class PasswordResetApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
+    throttle_classes = PASSWORD_RESET_THROTTLES
+    throttle_scope = "password_reset"
 
     @extend_schema(
         summary="E-mail a password-reset link to the account with this address (202 whether or not there is one)",
         request=PasswordResetInput,
-        responses={202: OpenApiResponse(description="Accepted."), 400: BAD_INPUT},
+        responses={
+            202: OpenApiResponse(description="Accepted."),
+            400: BAD_INPUT,
+            429: OpenApiResponse(description="Too many requests from this address or for this e-mail address."),
+        },
     )
     def post(self, request: Request) -> Response:
         data = validated(PasswordResetInput, request.data)

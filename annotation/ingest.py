@@ -37,6 +37,7 @@ from audit.models import Action
 from common import kinds
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps, stalled
+from common.text import unstorable
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,10 @@ def collection_create(
         raise InvalidInput("Give either a list of titles or a category, not both and not neither.", field="titles")
     if len(titles) > MAX_TITLES:
         raise InvalidInput(f"At most {MAX_TITLES:,} titles per collection; split the list.", field="titles")
+    for number, title in enumerate([category] if category else titles, start=1):
+        if message := unstorable(title):
+            where = "The category" if category else f"Title {number} ({title[:60]!r})"
+            raise InvalidInput(f"{where} {message}.", field="category" if category else "titles")
     too_long = [title for title in titles if len(title) > 500]
     if too_long:
         raise InvalidInput(f"A title is longer than 500 characters: {too_long[0][:60]!r}…", field="titles")
@@ -382,6 +387,7 @@ class UploadImporter:
     names: str  # the file name endings `detect` knows, for the message when it knows none
     detect: Callable[[str], str | None]
     run: Callable[..., ImportReport]
+    fileless: tuple[str, ...] = ()  # "formats" of jobs that read no file (generating questions from what is there)
 
 
 def _pairs_run(*, job: ImportJob, sources: list[ImportSource], progress: Callable[[int, int], None]) -> ImportReport:
@@ -407,15 +413,17 @@ def import_job_create(
     format: str = "auto",
     dry_run: bool = False,
     options: dict[str, Any] | None = None,
+    progress_total: int | None = None,
 ) -> ImportJob:
     """Store uploaded files and queue their import; the report is on the job when the worker is done.
 
-    `options` is kept on the job for the project kind's importer (`common.kinds.ProjectKind.importer`)."""
-    if not files:
-        raise InvalidInput("Choose at least one file to import.", field="files")
+    `options` is kept on the job for the project kind's importer (`common.kinds.ProjectKind.importer`). A job of
+    one of the importer's `fileless` formats takes no file; its `progress_total` counts what it works through."""
     importer = upload_importer(project)
     if format not in importer.formats:
         raise InvalidInput(f"Unknown format {format!r}: use one of {', '.join(importer.formats)}.", field="format")
+    if not files and format not in importer.fileless:
+        raise InvalidInput("Choose at least one file to import.", field="files")
     limit = settings.IMPORT_MAX_BYTES
     for upload in files:
         if upload.size is not None and upload.size > limit:
@@ -443,7 +451,7 @@ def import_job_create(
             dry_run=dry_run,
             files=stored,
             options=options or {},
-            progress_total=sum(f["size"] or 0 for f in stored),
+            progress_total=sum(f["size"] or 0 for f in stored) if progress_total is None else progress_total,
         )
         if not dry_run:  # a dry run changes nothing, so there is nothing to audit
             audit.record(user, Action.IMPORT_STARTED, job, project=project, files=[f["name"] for f in stored])

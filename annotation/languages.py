@@ -115,6 +115,13 @@ def get_language(code: str) -> Language:
         raise UnknownLanguage(code) from None
 
 
+def direction_of(code: str) -> str:
+    """The script direction of a language code for `dir` (`auto` for a code localqa does not know): the one rule
+    behind the `lang` template filter and every screen that sets `dir` itself."""
+    language = LANGUAGES.get(str(code))
+    return language.direction if language is not None else "auto"
+
+
 def language_choices() -> list[tuple[str, str]]:
     return sorted(((lang.code, f"{lang.name} ({lang.code})") for lang in _LANGUAGES), key=lambda c: c[1])
 

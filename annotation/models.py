@@ -250,6 +250,12 @@ class Account(models.Model):
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The project whose coordinator made the account: only that project may hand it a new link or password,
+    # and only while nobody has used it (annotation.people.person_access_issue). Empty: made elsewhere.
+    created_in = models.ForeignKey(
+        "annotation.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    password_set_at = models.DateTimeField(null=True, blank=True, help_text="When the person last chose a password.")
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

@@ -27,16 +27,17 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import Account, Membership, PagePair, Project, Role
+from annotation.models import Account, ApiToken, Membership, PagePair, Project, Role
 from annotation.review_hooks import review_hooks
-from annotation.services import membership_set
+from annotation.services import LAST_COORDINATOR, coordinator_is_last, membership_set
+from annotation.tokens import api_tokens_revoke_all
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState
@@ -104,8 +105,10 @@ def person_row_validate(values: dict[str, Any]) -> tuple[PersonRow, dict[str, li
     `roles` and `languages` are lists, or strings with the parts separated by LIST_SEPARATOR (";").
     """
     errors: dict[str, list[str]] = {}
-    username = str(values.get("username") or "").strip()
-    email = str(values.get("email") or "").strip()
+    # As Django's sign-in reads a name (NFKC): `ｒｅｖｉｅｗｅｒ` is `reviewer`, and matched case-insensitively below,
+    # so nobody gets a look-alike of an existing account (or a 500 when the normalised name is taken).
+    username = unicodedata.normalize("NFKC", str(values.get("username") or "")).strip()
+    email = unicodedata.normalize("NFKC", str(values.get("email") or "")).strip()
     name = str(values.get("name") or "").strip()
     if not username:
         errors["username"] = ["is required"]
@@ -193,7 +196,9 @@ def _add(*, project: Project, actor: User | None, row: PersonRow, access: str) -
     created = user is None
     if user is None:
         user = get_user_model().objects.create_user(username=row.username, email=row.email, first_name=row.name)
-        Account.objects.create(user=user, invited_by=actor if actor is not None and actor.is_authenticated else None)
+        Account.objects.create(
+            user=user, invited_by=actor if actor is not None and actor.is_authenticated else None, created_in=project
+        )
         audit.record(actor, Action.ACCOUNT_CREATED, user, project=project, label=user.get_username(), access=access)
     existing = Membership.all_objects.filter(project=project, user=user).first()
     membership = membership_set(project=project, user=user, roles=row.roles, actor=actor)
@@ -324,24 +329,51 @@ def invitation_send(*, result: PersonAdded, project: Project, url: str) -> bool:
     return True
 
 
+def _access_refusal(*, project: Project, user: User, account: Account | None, has_token: bool, elsewhere: bool) -> str:
+    name = user.get_username()
+    if user.is_superuser or user.is_staff:
+        return "Only a superuser may issue access for a superuser or staff account."
+    if account is None or account.created_in_id != project.pk:
+        return f"{name}'s account was not made in this project; they can reset their password from the sign-in page."
+    if elsewhere:
+        return f"{name} is a member of another project; they can reset their password from the sign-in page."
+    owner_chose = account.password_set_at is not None or (
+        user.has_usable_password() and not account.must_change_password
+    )
+    if user.last_login is not None or owner_chose or has_token:
+        return f"{name} has signed in before; they can reset their password from the sign-in page."
+    return ""
+
+
+def account_access_refusal(*, project: Project, user: User) -> str:
+    """Why a coordinator of `project` may not hand `user` a new link or password ("" when they may).
+
+    Only an account this project made and that nobody has used by any means: never signed in (a session sets
+    last_login), no API token ever made (the token endpoint leaves last_login alone), no password its owner
+    chose, and no membership of another project. Anything else would let a coordinator take the account over.
+    """
+    return _access_refusal(
+        project=project,
+        user=user,
+        account=Account.objects.filter(user=user).first(),
+        has_token=ApiToken.objects.filter(user=user).exists(),
+        elsewhere=Membership.all_objects.filter(user=user).exclude(project=project).exists(),
+    )
+
+
 def person_access_issue(*, project: Project, actor: User | None, user: User, access: str) -> PersonAdded:
     """A new invitation link or initial password for a member who has never signed in (the old one is spent).
 
-    Only accounts nobody has used yet: a coordinator must not be able to take over a colleague's account.
-    Superusers may do it for any account.
+    A coordinator may do it only where account_access_refusal finds nothing; a superuser for any account.
     """
     _check_access(access)
     membership = Membership.all_objects.filter(project=project, user=user).first()
     if membership is None:
         raise InvalidInput(f"{user.get_username()} is not a member of this project.", field="username")
-    is_superuser = bool(getattr(actor, "is_superuser", False))
-    if user.last_login is not None and not is_superuser:
-        raise InvalidState(
-            f"{user.get_username()} has signed in before; they can reset their password from the sign-in page.",
-            field="username",
-        )
-    if getattr(user, "is_superuser", False) and not is_superuser:
-        raise InvalidState("Only a superuser may issue access for a superuser account.", field="username")
+    if not getattr(actor, "is_superuser", False):
+        refusal = account_access_refusal(project=project, user=user)
+        if refusal:
+            raise InvalidState(refusal, field="username")
     result = PersonAdded(user=user, membership=membership, created=False)
     with transaction.atomic():
         _issue_access(user, access, result)
@@ -351,11 +383,18 @@ def person_access_issue(*, project: Project, actor: User | None, user: User, acc
     return result
 
 
-def account_password_set(*, user: User) -> None:
-    """The person chose their own password (invitation, change or reset): nothing forces them any more."""
+def account_password_set(*, user: User, keep_token: ApiToken | None = None) -> int:
+    """The person chose their own password (invitation, change or reset): nothing forces them any more, and every
+    API token they had stops working (whoever held one no longer holds the account), but `keep_token`, the one
+    this very change came with. Other browser sessions end by themselves: Django's session hash follows the
+    password. Returns how many tokens were revoked."""
     with transaction.atomic():
-        Account.objects.filter(user=user, must_change_password=True).update(must_change_password=False)
-        audit.record(user, Action.ACCOUNT_PASSWORD_SET, user, label=user.get_username())
+        Account.objects.update_or_create(
+            user=user, defaults={"must_change_password": False, "password_set_at": timezone.now()}
+        )
+        revoked = api_tokens_revoke_all(user=user, keep=keep_token)
+        audit.record(user, Action.ACCOUNT_PASSWORD_SET, user, label=user.get_username(), tokens_revoked=revoked)
+    return revoked
 
 
 def must_change_password(user: User) -> bool:
@@ -363,10 +402,6 @@ def must_change_password(user: User) -> bool:
 
 
 # Deactivation
-
-
-def _active_coordinators(project: Project) -> Q:
-    return Q(project=project, is_coordinator=True, user__is_active=True)
 
 
 def membership_deactivate(*, project: Project, user: User, actor: User | None) -> Membership:
@@ -380,11 +415,8 @@ def membership_deactivate(*, project: Project, user: User, actor: User | None) -
             raise InvalidInput(f"{user.get_username()} is not a member of this project.", field="username")
         if not membership.is_active:
             return membership
-        if (
-            membership.is_coordinator
-            and not Membership.objects.filter(_active_coordinators(project)).exclude(user=user).exists()
-        ):
-            raise InvalidState("A project keeps at least one active coordinator.", field="username")
+        if membership.is_coordinator and coordinator_is_last(project=project, user=user):
+            raise InvalidState(LAST_COORDINATOR, field="username")
         now = timezone.now()
         Membership.all_objects.filter(pk=membership.pk).update(deactivated_at=now)
         membership.deactivated_at = now
@@ -446,9 +478,26 @@ def account_reactivate(*, user: User, actor: User) -> None:
 
 
 def members_of(project: Project) -> Iterable[Membership]:
-    """Every membership of the project, deactivated ones too, for the members page and API (one query)."""
-    return (
+    """Every membership of the project, deactivated ones too, for the members page and API (one query).
+
+    Each carries `access_issuable`: whether a coordinator may hand the person a new link (account_access_refusal).
+    """
+    memberships = list(
         Membership.all_objects.filter(project=project)
         .select_related("user", "user__account", "reader_languages")
+        .annotate(
+            has_token=Exists(ApiToken.objects.filter(user=OuterRef("user"))),
+            elsewhere=Exists(Membership.all_objects.filter(user=OuterRef("user")).exclude(project=project)),
+        )
         .order_by(F("deactivated_at").asc(nulls_first=True), "user__username")
     )
+    for membership in memberships:
+        refusal = _access_refusal(
+            project=project,
+            user=membership.user,
+            account=getattr(membership.user, "account", None),
+            has_token=membership.has_token,
+            elsewhere=membership.elsewhere,
+        )
+        membership.access_issuable = not refusal  # type: ignore[attr-defined]
+    return memberships

@@ -84,6 +84,8 @@ def _check_project_settings(values: Mapping[str, Any]) -> None:
     lead_min, lead_max = values.get("lead_qa_min"), values.get("lead_qa_max")
     if lead_min is not None and lead_max is not None and lead_min > lead_max:
         errors["lead_qa_min"] = [f"must not exceed lead_qa_max ({lead_max})"]
+    if lead_min is not None and not 1 <= lead_min <= 20:
+        errors["lead_qa_min"] = ["must be between 1 and 20"]
     if lead_max is not None and not 1 <= lead_max <= 20:
         errors["lead_qa_max"] = ["must be between 1 and 20"]
     if values.get("reviewers_per_item") is not None and not 1 <= values["reviewers_per_item"] <= 10:
@@ -230,6 +232,23 @@ def project_update(
     return project
 
 
+LAST_COORDINATOR = "A project keeps at least one active coordinator: make someone else coordinator first."
+
+
+def coordinator_is_last(*, project: Project, user: User) -> bool:
+    """Whether `user` is the project's only coordinator who counts (an active membership of an active account).
+
+    Call it inside the transaction of the change: it locks the coordinators' memberships until the end, so two
+    coordinators stepping down at once cannot both succeed.
+    """
+    coordinators = list(
+        Membership.objects.select_for_update(of=("self",))
+        .filter(project=project, is_coordinator=True, user__is_active=True)
+        .values_list("user_id", flat=True)
+    )
+    return coordinators == [user.pk]
+
+
 def membership_set(*, project: Project, user: User, roles: Iterable[str], actor: User | None = None) -> Membership:
     roles = set(roles)
     unknown = roles - set(Role.values)
@@ -241,6 +260,12 @@ def membership_set(*, project: Project, user: User, roles: Iterable[str], actor:
         # all_objects: a deactivated member keeps their row (and stays deactivated) when their roles change.
         existing = Membership.all_objects.select_for_update().filter(project=project, user=user).first()
         before = existing.roles if existing is not None else []
+        if (
+            Role.COORDINATOR in before
+            and Role.COORDINATOR not in roles
+            and coordinator_is_last(project=project, user=user)
+        ):
+            raise InvalidState(LAST_COORDINATOR, field="roles")
         membership, created = Membership.all_objects.update_or_create(
             project=project,
             user=user,
@@ -254,12 +279,9 @@ def membership_set(*, project: Project, user: User, roles: Iterable[str], actor:
 
 
 def membership_remove(*, project: Project, user: User, actor: User | None = None) -> None:
-    if (
-        Membership.objects.filter(project=project, is_coordinator=True).exclude(user=user).count() == 0
-        and Membership.objects.filter(project=project, user=user, is_coordinator=True).exists()
-    ):
-        raise InvalidState("A project keeps at least one coordinator.", field="user")
     with transaction.atomic():
+        if coordinator_is_last(project=project, user=user):
+            raise InvalidState(LAST_COORDINATOR, field="user")
         membership = Membership.all_objects.filter(project=project, user=user).first()
         if membership is None:
             return

@@ -64,8 +64,12 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
     return token
 
 
-def api_tokens_revoke_all(*, user: User) -> int:
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
+def api_tokens_revoke_all(*, user: User, keep: ApiToken | None = None) -> int:
+    """Revoke every live token of the person (but `keep`); returns how many."""
+    live = ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+    if keep is not None:
+        live = live.exclude(pk=keep.pk)
+    return live.update(revoked_at=timezone.now())
 
 
 def api_token_user(key: str) -> tuple[User, ApiToken] | None:

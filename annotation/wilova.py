@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening
+from common.text import unstorable
 
 if TYPE_CHECKING:
     from annotation.importers.report import Problems
@@ -291,8 +292,8 @@ def check_row(
         if region is not None and not isinstance(region, str):
             problem("Article_Region", "must be a string or null")
     for name, value in row.items():
-        if isinstance(value, str) and ("\x00" in value or _has_surrogate(value)):
-            problem(name, "contains a NUL character or a lone surrogate, which cannot be stored")
+        if isinstance(value, str) and (message := unstorable(value)):
+            problem(name, message)
     return problem.count == before
 
 
@@ -300,14 +301,6 @@ def row_region(row: dict[str, Any] | None) -> str | None:
     """The fine-grained region a review row gives (`Article_Region`), as written; None if it gives none."""
     value = (row or {}).get("Article_Region")
     return value if isinstance(value, str) and value else None
-
-
-def _has_surrogate(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def row_record(

@@ -65,6 +65,7 @@ class Action(models.TextChoices):
     VALIDATION_FINAL_ANSWER = "validation.final_answer_chosen", "Final answer chosen"
     VALIDATION_MERGED = "validation.duplicate_merged", "Duplicate merged"
     VALIDATION_DOMAIN_LABELLED = "validation.domain_labelled", "Source domain labelled"
+    VALIDATION_DOMAIN_RELABELLED = "validation.domain_relabelled", "Source domain label changed"
     VALIDATION_SEED_ADDED = "validation.seed_query_added", "Seed query written"
     SEARCH_KEY_SET = "search.key_set", "Search API key set"
     SEARCH_KEY_REMOVED = "search.key_removed", "Search API key removed"

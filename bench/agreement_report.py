@@ -170,11 +170,11 @@ def create_project(size: int) -> str:
         topics, regions = list(project.topics), list(project.regions)
         labels, finals, screenings = [], [], []
         for pair in pairs:
-            truth = {"topic": rng.choice(topics), "region": rng.choice(regions)}
-            given = {}
+            true_label = {"topic": rng.choice(topics), "region": rng.choice(regions)}
+            given: dict[str, set[str]] = {}
             for labeller in labellers:
                 for kind, options in (("topic", topics), ("region", regions)):
-                    value = truth[kind] if rng.random() > 0.15 else rng.choice(options)
+                    value = true_label[kind] if rng.random() > 0.15 else rng.choice(options)
                     given.setdefault(kind, set()).add(value)
                     labels.append(ArticleLabel(pair=pair, labeller=labeller, kind=kind, value=value))
             for kind, values in given.items():

@@ -101,7 +101,7 @@ class Count:
 
 
 class Flow:
-    def __init__(self, page, count: Count) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, page, count: Count) -> None:
         self.page, self.count = page, count
         page.on("load", lambda _page: setattr(count, "loads", count.loads + 1))
 
@@ -161,14 +161,14 @@ class Flow:
         return f"#item-{cards.last.get_attribute('data-item-id')}"
 
 
-def has_keys(page) -> bool:  # type: ignore[no-untyped-def]
+def has_keys(page) -> bool:
     return page.locator("#keys-toggle").count() > 0
 
 
 # The page before: screening by radio, verification on its own page after submitting.
 
 
-def my_items_row(page, question: str) -> str:  # type: ignore[no-untyped-def]
+def my_items_row(page, question: str) -> str:
     item_id = page.locator("#my-items tbody tr", has_text=question).get_attribute("data-item-id")
     return f'#my-items tr[data-item-id="{item_id}"]'
 

@@ -42,7 +42,9 @@ def measured(*args: str) -> tuple[float, int]:
     seconds = time.perf_counter() - start
     if result.returncode:
         raise SystemExit(result.stderr[-2000:])
-    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
+    found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+    assert found is not None, "no peak memory in /usr/bin/time's report"
+    peak = int(found.group(1))
     return seconds, peak // 1024
 
 

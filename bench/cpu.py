@@ -32,14 +32,14 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-import load  # noqa: E402 - bench/load.py: the same database, data and server settings
+from bench import load  # noqa: E402 - bench/load.py: the same database, data and server settings
 
 SLUG = "bench-cpu"
 API_TARGET_MS, PAGE_TARGET_MS = 8.0, 15.0  # the median over all API requests; each page
@@ -81,16 +81,23 @@ class Bench:
         # The WSGI environ, as a server passes it (the request made here is only its carrier).
         environ = self.factory.generic(method, path, data, content_type="application/json", headers=headers).environ
         status: list[str] = []
+
+        def start_response(
+            line: str, response_headers: list[tuple[str, str]], *exc_info: Any
+        ) -> Callable[[bytes], None]:
+            status.append(line)
+            return lambda data: None  # the write() callable; Django's handler never uses it
+
         if self.capturing:  # counting rounds: every statement, transaction control (BEGIN, COMMIT) included
             with self.capture(self.connection) as captured:
-                response = self.handler(environ, lambda s, h, *a: status.append(s))
+                response = self.handler(environ, start_response)
                 content = b"".join(response)
                 response.close()
             statements = [query["sql"] for query in captured.captured_queries]
             took = 0.0
         else:  # timed rounds: nothing in the way of the request (no query log)
             started = time.process_time()
-            response = self.handler(environ, lambda s, h, *a: status.append(s))
+            response = self.handler(environ, start_response)
             content = b"".join(response)
             response.close()
             took = time.process_time() - started

@@ -19,13 +19,13 @@ SLUG = "yue-cmn"
 
 
 def csrf(client: httpx.Client) -> str:
-    return client.cookies.get("csrftoken", "")
+    return client.cookies.get("csrftoken") or ""
 
 
 def main() -> None:
     timings: dict[str, list[float]] = {}
 
-    def timed(name: str, method: str, url: str, **kwargs) -> httpx.Response:  # type: ignore[no-untyped-def]
+    def timed(name: str, method: str, url: str, **kwargs) -> httpx.Response:
         started = time.perf_counter()
         response = client.request(method, url, **kwargs)
         timings.setdefault(name, []).append((time.perf_counter() - started) * 1000)
@@ -52,6 +52,7 @@ def main() -> None:
             client.post(pair_url + "items/new/", headers={**headers, "HX-Request": "true"})
             page = client.get(pair_url).text
             match = re.search(r'id="item-(\d+)-version" value="(\d+)"', page)
+        assert match is not None, "no item on the pair page"
         item_id, version = int(match.group(1)), int(match.group(2))
         for round_number in range(ROUNDS):
             timed("GET project page", "GET", f"/projects/{SLUG}/")
@@ -64,7 +65,9 @@ def main() -> None:
                 data={"version": version, "question": f"这间茶餐厅开咗几耐？ {round_number}"},
                 headers={**headers, "HX-Request": "true"},
             )
-            version = int(re.search(r'value="(\d+)" hx-swap-oob', saved.text).group(1))
+            new_version = re.search(r'value="(\d+)" hx-swap-oob', saved.text)
+            assert new_version is not None, "no new version in the autosave's answer"
+            version = int(new_version.group(1))
     print(f"{'endpoint':24} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
     for name, values in timings.items():
         values.sort()

@@ -33,7 +33,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 SLUG = "bench-explain"
 PAIRS = 20_000
@@ -56,9 +55,9 @@ def create_data() -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
     from django.utils import timezone
-    from load import LEAD, STANDARD
 
     from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem, QAItemRevision
+    from bench.load import LEAD, STANDARD
     from review.models import ReviewSlot
 
     started = time.perf_counter()
@@ -120,7 +119,7 @@ def create_data() -> None:
     print(f"created {PAIRS} pairs and {len(items)} items (spans, revisions, review slots) in {took:.0f} s")
 
 
-def capture(client, method: str, url: str) -> list[str]:  # type: ignore[no-untyped-def]
+def capture(client, method: str, url: str) -> list[str]:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
@@ -181,7 +180,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the project of the last run")
     parser.add_argument("--analyze", action="store_true", help="EXPLAIN ANALYZE: run each statement for its times")
     args = parser.parse_args()
-    import load
+    from bench import load
 
     load.check_database_url()
     env = load.server_env(8100)

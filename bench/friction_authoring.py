@@ -150,7 +150,7 @@ def steps(bounds: list[int], start: int, target: int) -> tuple[int, int]:
 
 
 class Measure:
-    def __init__(self, page) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, page) -> None:
         self.page = page
         self.keys = 0
         self.typed = 0
@@ -214,7 +214,7 @@ def evidence(m: Measure, local: str, path: str, item_id: int) -> tuple[int, int]
     return m.keys, m.typed
 
 
-def _has_find(page) -> bool:  # type: ignore[no-untyped-def]
+def _has_find(page) -> bool:
     return bool(page.evaluate("() => document.querySelector('.hint')?.textContent.includes('press /')"))
 
 
@@ -402,7 +402,7 @@ def serve(root: Path, database: Path) -> tuple[subprocess.Popen, dict]:
     return server, paths
 
 
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
+def log_in(page, username: str) -> None:
     page.context.clear_cookies()
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)

@@ -33,7 +33,7 @@ SAMPLES = {
 
 
 def text(rng: random.Random, sample: str, length: int) -> str:
-    out = []
+    out: list[str] = []
     while sum(map(len, out)) < length:
         start = rng.randrange(len(sample))
         out.append(sample[start:] + sample[:start])

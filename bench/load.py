@@ -53,7 +53,6 @@ from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 BENCH_DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/localqa_bench")
 BENCH_REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
@@ -179,7 +178,7 @@ def create_data(annotators: int, reviewers: int, *, slug: str = SLUG) -> None:
 
 
 def prepare_release_project() -> str:
-    import release_build  # bench/release_build.py: the same data as the release benchmark
+    from bench import release_build  # bench/release_build.py: the same data as the release benchmark
 
     slug = f"bench-release-{RELEASE_ITEMS}"
     if not release_build._exists(slug, RELEASE_ITEMS):
@@ -206,10 +205,9 @@ def release_state(pk: int) -> str:
     from exports.models import Release
 
     release = Release.objects.get(pk=pk)
+    finished, started = getattr(release, "finished_at", None), getattr(release, "started_at", None)
     return f"release {release.version}: {release.status}" + (
-        f" in {(release.finished_at - release.started_at).total_seconds():.1f} s"
-        if getattr(release, "finished_at", None) and getattr(release, "started_at", None)
-        else ""
+        f" in {(finished - started).total_seconds():.1f} s" if finished and started else ""
     )
 
 
@@ -307,7 +305,7 @@ class Run:
         await asyncio.sleep(max(0.0, at - time.monotonic()))
         return self.open()
 
-    async def call(self, client, name: str, method: str, url: str, ok=(200, 201, 204), due=None, **kwargs):  # type: ignore[no-untyped-def]
+    async def call(self, client, name: str, method: str, url: str, ok=(200, 201, 204), due=None, **kwargs):
         """`due`: when (time.monotonic) the request was meant to go out. A request sent late because the last one
         of this person was slow is timed from then, not from its sending (no coordinated omission)."""
         self.requests += 1
@@ -435,7 +433,7 @@ class Pacing:
     start_spread: float = 60.0  # a team starts its session over a minute, not all within one autosave
 
 
-async def paced_annotator(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:  # type: ignore[no-untyped-def]
+async def paced_annotator(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:
     """Takes a pair, reads, screens, types each item for minutes with an autosave every few seconds, submits."""
 
     headers = {"Authorization": f"Token {token}"}
@@ -484,7 +482,7 @@ async def paced_annotator(run: Run, base: str, username: str, token: str, pacing
                 run.submitted_pairs += 1
 
 
-async def paced_reviewer(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:  # type: ignore[no-untyped-def]
+async def paced_reviewer(run: Run, base: str, username: str, token: str, pacing: Pacing, rng) -> None:
     """Takes the next review, reads and judges for about a minute, records it."""
 
     headers = {"Authorization": f"Token {token}"}
@@ -635,7 +633,7 @@ def check_integrity(run: Run) -> list[str]:
         item = items.get(pk)
         if item is None:
             continue
-        stored = {"question": item.question}
+        stored: dict[str, Any] = {"question": item.question}
         if "spans" in content:
             stored.update(answer_standard=item.answer_standard, answer_local=item.answer_local)
             stored["spans"] = [{"start": s.start, "end": s.end, "text": s.text} for s in item.spans.all()]

@@ -26,7 +26,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 PORT = 8101
 STATIC_ROOT = "/tmp/localqa-bench-static"
@@ -34,10 +33,10 @@ STATIC_ROOT = "/tmp/localqa-bench-static"
 
 def prepare_pair() -> str:
     from django.contrib.auth import get_user_model
-    from load import FACTS, PASSWORD, SLUG
 
     from annotation import services
     from annotation.models import Membership, PagePair, Project
+    from bench.load import FACTS, PASSWORD, SLUG
 
     project = Project.objects.filter(slug=SLUG).first()
     if project is None:
@@ -50,6 +49,7 @@ def prepare_pair() -> str:
     pair = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.ANNOTATING).first()
     if pair is None:
         pair = services.pair_claim_next(project=project, user=user)
+        assert pair is not None
         pair = services.pair_screen(pair=pair, user=user, decision="annotate")
         pair.project = project
         for question, standard, local, evidence in FACTS:
@@ -62,8 +62,9 @@ def prepare_pair() -> str:
 
 
 def measure(base: str, path: str) -> dict[str, dict]:
-    from load import PASSWORD
     from playwright.sync_api import sync_playwright
+
+    from bench.load import PASSWORD
 
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
     args = [
@@ -90,7 +91,11 @@ def measure(base: str, path: str) -> dict[str, dict]:
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
         log: dict[str, dict] = {}
-        cdp.on("Network.requestWillBeSent", lambda e: log.setdefault(e["requestId"], {"url": e["request"]["url"]}))
+
+        def on_request(e: dict) -> None:
+            log.setdefault(e["requestId"], {"url": e["request"]["url"]})
+
+        cdp.on("Network.requestWillBeSent", on_request)
         cdp.on(
             "Network.responseReceived",
             lambda e: log.setdefault(e["requestId"], {}).update(
@@ -126,7 +131,7 @@ def measure(base: str, path: str) -> dict[str, dict]:
 
 
 def main() -> None:
-    import load
+    from bench import load
 
     load.check_database_url()
     env = load.server_env(PORT)

@@ -104,7 +104,7 @@ def serve(root: Path, items: int, port: int, workdir: Path) -> tuple[subprocess.
     return server, password
 
 
-def judge(page, flag: bool) -> tuple[int, float, bool, str]:  # type: ignore[no-untyped-def]
+def judge(page, flag: bool) -> tuple[int, float, bool, str]:
     """Judge the item on screen; (actions, KLM seconds, all on the first screen, strategy)."""
     height = page.viewport_size["height"]
 
@@ -132,7 +132,7 @@ def judge(page, flag: bool) -> tuple[int, float, bool, str]:  # type: ignore[no-
         return actions, klm, visible, "keyboard"
     scrolls = 0
 
-    def click(locator) -> None:  # type: ignore[no-untyped-def]
+    def click(locator) -> None:
         """A click; first a scroll when the target is not on the screen (Playwright would scroll for us)."""
         nonlocal scrolls
         box = locator.bounding_box()

@@ -35,7 +35,7 @@ os.environ.setdefault("ENCRYPTION_KEYS", "YmVuY2gtb25seS1rZXktbm90LWEtcmVhbC1zZW
 LEAD = "𠮶間茶餐廳喺深水埗開咗六十幾年，招牌菜係菠蘿油同埋鴛鴦，老闆姓陳，逢星期三休息。"
 
 
-def create_project(items: int, reviewers: int):  # type: ignore[no-untyped-def]
+def create_project(items: int, reviewers: int):
     from django.contrib.auth import get_user_model
     from django.db import transaction
     from django.utils import timezone

@@ -113,6 +113,7 @@ def main(sizes: list[int]) -> None:
                 project=project, source=ImportSource.of(TEMPLATES), locations=["Doha", "Abu Dhabi"], user=None
             )
             took = time.perf_counter() - start
+            assert seeds is not None
             print(f"seed templates x2 locations: {took:6.2f} s, {seeds.added} kept")
         finally:
             Project.objects.filter(pk=project.pk).delete()

@@ -30,7 +30,7 @@ def enqueue(task: Any, *args: Any, **options: Any) -> bool:
             task.apply_async(args, **options)
         else:
             task.delay(*args)
-    except (OperationalError, RedisError, ConnectionError) as error:
+    except (OperationalError, RedisError, OSError) as error:  # OSError: refused, reset, or timed out (a hung Redis)
         logger.warning("Broker unreachable: %s%r stays pending in its table (%s)", task.name, args, error)
         return False
     return True

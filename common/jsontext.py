@@ -14,6 +14,23 @@ from collections.abc import Iterator
 from typing import Any
 
 Keys = tuple[str | int, ...]  # where in a value: object keys and array indexes from the top
+# How deep objects and arrays may nest in what people send us: none of our formats needs more than a few
+# levels, and Python's reader (and everything that walks a value recursively) stops at about a thousand.
+MAX_DEPTH = 100
+TOO_DEEP_MESSAGE = f"The JSON nests objects or arrays more than {MAX_DEPTH} levels deep; nothing here needs that many."
+
+
+def deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether objects and arrays nest more than `limit` levels in `value` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth + 1 > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack += [(child, depth + 1) for child in children if isinstance(child, dict | list)]
+    return False
 
 
 def path_text(keys: Keys) -> str:

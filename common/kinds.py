@@ -99,6 +99,8 @@ class ProjectKind:
         ("evidence", "Evidence"),
     )
     release_writers: Callable[[], list[Any]] | None = None  # the writers of its release, in order
+    # (project, item statuses) → exports.splits.ReleaseUnits: the groups its release splits and what it leaves out
+    release_units: Callable[[Any, list[str]], Any] | None = None
     release_columns: tuple[tuple[str, str], ...] = ()  # (heading, key of `Release.counts`) on release lists
     manifest_project: Callable[[Any], dict[str, Any]] | None = None  # project → what its manifest says of it
     prompt_templates: bool = False  # its releases write prompt files from the export settings' templates
@@ -107,7 +109,7 @@ class ProjectKind:
 
     def missing(self) -> list[str]:
         """Parts every kind needs and this one lacks (a test checks none is missing once the apps are ready)."""
-        needed = ("count", "next_steps", "release_writers", "manifest_project")
+        needed = ("count", "next_steps", "release_writers", "release_units", "manifest_project")
         return [name for name in needed if getattr(self, name) is None]
 
 

@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "audit",
     "archive",
     "endpoints",
+    "evaluation",
     "demo",
 ]
 
@@ -271,7 +272,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="localqa")
 CELERY_TASK_IGNORE_RESULT = True  # status and progress live in our own tables
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Seconds to wait for Redis as the broker, connecting and per command: a Redis that accepts connections but does not
+# answer (hung, swapping, paused) fails the send within seconds instead of holding the request until the web
+# server kills its worker; the job's row stays pending and a worker picks it up later (common/enqueue.py).
+BROKER_TIMEOUT = env.float("BROKER_TIMEOUT", default=1.0)
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_timeout": BROKER_TIMEOUT,
+    "socket_connect_timeout": BROKER_TIMEOUT,
+}
 # Sending a task gives up within about a second when Redis is down; the job's row stays pending (common/enqueue.py).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
@@ -341,6 +351,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": [
+        "common.parsers.JSONParser",  # DRF's, with a 400 for JSON nested too deep
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "common.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "common.api_errors.exception_handler",
@@ -352,6 +367,11 @@ REST_FRAMEWORK = {
         "anon": env.str("API_THROTTLE_ANON", default="60/min"),
         "user": env.str("API_THROTTLE_USER", default="3000/min"),
         "auth": env.str("API_THROTTLE_AUTH", default="20/min"),  # POST /api/auth/token/, per client address
+        # Around passwords (annotation/throttles.py), for the API and the pages alike: changing one's password
+        # per person; reset requests per client address; reset e-mails per e-mail address.
+        "password": env.str("API_THROTTLE_PASSWORD", default="10/hour"),
+        "password_reset": env.str("API_THROTTLE_PASSWORD_RESET", default="10/hour"),
+        "password_reset_address": env.str("API_THROTTLE_PASSWORD_RESET_ADDRESS", default="3/hour"),
     },
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # throttles key on the client address as the sign-in lockout does
 }
@@ -380,6 +400,10 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 IMPORT_MAX_LEAD_CHARS = env.int("IMPORT_MAX_LEAD_CHARS", default=200_000)
 IMPORT_MAX_TEXT_CHARS = env.int("IMPORT_MAX_TEXT_CHARS", default=3_000_000)
 IMPORT_MAX_SPANS_PER_ITEM = env.int("IMPORT_MAX_SPANS_PER_ITEM", default=50)
+# Prompt templates of a release (exports/formats/prompts.py): each placeholder copies a lead into every prompt,
+# so their length and number of placeholders are capped.
+PROMPT_TEMPLATE_MAX_CHARS = env.int("PROMPT_TEMPLATE_MAX_CHARS", default=4000)
+PROMPT_TEMPLATE_MAX_PLACEHOLDERS = env.int("PROMPT_TEMPLATE_MAX_PLACEHOLDERS", default=10)
 CALCULATOR_MAX_BYTES = env.int("CALCULATOR_MAX_BYTES", default=10 * 1024 * 1024)  # agreement calculator uploads
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
 # A running job whose worker has not reported for this long is presumed dead and taken over by the next
@@ -387,6 +411,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 *
 # and imports, release builds (or marked failed by the release pages), agreement reports.
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
+EVALUATION_STALE_SECONDS = env.int("EVALUATION_STALE_SECONDS", default=300)
+EVALUATION_MAX_BYTES = env.int("EVALUATION_MAX_BYTES", default=50 * 1024 * 1024)  # a predictions upload
 AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
 # Tests only: seconds a job pauses between its steps, so a fault test can kill its worker mid-way. Keep 0.
 JOB_STEP_DELAY = env.float("JOB_STEP_DELAY", default=0.0)

@@ -11,7 +11,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", auth.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
-    path("accounts/password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password/reset/", auth.PasswordResetView.as_view(), name="password_reset"),
     path("accounts/password/reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "accounts/password/reset/<uidb64>/<token>/",
@@ -39,6 +39,7 @@ urlpatterns = [
     path("api/", include("annotation.api_audit_urls")),
     path("api/", include("archive.api_urls")),
     path("api/", include("endpoints.api_urls")),
+    path("api/", include("evaluation.api_urls")),
     path("account/", include("annotation.account_urls")),
     path("", include("annotation.urls")),
     path("", include("review.urls")),
@@ -50,6 +51,7 @@ urlpatterns = [
     path("", include("annotation.audit_urls")),
     path("", include("archive.urls")),
     path("", include("endpoints.urls")),
+    path("", include("evaluation.urls")),
 ]
 
 handler500 = "config.errors.server_error"

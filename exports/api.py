@@ -147,10 +147,24 @@ class ReadinessCheckOutput(serializers.Serializer):
     detail = serializers.CharField()
 
 
+class SplitPlanOutput(serializers.Serializer):
+    shares = serializers.DictField(child=serializers.IntegerField(), help_text="Percent per split; empty: no splits.")
+    seed = serializers.IntegerField(allow_null=True, help_text="The seed the release will use.")
+    unit = serializers.CharField(help_text="What a group is (page pair, entity, item): a group's items share a split.")
+    groups = serializers.IntegerField()
+    items = serializers.IntegerField(help_text="Items the release will hold.")
+    sizes = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Items per split, as the build writes them."
+    )
+    left_out = serializers.DictField(child=serializers.IntegerField(), help_text="Items left out, by reason.")
+    description = serializers.CharField()
+
+
 class ReadinessOutput(serializers.Serializer):
     ready = serializers.BooleanField()
     checked = serializers.ListField(child=serializers.CharField(), help_text="The checks made for this project kind.")
     unfinished = ReadinessCheckOutput(many=True)
+    splits = SplitPlanOutput(help_text="The split plan of the release as chosen (exports.splits).")
 
 
 class ReadinessInput(serializers.Serializer):

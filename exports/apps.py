@@ -16,8 +16,10 @@ class ExportsConfig(AppConfig):
 
         from common import kinds
         from exports.formats import wikipedia_release_writers
+        from exports.records import wikipedia_release_units
 
-        kinds.extend("wikipedia_qa", release_writers=wikipedia_release_writers)  # the Wikipedia QA kind's writers
+        # The Wikipedia QA kind's writers and the groups its releases split (page pairs).
+        kinds.extend("wikipedia_qa", release_writers=wikipedia_release_writers, release_units=wikipedia_release_units)
 
         from annotation.display import display_sets_register
 

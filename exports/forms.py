@@ -23,7 +23,8 @@ class ReleaseForm(forms.Form):
         min_value=0,
         max_value=2**31 - 1,
         required=False,
-        help_text="Leave empty to keep the previous release's seed (items stay in their splits).",
+        help_text="Leave empty for the seed of the split preview above: the previous release's (items stay in their "
+        "splits), else the project's own.",
     )
     license = forms.CharField(max_length=64, required=False, help_text="e.g. cc-by-sa-4.0; empty: the project default.")
     changelog = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, label="Changelog note")

@@ -10,7 +10,6 @@ release row, the dataset card and the manifest).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -18,7 +17,8 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.urls import reverse
 
 from annotation.models import PagePair, Project, QAItem
-from exports.records import SPLIT_NAMES, Splitter, release_items
+from exports.records import release_items
+from exports.splits import SPLIT_NAMES, release_split_plan
 
 TINY_SPLIT = 10  # a split with fewer items than this gives figures with no meaning
 
@@ -40,16 +40,28 @@ class Check:
 class Readiness:
     checked: list[str] = field(default_factory=list)  # the checks made, unfinished or not
     unfinished: list[Check] = field(default_factory=list)
+    # The split plan of the release as chosen (sizes per split, groups, items left out, its description).
+    splits: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ready(self) -> bool:
         return not self.unfinished
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ready": self.ready, "checked": self.checked, "unfinished": [asdict(c) for c in self.unfinished]}
+        return {
+            "ready": self.ready,
+            "checked": self.checked,
+            "unfinished": [asdict(c) for c in self.unfinished],
+            "splits": self.splits,
+        }
 
     def as_record(self) -> dict[str, Any]:
-        return {"ready": self.ready, "checked": self.checked, "unfinished": [c.as_record() for c in self.unfinished]}
+        return {
+            "ready": self.ready,
+            "checked": self.checked,
+            "unfinished": [c.as_record() for c in self.unfinished],
+            "splits": self.splits,
+        }
 
 
 def _count(readiness: Readiness, code: str, label: str, count: int, url: str = "", detail: str = "") -> None:
@@ -79,7 +91,8 @@ def release_readiness(
 ) -> Readiness:
     """Every applicable check of `project` for a release of items with `statuses`, split by `splits` from `seed`.
 
-    Without a seed (a first release draws one when it is requested) splits are judged by their expected size.
+    Splits are judged by the plan the release will be built with (exports.splits); without a seed, by the
+    sizes its shares ask for.
     """
     readiness = Readiness()
     released = release_items(project, statuses)
@@ -149,7 +162,7 @@ def release_readiness(
     ):
         _count(readiness, code, label, waiting.get(status, 0), _items_url(project, status))
 
-    _check_splits(readiness, project, released, splits, seed, by_pair=wikipedia)
+    _check_splits(readiness, project, statuses, splits, seed)
 
     if review_app:
         _check_agreement(readiness, project)
@@ -157,44 +170,28 @@ def release_readiness(
 
 
 def _check_splits(
-    readiness: Readiness, project: Project, released: Any, splits: dict[str, int], seed: int | None, *, by_pair: bool
+    readiness: Readiness, project: Project, statuses: list[str], splits: dict[str, int], seed: int | None
 ) -> None:
-    """Splits with no items, or too few to mean anything (fewer than TINY_SPLIT)."""
+    """The split plan the release will be built with (exports.splits, the build's own function and seed);
+    splits with no items, or too few to mean anything (fewer than TINY_SPLIT), are unfinished."""
     shares = {name: splits[name] for name in SPLIT_NAMES if splits.get(name)}
     readiness.checked.append("splits_small")
+    plan = release_split_plan(project, statuses=statuses, shares=shares, seed=seed)
+    readiness.splits = plan.as_record() | {"description": plan.describe()}
     if not shares:
         return
-    unit = "pair_id" if by_pair else "id"
-    sizes = dict(released.values_list(unit).annotate(n=Count("id")).order_by())  # unit → items
-    if seed is not None:
-        splitter = Splitter(shares, seed)
-        per_split: Counter[str] = Counter()
-        for pk, n in sorted(sizes.items()):
-            per_split[splitter(pk) or ""] += n
-        expected = False
-    else:
-        total = sum(sizes.values())
-        per_split = Counter({name: int(total * share / 100) for name, share in shares.items()})
-        expected = True
-    small = [name for name in shares if per_split.get(name, 0) < TINY_SPLIT]
+    sizes = plan.sizes
+    small = [name for name in shares if sizes.get(name, 0) < TINY_SPLIT]
     if small:
-        described = ", ".join(f"{name} {per_split.get(name, 0)}" for name in small)
-        how = "expected items" if expected else "items"
         readiness.unfinished.append(
             Check(
                 "splits_small",
                 f"Splits that are empty or tiny (fewer than {TINY_SPLIT} items)",
                 len(small),
                 reverse("release_list", args=[project.slug]) + "#release-form",
-                f"{how}: {described} (of {sum(sizes.values())} items, {len(sizes)} {_units(len(sizes), by_pair)})",
+                plan.describe(),
             )
         )
-
-
-def _units(n: int, by_pair: bool) -> str:
-    if by_pair:
-        return "pair" if n == 1 else "pairs"
-    return "item" if n == 1 else "items"
 
 
 def _check_agreement(readiness: Readiness, project: Project) -> None:

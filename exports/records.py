@@ -13,7 +13,6 @@ from the `review` app when it is installed.
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 from collections import defaultdict
@@ -28,9 +27,9 @@ from django.db.models import Count, F, Lookup
 
 from annotation.models import EvidenceSpan, ItemQuerySet, PagePair, Project, QAItem, QAItemRevision, Screening
 from exports.snapshot import Snapshot
+from exports.splits import ReleaseUnits
 
 CHUNK = 2000
-SPLIT_NAMES = ("train", "dev", "test")
 
 # Imported projects (WiLoVa) bring verification and labels in metadata (`ReviewData`); the review app's rows win.
 ITEM_COLUMNS = ("id", "pair_id", "kind", "question", "answer_standard", "answer_local", "status")
@@ -85,42 +84,14 @@ def pair_id(project: Project, pk: int) -> str:
     return f"{project.slug}-p{pk}"
 
 
-class Splitter:
-    """Assigns each pair to a split, from the seed and the pair alone.
+# A group's split (exports.splits.SplitPlan.split_of): a Wikipedia QA release's groups are its page pairs.
+Splitter = Callable[[int], str | None]
 
-    A pair's split is a pure function of (seed, pair), so no pair's items cross
-    splits, the same seed gives the same splits in every release (a test item
-    stays a test item in the next version), and nothing has to be held in memory.
-    Proportions are met in expectation, not exactly.
-    """
 
-    def __init__(self, splits: dict[str, int], seed: int) -> None:
-        self.seed = seed
-        self._last: tuple[int | None, str] = (None, "")
-        total = sum(splits.values())
-        self.bounds: list[tuple[float, str]] = []
-        running = 0
-        for name in SPLIT_NAMES:
-            if splits.get(name):
-                running += splits[name]
-                self.bounds.append((running / total, name))
-
-    def __call__(self, pair_pk: int) -> str | None:
-        if not self.bounds:
-            return None
-        if pair_pk == self._last[0]:  # items come grouped by pair
-            return self._last[1]
-        split = self._split(pair_pk)
-        self._last = (pair_pk, split)
-        return split
-
-    def _split(self, pair_pk: int) -> str:
-        digest = hashlib.blake2b(f"{self.seed}:{pair_pk}".encode(), digest_size=8).digest()
-        point = int.from_bytes(digest, "big") / 2**64
-        for bound, name in self.bounds:
-            if point < bound:
-                return name
-        return self.bounds[-1][1]
+def wikipedia_release_units(project: Project, statuses: list[str]) -> ReleaseUnits:
+    """A Wikipedia QA release's groups: the page pairs of its items (a pair's items share a split)."""
+    groups = dict(release_items(project, statuses).values_list("pair_id").annotate(n=Count("id")).order_by())
+    return ReleaseUnits("page pair", groups)
 
 
 @dataclass
@@ -253,6 +224,7 @@ class PairFacts(NamedTuple):
     standard_lead: str
     topic: str | None
     region: str | None
+    region_detail: str | None
 
 
 def pair_facts(project: Project, row: tuple, splitter: Splitter, review: ReviewData) -> PairFacts:
@@ -269,6 +241,7 @@ def pair_facts(project: Project, row: tuple, splitter: Splitter, review: ReviewD
         standard_lead,
         labels.get("topic"),
         labels.get("region"),
+        labels.get("region_detail") or None,
     )
 
 
@@ -301,6 +274,7 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
         "verification": review.item_verification(pk),
         "topic": pair.topic,
         "region": pair.region,
+        "region_detail": pair.region_detail,  # the finer region (Hong Kong, Guangdong) the region folds
         "review_outcome": status,
         "revisions": context.revisions.get(pk, 0),
         "reviews": review.reviews.get(pk, 0),
@@ -445,6 +419,7 @@ def iter_pair_records(
                     "exclusion_note": notes.get(pk, "") if excluded else None,
                     "topic": labels.get("topic"),
                     "region": labels.get("region"),
+                    "region_detail": labels.get("region_detail") or None,
                     "lead_qas": counts[pk].get(QAItem.Kind.LEAD, 0),
                     "document_qas": counts[pk].get(QAItem.Kind.DOCUMENT, 0),
                 }

@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import shutil
 import tempfile
 import zipfile
@@ -41,8 +40,6 @@ from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release, project_prompt_templates
 from exports.readiness import Readiness, release_readiness
 from exports.records import (
-    SPLIT_NAMES,
-    Splitter,
     in_background,
     iter_item_chunks,
     iter_pair_records,
@@ -50,6 +47,7 @@ from exports.records import (
     release_items,
 )
 from exports.snapshot import build_snapshot
+from exports.splits import SPLIT_NAMES, release_split_plan
 from exports.statistics import release_agreement, release_statistics
 
 log = logging.getLogger(__name__)
@@ -186,9 +184,19 @@ def release_readiness_get(
     statuses = _check_statuses(item_statuses)
     splits = _check_splits(splits)
     if seed is None:
-        previous = Release.objects.published().filter(project=project).order_by("-version").first()
-        seed = previous.seed if previous else None
+        seed = release_next_seed(project)
     return release_readiness(project, statuses=statuses, splits=splits, seed=seed)
+
+
+def release_next_seed(project: Project) -> int:
+    """The seed a release requested without one uses: the latest published release's (items stay in their
+    splits), else one drawn from the project itself, so that the preview before a first release shows the
+    splits that release will have."""
+    previous = Release.objects.published().filter(project=project).order_by("-version").first()
+    if previous is not None:
+        return previous.seed
+    digest = hashlib.blake2b(f"localqa-seed:{project.pk}:{project.slug}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") % 2**31
 
 
 def release_request(
@@ -206,7 +214,8 @@ def release_request(
     """Ask for a new release; a worker builds it (after commit). One build per project at a time.
 
     Without a seed, the seed of the latest published release is kept, so items stay
-    in their splits from one version to the next; the first release draws one.
+    in their splits from one version to the next; the first release takes the project's
+    (`release_next_seed`, the one its preview used).
     """
     release_expire_stale(project=project)
     statuses = _check_statuses(item_statuses)
@@ -223,8 +232,7 @@ def release_request(
     elif version <= latest:
         raise InvalidInput(f"version: must be greater than {latest}, the latest version.", field="version")
     if seed is None:
-        previous = Release.objects.published().filter(project=project).order_by("-version").first()
-        seed = previous.seed if previous else secrets.randbelow(2**31)
+        seed = release_next_seed(project)
     # What is unfinished as requested (the build records it again from its snapshot); building anyway is allowed.
     readiness = release_readiness(project, statuses=statuses, splits=splits, seed=seed).as_record()
     try:
@@ -427,7 +435,10 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
             figures = in_background(
                 lambda: (release_statistics(project, statuses), release_agreement(project, statuses)), snapshot
             )
-            splitter = Splitter(release.splits, release.seed)
+            # The one split function of every kind (exports.splits), as the readiness preview showed it.
+            state.plan = release_split_plan(project, statuses=statuses, shares=state.splits, seed=release.seed)
+            state.counts["splits"] = state.plan.as_record()
+            splitter = state.plan.split_of
             chunk = settings.RELEASE_CHUNK_SIZE
             items = iter_item_chunks(project, statuses=statuses, splitter=splitter, chunk_size=chunk)
             for item_chunk in read_ahead(items, snapshot=snapshot):

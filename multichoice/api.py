@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -14,15 +15,16 @@ from rest_framework.views import APIView
 from annotation.access import require_project_creator
 from annotation.models import Role
 from common.api import paginated, responses, validated
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
-from multichoice import services
+from multichoice import jobs, services
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import TriviaImport, TriviaItem
 from multichoice.serializers import (
+    KindJobOutput,
     TriviaBalanceOutput,
     TriviaImportBatchOutput,
     TriviaImportInput,
-    TriviaImportOutput,
     TriviaImportUndoOutput,
     TriviaItemDetailOutput,
     TriviaItemInput,
@@ -37,6 +39,7 @@ from multichoice.serializers import (
     TriviaSettingsUpdateInput,
     TriviaTargetsInput,
     TriviaTranslationInput,
+    job_accepted,
 )
 
 TAG = ["trivia"]
@@ -102,14 +105,18 @@ class ItemListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Write an item (annotator role); it goes to review",
+        description=(
+            "201 with the new item; 200 with the existing one when the author sent the same item (question, "
+            "candidates, correct one, category, subset, difficulty) already: a retry creates nothing twice."
+        ),
         request=TriviaItemInput,
-        responses=responses({201: TriviaItemDetailOutput}, conflict=False),
+        responses=responses({201: TriviaItemDetailOutput, 200: TriviaItemDetailOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
         data = validated(TriviaItemInput, request.data)
-        item = services.trivia_item_create(project=project, user=request.user, **data)
-        return Response(_detail(item), status=status.HTTP_201_CREATED)
+        item, created = services.trivia_item_submit(project=project, user=request.user, **data)
+        return Response(_detail(item), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class ItemDetailApi(APIView):
@@ -300,32 +307,29 @@ class ImportApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Import items from the CSV layout or JSONL (coordinator); all or nothing",
+        summary="Queue an import of items from the CSV layout or JSONL (coordinator); all or nothing",
+        description=(
+            "202 with the import job; a worker imports the file. Poll `url` for `percent` and, once `status` is "
+            "done or refused, the `report` (`result`: created, skipped, categories added, an earlier import of "
+            "the same file; a refused import names file, line and field and wrote nothing). 400 when the upload "
+            "itself is unusable (no file, unknown format, over IMPORT_MAX_BYTES)."
+        ),
         request={"multipart/form-data": TriviaImportInput},
-        responses=responses({200: TriviaImportOutput}, conflict=False),
+        responses=responses({202: KindJobOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaImportInput, request.data)
-        upload = data["file"]
-        name = upload.name or "upload"
-        fmt = data["format"]
-        if fmt == "auto":
-            fmt = "jsonl" if name.endswith(".jsonl") else "csv"
-        if fmt == "jsonl":
-            report = services.trivia_import_jsonl(
-                project=project, data=upload.read(), name=name, add_categories=data["add_categories"], user=request.user
-            )
-        else:
-            report = services.trivia_import_csv(
+        with transaction.atomic():  # the worker hears of the job once this commits
+            job = jobs.trivia_import_start(
                 project=project,
-                data=upload.read(),
-                name=name,
-                subset=data["subset"],
-                add_categories=data["add_categories"],
                 user=request.user,
+                upload=data["file"],
+                fmt=data["format"],
+                subset=data["subset"],
+                add=data["add_categories"],
             )
-        return Response(TriviaImportOutput(report).data)
+            return job_accepted(job)
 
 
 def _download(data: bytes, name: str, content_type: str) -> HttpResponse:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -13,10 +14,13 @@ from annotation.access import require_project_creator
 from annotation.models import Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from multichoice import entities as services
+from multichoice import jobs
 from multichoice.access import get_entity, get_entity_project, get_entity_question
 from multichoice.models import Entity, EntityQuestion, EntitySettings
+from multichoice.serializers import KindJobOutput, job_accepted
 
 TAG = ["entity questions"]
 
@@ -67,40 +71,8 @@ class EntityImportInput(serializers.Serializer):
     file = serializers.FileField()
 
 
-class NormalisedOutput(serializers.Serializer):
-    entity = serializers.CharField()
-    attribute = serializers.CharField()
-    raw = serializers.JSONField()
-    normalised = serializers.CharField()
-
-
-class UpdatedOutput(serializers.Serializer):
-    entity = serializers.CharField()
-    attributes = serializers.ListField(child=serializers.CharField(), help_text="Attributes whose value changed.")
-
-
-class KeptOutput(serializers.Serializer):
-    entity = serializers.CharField()
-    attribute = serializers.CharField()
-    file = serializers.CharField(help_text="The file's value, not taken.")
-    kept = serializers.CharField(help_text="The coordinator's correction, kept.")
-
-
-class EntityImportOutput(serializers.Serializer):
-    created = serializers.IntegerField()
-    updated = UpdatedOutput(many=True, help_text="Entities already there (same name) that the file changed.")
-    kept_corrected = KeptOutput(many=True)
-    questions_flagged = serializers.IntegerField(help_text="Questions generated from a value the update removed.")
-    normalised = NormalisedOutput(many=True)
-
-
 class GenerateInput(serializers.Serializer):
     seed = serializers.IntegerField(required=False, min_value=0)
-
-
-class GenerateOutput(serializers.Serializer):
-    created = serializers.IntegerField()
-    skipped_without_distractors = serializers.IntegerField()
 
 
 class EntityQuestionOutput(serializers.ModelSerializer):
@@ -199,17 +171,21 @@ class EntityImportApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Import entities from CSV or JSONL (coordinator); all or nothing; reports what was normalised",
+        summary="Queue an import of entities from CSV or JSONL (coordinator); all or nothing",
+        description=(
+            "202 with the import job; a worker imports the file. Poll `url`; once it has ended its `report` holds "
+            "`result` (created, updated, kept corrections, questions flagged, values normalised) or the problems "
+            "(nothing written). 400 when the upload itself is unusable (no file, unknown format, over "
+            "IMPORT_MAX_BYTES)."
+        ),
         request={"multipart/form-data": EntityImportInput},
-        responses=responses({200: EntityImportOutput}, conflict=False),
+        responses=responses({202: KindJobOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         upload = validated(EntityImportInput, request.data)["file"]
-        report = services.entities_import(
-            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
-        )
-        return Response(EntityImportOutput(report).data)
+        with transaction.atomic():  # the worker hears of the job once this commits
+            return job_accepted(jobs.entities_import_start(project=project, user=request.user, upload=upload))
 
 
 class EntityCorrectApi(APIView):
@@ -233,14 +209,21 @@ class GenerateApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Generate the inductive/deductive question pairs not generated yet (coordinator); seeded",
+        summary="Queue the generation of the question pairs not generated yet (coordinator); seeded",
+        description=(
+            "202 with the job; a worker generates. Poll `url`: `bytes_done` of `bytes_total` count facts worked "
+            "through, `records_done` the questions so far; once done the `report`'s `result` holds `created` and "
+            "`skipped_without_distractors`."
+        ),
         request=GenerateInput,
-        responses=responses({200: GenerateOutput}, conflict=False),
+        responses=responses({202: KindJobOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(GenerateInput, request.data or {})
-        return Response(services.questions_generate(project=project, seed=data.get("seed"), user=request.user))
+        with transaction.atomic():
+            job = jobs.questions_generate_start(project=project, user=request.user, seed=data.get("seed"))
+            return job_accepted(job)
 
 
 class QuestionListApi(APIView):

@@ -16,7 +16,7 @@ import csv
 import io
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -33,6 +33,7 @@ from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.text import first_unstorable
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
 from multichoice.services import items_pair
 from review import decisions as review_decisions
@@ -41,6 +42,7 @@ from review import queue as review_queue
 from review.models import Judgment, ReviewSlot
 
 DISTRACTORS = 3
+MAX_ENTITIES = 10_000  # per project: generation ranks every other entity for each fact
 CONTEXTS = ("none", "perfect", "misleading", "distraction")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -187,12 +189,12 @@ def shown(value: Any) -> str:
 # Import and correction
 
 
-def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
+def _records(data: bytes, name: str, fmt: str = "auto") -> list[tuple[str, dict[str, Any]]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidInput(f"{name}: the file is not UTF-8 text.", field="file") from None
-    if name.endswith(".jsonl"):
+    if fmt == "jsonl" or (fmt == "auto" and name.endswith(".jsonl")):
         records = []
         for line, raw in enumerate(text.splitlines(), start=1):
             if raw.strip():
@@ -207,8 +209,33 @@ def _records(data: bytes, name: str) -> list[tuple[str, dict[str, Any]]]:
     return [(f"{name} line {line}", dict(row)) for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)]
 
 
+def _check_columns(
+    settings: EntitySettings, records: list[tuple[str, dict[str, Any]]], name: str
+) -> tuple[list[str], list[str]]:
+    """The file's columns against the project's: an attribute no column feeds refuses the file (every value of it
+    would be empty, and an update would erase them); the columns that match nothing and the grouping fields no
+    column feeds are returned, to be reported."""
+    columns: dict[str, None] = {}
+    for _, record in records:
+        columns |= dict.fromkeys(str(key) for key in record)
+    keys = [a["key"] for a in settings.attributes]
+    known = {"name", "description", *keys, *settings.grouping_fields}
+    ignored = [column for column in columns if column not in known]
+    missing = [a for a in settings.attributes if a["key"] not in columns]
+    if missing:
+        wanted = ", ".join(f"{a['key']} ({a['label']})" for a in missing)
+        unmatched = f"; its columns that match no attribute: {', '.join(ignored)}" if ignored else ""
+        raise InvalidInput(
+            f"{name}: no column for the attribute{'s' if len(missing) > 1 else ''} {wanted}{unmatched}. "
+            f"The project's columns are name, description, {', '.join(keys)}"
+            f"{', ' + ', '.join(settings.grouping_fields) if settings.grouping_fields else ''}; nothing was imported.",
+            field=missing[0]["key"],
+        )
+    return ignored, [g for g in settings.grouping_fields if g not in columns]
+
+
 def entities_import(
-    *, project: Project, data: bytes, name: str = "entities.csv", user: User | None = None
+    *, project: Project, data: bytes, name: str = "entities.csv", fmt: str = "auto", user: User | None = None
 ) -> dict[str, Any]:
     """CSV or JSONL with `name`, `description`, one column per attribute and per grouping field; all or nothing.
     Values are normalised; what changed is reported so the coordinator can check it.
@@ -218,13 +245,25 @@ def entities_import(
     the update removes are flagged, as a correction flags them. A name twice in one file refuses the file.
     """
     settings = entity_settings(project)
-    records = _records(data, name)
+    records = _records(data, name, fmt)
     if not records:
         raise InvalidInput(f"{name}: the file has no records.", field="file")
+    ignored, unfed_groupings = _check_columns(settings, records, name)
     existing = {e.name: e for e in Entity.objects.filter(project=project)}
+    # Generation compares every fact's entity with every other entity: the project's size is capped.
+    new_names = {" ".join(str(record.get("name") or "").split())[:300] for _, record in records}
+    total = len(existing) + len(new_names - set(existing))
+    if total > MAX_ENTITIES:
+        raise InvalidInput(
+            f"{name}: the project would hold {total:,} entities, more than the limit of {MAX_ENTITIES:,}; "
+            "split the entities into several projects.",
+            field="file",
+        )
     seen: dict[str, str] = {}
     rows, changed, updates, kept = [], [], [], []
     for where, record in records:
+        if found := first_unstorable(record):
+            raise InvalidInput(f"{where}: {found[0]}: {found[1]}.", field=found[0])
         entity_name = " ".join(str(record.get("name") or "").split())[:300]
         if not entity_name:
             raise InvalidInput(f"{where}: name: must not be empty.", field="name")
@@ -280,15 +319,17 @@ def entities_import(
             Entity.objects.filter(pk=old.pk).update(
                 description=description, raw=raw, values=values, groupings=groupings
             )
-            old.values = values
+            previous, old.values = old.values, values
             for key in differs:
-                flagged += _flag_outdated(old, key, now=now)
+                flagged += _flag_outdated(old, key, now=now, before=previous.get(key))
         report = {
             "created": len(rows),
             "updated": [{"entity": old.name, "attributes": differs} for old, _, _, _, _, differs in updates],
             "kept_corrected": kept,
             "questions_flagged": flagged,
             "normalised": changed,
+            "ignored_columns": ignored,
+            "empty_groupings": unfed_groupings,
         }
         audit.record(
             user, Action.IMPORT_FINISHED, project, kind="entities", file=name, created=len(rows),
@@ -297,34 +338,77 @@ def entities_import(
     return report
 
 
-def _flag_outdated(entity: Entity, attribute: str, *, now: Any) -> int:
-    """Flag the entity's questions on `attribute` whose correct value it no longer has (released or not)."""
-    return (
+def _flag_outdated(entity: Entity, attribute: str, *, now: Any, before: Any = None) -> int:
+    """Flag every question on `attribute` built from a value the entity no longer has (released or not): its own
+    questions whose correct value it lost, and questions it is a distractor of — an inductive one whose options
+    hold a value it lost (the option it brought), a deductive one whose value it now has (its name would be a
+    second right answer) or whose distraction context stated the value it lost."""
+    after = facts(entity, attribute)
+    lost = set(_as_facts(before)) - set(after)
+    said = shown(entity.values.get(attribute))
+    own = (
         EntityQuestion.objects.filter(entity=entity, attribute=attribute, value_corrected_at__isnull=True)
-        .exclude(correct_value__in=facts(entity, attribute))
-        .update(value_corrected_at=now, value_corrected_to=shown(entity.values.get(attribute)))
+        .exclude(correct_value__in=after)
+        .update(value_corrected_at=now, value_corrected_to=said)
     )
+    first_lost = bool(before) and _as_facts(before)[:1] != after[:1]
+    outdated = []
+    # The distractors are a JSON list of ids: looked through here, as SQLite cannot search inside JSON lists.
+    rows = EntityQuestion.objects.filter(
+        project_id=entity.project_id, attribute=attribute, value_corrected_at__isnull=True
+    ).values_list("pk", "distractors", "direction", "options", "correct_value")
+    for pk, distractors, direction, options, correct_value in rows.iterator():
+        if entity.pk not in (distractors or []):
+            continue
+        if direction == EntityQuestion.Direction.INDUCTIVE:
+            stale = bool(lost & set(options))
+        else:
+            stale = correct_value in after or first_lost
+        if stale:
+            outdated.append(pk)
+    as_distractor = EntityQuestion.objects.filter(pk__in=outdated).update(
+        value_corrected_at=now, value_corrected_to=f"{said} (of the distractor {entity.name})"
+    )
+    return own + as_distractor
+
+
+def _as_facts(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)] if value else []
 
 
 def entity_correct(*, entity: Entity, attribute: str, value: str, user: User | None = None) -> Entity:
-    """A coordinator's correction of a normalised value (kept as typed — a list attribute's elements split on
-    `;` —, marked corrected; the value before is in the audit log, the imported one in `raw`).
+    """A coordinator's correction of a value. It passes the checks of an import: normalised the same way (a year
+    to its four digits, a city with the entity's country, a list split on `;` or `|`), and a value that is empty
+    or that the attribute's kind refuses is refused — a correction never erases a value. Marked corrected; the
+    value before is in the audit log, the imported one in `raw`.
 
-    Questions generated from a value the correction removes are flagged (`value_corrected_at`), released or
-    not: the coordinator sees them on the question pages and the next release marks them `value_corrected`.
+    Every question built from a value the correction removes is flagged (`value_corrected_at`), released or
+    not — the entity's own and those it is a distractor of (`_flag_outdated`): the coordinator sees them on the
+    question pages and the next release marks them `value_corrected`.
     """
     kinds = {a["key"]: a["kind"] for a in entity_settings(entity.project).attributes}
     if attribute not in kinds:
         raise InvalidInput(f"attribute: {attribute!r} is not an attribute of this project.", field="attribute")
-    before = entity.values.get(attribute, "")
-    after: str | list[str] = (
-        normalise(AttributeKind.LIST, value) if kinds[attribute] == AttributeKind.LIST else " ".join(value.split())
+    blank = InvalidInput(
+        f"value: give the corrected value of {attribute} for {entity.name}; a correction cannot erase a value.",
+        field="value",
     )
+    if not str(value or "").strip():
+        raise blank
+    try:
+        after = normalise(kinds[attribute], value, country=(entity.groupings or {}).get("country", ""))
+    except ValueError as error:
+        raise InvalidInput(f"value: {error}; nothing was changed.", field="value") from None
+    if not after:
+        raise blank
+    before = entity.values.get(attribute, "")
     entity.values = {**entity.values, attribute: after}
     entity.corrected = sorted({*entity.corrected, attribute})
     with transaction.atomic():
         entity.save(update_fields=["values", "corrected"])
-        flagged = _flag_outdated(entity, attribute, now=timezone.now())
+        flagged = _flag_outdated(entity, attribute, now=timezone.now(), before=before)
         audit.record(
             user,
             Action.ENTITY_CORRECTED,
@@ -414,15 +498,29 @@ def entity_questions(project: Project) -> QuerySet[EntityQuestion]:
     )
 
 
-def questions_generate(*, project: Project, seed: int | None = None, user: User | None = None) -> dict[str, int]:
+def fact_count(project: Project) -> int:
+    """How many facts generation works through (the progress of its job)."""
+    keys = [a["key"] for a in entity_settings(project).attributes]
+    return sum(len(facts(entity, key)) for entity in Entity.objects.filter(project=project) for key in keys)
+
+
+def questions_generate(
+    *,
+    project: Project,
+    seed: int | None = None,
+    user: User | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
     """For every fact — (entity, attribute, value), one per element of a list attribute — an inductive and a
     deductive question with three distractors; pairs already generated are kept. Deterministic given the seed
-    (the project's, unless given).
+    (the project's, unless given). Pages and the API run it as a job (`multichoice.jobs`); `progress(facts
+    done, questions so far)` is told how far it got.
 
     Each question is a QA item in review (revision 1, reason `generated`) with the project's review slots open.
     """
     settings = entity_settings(project)
     seed = settings.seed if seed is None else seed
+    tell = progress or (lambda done, made: None)
     entities = list(Entity.objects.filter(project=project).order_by("name"))
     done = set(
         EntityQuestion.objects.filter(project=project).values_list(
@@ -430,10 +528,12 @@ def questions_generate(*, project: Project, seed: int | None = None, user: User 
         )
     )
     new: list[tuple[str, EntityQuestion]] = []
-    skipped = 0
+    skipped = seen = 0
     for attribute in settings.attributes:
         key = attribute["key"]
         for entity, value in ((e, v) for e in entities for v in facts(e, key)):
+            seen += 1
+            tell(seen, len(new))
             distractors = pick_distractors(entity, entities, key, seed=seed, value=value)
             if len(distractors) < DISTRACTORS:
                 skipped += 1

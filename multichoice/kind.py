@@ -10,7 +10,7 @@ from annotation.kind import item_counts
 from annotation.models import Project
 from common import kinds
 from common.kinds import ANNOT, COORD, PUBLIC, READ, REVIEW, Link
-from multichoice import release
+from multichoice import jobs, release
 from multichoice.entities import entity_review_strata
 from multichoice.models import Entity, EntitySettings, TriviaSettings
 from multichoice.next_steps import entity_steps, trivia_steps
@@ -104,9 +104,11 @@ def register() -> None:
             ),
             count=kinds.Count("trivia item", "trivia items", item_counts),
             next_steps=trivia_steps,
+            importer=jobs.TRIVIA_IMPORTER,
             review_page="trivia_item",
             item_summary="multichoice/_item_summary.html",
             release_writers=release.release_writers,
+            release_units=release.trivia_release_units,
             release_columns=(("Trivia items", release.NAME),),
             manifest_project=trivia_manifest,
             strata=trivia_review_strata,
@@ -134,9 +136,11 @@ def register() -> None:
             ),
             count=kinds.Count("entity", "entities", entity_counts),
             next_steps=entity_steps,
+            importer=jobs.ENTITY_IMPORTER,
             review_page="entity_verify",
             item_summary="multichoice/_entity_summary.html",
             release_writers=release.entity_release_writers,
+            release_units=release.entity_release_units,
             release_columns=(("Questions", release.ENTITY_NAME),),
             manifest_project=entity_manifest,
             strata=entity_review_strata,

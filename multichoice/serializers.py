@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from rest_framework import serializers, status
+from rest_framework.response import Response
 
-from annotation.models import Project, QAItem, QAItemRevision
+from annotation.api_imports import ImportJobOutput
+from annotation.models import ImportJob, Project, QAItem, QAItemRevision
 from multichoice.models import ProblemTag, TriviaImport, TriviaItem, TriviaSettings
 
 
@@ -212,27 +215,6 @@ class TriviaImportInput(serializers.Serializer):
     add_categories = serializers.BooleanField(default=True)
 
 
-class SkippedRecordOutput(serializers.Serializer):
-    where = serializers.CharField(help_text="File, line and id of the record.")
-    id = serializers.CharField(allow_blank=True, help_text="Its source id (empty: recognised by its content).")
-
-
-class EarlierImportOutput(serializers.Serializer):
-    import_id = serializers.IntegerField(help_text="The earlier import of the same file.")
-    name = serializers.CharField()
-    at = serializers.DateTimeField()
-
-
-class TriviaImportOutput(serializers.Serializer):
-    created = serializers.IntegerField()
-    categories_added = serializers.ListField(child=serializers.CharField())
-    skipped = SkippedRecordOutput(many=True, help_text="Records already in the project (same id or content).")
-    already_imported = EarlierImportOutput(
-        allow_null=True, help_text="Set when the same file (sha256) was imported before: nothing was imported."
-    )
-    import_id = serializers.IntegerField(allow_null=True, help_text="This import's id (for undo).")
-
-
 class TriviaImportBatchOutput(serializers.ModelSerializer):
     created_by: serializers.StringRelatedField[User] = serializers.StringRelatedField()
     live = serializers.IntegerField(help_text="How many of its items are still there.")
@@ -286,3 +268,22 @@ class TriviaTargetsInput(serializers.Serializer):
         child=serializers.DictField(child=serializers.DictField(child=serializers.IntegerField(allow_null=True))),
         help_text='{category: {subset: {difficulty: n}}}, e.g. {"Geografia eta Historia": {"local": {"easy": 20}}}',
     )
+
+
+class KindJobOutput(ImportJobOutput):
+    """An import or generation job (annotation.ImportJob) with the address to poll for its progress and report;
+    the report's `result` is the service's own answer (what the file brought, or the questions generated)."""
+
+    url = serializers.SerializerMethodField()
+
+    class Meta(ImportJobOutput.Meta):
+        fields = [*ImportJobOutput.Meta.fields, "url"]
+
+    def get_url(self, job: ImportJob) -> str:
+        return reverse("api_import", args=[job.project.slug, job.pk])
+
+
+def job_accepted(job: ImportJob) -> Response:
+    """202 with the queued job and where to poll it (the `Location` header too)."""
+    body = KindJobOutput(job).data
+    return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})

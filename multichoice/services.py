@@ -35,6 +35,7 @@ from audit.models import Action
 from common.claims import queue_claim_next
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
+from common.text import first_unstorable
 from multichoice.models import (
     DIFFICULTY_NUMBERS,
     Difficulty,
@@ -161,6 +162,9 @@ def _clean_item(
     def fail(field: str, message: str) -> InvalidInput:
         return InvalidInput(f"{prefix}{field}: {message}", field=field)
 
+    if found := first_unstorable(dict(values)):
+        raise fail(found[0], f"{found[1]}.")
+
     question = str(values.get("question") or "").strip()
     if not question:
         raise fail("question", "must not be empty.")
@@ -244,10 +248,38 @@ def _mc_fields(content: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def trivia_item_create(*, project: Project, user: User, **values: Any) -> TriviaItem:
-    """An item written by an author: a QA item in review (revision 1), with review slots opened."""
+    """An item written by an author: a QA item in review (revision 1), with review slots opened. The same item
+    sent again is not created twice (`trivia_item_submit`)."""
+    return trivia_item_submit(project=project, user=user, **values)[0]
+
+
+def _sent_already(project: Project, user: User, content: Mapping[str, Any]) -> TriviaItem | None:
+    """The author's live item with the same content — question, candidates, correct one, category, subset and
+    difficulty — (a rejected one may be written anew)."""
+    same = TriviaItem.objects.filter(
+        project=project,
+        item__author=user,
+        item__deleted_at__isnull=True,
+        item__question=content["question"],
+        **{key: content[key] for key in ("answer", "subset", "difficulty", "category")},
+    ).exclude(item__status=Status.REJECTED)
+    return next((row for row in same if row.candidates == content["candidates"]), None)
+
+
+def trivia_item_submit(*, project: Project, user: User, **values: Any) -> tuple[TriviaItem, bool]:
+    """Create an author's item unless they sent the same one (the same content) already — the browser's
+    Back then Send again, a double click, a client retrying —; the item and whether it was created now.
+
+    The key is the content, not a form token: a page the browser fetches again on Back gets a new token while
+    it restores what was typed."""
     content = _clean_item(project, values)
     now = timezone.now()
     with transaction.atomic():
+        # One author's item at a time per project, so that two copies sent at once cannot both pass the check.
+        Project.objects.select_for_update().filter(pk=project.pk).exists()
+        existing = _sent_already(project, user, content)
+        if existing is not None:
+            return trivia_items(project).get(pk=existing.pk), False
         item = QAItem.objects.create(
             project=project,
             pair=items_pair(project),
@@ -262,7 +294,7 @@ def trivia_item_create(*, project: Project, user: User, **values: Any) -> Trivia
             item=item, author=user, reason=QAItemRevision.Reason.SUBMITTED, content=trivia.content()
         )
         lifecycle.items_route(items=[item], actor=user)
-    return trivia_items(project).get(pk=trivia.pk)
+    return trivia_items(project).get(pk=trivia.pk), True
 
 
 def trivia_item_rewrite(*, item: TriviaItem, user: User, version: int, **values: Any) -> TriviaItem:

@@ -6,18 +6,19 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import require_project_creator
 from annotation.languages import get_language, language_choices
-from annotation.models import QAItem, Role
+from annotation.models import Project, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from common.requests import SignedInRequest
-from multichoice import services
+from multichoice import jobs, services
 from multichoice.access import (
     get_translation_item,
     get_trivia_item,
@@ -27,7 +28,6 @@ from multichoice.access import (
 )
 from multichoice.models import Difficulty, ProblemTag, Subset, TriviaImport, TriviaItem
 
-MAX_UPLOAD = 20 * 1024 * 1024
 FORM_CANDIDATES = 6
 
 
@@ -162,11 +162,14 @@ def trivia_item_new(request: SignedInRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         values = _item_values(request.POST)
         try:
-            item = services.trivia_item_create(project=project, user=request.user, **values)
+            item, created = services.trivia_item_submit(project=project, user=request.user, **values)
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, "Item sent to review.")
+            if created:
+                messages.success(request, "Item sent to review.")
+            else:
+                messages.info(request, f"You sent this item already (item {item.item_id}); nothing was added.")
             return redirect("trivia_item", project.slug, item.item_id)
     return render(request, "multichoice/item_form.html", _form_context(project, values))
 
@@ -233,6 +236,8 @@ def trivia_review(request: SignedInRequest, slug: str, item_id: int) -> HttpResp
         QAItem.Status.NEEDS_REWRITE: "Sent back to the author.",
     }
     messages.success(request, outcomes.get(item.status, "Review recorded; the item waits for its other reviewers."))
+    if request.POST.get("then") == "next":  # "Save and review the next" (Enter on the review form)
+        return trivia_review_next(request, item.project.slug)
     return redirect("trivia_home", item.project.slug)
 
 
@@ -394,48 +399,49 @@ def trivia_balance(request: SignedInRequest, slug: str) -> HttpResponse:
 
 @login_required
 def trivia_import(request: SignedInRequest, slug: str) -> HttpResponse:
-    """Upload a file; the page then says what was imported and what was recognised as there already, and lists
-    every import with a button to undo it."""
+    """Upload a file: it is stored and queued; the job's page shows progress and then what the file brought. The
+    page lists every import with a button to undo it."""
     project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-    report: dict[str, Any] | None = None
     if request.method == "POST":
         upload = request.FILES.get("file")
         try:
             if upload is None:
                 raise InvalidInput("Choose a file to upload.", field="file")
-            if upload.size is not None and upload.size > MAX_UPLOAD:
-                raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
-            name = upload.name or "upload"
-            add = request.POST.get("add_categories") == "on"
-            if name.endswith(".jsonl"):
-                report = services.trivia_import_jsonl(
-                    project=project, data=upload.read(), name=name, add_categories=add, user=request.user
-                )
-            else:
-                report = services.trivia_import_csv(
-                    project=project,
-                    data=upload.read(),
-                    name=name,
-                    subset=request.POST.get("subset", ""),
-                    add_categories=add,
-                    user=request.user,
-                )
+            job = jobs.trivia_import_start(
+                project=project,
+                user=request.user,
+                upload=upload,
+                fmt=request.POST.get("format", "auto"),
+                subset=request.POST.get("subset", ""),
+                add=request.POST.get("add_categories") == "on",
+            )
         except ServiceError as error:
             report_error(request, error)
         else:
-            if report["already_imported"]:
-                earlier = report["already_imported"]["import_id"]
-                messages.warning(request, f"{name} was imported already (import {earlier}): nothing imported.")
-            else:
-                skipped = f"; {len(report['skipped'])} already in the project, skipped" if report["skipped"] else ""
-                messages.success(request, f"{report['created']} items imported{skipped}.")
+            return redirect("trivia_job", project.slug, job.pk)
     context = {
         "project": project,
         "subsets": Subset.choices,
-        "report": report,
         "imports": services.trivia_imports(project)[:50],
+        "jobs": jobs.kind_jobs(project)[:10],
     }
     return render(request, "multichoice/import.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def trivia_job(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    return job_page(request, project, job_id)
+
+
+def job_page(request: SignedInRequest, project: Project, job_id: int) -> HttpResponse:
+    """An import or generation job of a multiple-choice project: its progress (polled), then its report."""
+    job = jobs.kind_jobs(project).filter(pk=job_id).first()
+    if job is None:
+        raise Http404("No such job in this project.")
+    template = "multichoice/job.html#job-status" if request.htmx else "multichoice/job.html"
+    return render(request, template, {"project": project, "job": job, "report": job.report})
 
 
 @login_required

@@ -11,6 +11,7 @@ from django.db.models import F
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import require_project_creator
 from annotation.languages import language_choices
@@ -20,6 +21,7 @@ from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from common.requests import SignedInRequest
 from multichoice import entities as services
+from multichoice import jobs
 from multichoice.access import (
     entity_access,
     entity_question_access,
@@ -27,11 +29,12 @@ from multichoice.access import (
     get_entity_project,
 )
 from multichoice.models import AttributeKind, Entity, EntityQuestion
+from multichoice.views import job_page
 
-MAX_UPLOAD = 20 * 1024 * 1024
 QUESTIONS_SHOWN = 200
 ATTRIBUTE_FIELDS = ("label", "key", "kind", "inductive", "deductive", "statement")
 SPARE_ROWS = 2  # empty attribute rows under the filled ones: a third attribute needs no script
+# Shown as placeholders (greyed hints) of the empty rows, never as values.
 EXAMPLE_ATTRIBUTES = [
     {
         "label": "Headquarters",
@@ -69,8 +72,16 @@ def _attribute_rows(attributes: list[dict[str, str]], error: ServiceError | None
     for index, values in enumerate([*attributes, *[{}] * SPARE_ROWS]):
         mine = where == f"attributes[{index + 1}]"
         message = error.message.split(": ", 1)[-1] if mine and error is not None else ""
+        example = EXAMPLE_ATTRIBUTES[index % len(EXAMPLE_ATTRIBUTES)]
         rows.append(
-            {"index": index, "number": index + 1, "values": values, "field": field if mine else "", "error": message}
+            {
+                "index": index,
+                "number": index + 1,
+                "values": values,
+                "example": example,
+                "field": field if mine else "",
+                "error": message,
+            }
         )
     return rows
 
@@ -89,8 +100,10 @@ def _attribute_message(error: ServiceError) -> str:
 def entity_project_create(request: SignedInRequest) -> HttpResponse:
     """The project form; attributes are rows of fields (label, kind, templates), errors shown on their row."""
     require_project_creator(request.user)
-    values: dict[str, Any] = {"grouping_fields": "market, country, region"}
-    attributes: list[dict[str, str]] = [dict(a) for a in EXAMPLE_ATTRIBUTES]
+    # Nothing pre-filled: an example value left in the form (a column name, a template) would silently become
+    # the project's, so the examples are placeholders only.
+    values: dict[str, Any] = {}
+    attributes: list[dict[str, str]] = []
     errors: dict[str, str] = {}
     attribute_error: ServiceError | None = None
     if request.method == "POST":
@@ -147,6 +160,7 @@ def entity_home(request: SignedInRequest, slug: str) -> HttpResponse:
             for e in Entity.objects.filter(project=project)[:500]
         ]
         context["question_counts"] = services.question_counts(project, reuse=True)  # counted once with the steps
+        context["jobs"] = jobs.kind_jobs(project)[:10]
         context["questions"] = services.entity_questions(project).order_by(
             F("value_corrected_at").desc(nulls_last=True), "item_id"
         )[:QUESTIONS_SHOWN]
@@ -156,32 +170,24 @@ def entity_home(request: SignedInRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def entity_import(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Store the upload and queue its import; the job's page shows progress, then what was normalised."""
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
     upload = request.FILES.get("file")
     try:
         if upload is None:
             raise InvalidInput("Choose a file to upload.", field="file")
-        if upload.size is not None and upload.size > MAX_UPLOAD:
-            raise InvalidInput(f"The file is larger than {MAX_UPLOAD // 1024 // 1024} MB.", field="file")
-        report = services.entities_import(
-            project=project, data=upload.read(), name=upload.name or "upload.csv", user=request.user
-        )
+        job = jobs.entities_import_start(project=project, user=request.user, upload=upload)
     except ServiceError as error:
         report_error(request, error)
-    else:
-        updated = f", {len(report['updated'])} updated" if report["updated"] else ""
-        flagged = f"; {report['questions_flagged']} questions flagged" if report["questions_flagged"] else ""
-        messages.success(
-            request,
-            f"{report['created']} entities imported{updated}; {len(report['normalised'])} values normalised{flagged}.",
-        )
-        for kept in report["kept_corrected"]:
-            messages.warning(
-                request,
-                f"{kept['entity']}: {kept['attribute']} kept as corrected ({kept['kept']}), not the file's "
-                f"{kept['file']}.",
-            )
-    return redirect("entity_home", project.slug)
+        return redirect("entity_home", project.slug)
+    return redirect("entity_job", project.slug, job.pk)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def entity_job(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
+    project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
+    return job_page(request, project, job_id)
 
 
 @login_required
@@ -193,18 +199,21 @@ def entity_correct(request: SignedInRequest, slug: str) -> HttpResponse:
         messages.error(request, "entity: choose an entity.")
         return redirect("entity_home", project.slug)
     entity = get_entity(request.user, slug, int(entity_id))
+    attribute = request.POST.get("attribute", "")
+    flagged_before = services.question_counts(project)["value_corrected"]
     try:
         services.entity_correct(
-            entity=entity,
-            attribute=request.POST.get("attribute", ""),
-            value=request.POST.get("value", ""),
-            user=request.user,
+            entity=entity, attribute=attribute, value=request.POST.get("value", ""), user=request.user
         )
     except ServiceError as error:
         report_error(request, error)
     else:
-        flagged = entity.questions.filter(value_corrected_at__isnull=False).count()
-        messages.success(request, f"{entity.name}: corrected; {flagged} questions generated from old values flagged.")
+        flagged = services.question_counts(project)["value_corrected"] - flagged_before
+        messages.success(
+            request,
+            f"{entity.name}: corrected, {attribute} is now {services.shown(entity.values.get(attribute))}; "
+            f"{flagged} question{'s' if flagged != 1 else ''} built from the old value flagged.",
+        )
     return redirect("entity_home", project.slug)
 
 
@@ -212,13 +221,8 @@ def entity_correct(request: SignedInRequest, slug: str) -> HttpResponse:
 @require_POST
 def entity_generate(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.COORDINATOR)
-    report = services.questions_generate(project=project, user=request.user)
-    messages.success(
-        request,
-        f"{report['created']} questions generated; {report['skipped_without_distractors']} "
-        "(entity, attribute) left out for want of three distractors.",
-    )
-    return redirect("entity_home", project.slug)
+    job = jobs.questions_generate_start(project=project, user=request.user)
+    return redirect("entity_job", project.slug, job.pk)
 
 
 @login_required

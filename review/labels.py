@@ -26,6 +26,12 @@ def _label_values(project: Project, kind: str) -> list[str]:
     return list(project.topics if kind == LabelKind.TOPIC else project.regions)
 
 
+def labels_agree(labels: list[ArticleLabel]) -> bool:
+    """Labellers agree on a kind when they chose the same value and no two of them named different finer regions:
+    Hong Kong and Guangdong both fold into the local region, yet they are a disagreement to adjudicate."""
+    return len({label.value for label in labels}) == 1 and len({label.detail for label in labels} - {""}) <= 1
+
+
 def pair_label_state(pair: PagePair) -> dict[str, Any]:
     """Who has labelled what (current rows), whether the pair is complete, and its final labels."""
     labels = list(ArticleLabel.objects.current().filter(pair=pair).select_related("labeller"))
@@ -115,14 +121,13 @@ def _finalise_agreement(pair: PagePair, *, actor: User | None = None) -> None:
     if not state["complete"]:
         return
     for kind in LabelKind.values:
-        values = {state["by_labeller"][uid][kind].value for uid in state["done"]}
+        labels = [state["by_labeller"][uid][kind] for uid in state["done"]]
         final = state["finals"].get(kind)
         if final is not None and final.method == FinalLabel.Method.ADJUDICATED:
             continue
-        if len(values) == 1:
-            details = {state["by_labeller"][uid][kind].detail for uid in state["done"]} - {""}
-            value = values.pop()
-            detail = details.pop() if len(details) == 1 else ""
+        if labels_agree(labels):
+            value = labels[0].value
+            detail = next((label.detail for label in labels if label.detail), "")
             row, _ = FinalLabel.objects.update_or_create(
                 pair=pair,
                 kind=kind,
@@ -163,7 +168,8 @@ def labels_visible_to(state: dict[str, Any], user: User) -> list[ArticleLabel]:
 
 
 def adjudication_list(project: Project) -> list[dict[str, Any]]:
-    """Complete pairs where labellers disagree on a kind that has no final label yet (or has one, adjudicated)."""
+    """Complete pairs where labellers disagree on a kind (a value, or a finer region: `labels_agree`) that has no
+    final label yet (or has one, adjudicated)."""
     needed = project.labellers_per_pair
     rows = (
         ArticleLabel.objects.current()
@@ -185,8 +191,7 @@ def adjudication_list(project: Project) -> list[dict[str, Any]]:
         if len(done) < needed:
             continue
         for kind in LabelKind.values:
-            values = {label.value for label in kinds[kind] if label.labeller_id in done}
-            if len(values) > 1:
+            if not labels_agree([label for label in kinds[kind] if label.labeller_id in done]):
                 final = finals.get((pair_id, kind))
                 result.append(
                     {

@@ -64,6 +64,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(media, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def own_cache_counts(settings):
+    """Counts in the cache (API throttles, password brakes, sign-in lockouts) start at zero in every test: the
+    hourly password-reset and password-change rates would otherwise carry over from one test to the next."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{uuid.uuid4().hex}"},
+    }
+
+
 @pytest.fixture
 def coordinator(db):
     return factories.user("coordinator")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from django.contrib.auth import get_user_model
 
@@ -38,7 +39,7 @@ def project(
 
 def pair(project: Project, **fields) -> PagePair:
     number = next(_counter)
-    values = {
+    values: dict[str, Any] = {
         "local_title": f"茶餐廳 {number}",
         "standard_title": f"茶餐厅 {number}",
         "local_url": f"https://zh-yue.wikipedia.org/wiki/P{number}",

@@ -22,6 +22,7 @@ APPS = (
     "config",
     "demo",
     "endpoints",
+    "evaluation",
     "exports",
     "multichoice",
     "review",

@@ -24,7 +24,9 @@ def test_pages_and_api_answers_carry_the_policy_django_csp_builds(client, api_cl
 
 
 def _respond(response: HttpResponse) -> HttpResponse:
-    return CSPMiddleware(lambda request: response)(RequestFactory().get("/"))
+    result = CSPMiddleware(lambda request: response)(RequestFactory().get("/"))
+    assert isinstance(result, HttpResponse)
+    return result
 
 
 def test_a_view_with_a_policy_of_its_own_or_none_is_served_as_django_csp_serves_it():

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -20,6 +20,7 @@ from annotation.models import ImportJob, Project, Role
 from common.api import paginated, responses, validated
 from common.errors import InvalidInput
 from common.pagination import BoundedLimitOffsetPagination
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from review.models import ReviewSlot
 from validation import services
@@ -27,9 +28,11 @@ from validation.access import get_slot_for_validator, get_validation_item, get_v
 from validation.models import QUESTION_BAD_REASONS, SeedQuery, SourceDomain
 from validation.serializers import (
     ValidationAgreementOutput,
+    ValidationDomainDetailOutput,
     ValidationDomainImportInput,
     ValidationDomainLabelInput,
     ValidationDomainOutput,
+    ValidationDomainRelabelInput,
     ValidationDuplicateGroupOutput,
     ValidationFinalAnswerInput,
     ValidationImportJobOutput,
@@ -242,6 +245,37 @@ class DomainListApi(APIView):
             project=project, user=request.user, origin=SourceDomain.Origin.COORDINATOR, **data
         )
         return Response(ValidationDomainOutput(domain).data, status=status.HTTP_201_CREATED)
+
+
+class DomainDetailApi(APIView):
+    parser_classes = [JSONParser]
+
+    def _domain(self, request: SignedInApiRequest, slug: str, domain: str) -> SourceDomain:
+        project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
+        found = SourceDomain.objects.filter(project=project, domain=domain).select_related("labelled_by").first()
+        if found is None:
+            raise Http404("No label for this domain in this project.")
+        return found
+
+    @extend_schema(
+        tags=TAG,
+        summary="A labelled source domain with every label it had (coordinator)",
+        responses=responses({200: ValidationDomainDetailOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, domain: str) -> Response:
+        return Response(ValidationDomainDetailOutput(self._domain(request, slug, domain)).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Change a domain's label (coordinator); the label before stays in its history",
+        request=ValidationDomainRelabelInput,
+        responses=responses({200: ValidationDomainDetailOutput}),
+    )
+    def patch(self, request: SignedInApiRequest, slug: str, domain: str) -> Response:
+        found = self._domain(request, slug, domain)
+        data = validated(ValidationDomainRelabelInput, request.data)
+        changed = services.source_domain_relabel(project=found.project, domain=found.domain, user=request.user, **data)
+        return Response(ValidationDomainDetailOutput(changed).data)
 
 
 class DomainImportApi(APIView):

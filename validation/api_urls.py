@@ -14,6 +14,7 @@ urlpatterns = [
     path(P + "seeds/csv/", api.SeedCsvApi.as_view(), name="api_validation_seeds_csv"),
     path(P + "domains/", api.DomainListApi.as_view(), name="api_validation_domains"),
     path(P + "domains/import/", api.DomainImportApi.as_view(), name="api_validation_domains_import"),
+    path(P + "domains/<str:domain>/", api.DomainDetailApi.as_view(), name="api_validation_domain"),
     path(P + "duplicates/", api.DuplicateListApi.as_view(), name="api_validation_duplicates"),
     path(P + "duplicates/merge/", api.MergeApi.as_view(), name="api_validation_merge"),
     path(P + "duplicates/merge-all/", api.MergeAllApi.as_view(), name="api_validation_merge_all"),

@@ -7,8 +7,6 @@ line, field, message) and writes nothing when anything is wrong.
 from __future__ import annotations
 
 import ast
-import csv
-import io
 import json
 import re
 from collections.abc import Iterator
@@ -22,7 +20,7 @@ from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource
 from annotation.languages import UnknownLanguage, get_language
 from annotation.lifecycle import MAX_TEXT_FIELD
-from common import jsontext
+from common import csvfile, jsontext
 from validation.models import DomainLabel
 from validation.text import domain_of
 
@@ -82,9 +80,9 @@ def detect_item_format(name: str) -> str | None:
 
 def _decode(source: ImportSource, report: ImportReport) -> str | None:
     try:
-        return source.read().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        report.add_problem(None, None, f"the file is not UTF-8 (byte {error.start})", file=source.name)
+        return csvfile.decode(source.read())
+    except csvfile.CsvProblem as problem:
+        report.add_problem(problem.line, problem.column, problem.message, file=source.name)
         return None
 
 
@@ -95,6 +93,9 @@ def _rows(text: str, fmt: str, source: ImportSource, report: ImportReport) -> It
                 continue
             try:
                 data = jsontext.loads(raw)
+            except RecursionError:  # thousands of nested brackets
+                report.add_problem(line, None, jsontext.TOO_DEEP_MESSAGE, file=source.name)
+                continue
             except jsontext.NonFiniteNumber as error:
                 report.add_problem(line, error.key or None, f"{error.msg}; write null or a number", file=source.name)
                 continue
@@ -104,24 +105,37 @@ def _rows(text: str, fmt: str, source: ImportSource, report: ImportReport) -> It
             if not isinstance(data, dict):
                 report.add_problem(line, None, "must be a JSON object", file=source.name)
                 continue
+            if jsontext.deeper_than(data):
+                report.add_problem(line, None, jsontext.TOO_DEEP_MESSAGE, file=source.name)
+                continue
             yield line, data
         return
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if fmt == "tsv" else ",")
-    header = next(reader, None)
-    if not header:
-        report.add_problem(None, None, "the file is empty: it needs a header line", file=source.name)
-        return
-    header = [name.strip() for name in header]
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
+    delimiter = "\t" if fmt == "tsv" else ","
+    found = csvfile.rows(text, delimiter=delimiter)
+    try:
+        first = next(found, None)
+        if first is None or not any(cell.strip() for cell in first[1]):
+            report.add_problem(None, None, "the file is empty: it needs a header line", file=source.name)
+            return
+        header = [name.strip() for name in first[1]]
+        named = {ALIASES.get(name.lower()) for name in header}
+        if not {"question", "answer"} <= named:
+            hint = csvfile.separator_hint(first[1], delimiter)
             report.add_problem(
-                line, None, f"has {len(row)} columns where the header has {len(header)}", file=source.name
+                1, None, f"the first line must name a question and an answer column{hint}", file=source.name
             )
-            continue
-        yield line, dict(zip(header, row, strict=True))
+            return
+        for line, row in found:
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                report.add_problem(
+                    line, None, f"has {len(row)} columns where the header has {len(header)}", file=source.name
+                )
+                continue
+            yield line, dict(zip(header, row, strict=True))
+    except csvfile.CsvProblem as problem:
+        report.add_problem(problem.line, problem.column, problem.message, file=source.name)
 
 
 def parse_urls(value: Any) -> list[str]:
@@ -133,7 +147,7 @@ def parse_urls(value: Any) -> list[str]:
         for parse in (json.loads, ast.literal_eval):
             try:
                 parsed = parse(text)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, RecursionError, MemoryError):  # not a list literal we can read
                 continue
             if isinstance(parsed, list):
                 return [str(url).strip() for url in parsed if str(url).strip()]
@@ -207,7 +221,7 @@ def _collected_pair(
     for index, url in enumerate(urls):
         try:
             _url_validator(url)
-        except ValidationError:
+        except (ValidationError, ValueError):  # ValueError: a malformed address, e.g. an unclosed [IPv6 bracket
             problem(f"{columns.get('source_urls', 'source_urls')}[{index}]", f"{url!r} is not an http(s) URL")
     language = str(values.get("language") or "").strip() or default_language
     try:
@@ -237,27 +251,24 @@ def read_seed_rows(source: ImportSource, report: ImportReport) -> list[tuple[str
     text = _decode(source, report)
     if text is None:
         return []
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = {"topic", "query"} - {name.strip() for name in reader.fieldnames or []}
-    if missing:
-        report.add_problem(1, sorted(missing)[0], "the header must name the columns topic and query", file=source.name)
-        return []
     rows: list[tuple[str, str]] = []
-    for row in reader:
-        report.lines += 1
-        topic, query = (row.get("topic") or "").strip(), (row.get("query") or "").strip()
-        if not topic:
-            report.add_problem(reader.line_num, "topic", "is empty", file=source.name)
-        elif len(topic) > 100:
-            report.add_problem(reader.line_num, "topic", "is longer than 100 characters", file=source.name)
-        if not query:
-            report.add_problem(reader.line_num, "query", "is empty", file=source.name)
-        elif len(query) > MAX_TEXT_FIELD:
-            report.add_problem(
-                reader.line_num, "query", f"is longer than {MAX_TEXT_FIELD} characters", file=source.name
-            )
-        if topic and query:
-            rows.append((topic, query))
+    try:
+        _, records = csvfile.dict_rows(text, needed=("query", "topic"))
+        for line, row in records:
+            report.lines += 1
+            topic, query = (row.get("topic") or "").strip(), (row.get("query") or "").strip()
+            if not topic:
+                report.add_problem(line, "topic", "is empty", file=source.name)
+            elif len(topic) > 100:
+                report.add_problem(line, "topic", "is longer than 100 characters", file=source.name)
+            if not query:
+                report.add_problem(line, "query", "is empty", file=source.name)
+            elif len(query) > MAX_TEXT_FIELD:
+                report.add_problem(line, "query", f"is longer than {MAX_TEXT_FIELD} characters", file=source.name)
+            if topic and query:
+                rows.append((topic, query))
+    except csvfile.CsvProblem as problem:
+        report.add_problem(problem.line, problem.column, problem.message, file=source.name)
     return rows
 
 
@@ -266,31 +277,39 @@ def read_domain_rows(source: ImportSource, report: ImportReport) -> list[tuple[s
     text = _decode(source, report)
     if text is None:
         return []
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = {"base_url", "label"} - {name.strip() for name in reader.fieldnames or []}
-    if missing:
-        report.add_problem(
-            1, sorted(missing)[0], "the header must name the columns base_url and label", file=source.name
-        )
+    try:
+        _, records = csvfile.dict_rows(text, needed=("base_url", "label"))
+    except csvfile.CsvProblem as problem:
+        report.add_problem(problem.line, problem.column, problem.message, file=source.name)
         return []
     labels = {value: value for value in DomainLabel.values}
     labels |= {label.lower(): value for value, label in DomainLabel.choices}
     rows: list[tuple[str, str]] = []
-    for row in reader:
-        report.lines += 1
-        domain = domain_of(row.get("base_url") or "")
-        label = labels.get((row.get("label") or "").strip().lower().replace(" ", "_")) or labels.get(
-            (row.get("label") or "").strip().lower()
-        )
-        if not domain:
-            report.add_problem(reader.line_num, "base_url", "is empty or not a host name", file=source.name)
-        if label is None:
-            report.add_problem(
-                reader.line_num,
-                "label",
-                f"{row.get('label')!r} is not a label: use {', '.join(DomainLabel.values)}",
-                file=source.name,
-            )
-        if domain and label:
-            rows.append((domain, label))
+    try:
+        for line, row in records:
+            _domain_row(line, row, labels, rows, source, report)
+    except csvfile.CsvProblem as problem:
+        report.add_problem(problem.line, problem.column, problem.message, file=source.name)
     return rows
+
+
+def _domain_row(
+    line: int,
+    row: dict[str | None, Any],
+    labels: dict[str, str],
+    rows: list[tuple[str, str]],
+    source: ImportSource,
+    report: ImportReport,
+) -> None:
+    report.lines += 1
+    domain = domain_of(row.get("base_url") or "")
+    written = (row.get("label") or "").strip().lower()
+    label = labels.get(written.replace(" ", "_")) or labels.get(written)
+    if not domain:
+        report.add_problem(line, "base_url", "is empty or not a host name", file=source.name)
+    if label is None:
+        report.add_problem(
+            line, "label", f"{row.get('label')!r} is not a label: use {', '.join(DomainLabel.values)}", file=source.name
+        )
+    if domain and label:
+        rows.append((domain, label))

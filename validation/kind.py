@@ -12,7 +12,7 @@ from validation.agreement import validation_scopes
 from validation.models import ValidationSettings
 from validation.next_steps import validation_steps
 from validation.release import NAME, release_writers
-from validation.services import UPLOAD_IMPORTER
+from validation.services import UPLOAD_IMPORTER, validation_release_units
 
 NAV = (
     Link("Review", "Duplicates", "validation_duplicates", COORD),
@@ -57,6 +57,7 @@ def register() -> None:
             importer=UPLOAD_IMPORTER,
             next_steps=validation_steps,
             release_writers=release_writers,
+            release_units=validation_release_units,
             release_columns=(("QA pairs", NAME),),
             manifest_project=manifest_project,
             scopes=validation_scopes,

@@ -46,6 +46,25 @@ def _is_arabic(text: str) -> bool:
     return any("\u0600" <= char <= "\u06ff" for char in text)
 
 
+_PLACEHOLDERS = re.compile(r"\[LOCATION(?::\w+)?\]")
+
+
+def has_placeholder(text: str) -> bool:
+    return bool(_PLACEHOLDERS.search(text))
+
+
+def script_of(text: str) -> str | None:
+    """The script most of the text's letters are in, placeholders left out: "Arabic", "Latin", or None (no
+    letters, another script). A template is filled only with a location written in its script: an English
+    template never gets الدوحة, an Arabic one never Doha."""
+    text = _PLACEHOLDERS.sub(" ", text)
+    arabic = sum(1 for char in text if "\u0621" <= char <= "\u064a" or "\u0671" <= char <= "\u06d3")
+    latin = sum(1 for char in text if (char.isalpha() and char.isascii()) or "\u00c0" <= char <= "\u024f")
+    if not arabic and not latin:
+        return None
+    return "Arabic" if arabic >= latin else "Latin"
+
+
 class MissingForm(Exception):
     def __init__(self, form: str) -> None:
         super().__init__(form)

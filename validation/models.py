@@ -209,6 +209,12 @@ class ValidationItem(models.Model):
     def __str__(self) -> str:
         return f"Validation of item {self.item_id}"
 
+    @property
+    def text_language(self) -> str:
+        """The language its question and answers are in (its own, else the project's): every page's `lang` and
+        `dir` follow it (`{{ vitem.text_language|lang }}`), never the project's language."""
+        return self.language or self.project.standard_language
+
 
 class ValidationJudgment(models.Model):
     """One validator's answers for one item: one row per filled review slot."""

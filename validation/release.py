@@ -15,16 +15,47 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from exports.formats.base import FileEntry, HashedFile, dumps, write_file
-from exports.formats.card import DatasetCardWriter, _md, _q, _size_category
+from exports.formats.base import FileEntry, dumps, write_file
+from exports.formats.card import CardText, DatasetCardWriter, _md
 from exports.formats.manifest import ManifestWriter
-from exports.formats.writer import BuildState, ReleaseWriter
+from exports.formats.schema import Schema
+from exports.formats.writer import BuildState, ReleaseWriter, SplitFiles
 from exports.records import release_items
 from validation import services
 from validation.models import LeaveOut, SourceDomain, ValidationItem, ValidationJudgment
 
 NAME = "validation_qa"
 SEEDS = "seed_queries.csv"
+
+S, N, B = "string", "int64", "bool"
+# One line of `validation_qa.jsonl` (exports.formats.schema); judgments, their aggregate and the item's metadata
+# depend on the project's criteria and imports, so they are free-form JSON.
+SCHEMA: Schema = {
+    "id": S,
+    "split": S,
+    "data_id": S,
+    "language": S,
+    "location": S,
+    "topic": S,
+    "input_query": S,
+    "question_type": S,
+    "question": S,
+    "answer": S,
+    "original_answer": S,
+    "answer_edited": B,
+    "final_answer_revision": N,
+    "final_answer_chosen": B,
+    "alternative_answer": S,
+    "source_urls": [S],
+    "domain": S,
+    "domain_label": S,
+    "location_relevant": B,
+    "aggregate": "json",
+    "judgments": ["json"],
+    "revisions": N,
+    "status": S,
+    "metadata": "json",
+}
 
 
 def _pk(record_id: str) -> int:
@@ -34,8 +65,7 @@ def _pk(record_id: str) -> int:
 class ValidationQAWriter(ReleaseWriter):
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
-        self.all = HashedFile(root, f"{NAME}.jsonl")
-        self.by_split = {split: HashedFile(root, f"{NAME}/{split}.jsonl") for split in state.splits}
+        self.files = SplitFiles(root, NAME, state.splits)
         self.validators: dict[int, str] = {}  # validator → "v1", "v2" … in order of first judgment, one per release
         self.criteria = services.validation_settings(state.project).likert_criteria
         # Each collected pair is a unit of its own (with its unmerged duplicates), not the builder's page pair:
@@ -64,8 +94,7 @@ class ValidationQAWriter(ReleaseWriter):
                 project=self.state.project, domain__in={v.domain for v in vitems.values()}
             ).values_list("domain", "label")
         )
-        lines: list[bytes] = []
-        split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
+        lines: list[tuple[str | None, bytes]] = []
         for record, pk in zip(records, pks, strict=True):
             vitem = vitems.get(pk)
             if vitem is None or pk in self.plan.left_out:
@@ -79,7 +108,9 @@ class ValidationQAWriter(ReleaseWriter):
                 judged.append(row)
             final = finals.get(pk)
             answer = final.revision.answer_standard if final else record["answer_standard"]
-            split = self.plan.split_of.get(pk)
+            # The release's split plan (exports.splits: the preview's, keeping the previous release's splits).
+            plan = self.state.plan
+            split = plan.split_of(self.plan.group_of[pk]) if plan is not None else self.plan.split_of.get(pk)
             line = dumps(
                 {
                     "id": record["id"],
@@ -109,27 +140,18 @@ class ValidationQAWriter(ReleaseWriter):
                     "metadata": vitem.metadata,
                 }
             )
-            lines.append(line)
-            if split is not None:
-                split_lines[split].append(line)
-        self.all.write_lines(lines)
-        for split, handle in self.by_split.items():
-            handle.write_lines(split_lines[split])
+            lines.append((split, line))
+        self.files.write(lines)
 
     def finish(self) -> list[FileEntry]:
-        entries = [self.all.close()] + [handle.close() for handle in self.by_split.values()]
-        self.state.counts[NAME] = entries[0].lines
-        self.state.counts[f"{NAME}_by_split"] = {
-            split: entry.lines for split, entry in zip(self.by_split, entries[1:], strict=True)
-        }
+        entries = self.files.finish(self.state, SCHEMA)
         self.state.counts[f"{NAME}_left_out"] = dict(self.plan.left_out_counts)
         self.state.counts[f"{NAME}_left_out_bad_questions"] = dict(self.plan.bad_question_reasons)
         self.state.counts[f"{NAME}_languages"] = list(self.plan.languages)
         return entries
 
     def abort(self) -> None:
-        for handle in [self.all, *self.by_split.values()]:
-            handle.abort()
+        self.files.abort()
 
 
 class SeedQueriesWriter(ReleaseWriter):
@@ -140,61 +162,31 @@ class SeedQueriesWriter(ReleaseWriter):
 
 
 class ValidationCardWriter(DatasetCardWriter):
-    def _configs(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        lines = {entry.name: entry.lines for entry in self.state.entries}
-        if self.state.splits:
-            files = [(split, f"{NAME}/{split}.jsonl") for split in self.state.splits]
-        else:
-            files = [("train", f"{NAME}.jsonl")]
-        files = [(split, path) for split, path in files if lines.get(path)]
-        return [(NAME, files)] if files else []
-
-    def render(self) -> str:
+    def text(self) -> CardText:
         state = self.state
-        release, project = state.release, state.project
-        languages = state.counts.get(f"{NAME}_languages") or [project.standard_language]
-        header = [
-            "---",
-            "language:",
-            *(f"- {_q(code)}" for code in languages),
-            f"license: {_q(release.license)}",
-            f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
-            "task_categories:",
-            "- question-answering",
-            "size_categories:",
-            f"- {_q(_size_category(state.counts.get(NAME) or 0))}",
-            "configs:",
-        ]
-        for index, (config, files) in enumerate(self._configs()):
-            header.append(f"- config_name: {config}")
-            if index == 0:
-                header.append("  default: true")
-            header.append("  data_files:")
-            for split, path in files:
-                header += [f"  - split: {split}", f"    path: {_q(path)}"]
-        header.append("---")
-        body = [
-            f"# {_md(project.name)} — release v{release.version}",
-            "",
-            "Question-answer pairs collected elsewhere and validated by native speakers: each line holds the "
-            "question, the final answer, the original answer, the source URLs with their domain's reliability "
-            "label, every validator's judgments (validators as v1, v2, …) and their aggregate.",
-            "",
-            "| file | lines | bytes | sha256 |",
-            "|---|---:|---:|---|",
-        ]
-        for entry in state.entries:
-            lines = "" if entry.lines is None else str(entry.lines)
-            body.append(f"| `{entry.name}` | {lines} | {entry.size} | `{entry.sha256}` |")
-        body += self._left_out()
-        body += ["", f"`{SEEDS}` holds the seed queries in the collection tool's layout (`topic,query`)."]
-        return "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
+        languages = state.counts.get(f"{NAME}_languages") or [state.project.standard_language]
+        return CardText(
+            languages=list(languages),
+            task="question-answering",
+            items=state.counts.get(NAME) or 0,
+            summary=(
+                "Question-answer pairs collected elsewhere and validated by native speakers: each line holds the "
+                "question, the final answer, the original answer, the source URLs with their domain's reliability "
+                "label, every validator's judgments (validators as v1, v2, …) and their aggregate."
+            ),
+            sections=[
+                *self._left_out(),
+                "",
+                f"`{SEEDS}` holds the seed queries in the collection tool's layout (`topic,query`).",
+            ],
+            method="set of duplicates",
+        )
 
     def _left_out(self) -> list[str]:
         """How many items the release leaves out and why (the project's setting says which rules apply)."""
         counts: dict[str, int] = self.state.counts.get(f"{NAME}_left_out") or {}
         rules = services.validation_settings(self.state.project).release_leave_out
-        lines = ["", "## Left out", ""]
+        lines = ["## Left out", ""]
         if not rules:
             return [*lines, "Nothing is left out: this project releases every validated item."]
         total = sum(counts.values())

@@ -13,6 +13,7 @@ from annotation.languages import language_choices
 from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.services.domains import source_domain_history
 
 LABEL_HELP = "The source domain's reliability: " + ", ".join(DomainLabel.values) + "."
 
@@ -128,6 +129,30 @@ class ValidationDomainOutput(serializers.ModelSerializer):
 class ValidationDomainLabelInput(serializers.Serializer):
     domain = serializers.CharField(max_length=1000)
     label = serializers.ChoiceField(choices=DomainLabel.choices)  # type: ignore[assignment]  # the JSON key, not Field.label
+
+
+class ValidationDomainRelabelInput(serializers.Serializer):
+    label = serializers.ChoiceField(choices=DomainLabel.choices)  # type: ignore[assignment]  # the JSON key, not Field.label
+    note = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class ValidationDomainChangeOutput(serializers.Serializer):
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
+    before = serializers.CharField(allow_null=True, help_text="The label before (none: the first labelling).")
+    by = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField()
+    note = serializers.CharField(allow_blank=True)
+
+
+class ValidationDomainDetailOutput(ValidationDomainOutput):
+    history = serializers.SerializerMethodField()
+
+    class Meta(ValidationDomainOutput.Meta):
+        fields = [*ValidationDomainOutput.Meta.fields, "history"]
+
+    @extend_schema_field(ValidationDomainChangeOutput(many=True))
+    def get_history(self, domain: SourceDomain) -> list[dict[str, Any]]:
+        return source_domain_history([domain])[domain.pk]
 
 
 class ValidationDomainImportInput(serializers.Serializer):

@@ -149,5 +149,8 @@ def domain_of(url: str) -> str:
         return ""
     if "://" not in url:
         url = "http://" + url
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:  # not an address at all, e.g. an unclosed [IPv6 bracket
+        return ""
     return host[4:] if host.startswith("www.") else host

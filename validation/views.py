@@ -259,6 +259,9 @@ def validation_seeds_csv(request: SignedInRequest, slug: str) -> HttpResponse:
     return response
 
 
+RECENT_DOMAINS = 50  # labelled domains listed with their history (any other is changed by name)
+
+
 @login_required
 def validation_domains(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
@@ -269,15 +272,25 @@ def validation_domains(request: SignedInRequest, slug: str) -> HttpResponse:
                     project=project, user=request.user, upload=_upload_file(request)
                 )
                 return redirect("validation_import_job", project.slug, job.pk)
-            else:
-                services.source_domain_label(
+            if request.POST.get("action") == "relabel":
+                changed = services.source_domain_relabel(
                     project=project,
                     domain=request.POST.get("domain", ""),
                     label=request.POST.get("label", ""),
+                    note=request.POST.get("note", ""),
                     user=request.user,
-                    origin=SourceDomain.Origin.COORDINATOR,
                 )
-                messages.success(request, "Domain labelled.")
+                messages.success(request, f"{changed.domain} is now {changed.get_label_display().lower()}.")
+                return redirect("validation_domains", project.slug)
+            labelled_now = services.source_domain_label(
+                project=project,
+                domain=request.POST.get("domain", ""),
+                label=request.POST.get("label", ""),
+                user=request.user,
+                origin=SourceDomain.Origin.COORDINATOR,
+            )
+            messages.success(request, f"{labelled_now.domain} labelled {labelled_now.get_label_display().lower()}.")
+            return redirect("validation_domains", project.slug)
         except ServiceError as error:
             report_error(request, error)
     labelled = SourceDomain.objects.filter(project=project).values_list("domain", flat=True)
@@ -290,11 +303,19 @@ def validation_domains(request: SignedInRequest, slug: str) -> HttpResponse:
         .order_by("-n", "domain")[:200]
     )
     counts = dict(SourceDomain.objects.filter(project=project).values_list("label").annotate(n=Count("id")).order_by())
+    recent = list(
+        SourceDomain.objects.filter(project=project)
+        .select_related("labelled_by")
+        .order_by("-labelled_at", "domain")[:RECENT_DOMAINS]
+    )
+    history = services.source_domain_history(recent)
     context = {
         "project": project,
         "unlabelled": unlabelled,
         "label_counts": [(value, label, counts.get(value, 0)) for value, label in DomainLabel.choices],
         "labels": DomainLabel.choices,
+        "labelled": [(domain, history[domain.pk]) for domain in recent],
+        "labelled_total": labelled.count(),
     }
     return render(request, "validation/domains.html", context)
 

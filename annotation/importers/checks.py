@@ -17,6 +17,7 @@ from annotation.lifecycle import span_problem
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening
 from annotation.wilova import ItemRecord, PairRecord, locate
 from common import jsontext
+from common.text import first_unstorable, unstorable
 
 MAX_INT = 2_147_483_647  # PositiveIntegerField on PostgreSQL
 
@@ -98,7 +99,7 @@ def parse_record(data: dict[str, Any], problem: Problems, project: Project) -> P
             problem(name, "is empty")
         elif name in MAX_LENGTHS and len(value) > MAX_LENGTHS[name]:
             problem(name, f"is {len(value)} characters long; the limit is {MAX_LENGTHS[name]}")
-        elif message := _too_long(name, value) or _unstorable(value):
+        elif message := _too_long(name, value) or unstorable(value):
             problem(name, message)
         elif name in REQUIRED_URL and not _is_url(value):
             problem(name, f"{value!r} is not an http(s) URL")
@@ -110,7 +111,7 @@ def parse_record(data: dict[str, Any], problem: Problems, project: Project) -> P
             values[name] = ""
         elif not isinstance(value, str):
             problem(name, f"must be a string, not {_json_type(value)}")
-        elif message := _too_long(name, value) or _unstorable(value):
+        elif message := _too_long(name, value) or unstorable(value):
             problem(name, message)
         else:
             values[name] = value
@@ -189,7 +190,7 @@ def _parse_screenings(value: Any, problem: Problems) -> list[tuple[str, str]]:
             )
         elif not isinstance(note, str):
             problem(f"{where}.note", f"must be a string, not {_json_type(note)}")
-        elif message := _unstorable(note):
+        elif message := unstorable(note):
             problem(f"{where}.note", message)
         else:
             screenings.append((decision, note))
@@ -227,7 +228,7 @@ def _parse_items(value: Any, problem: Problems, values: dict[str, Any]) -> list[
                 text = ""
             if not isinstance(text, str):
                 problem(f"{where}.{name}", f"must be a string, not {_json_type(text)}")
-            elif message := _unstorable(text):
+            elif message := unstorable(text):
                 problem(f"{where}.{name}", message)
             texts[name] = text
         metadata = raw.get("metadata") or {}
@@ -337,32 +338,9 @@ def _is_url(value: str) -> bool:
     return True
 
 
-def _unstorable(value: str) -> str | None:
-    """Text PostgreSQL cannot store exactly as given."""
-    if "\x00" in value:
-        return f"contains a NUL character (\\u0000) at position {value.index(chr(0))}, which cannot be stored"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return (
-            f"contains a lone surrogate (\\u{ord(value[error.start]):04x}) at position {error.start}, not a character"
-        )
-    return None
-
-
 def _unstorable_json(value: Any) -> str | None:
-    if isinstance(value, str):
-        return _unstorable(value)
-    if isinstance(value, dict):
-        children = [*value.keys(), *value.values()]
-    elif isinstance(value, list):
-        children = value
-    else:
-        return None
-    for child in children:
-        if message := _unstorable_json(child):
-            return message
-    return None
+    found = first_unstorable(value)
+    return None if found is None else found[1]
 
 
 def _json_type(value: Any) -> str:

@@ -74,11 +74,9 @@ def lang(code: str) -> SafeString:
     """` lang="…" dir="…"` of a language code, for every element holding text in it: `<td{{ code|lang }}>`."""
     from django.utils.html import format_html
 
-    from annotation.languages import LANGUAGES
+    from annotation.languages import direction_of
 
-    language = LANGUAGES.get(str(code))
-    direction = language.direction if language is not None else "auto"
-    return format_html(' lang="{}" dir="{}"', code, direction)
+    return format_html(' lang="{}" dir="{}"', code, direction_of(code))
 
 
 @register.inclusion_tag("annotation/_article.html")

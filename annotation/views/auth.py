@@ -18,10 +18,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views import csrf as csrf_views
+from rest_framework.throttling import ScopedRateThrottle
 
 from annotation import people
 from annotation.middleware import MUST_CHANGE_PASSWORD, is_script_request
 from annotation.models import Membership
+from annotation.throttles import PASSWORD_RESET_THROTTLES, throttled_for, wait_message
 
 
 class LoginView(auth_views.LoginView):
@@ -43,6 +45,16 @@ class _SetsOwnPassword:
 
 
 class PasswordChangeView(_SetsOwnPassword, auth_views.PasswordChangeView):
+    throttle_scope = "password"  # the API's brake on guessing the old password (annotation/throttles.py)
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = throttled_for(request, self, [ScopedRateThrottle])
+        if wait is not None:
+            form = self.get_form()
+            form.add_error(None, wait_message(wait))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().post(request, *args, **kwargs)
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["forced"] = bool(self.request.session.get(MUST_CHANGE_PASSWORD))
@@ -62,6 +74,21 @@ class PasswordChangeView(_SetsOwnPassword, auth_views.PasswordChangeView):
         if target:
             response["Location"] = target
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, with the API's brakes: reset requests per client address, e-mails per address."""
+
+    throttle_scope = "password_reset"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = throttled_for(request, self, PASSWORD_RESET_THROTTLES)
+        if wait is not None:
+            form = self.get_form()
+            form.is_valid()
+            form.add_error(None, wait_message(wait))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().post(request, *args, **kwargs)
 
 
 class PasswordResetConfirmView(_SetsOwnPassword, auth_views.PasswordResetConfirmView):

@@ -22,6 +22,7 @@ from annotation.queries import annotator_progress, pair_items_with_spans, pair_s
 from annotation.review_hooks import review_hooks
 from annotation.views.common import report_error
 from annotation.warnings import ProjectQuestions, project_questions, qa_item_warnings
+from common import jsontext
 from common.errors import InvalidInput, ServiceError, StaleEdit
 from common.requests import SignedInRequest
 
@@ -293,6 +294,8 @@ def _parse_spans(raw: str | None) -> list | None:
         spans = json.loads(raw)
     except json.JSONDecodeError as error:
         raise InvalidInput(f"spans: not valid JSON ({error.msg} at position {error.pos})", field="spans") from None
+    except RecursionError:
+        raise InvalidInput(f"spans: {jsontext.TOO_DEEP_MESSAGE}", field="spans") from None
     if not isinstance(spans, list):
         raise InvalidInput("spans: must be a list of {start, end, text}", field="spans")
     return spans

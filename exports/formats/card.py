@@ -1,12 +1,20 @@
-"""`README.md`: a dataset card with a YAML header the Hugging Face Hub understands, and the study's statistics."""
+"""`README.md`: the dataset card of every kind's release, built here once.
+
+Its YAML header is what the Hugging Face Hub and `datasets` read: languages, license, task, size, one config
+per data file set (`configs`, only files with lines) and each config's declared schema
+(`dataset_info.features`, exports.formats.schema), so every split loads with the same types. Its sizes are
+the line counts of the files it describes (written before it), never a preview. A kind's card writer
+gives only what differs (`CardText`: languages, task, summary, its own sections).
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from exports.formats.base import FileEntry, write_file
-from exports.formats.prompts import SCENARIOS
+from exports.formats.schema import features_yaml
 from exports.formats.writer import ReleaseWriter
 
 NAME = "README.md"
@@ -58,106 +66,140 @@ def unfinished_section(readiness: dict[str, Any]) -> list[str]:
     return [*out, ""]
 
 
+@dataclass
+class CardText:
+    """What a kind says in its card; the rest (header, configs, schema, files, splits, changelog) is shared."""
+
+    languages: list[str]
+    task: str  # a Hub task category: question-answering, multiple-choice
+    items: int  # how many items the release holds (the size category)
+    summary: str  # the paragraph under the title: what a line holds
+    sections: list[str] = field(default_factory=list)  # Markdown lines of the kind's own sections
+    multilingual: bool = False
+    method: str = "item"  # how the splits are grouped, for people: "page pair", "entity", …
+
+
 class DatasetCardWriter(ReleaseWriter):
+    """The dataset card: one renderer for every kind; a kind overrides `text` only."""
+
     def finish(self) -> list[FileEntry]:
-        return [write_file(self.root, NAME, self.with_readiness(self.render()).encode())]
+        return [write_file(self.root, NAME, self.render().encode())]
 
-    def with_readiness(self, card: str) -> str:
-        """The card with its "Unfinished when released" section after the title (every kind's card)."""
-        section = unfinished_section(self.state.readiness)
-        if not section:
-            return card
-        lines = card.split("\n")
-        ends = [n for n, line in enumerate(lines) if line == "---"]
-        start = ends[1] + 1 if len(ends) > 1 else 0  # after the YAML header
-        title = next((n for n in range(start, len(lines)) if lines[n].startswith("# ")), start)
-        return "\n".join([*lines[: title + 1], "", *section, *lines[title + 1 :]])
-
-    def _configs(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        """(config name, [(split, path)]) for every file with data; empty files are left out (they would not load)."""
-        lines = {entry.name: entry.lines for entry in self.state.entries}
-        configs = []
-        for name in ("lead_qa", "document_qa"):
-            if self.state.splits:
-                files = [(split, f"{name}/{split}.jsonl") for split in self.state.splits]
-            else:
-                files = [("train", f"{name}.jsonl")]
-            files = [(split, path) for split, path in files if lines.get(path)]
-            if files:
-                configs.append((name, files))
-        if lines.get("page_pairs.jsonl"):
-            configs.append(("page_pairs", [("train", "page_pairs.jsonl")]))
-        for scenario in SCENARIOS:
-            path = f"prompts/{scenario}.jsonl"
-            if lines.get(path):
-                configs.append((f"prompts_{scenario}", [("evaluation", path)]))
-        return configs
+    def text(self) -> CardText:
+        """A Wikipedia QA release's words (other kinds override this)."""
+        state = self.state
+        project, stats = state.project, state.statistics
+        return CardText(
+            languages=[project.local_language, project.standard_language],
+            task="question-answering",
+            items=stats.get("lead_qas", 0) + stats.get("document_qas", 0),
+            summary=(
+                f"Question-answer pairs about knowledge found on {_md(project.local.name)} "
+                f"(`{project.local_language}`, {project.local_wiki}.wikipedia.org) Wikipedia pages but absent from "
+                f"the matching {_md(project.standard.name)} (`{project.standard_language}`, "
+                f"{project.standard_wiki}.wikipedia.org) pages. Questions and standard-language answers are in the "
+                "standard language; every item also has its answer in the local variety, its evidence spans in the "
+                "local text, and both lead sections as context. Evidence offsets are Unicode code points: "
+                "`record[span['document']][span['start']:span['end']] == span['text']` in Python."
+            ),
+            sections=self._wikipedia_sections(),
+            multilingual=True,
+            method="page pair",
+        )
 
     def render(self) -> str:
         state = self.state
         release, project = state.release, state.project
-        stats = state.statistics
-        items = stats.get("lead_qas", 0) + stats.get("document_qas", 0)
+        text = self.text()
         header = [
             "---",
             "language:",
-            f"- {_q(project.local_language)}",
-            f"- {_q(project.standard_language)}",
+            *(f"- {_q(code)}" for code in dict.fromkeys(text.languages)),
             f"license: {_q(release.license)}",
             f"pretty_name: {_q(f'{project.name} (localqa release v{release.version})')}",
             "task_categories:",
-            "- question-answering",
-            "multilinguality:",
-            "- multilingual",
-            "size_categories:",
-            f"- {_q(_size_category(items))}",
-            "configs:",
+            f"- {text.task}",
         ]
-        for index, (config, files) in enumerate(self._configs()):
-            header.append(f"- config_name: {config}")
-            if index == 0:
-                header.append("  default: true")
-            header.append("  data_files:")
-            for split, path in files:
-                header += [f"  - split: {split}", f"    path: {_q(path)}"]
+        if text.multilingual:
+            header += ["multilinguality:", "- multilingual"]
+        header += ["size_categories:", f"- {_q(_size_category(text.items))}"]
+        if state.configs:
+            header.append("configs:")
+            for index, config in enumerate(state.configs):
+                header.append(f"- config_name: {config.name}")
+                if index == 0:
+                    header.append("  default: true")
+                header.append("  data_files:")
+                for split, path in config.files:
+                    header += [f"  - split: {split}", f"    path: {_q(path)}"]
+            header.append("dataset_info:")
+            for config in state.configs:
+                header.append(f"- config_name: {config.name}")
+                header += features_yaml(config.features)
         header.append("---")
-        return "\n".join(header) + "\n\n" + self._body() + "\n"
+        body = [f"# {_md(project.name)} — release v{release.version}", ""]
+        body += unfinished_section(state.readiness)
+        body += [text.summary, ""]
+        body += self._loading()
+        body += self._files()
+        body += self._splits(text.method)
+        body += text.sections
+        if release.changelog.strip():
+            body += ["", "## Changes in this release", "", release.changelog.strip()]
+        return "\n".join(header) + "\n\n" + "\n".join(body).rstrip("\n") + "\n"
 
-    def _body(self) -> str:
-        state = self.state
-        release, project, stats = state.release, state.project, state.statistics
-        out = [
-            f"# {_md(project.name)} — release v{release.version}",
-            "",
-            f"Question-answer pairs about knowledge found on {_md(project.local.name)} (`{project.local_language}`, "
-            f"{project.local_wiki}.wikipedia.org) Wikipedia pages but absent from the matching "
-            f"{_md(project.standard.name)} (`{project.standard_language}`, {project.standard_wiki}.wikipedia.org) "
-            "pages. Questions and standard-language answers are in the standard language; every item also has its "
-            "answer in the local variety, its evidence spans in the local text, and both lead sections as context.",
-            "",
-            "## Loading",
-            "",
-            "```python",
-            "from datasets import load_dataset",
-            "",
-            'lead_qa = load_dataset("path/to/this/release", "lead_qa")',
-            "```",
-            "",
-            "Evidence offsets are Unicode code points: `record[span['document']][span['start']:span['end']] == "
-            "span['text']` in Python.",
-            "",
-            "## Files",
-            "",
-            "| file | lines | bytes | sha256 |",
-            "|---|---:|---:|---|",
-        ]
-        for entry in state.entries:
+    def _loading(self) -> list[str]:
+        first = self.state.configs[0].name if self.state.configs else None
+        out = ["## Loading", "", "```python", "from datasets import load_dataset", "import pandas as pd", ""]
+        if first is not None:
+            out.append(f'{first} = load_dataset("path/to/this/release", "{first}")  # configs and schema: above')
+            out.append(f'frame = pd.read_json("path/to/this/release/{first}.jsonl", lines=True)')
+        out += ["```", ""]
+        return out
+
+    def _files(self) -> list[str]:
+        out = ["## Files", "", "| file | lines | bytes | sha256 |", "|---|---:|---:|---|"]
+        for entry in self.state.entries:
             lines = "" if entry.lines is None else str(entry.lines)
             out.append(f"| `{entry.name}` | {lines} | {entry.size} | `{entry.sha256}` |")
-        out += ["", "`manifest.json` lists every file with its size and sha256.", "", "## Statistics", ""]
+        return [*out, "", "`manifest.json` lists every file with its size and sha256.", ""]
+
+    def _splits(self, method: str) -> list[str]:
+        """Items per split as written (the files' line counts), how they were drawn and what was left out."""
+        state = self.state
+        release = state.release
+        plan = state.plan
+        out = ["## Splits", ""]
+        left_out = dict(plan.units.left_out) if plan is not None else {}
+        if not state.splits:
+            out.append("No splits: each data file holds every item (`split` is null).")
+        else:
+            shares = "/".join(str(share) for share in state.splits.values())
+            names = "/".join(state.splits)
+            out += [
+                f"{names} at {shares}, drawn by {method} from seed {release.seed}: the sizes are the shares' largest "
+                f"remainders, as exact as keeping each {_md(method)} in one split allows. "
+                "A split with no items has no file.",
+                "",
+                "| config | " + " | ".join(state.splits) + " | all |",
+                "|---|" + "---:|" * (len(state.splits) + 1),
+            ]
+            for config in state.configs:
+                by_split = state.counts.get(f"{config.name}_by_split")
+                if isinstance(by_split, dict):
+                    cells = " | ".join(str(by_split.get(split, 0)) for split in state.splits)
+                    out.append(f"| {config.name} | {cells} | {state.counts.get(config.name, 0)} |")
+        if left_out:
+            total = sum(left_out.values())
+            detail = "; ".join(f"{_md(reason)} {n}" for reason, n in left_out.items())
+            out += ["", f"Left out of this release: {total} item{'s' if total != 1 else ''} ({detail})."]
+        return [*out, ""]
+
+    def _wikipedia_sections(self) -> list[str]:
+        state = self.state
+        release, project, stats = state.release, state.project, state.statistics
+        out = ["## Statistics", "", "| | count |", "|---|---:|"]
         out += [
-            "| | count |",
-            "|---|---:|",
             f"| Page pairs collected | {stats['pairs_collected']} |",
             f"| Local-heavy pairs | {stats['local_heavy']} |",
             f"| Pairs inspected | {stats['inspected']} |",
@@ -183,11 +225,11 @@ class DatasetCardWriter(ReleaseWriter):
                 "|---|---|---:|---:|---:|---:|",
             ]
             for scope, figures in state.agreement["scopes"].items():
-                stats = figures["statistics"]
-                alpha = stats.get("krippendorff_alpha", {})
+                figure = figures["statistics"]
+                alpha = figure.get("krippendorff_alpha", {})
                 out.append(
                     f"| {_md(scope)} | {_figure(alpha)}{_interval(alpha)} "
-                    f"| {_figure(stats.get('percent_agreement', {}))} | {_figure(stats.get('gwet_ac1', {}))} "
+                    f"| {_figure(figure.get('percent_agreement', {}))} | {_figure(figure.get('gwet_ac1', {}))} "
                     f"| {alpha.get('n_units', '')} | {alpha.get('n_raters', '')} |"
                 )
             out += ["", _md(state.agreement_note)]
@@ -198,7 +240,6 @@ class DatasetCardWriter(ReleaseWriter):
                 "```",
                 _md(state.agreement_note),
             ]
-        splits = ", ".join(f"{name} {share}%" for name, share in state.splits.items()) or "none (one file)"
         out += [
             "",
             "## How the data was made",
@@ -213,9 +254,6 @@ class DatasetCardWriter(ReleaseWriter):
             f"- Guidelines version: {project.guidelines_version}",
             f"- Lead QAs per pair: {project.lead_qa_range}; reviewers per item: {project.reviewers_per_item}",
             f"- Item statuses included: {', '.join(release.item_statuses)}",
-            f"- Splits: {splits}, grouped by page pair, from seed {release.seed}",
             f"- License: {_md(release.license)}",
         ]
-        if release.changelog.strip():
-            out += ["", "## Changes in this release", "", release.changelog.strip()]
-        return "\n".join(out)
+        return out

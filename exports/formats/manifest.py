@@ -52,6 +52,13 @@ class ManifestWriter(ReleaseWriter):
             "agreement": state.agreement,
             "agreement_note": state.agreement_note,
             "files": [entry.as_dict() for entry in state.entries],
+            # Every group's split (page pair, entity, item …): the next release with this seed keeps them.
+            "split_assignment": {
+                "unit": state.plan.units.unit,
+                "groups": {str(key): split for key, split in state.plan.assignment.items()},
+            }
+            if state.plan is not None
+            else None,
         }
         data = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
         return [write_file(self.root, NAME, data.encode())]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from exports.formats import schema
 from exports.formats.base import FileEntry, HashedFile, dumps
-from exports.formats.writer import BuildState, ReleaseWriter
+from exports.formats.writer import BuildState, DataConfig, ReleaseWriter
 
 
 class PagePairsWriter(ReleaseWriter):
@@ -22,6 +23,8 @@ class PagePairsWriter(ReleaseWriter):
     def finish(self) -> list[FileEntry]:
         entry = self.file.close()
         self.state.counts["page_pairs"] = entry.lines
+        if entry.lines:
+            self.state.configs.append(DataConfig("page_pairs", [("train", self.name)], schema.PAGE_PAIRS))
         return [entry]
 
     def abort(self) -> None:

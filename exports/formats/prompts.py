@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
+from exports.formats import schema
 from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps, json_escaped
-from exports.formats.writer import BuildState, ReleaseWriter
+from exports.formats.writer import BuildState, DataConfig, ReleaseWriter
 
 SCENARIOS = {
     "question_only": "Question only",
@@ -34,12 +37,27 @@ def template_problems(templates: dict[str, Any]) -> dict[str, list[str]]:
         if not isinstance(template, str) or not template.strip():
             problems[name] = ["a template is needed for every scenario"]
             continue
+        if len(template) > settings.PROMPT_TEMPLATE_MAX_CHARS:
+            problems[name] = [
+                f"is {len(template):,} characters long; a template may have at most "
+                f"{settings.PROMPT_TEMPLATE_MAX_CHARS:,} (PROMPT_TEMPLATE_MAX_CHARS)"
+            ]
+            continue
         try:
             parsed = [(field, spec, conversion) for _, field, spec, conversion in string.Formatter().parse(template)]
         except ValueError as error:
             problems[name] = [f"{error} (write a literal brace as {{{{ or }}}})"]
             continue
         used = {field for field, _, _ in parsed if field is not None}
+        # Each placeholder copies a lead (up to IMPORT_MAX_LEAD_CHARS) into every prompt of every item: a template
+        # repeating {local_lead} a thousand times turns a few items into hundreds of megabytes.
+        placeholders = sum(field is not None for field, _, _ in parsed)
+        if placeholders > settings.PROMPT_TEMPLATE_MAX_PLACEHOLDERS:
+            problems[name] = [
+                f"has {placeholders:,} placeholders; a template may have at most "
+                f"{settings.PROMPT_TEMPLATE_MAX_PLACEHOLDERS} (PROMPT_TEMPLATE_MAX_PLACEHOLDERS)"
+            ]
+            continue
         # A spec ({question:>20000000}) or a conversion ({local_lead!r}) makes str.format pad or repr without
         # bound: only the plain placeholder is a template; attribute and index access are unknown names.
         shaped = next((field for field, spec, conversion in parsed if field is not None and (spec or conversion)), None)
@@ -172,7 +190,13 @@ class PromptsWriter(ReleaseWriter):
             handle.write_lines(lines[scenario])
 
     def finish(self) -> list[FileEntry]:
-        return [handle.close() for handle in self.files.values()]
+        entries = [handle.close() for handle in self.files.values()]
+        for scenario, entry in zip(self.files, entries, strict=True):
+            if entry.lines:
+                self.state.configs.append(
+                    DataConfig(f"prompts_{scenario}", [("evaluation", entry.name)], schema.PROMPT)
+                )
+        return entries
 
     def abort(self) -> None:
         for handle in self.files.values():

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from exports.formats.base import FileEntry, HashedFile, dumps
-from exports.formats.writer import BuildState, ReleaseWriter
+from exports.formats import schema
+from exports.formats.base import FileEntry, dumps
+from exports.formats.writer import BuildState, ReleaseWriter, SplitFiles
 
 
 class QAWriter(ReleaseWriter):
@@ -16,31 +17,14 @@ class QAWriter(ReleaseWriter):
 
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
-        self.all = HashedFile(root, f"{self.name}.jsonl")
-        self.by_split = {split: HashedFile(root, f"{self.name}/{split}.jsonl") for split in state.splits}
+        self.files = SplitFiles(root, self.name, state.splits)
 
     def add_items(self, records: list[dict[str, Any]]) -> None:
-        lines: list[bytes] = []
-        split_lines: dict[str, list[bytes]] = {split: [] for split in self.by_split}
-        for record in records:
-            if record["kind"] != self.kind:
-                continue
-            line = dumps(record)
-            lines.append(line)
-            if record["split"] is not None:
-                split_lines[record["split"]].append(line)
-        self.all.write_lines(lines)
-        for split, handle in self.by_split.items():
-            handle.write_lines(split_lines[split])
+        self.files.write([(record["split"], dumps(record)) for record in records if record["kind"] == self.kind])
 
     def finish(self) -> list[FileEntry]:
-        entries = [self.all.close()] + [handle.close() for handle in self.by_split.values()]
-        self.state.counts[self.name] = entries[0].lines
-        self.state.counts[f"{self.name}_by_split"] = {
-            split: entry.lines for split, entry in zip(self.by_split, entries[1:], strict=True)
-        }
-        return entries
+        features = schema.DOCUMENT_QA if self.kind == "document" else schema.LEAD_QA
+        return self.files.finish(self.state, features)
 
     def abort(self) -> None:
-        for handle in [self.all, *self.by_split.values()]:
-            handle.abort()
+        self.files.abort()

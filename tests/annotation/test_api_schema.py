@@ -47,6 +47,7 @@ def make_pairs(project, annotator, count: int) -> None:
         factories.pair(project)
     for _ in range(count // 2):  # half of them claimed, screened and given an item
         pair = services.pair_claim_next(project=project, user=annotator)
+        assert pair is not None
         services.pair_screen(pair=pair, user=annotator, decision="annotate")
         services.qa_item_create(pair=pair, user=annotator, question="问题？")
 

@@ -17,7 +17,7 @@ from tests import factories
 THREADS = 20
 
 
-def run_at_once(count: int, work) -> list:  # type: ignore[no-untyped-def]
+def run_at_once(count: int, work) -> list:
     """Run `work(index)` in `count` threads released together; each thread uses its own connection."""
     barrier = threading.Barrier(count)
     results: list = [None] * count

@@ -4,7 +4,7 @@ from django.urls import reverse
 from tests.factories import PASSWORD
 
 
-def attempt(client, username: str, password: str, address: str = "192.0.2.1"):  # type: ignore[no-untyped-def]
+def attempt(client, username: str, password: str, address: str = "192.0.2.1"):
     return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address)
 
 

@@ -57,7 +57,7 @@ SKIPPED_NAMESPACES = {"admin"}
 def _page_url_names() -> set[str]:
     names: set[str] = set()
 
-    def walk(patterns, namespace=None, prefix=""):  # type: ignore[no-untyped-def]
+    def walk(patterns, namespace=None, prefix=""):
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 if pattern.namespace in SKIPPED_NAMESPACES:

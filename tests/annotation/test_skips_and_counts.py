@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 def _skip_the_only_pair(project, annotator) -> PagePair:
     factories.pair(project)
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     services.pair_give_back(pair=pair, user=annotator, reason="")
     return pair
 

@@ -88,9 +88,9 @@ def canonical_dump(project: Any) -> dict[str, list[dict[str, Any]]]:
                 row[name] = ("at most", bisect.bisect_right(pks[target], row[name]))
             if entry.typed_ids is not None:
                 type_field, id_field, targets = entry.typed_ids
-                target = targets.get(row[type_field])
-                if target and row[id_field] in ranks.get(target, {}):
-                    row[id_field] = ("rank", ranks[target][row[id_field]])
+                typed_target = targets.get(row[type_field])
+                if typed_target and row[id_field] in ranks.get(typed_target, {}):
+                    row[id_field] = ("rank", ranks[typed_target][row[id_field]])
             out.append({name: _plain(value) for name, value in as_imported(entry.label, row).items()})
         dump[entry.label] = out
     # Through JSON, so a dump made in another process compares equal.

@@ -26,7 +26,7 @@ def good_archive(project, annotating_pair, tmp_path) -> Path:
     return out
 
 
-def rewrite(source: Path, target: Path, change) -> Path:  # type: ignore[no-untyped-def]
+def rewrite(source: Path, target: Path, change) -> Path:
     """Copy the zip member by member through `change(name, data) -> [(name, data), ...]`."""
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
         for info in old.infolist():
@@ -35,8 +35,8 @@ def rewrite(source: Path, target: Path, change) -> Path:  # type: ignore[no-unty
     return target
 
 
-def with_manifest(source: Path, target: Path, edit) -> Path:  # type: ignore[no-untyped-def]
-    def change(name: str, data: bytes):  # type: ignore[no-untyped-def]
+def with_manifest(source: Path, target: Path, edit) -> Path:
+    def change(name: str, data: bytes):
         if name == "manifest.json":
             manifest = json.loads(data)
             edit(manifest)
@@ -102,7 +102,7 @@ def test_an_archive_over_the_size_limit_is_refused_naming_the_limit(good_archive
 
 
 def test_a_member_altered_after_export_fails_its_checksum_and_nothing_is_imported(good_archive, tmp_path):
-    def change(name: str, data: bytes):  # type: ignore[no-untyped-def]
+    def change(name: str, data: bytes):
         if name == "data/annotation.pagepair.jsonl":
             data = data.replace("茶".encode(), "荼".encode())  # same length, different bytes
         return [(name, data)]
@@ -132,7 +132,7 @@ def test_not_a_zip_is_refused(db, tmp_path):
 
 
 def test_a_bad_row_half_way_rolls_back_everything_and_names_member_line_and_field(good_archive, tmp_path, media):
-    def change(name: str, data: bytes):  # type: ignore[no-untyped-def]
+    def change(name: str, data: bytes):
         if name == "data/annotation.screening.jsonl":
             lines = data.decode().splitlines()
             row = json.loads(lines[-1])
@@ -141,7 +141,7 @@ def test_a_bad_row_half_way_rolls_back_everything_and_names_member_line_and_fiel
             data = ("\n".join(lines) + "\n").encode()
         return [(name, data)]
 
-    def fix_checksums(manifest):  # type: ignore[no-untyped-def]
+    def fix_checksums(manifest):
         import hashlib
 
         with zipfile.ZipFile(tmp_path / "raw.zip") as raw:
@@ -200,7 +200,7 @@ def test_a_release_file_missing_from_the_archive_is_refused_naming_it(project, a
     full = tmp_path / "full.zip"
     services.archive_write_to(project=project, out=full)
 
-    def drop(manifest):  # type: ignore[no-untyped-def]
+    def drop(manifest):
         gone = next(name for name in manifest["members"] if name.endswith("/lead_qa.jsonl"))
         manifest["members"].pop(gone)
         manifest["files"] = [entry for entry in manifest["files"] if entry["member"] != gone]
@@ -226,7 +226,7 @@ def test_an_archive_written_before_the_shared_job_fields_is_read_with_its_old_na
     services.archive_write_to(project=project, out=tmp_path / "new.zip")
     old_names = {"progress_done": "done", "progress_total": "total"}
 
-    def change(name: str, data: bytes):  # type: ignore[no-untyped-def]
+    def change(name: str, data: bytes):
         if name in ("data/annotation.collection.jsonl", "data/review.agreementreport.jsonl"):
             rows = [json.loads(line) for line in data.decode().splitlines()]
             for row in rows:
@@ -240,7 +240,7 @@ def test_an_archive_written_before_the_shared_job_fields_is_read_with_its_old_na
             data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
         return [(name, data)]
 
-    def fix_checksums(manifest):  # type: ignore[no-untyped-def]
+    def fix_checksums(manifest):
         import hashlib
 
         with zipfile.ZipFile(tmp_path / "raw.zip") as raw:

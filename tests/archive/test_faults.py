@@ -33,7 +33,7 @@ def live_worker_env(media) -> dict[str, str]:
     }
 
 
-def running_past(archive_id: int, rows: int, stage: str):  # type: ignore[no-untyped-def]
+def running_past(archive_id: int, rows: int, stage: str):
     """True once the job is in a stage starting with `stage` and `rows` into it (an import first checks every
     member's sha256, counted in bytes: a kill there would come before any row is written)."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
@@ -26,7 +27,7 @@ expect.set_options(timeout=10_000)
 
 
 @pytest.fixture(scope="session")
-def browser() -> Browser:
+def browser() -> Iterator[Browser]:
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"Chromium is not installed at {CHROMIUM}")
     with sync_playwright() as playwright:
@@ -36,7 +37,7 @@ def browser() -> Browser:
 
 
 @pytest.fixture
-def context(browser: Browser, live_server) -> BrowserContext:
+def context(browser: Browser, live_server) -> Iterator[BrowserContext]:
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 1000}, locale="en-GB")
     context.set_default_timeout(10_000)
     yield context
@@ -56,7 +57,7 @@ def _requests_finished(timeout: float = 5.0) -> None:
 
 
 @pytest.fixture
-def page(context: BrowserContext) -> Page:
+def page(context: BrowserContext) -> Iterator[Page]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -209,7 +209,9 @@ def test_a_whole_pair_without_the_mouse(page: Page, verified_project, annotator)
         count = page.locator("#items-list .item-card").count()
         key(page, "n")
         expect(page.locator("#items-list .item-card")).to_have_count(count + 1)
-        item_id = int(page.locator("#items-list .item-card").last.get_attribute("data-item-id"))
+        item_attribute = page.locator("#items-list .item-card").last.get_attribute("data-item-id")
+        assert item_attribute is not None
+        item_id = int(item_attribute)
         key(page, "l")
         expect(page.locator("#local-lead")).to_be_focused()
         key(page, "Home")
@@ -261,6 +263,7 @@ def test_a_whole_pair_without_the_mouse(page: Page, verified_project, annotator)
 def test_verification_required_refuses_submitting_an_unverified_pair(page: Page, verified_project, annotator):
     factories.pair(verified_project, standard_text=STANDARD_TEXT)
     pair = services.pair_claim_next(project=verified_project, user=annotator)
+    assert pair is not None
     services.pair_screen(pair=pair, user=annotator, decision="annotate")
     for evidence, answer in (("姓陳", "姓陈"), ("深水埗", "深水埗")):
         item = services.qa_item_create(pair=pair, user=annotator)
@@ -481,4 +484,6 @@ def test_evidence_by_double_click_and_by_word_steps_from_a_clicked_caret(page: P
     spans = list(item.spans.order_by("start").values_list("start", "end", "text"))
     assert all(BAVARIAN_LEAD[start:end] == text for start, end, text in spans)
     assert len(spans) == 2 and spans[0][2] == "Zwetschgnröster"
-    assert spans[1][0] > spans[0][1]  # from the clicked caret on, not from the start of the lead
+    first_end, second_start = spans[0][1], spans[1][0]
+    assert first_end is not None and second_start is not None
+    assert second_start > first_end  # from the clicked caret on, not from the start of the lead

@@ -1,17 +1,26 @@
 """The API docs work offline and under the Content-Security-Policy."""
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import ConsoleMessage, Page, Request, expect
 
 pytestmark = pytest.mark.browser
 
 
 def test_api_docs_render_from_our_own_static_files_without_csp_violations(page: Page, live_server):
     problems: list[str] = []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
     outside: list[str] = []
-    page.on("request", lambda request: request.url.startswith(live_server.url) or outside.append(request.url))
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            problems.append(message.text)
+
+    def on_request(request: Request) -> None:
+        if not request.url.startswith(live_server.url):
+            outside.append(request.url)
+
+    page.on("console", on_console)
+    page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
+    page.on("request", on_request)
 
     response = page.goto(live_server.url + "/api/docs/")
 

@@ -89,7 +89,9 @@ def new_item(page: Page) -> int:
     count = page.locator("#items-list .item-card").count()
     arabic(page, "n")
     expect(page.locator("#items-list .item-card")).to_have_count(count + 1)
-    return int(page.locator("#items-list .item-card").last.get_attribute("data-item-id"))
+    item_id = page.locator("#items-list .item-card").last.get_attribute("data-item-id")
+    assert item_id is not None
+    return int(item_id)
 
 
 def write(page: Page, item_id: int, question: str, standard: str, local: str) -> None:
@@ -194,7 +196,7 @@ def test_author_and_reviewer_walk_by_keyboard_with_an_arabic_layout(
     assert pair.status == PagePair.Status.SUBMITTED
     assert _offsets_exact(pair, CANTONESE) == ["六萬幾部𨋢", "一九零八年開始行"]
     items = list(QAItem.objects.filter(pair=pair).order_by("id"))
-    latest = [Verification.objects.filter(item=item).order_by("-number").first() for item in items]
+    latest = [Verification.objects.filter(item=item).latest("number") for item in items]
     assert [(v.result, v.answer) for v in latest] == [("not_found", "约六万台"), ("found", "1908年")]
 
     # A reviewer flags the first item, by keys with the Arabic layout (Q W E flag, 1 2 3 pass).
@@ -254,7 +256,7 @@ def test_author_and_reviewer_walk_by_keyboard_with_an_arabic_layout(
     flagged.refresh_from_db()
     assert flagged.status == QAItem.Status.SUBMITTED and flagged.answer_standard == "约六万部"
     assert page.evaluate("Number(sessionStorage.mouse || 0)") == 0
-    assert Verification.objects.filter(item=flagged).order_by("-number").first().answer == "约六万部"
+    assert Verification.objects.filter(item=flagged).latest("number").answer == "约六万部"
 
 
 def test_skip_is_undone_by_key_and_typing_survives_sign_out_and_back(
@@ -339,6 +341,7 @@ def test_find_in_lead_gives_exact_code_point_offsets_in_bavarian_and_arabic(
     services.membership_set(project=project, user=annotator, roles={"annotator"})
     factories.pair(project, local_lead=lead, standard_lead="-")
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     services.pair_screen(pair=pair, user=annotator, decision="annotate")
     log_in(page, "annotator")
     page.goto(pair.get_absolute_url())
@@ -356,6 +359,7 @@ def test_the_document_qa_page_shows_wiki_headings_and_keeps_exact_offsets_after_
     local_text = CANTONESE + "\n== 歷史 ==\n𠵱家嘅𨋢多數係自動門。"
     factories.pair(project, local_lead=CANTONESE, local_text=local_text, standard_text=MANDARIN_TEXT)
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     services.pair_screen(pair=pair, user=annotator, decision="annotate")
     item = services.qa_item_create(pair=pair, user=annotator, kind="document")
     log_in(page, "annotator")

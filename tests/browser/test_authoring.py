@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -191,6 +192,7 @@ def test_right_to_left_lead_evidence_has_exact_offsets(page: Page, coordinator, 
         standard_lead=ARABIC_STANDARD,
     )
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     services.pair_screen(pair=pair, user=annotator, decision="annotate")
     item = services.qa_item_create(pair=pair, user=annotator)
 
@@ -263,7 +265,7 @@ def test_typing_while_the_server_cannot_be_reached_is_kept_and_saved_when_it_ans
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("Saved")
-    outage = {"mode": "503", "refused": 0}
+    outage: dict[str, Any] = {"mode": "503", "refused": 0}
 
     def save_route(route):
         if outage["mode"] == "503":

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from endpoints import services
 from endpoints.models import EndpointSecret, ModelCall
@@ -17,7 +17,7 @@ from tests.model_stub import StubReply
 
 pytestmark = pytest.mark.browser
 
-SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+SIZES: dict[str, ViewportSize] = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 KEY = "sk-browser-0123456789"
 ARABIC = "الدوحة هي عاصمة قطر."
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-import demo
+import demo as demo_package
 from annotation.models import EvidenceSpan, PagePair, QAItem
 from exports.models import Release
 from exports.services import release_file_path
@@ -23,7 +23,7 @@ from tests.multichoice.conftest import FIXTURES
 
 pytestmark = pytest.mark.browser
 
-DEMO = Path(demo.__file__).resolve().parent / "data"
+DEMO = Path(demo_package.__file__).resolve().parent / "data"
 PASSWORD = "localqa-demo"
 BERTAQA = FIXTURES / "both_correct_examples.csv"
 
@@ -180,10 +180,11 @@ def test_trivia_write_review_translate_release(page: Page):
     open_project(page, "Bavarian trivia")
     page.goto("/projects/bavaria-trivia/trivia/import/")
     for _ in range(2):  # the same BertaQA file twice: the second time it is recognised and nothing is imported
+        page.goto("/projects/bavaria-trivia/trivia/import/")
         page.get_by_label("File").set_input_files(str(BERTAQA))
         page.get_by_label("Subset of the CSV's rows").select_option("local")
         page.get_by_role("button", name="Import", exact=True).click()
-    expect(page.locator(".message.warning")).to_contain_text("was imported already")
+    expect(page.locator("#job-summary")).to_contain_text("was imported already")
     assert TriviaItem.objects.filter(project__slug="bavaria-trivia", external_id="1").count() == 1
     page.goto("/projects/bavaria-trivia/trivia/balance/?view=translated")
     expect(page.locator("#balance td.low").first).to_be_visible()
@@ -200,9 +201,10 @@ def test_entity_questions_import_generate_verify_release(page: Page):
     open_project(page, "Bavarian companies")
     page.get_by_label("File").set_input_files(str(DEMO / "companies-more.csv"))
     page.get_by_role("button", name="Import").click()
-    expect(page.locator(".message.success")).to_contain_text("3 entities imported")
+    expect(page.locator("#job-summary")).to_contain_text("3 entities imported")
+    open_project(page, "Bavarian companies")
     page.locator("#entity-generate").click()
-    expect(page.locator(".message.success")).to_contain_text("questions generated")
+    expect(page.locator("#job-summary")).to_contain_text("questions generated")
     waiting = EntityQuestion.objects.filter(project__slug="bavaria-companies", item__status="submitted").count()
     assert waiting > 10  # the demo's ten and the new entities' questions
 

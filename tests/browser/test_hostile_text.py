@@ -26,7 +26,7 @@ PAGE_TEXT = """() => {
 }"""
 
 
-def sign_in(context: BrowserContext, live_server, user) -> None:  # type: ignore[no-untyped-def]
+def sign_in(context: BrowserContext, live_server, user) -> None:
     client = Client()
     client.force_login(user)
     session = client.cookies[settings.SESSION_COOKIE_NAME].value

@@ -3,6 +3,8 @@ and resolved by the coordinator with a correction to the source (a new revision)
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -115,11 +117,12 @@ def test_entities_are_imported_with_visible_normalisation_generated_and_verified
     page.goto("/projects/companies/entities/")
     page.get_by_label("File").set_input_files({"name": "companies.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
     page.get_by_role("button", name="Import").click()
-    expect(page.locator(".message.success")).to_contain_text("8 entities imported")
+    expect(page.locator("#job-summary")).to_contain_text("8 entities imported")  # the import job's page
+    page.get_by_role("link", name="Entities and questions").click()
     expect(page.locator("#entities")).to_contain_text("1992 (was c. 1992)")
     page.locator("#entity-generate").click()
     # 8 entities x 3 attributes x 2 directions, and a question per key person: Eroski and Repsol have two (+4)
-    expect(page.locator(".message.success")).to_contain_text("52 questions generated")
+    expect(page.locator("#job-summary")).to_contain_text("52 questions generated")
 
     switch_user(page, "reviewer")
     page.goto("/projects/companies/entities/")
@@ -133,3 +136,69 @@ def test_entities_are_imported_with_visible_normalisation_generated_and_verified
 
     question = EntityQuestion.objects.select_related("item").get(item__status="accepted")
     assert question.question == "Where is this company based?" and question.edited
+
+
+def test_a_trivia_import_by_keyboard_leads_to_its_job_page_at_phone_width(page: Page, trivia):
+    from tests.multichoice.conftest import FIXTURES
+
+    page.set_viewport_size({"width": 390, "height": 900})
+    log_in(page, "coordinator")
+    page.goto("/projects/basque-trivia/trivia/import/")
+    page.get_by_label("File").set_input_files(str(FIXTURES / "both_correct_examples.csv"))
+    page.get_by_label("Subset of the CSV's rows").select_option("local")
+    page.get_by_label("Subset of the CSV's rows").focus()
+    page.keyboard.press("Tab")  # the "add categories" box
+    page.keyboard.press("Tab")  # the Import button
+    page.keyboard.press("Enter")
+
+    expect(page).to_have_url(re.compile(r"/trivia/jobs/\d+/$"))
+    expect(page.locator("#job-summary")).to_have_text("50 items imported.")
+    expect(page.locator("#import-created")).to_have_text("50")
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.screenshot(path="/tmp/k/trivia-job.png", full_page=True)
+    page.goto("/projects/basque-trivia/trivia/import/")
+    expect(page.locator("#jobs")).to_contain_text("both_correct_examples.csv")
+
+
+def test_back_then_send_again_does_not_duplicate_an_item(page: Page, trivia):
+    log_in(page, "annotator")
+    page.goto("/projects/basque-trivia/trivia/items/new/")
+    page.get_by_label("Question").fill("Non dago Lekeitio?")
+    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
+        page.get_by_label(f"Candidate {index}", exact=True).fill(text)
+    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Subset").select_option("local")
+    page.get_by_label("Difficulty").select_option("easy")
+    page.get_by_role("button", name="Send to review").click()
+    expect(page.locator(".message.success")).to_contain_text("Item sent to review")
+
+    page.go_back()  # the form comes back with what was typed (fetched again: a fresh page)
+    expect(page.get_by_label("Question")).to_have_value("Non dago Lekeitio?")
+    page.get_by_role("button", name="Send to review").click()
+
+    expect(page.locator(".message.info")).to_contain_text("You sent this item already")
+    assert TriviaItem.objects.filter(item__question="Non dago Lekeitio?").count() == 1
+
+
+def test_a_trivia_review_is_made_by_keyboard_and_enter_opens_the_next_item(page: Page, trivia, annotator):
+    from tests.multichoice.conftest import item_values
+
+    for question in ("Non dago Atxondo?", "Non dago Ea?"):
+        services.trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
+    log_in(page, "reviewer")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-review-next").click()
+    first = page.url
+    expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)  # the keys are listened to
+
+    for number in range(1, len(trivia.review_criteria) + 1):
+        page.keyboard.press(str(number))
+    expect(page.locator("input[name=criteria]:checked")).to_have_count(len(trivia.review_criteria))
+    page.keyboard.press("2")  # toggles back
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")  # save and review the next
+
+    expect(page.locator(".message.success")).to_contain_text("Accepted")
+    expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)
+    assert page.url != first
+    assert TriviaItem.objects.filter(item__status="accepted").count() == 1

@@ -6,16 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.browser
 
-SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+SIZES: dict[str, ViewportSize] = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
-def _no_horizontal_scroll(page) -> None:  # type: ignore[no-untyped-def]
+def _no_horizontal_scroll(page) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1, f"the page scrolls sideways by {overflow}px"
 

@@ -33,7 +33,9 @@ def bar_heights(browser: Browser, live_server, width: int, height: int) -> dict[
     heights = {}
     for url in HOMES:
         page.goto(url)
-        heights[url] = page.locator("header.topbar").bounding_box()["height"]
+        box = page.locator("header.topbar").bounding_box()
+        assert box is not None
+        heights[url] = box["height"]
         # nothing of the bar sticks out of the window
         assert page.evaluate("document.querySelector('header.topbar').scrollWidth") <= width
     context.close()

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotation.models import QAItem
+from exports.models import Release
 from tests.browser.conftest import log_in, nav_to
 from tests.exports.conftest import authored_pair
 
@@ -24,11 +25,19 @@ def test_a_coordinator_cuts_downloads_and_compares_releases(
     log_in(page, "coordinator")
     page.goto(f"/projects/{project.slug}/")
     nav_to(page, "Releases", "Data")
+    # The split preview is what the build writes (the seed the release will take, the same function).
+    preview = page.locator("#readiness-splits").inner_text()
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.screenshot(path=str(tmp_path / "releases-390.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.get_by_label("Changelog note").fill("First release")
     page.locator("#build-release").click()
 
     expect(page.locator("h1")).to_have_text("Release v1")
     expect(page.locator("#release-state")).to_have_text("Published")
+    built = Release.objects.get(project=project, version=1).counts["lead_qa_by_split"]
+    assert ", ".join(f"{split} {n}" for split, n in built.items()) + " (of 4 items, 2 page pairs)" in preview
     row = page.locator("#release-files tr", has_text="lead_qa.jsonl").first
     expected_sha = row.locator("code.hash").inner_text()
     with page.expect_download() as download_info:
@@ -40,6 +49,7 @@ def test_a_coordinator_cuts_downloads_and_compares_releases(
     assert archive_info.value.suggested_filename == f"{project.slug}-v1.zip"
 
     item = QAItem.objects.filter(project=project).order_by("id").first()
+    assert item is not None
     QAItem.objects.filter(pk=item.pk).update(question="改过的问题？")
     page.goto(f"/projects/{project.slug}/releases/")
     page.locator("#build-release").click()

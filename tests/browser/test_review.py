@@ -100,6 +100,7 @@ def test_a_document_qa_takes_its_evidence_from_the_local_full_text_under_a_time_
     authoring.project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT, standard_text=STANDARD_TEXT)
     pair = authoring.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
 
     log_in(page, "annotator")
@@ -118,4 +119,4 @@ def test_a_document_qa_takes_its_evidence_from_the_local_full_text_under_a_time_
     span = EvidenceSpan.objects.get(item=item)
     assert (span.document, span.text) == ("local_text", "五種茶葉")
     assert LOCAL_TEXT[span.start : span.end] == "五種茶葉"
-    assert span.start > len(pair.local_lead)  # past the lead: offsets count in the full text
+    assert span.start is not None and span.start > len(pair.local_lead)  # past the lead: offsets count in the full text

@@ -18,7 +18,9 @@ pytestmark = pytest.mark.browser
 def _in_view(page: Page, selector: str) -> None:
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
-    height = page.viewport_size["height"]
+    viewport = page.viewport_size
+    assert viewport is not None
+    height = viewport["height"]
     assert box["y"] >= 0 and box["y"] + box["height"] <= height, f"{selector} is outside the first screen: {box}"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from annotation import services as annotation_services
 from annotation.importers.sources import ImportSource
@@ -159,9 +159,12 @@ def test_a_coordinator_imports_a_file_and_the_job_page_shows_the_report(page: Pa
     log_in(page, "coordinator")
     page.goto("/projects/val/validation/import/")
 
-    page.locator("input[name=file]").set_input_files(
-        files=[{"name": "collected.tsv", "mimeType": "text/tab-separated-values", "buffer": COLLECTED_TSV.encode()}]
-    )
+    collected: FilePayload = {
+        "name": "collected.tsv",
+        "mimeType": "text/tab-separated-values",
+        "buffer": COLLECTED_TSV.encode(),
+    }
+    page.locator("input[name=file]").set_input_files(files=[collected])
     page.get_by_role("button", name="Import").click()
 
     # In tests the task runs in-process once the job is committed; with a worker the partial polls until then.
@@ -175,6 +178,7 @@ def test_a_coordinator_imports_a_file_and_the_job_page_shows_the_report(page: Pa
 def test_the_coordinator_chooses_the_original_answer_as_the_final_answer(page: Page, coordinator, reviewer):
     project = validation_project(coordinator, reviewer, tasks=["answer_edit"])
     slot = services.validation_claim_next(project=project, user=reviewer)
+    assert slot is not None
     services.validation_submit(slot=slot, user=reviewer, version=slot.version, data={"answer": "An oryx, surely."})
     log_in(page, "coordinator")
     page.goto(f"/projects/val/validation/items/{slot.item_id}/")
@@ -185,3 +189,59 @@ def test_the_coordinator_chooses_the_original_answer_as_the_final_answer(page: P
     expect(page.locator(".message.success")).to_contain_text("revision 1 is now the final answer")
     expect(page.locator("#final-answer")).to_have_text("The Arabian oryx.")
     expect(page.locator("#revisions")).to_contain_text("revision 1, chosen by coordinator")
+
+
+def test_a_domain_label_is_never_chosen_by_default_and_can_be_changed(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["question"])
+    log_in(page, "coordinator")
+    page.goto("/projects/val/validation/domains/")
+    row = page.locator("#unlabelled-domains tr", has_text="qatarday.com")
+    row.get_by_role("button", name="Label").press("Enter")  # one Enter, no label chosen: the browser asks for one
+    page.wait_for_timeout(300)
+    assert not SourceDomain.objects.exists()
+
+    row.get_by_label("Label for qatarday.com").select_option("very_reliable")
+    row.get_by_role("button", name="Label").press("Enter")
+    expect(page.locator(".message.success")).to_contain_text("qatarday.com labelled very reliable")
+
+    page.get_by_label("Domain", exact=True).fill("qatarday.com")
+    page.get_by_label("New label").select_option("completely_unreliable")
+    page.get_by_label("Why (optional)").fill("ads only")
+    page.get_by_role("button", name="Change the label").click()
+    expect(page.locator(".message.success")).to_contain_text("qatarday.com is now completely unreliable")
+    expect(page.locator("#labelled-table")).to_contain_text("Very reliable → Completely unreliable (ads only)")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.screenshot(path="/tmp/k/domains.png", full_page=True)
+
+
+def test_the_validation_screen_is_judged_by_keyboard_one_key_per_choice(page: Page, coordinator, reviewer):
+    validation_project(coordinator, reviewer, tasks=["question", "location"])
+    start(page)
+    first = page.locator("#question").inner_text()
+    expect(page.locator("#validation-form[data-keys-ready]")).to_have_count(1)  # the keys are listened to
+
+    page.keyboard.press("g")
+    # an Arabic layout: the key printed "y" types "غ"; the physical key still answers "yes"
+    page.evaluate("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'غ', code: 'KeyY', bubbles: true}))")
+    expect(page.locator('input[name=question][value="good"]')).to_be_checked()
+    expect(page.locator('input[name=location_relevant][value="yes"]')).to_be_checked()
+    page.keyboard.press("Enter")  # save and next
+
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    expect(page.locator("#question")).not_to_have_text(first)
+    expect(page.locator("#validation-form[data-keys-ready]")).to_have_count(1)
+    judgment = ValidationJudgment.objects.get()
+    assert (judgment.question_good, judgment.location_relevant) == (True, True)
+
+    page.keyboard.press("b")  # bad: the reason list takes the focus
+    expect(page.locator("select[name=question_reason]")).to_be_focused()
+    page.locator("select[name=question_reason]").select_option("opinion_seeking")
+    page.keyboard.press("Escape")
+    page.keyboard.press("n")
+    page.keyboard.press("Enter")
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    assert ValidationJudgment.objects.filter(question_good=False, location_relevant=False).count() == 1
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.screenshot(path="/tmp/k/validation-keys.png", full_page=True)

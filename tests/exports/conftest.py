@@ -35,6 +35,7 @@ def authored_pair(
     """A pair screened, authored (one lead QA per evidence, optionally a document QA), submitted and given `status`."""
     factories.pair(project, **({"local_text": LOCAL_TEXT} | pair_fields))
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     pair = services.pair_screen(pair=pair, user=annotator, decision="annotate")
     for text in evidence:
         services.qa_item_create(
@@ -63,6 +64,7 @@ def authored_pair(
 def excluded_pair(project: Project, annotator, decision: str = "translated", note: str = "") -> PagePair:
     factories.pair(project)
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     return services.pair_screen(pair=pair, user=annotator, decision=decision, note=note)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -59,7 +60,7 @@ def _records():
 
 
 @pytest.fixture
-def writer(tmp_path: Path) -> PromptsWriter:
+def writer(tmp_path: Path) -> Iterator[PromptsWriter]:
     state = BuildState(release=None, project=None, splits={}, prompt_templates=TEMPLATES)
     prompts = PromptsWriter()
     prompts.open(tmp_path, state)

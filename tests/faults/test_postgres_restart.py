@@ -25,7 +25,11 @@ from django.conf import settings
 from config.celery import app as celery_app
 from tests.faults.conftest import free_port
 
-pytestmark = [pytest.mark.faults, pytest.mark.timeout(120)]
+pytestmark = [
+    pytest.mark.faults,
+    pytest.mark.timeout(120),
+    pytest.mark.postgresql(reason="it restarts a PostgreSQL cluster of its own, whatever the engine under test"),
+]
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 REQUEST_TIMEOUT = 10
@@ -163,7 +167,9 @@ print(job.pk)
 
 def query_one(url: str, sql: str, *args: object) -> tuple:
     with psycopg.connect(url, connect_timeout=3) as connection:
-        return connection.execute(sql, args).fetchone()
+        row = connection.execute(sql, args).fetchone()
+    assert row is not None
+    return row
 
 
 @pytest.fixture

@@ -8,7 +8,11 @@ throttles and login lockouts are off while Redis is down, and requests neither f
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -83,6 +87,61 @@ def test_sending_a_task_to_a_broker_that_is_down_fails_fast_and_says_so(broker, 
 
     assert time.monotonic() - started < 5
     assert "stays pending" in caplog.text
+
+
+@contextmanager
+def hung(redis):
+    """Redis stops answering (SIGSTOP) while its port still accepts connections, as a hung or swapping one does."""
+    os.kill(redis.process.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(redis.process.pid, signal.SIGCONT)
+
+
+def _within(seconds: float, call):
+    """call() in a thread; its result, or a failure if it is still waiting after `seconds` (as it hung)."""
+    result: list = []
+    thread = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting for the broker after {seconds} s"
+    return result[0]
+
+
+def test_sending_a_task_to_a_hung_broker_fails_fast_and_says_so(broker, caplog):
+    from annotation import tasks
+
+    with hung(broker):
+        started = time.monotonic()
+        sent = _within(15, lambda: enqueue(tasks.import_job_run, 123))
+        took = time.monotonic() - started
+
+    assert sent is False
+    assert took < 8
+    assert "stays pending" in caplog.text
+
+
+def test_an_import_while_the_broker_hangs_is_queued_for_the_worker_not_a_500(
+    transactional_db, broker, project, coordinator, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+    def post():
+        # Committed for real (transactional_db): the job is sent once its row is, as in production.
+        return api_as(coordinator).post(
+            f"/api/projects/{project.slug}/imports/",
+            {"files": [SimpleUploadedFile("pairs.jsonl", PAIRS)]},
+            format="multipart",
+        )
+
+    with hung(broker):
+        queued = _within(15, post)
+
+    assert queued.status_code == 202, queued.content
+    job = ImportJob.objects.get(pk=queued.data["id"])
+    assert job.status == ImportJob.Status.PENDING
+    assert job.get_status_display() == "Waiting for a worker"
 
 
 @pytest.mark.worker

@@ -35,7 +35,9 @@ def session(replay: Replay) -> WikiSession:
 
 def collect(project, titles, replay, **options) -> Collection:
     collection = ingest.collection_create(project=project, user=None, titles=titles, **options)
-    return ingest.collection_run(collection_id=collection.pk, session=session(replay))
+    ran = ingest.collection_run(collection_id=collection.pk, session=session(replay))
+    assert ran is not None
+    return ran
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,7 @@ class ReplayServer:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/{{wiki}}/w/api.php"
 
-    def _handler(self):  # type: ignore[no-untyped-def]
+    def _handler(self):
         replay = self.replay
 
         class Handler(BaseHTTPRequestHandler):

@@ -92,7 +92,7 @@ def test_the_import_reports_what_normalisation_changed_and_keeps_the_raw_values(
 
 def test_a_bad_year_names_the_line_entity_and_field_and_imports_nothing(coordinator):
     project = services.entity_project_create(name="X", slug="x", language="eng", attributes=ATTRIBUTES)
-    data = b"name,founded\nA,1990\nB,long ago\n"
+    data = b"name,headquarters,founded,key_people\nA,Bilbao,1990,X\nB,Vigo,long ago,Y\n"
 
     with pytest.raises(InvalidInput) as error:
         services.entities_import(project=project, data=data, name="e.csv")
@@ -366,12 +366,16 @@ def test_a_reimport_updates_entities_keeps_corrections_and_flags_old_questions(e
         'Eroski is a retailer in Elorrio, Spain.",Elorrio', 'Eroski is a retailer in Arrasate.",Arrasate'
     )
     report = services.entities_import(project=entity_project, data=moved.encode(), name="moved.csv")
-    assert report["questions_flagged"] == 2
-    assert EntityQuestion.objects.filter(entity__name="Eroski", value_corrected_at__isnull=False).count() == 2
+    eroski = Entity.objects.get(name="Eroski")
+    assert EntityQuestion.objects.filter(entity=eroski, value_corrected_at__isnull=False).count() == 2
+    # and the questions Eroski is a distractor of that were built from Elorrio (or that Arrasate now answers)
+    flagged = EntityQuestion.objects.filter(value_corrected_at__isnull=False).exclude(entity=eroski)
+    assert flagged and all(eroski.pk in q.distractors for q in flagged)
+    assert report["questions_flagged"] == 2 + flagged.count()
 
 
 def test_a_name_twice_in_one_file_refuses_it(entity_project):
-    data = "name,founded\nA,1990\nA,1991\n"
+    data = "name,headquarters,founded,key_people\nA,Bilbao,1990,X\nA,Vigo,1991,Y\n"
 
     with pytest.raises(InvalidInput) as error:
         services.entities_import(project=entity_project, data=data.encode(), name="twice.csv")

@@ -36,19 +36,24 @@ def companies(coordinator, reviewer):
     return project
 
 
-def test_the_pages_import_show_normalisation_correct_and_generate(client, companies, coordinator):
+def test_the_pages_import_show_normalisation_correct_and_generate(
+    client, companies, coordinator, django_capture_on_commit_callbacks
+):
     client.force_login(coordinator)
     upload = SimpleUploadedFile("companies.csv", CSV.encode())
 
-    page = client.post(reverse("entity_import", args=["companies"]), {"file": upload}, follow=True).content.decode()
-    assert "8 entities imported" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("entity_import", args=["companies"]), {"file": upload})
+    assert "8 entities imported" in client.get(response.url).content.decode()
+    page = client.get(reverse("entity_home", args=["companies"])).content.decode()
     assert "Bilbao, Spain" in page and "(was Bilbao)" in page
     iberdrola = Entity.objects.get(name="Iberdrola")
     data = {"entity": iberdrola.pk, "attribute": "founded", "value": "1901"}
     page = client.post(reverse("entity_correct", args=["companies"]), data, follow=True).content.decode()
-    assert "Iberdrola: corrected;" in page and "corrected</span>" in page
-    page = client.post(reverse("entity_generate", args=["companies"]), follow=True).content.decode()
-    assert "52 questions generated" in page
+    assert "Iberdrola: corrected, founded is now 1901;" in page and "corrected</span>" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("entity_generate", args=["companies"]))
+    assert "52 questions generated" in client.get(response.url).content.decode()
 
 
 def test_a_verifier_swaps_and_accepts_on_the_page(client, companies, reviewer):
@@ -68,7 +73,9 @@ def test_a_verifier_swaps_and_accepts_on_the_page(client, companies, reviewer):
     assert question.status == "accepted" and question.edited
 
 
-def test_the_api_release_carries_the_four_context_conditions_and_groupings(companies, coordinator, reviewer):
+def test_the_api_release_carries_the_four_context_conditions_and_groupings(
+    companies, coordinator, reviewer, django_capture_on_commit_callbacks
+):
     upload = SimpleUploadedFile("companies.jsonl", b"".join(
         json.dumps(row).encode() + b"\n"
         for row in [
@@ -78,14 +85,14 @@ def test_the_api_release_carries_the_four_context_conditions_and_groupings(compa
                             ("Delta", "Leon", 1930), ("Epsilon", "Soria", 1940)]
         ]
     ))  # fmt: skip
-    imported = api_as(coordinator).post(
-        "/api/projects/companies/entities/import/", {"file": upload}, format="multipart"
-    )
-    assert imported.status_code == 200, imported.content
-    assert (
-        api_as(coordinator).post("/api/projects/companies/entities/generate/", {}, format="json").json()["created"]
-        == 20
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        imported = api_as(coordinator).post(
+            "/api/projects/companies/entities/import/", {"file": upload}, format="multipart"
+        )
+    assert imported.status_code == 202, imported.content
+    with django_capture_on_commit_callbacks(execute=True):
+        generated = api_as(coordinator).post("/api/projects/companies/entities/generate/", {}, format="json")
+    assert api_as(coordinator).get(generated.json()["url"]).json()["report"]["result"]["created"] == 20
     question = api_as(reviewer).post("/api/projects/companies/entities/verify/next/").json()
     verified = api_as(reviewer).post(
         f"/api/projects/companies/entities/questions/{question['id']}/",
@@ -127,3 +134,33 @@ def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_st
     assert release.counts["entity_questions_by_split"] == {split: len(v) for split, v in by_split.items()}
     card = release_file_path(release, "README.md").read_text()
     assert "- split: train" in card and "entity_questions/test.jsonl" in card
+
+
+def test_an_entity_release_splits_as_previewed_and_every_config_loads(
+    client, companies, coordinator, reviewer, tmp_path
+):
+    from tests.exports.loading import assert_release_loads
+
+    services.entities_import(project=companies, data=CSV.encode(), name="companies.csv")
+    services.questions_generate(project=companies)
+    rejected = 0
+    while (question := services.verification_next(project=companies, user=reviewer)) is not None:
+        decision = "reject" if rejected < 3 else "accept"
+        rejected += decision == "reject"
+        services.question_verify(
+            question=question, user=reviewer, version=question.version, decision=decision, reason="unclear wording"
+        )
+    client.force_login(coordinator)
+
+    preview = client.get("/api/projects/companies/releases/readiness/?seed=4").json()
+    release = release_build_now(project=companies, user=coordinator, seed=4)
+
+    assert release.status == "done", release.error
+    sizes = release.counts["entity_questions_by_split"]
+    assert sizes == preview["splits"]["sizes"] and sum(sizes.values()) == 49
+    assert all(sizes.values()), sizes  # 70/10/20 of 49 questions on 8 entities: no split left empty
+    assert preview["splits"]["left_out"] == {"questions not accepted": 3}
+    loaded = assert_release_loads(release, tmp_path / "hf")
+    assert {split: loaded["entity_questions"][split].num_rows for split in loaded["entity_questions"]} == sizes
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "Left out of this release: 3 items (questions not accepted 3)." in card

@@ -7,6 +7,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
+from annotation.models import ImportJob
 from multichoice import entities as services
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
@@ -23,6 +24,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "entity_import": ("post", COORDINATOR_POST),
     "entity_correct": ("post", COORDINATOR_POST),
     "entity_generate": ("post", COORDINATOR_POST),
+    "entity_job": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "entity_verify_next": ("post", (LOGIN, 404, 403, 302, 403, 302)),
     "entity_verify": ("get", (LOGIN, 404, 403, 200, 200, 200)),  # coordinators read, verifiers verify
 }
@@ -41,6 +43,7 @@ def world(coordinator, annotator, reviewer, outsider, superuser):
         "slug": project.slug,
         "question": services.verification_next(project=project, user=reviewer).item_id,
         "entity": project.entities.first().pk,
+        "job": ImportJob.objects.create(project=project, format="generate").pk,
         "users": {
             "annotator": annotator,
             "reviewer": reviewer,
@@ -57,6 +60,8 @@ def page_url(name: str, world: dict) -> str:
     kwargs = {"slug": world["slug"]}
     if name == "entity_verify":
         kwargs["item_id"] = world["question"]
+    if name == "entity_job":
+        kwargs["job_id"] = world["job"]
     return reverse(name, kwargs=kwargs)
 
 
@@ -81,7 +86,7 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", E, None, (403, 404, 403, 403, 200, 200)),
     ("post", E + "import/", {}, (403, 404, 403, 403, 400, 400)),
     ("post", E + "correct/", CORRECT, (403, 404, 403, 403, 200, 200)),
-    ("post", E + "generate/", {}, (403, 404, 403, 403, 200, 200)),
+    ("post", E + "generate/", {}, (403, 404, 403, 403, 202, 202)),
     ("get", E + "questions/", None, (403, 404, 403, 403, 200, 200)),
     ("post", E + "verify/next/", None, (403, 404, 403, 200, 403, 200)),
     ("get", E + "questions/{question}/", None, (403, 404, 403, 200, 200, 200)),

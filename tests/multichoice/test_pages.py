@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
@@ -25,19 +23,21 @@ def test_a_bad_item_form_says_which_field_and_keeps_what_was_typed(client, trivi
     assert not TriviaItem.objects.exists()
 
 
-def test_the_import_page_imports_the_fixture_and_shows_the_balance(client, trivia, coordinator):
+def test_the_import_page_imports_the_fixture_and_shows_the_balance(
+    client, trivia, coordinator, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path
     client.force_login(coordinator)
     upload = SimpleUploadedFile("both_correct_examples.csv", (FIXTURES / "both_correct_examples.csv").read_bytes())
 
-    response = client.post(
-        reverse("trivia_import", args=[trivia.slug]),
-        {"file": upload, "subset": "local", "add_categories": "on"},
-        follow=True,
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("trivia_import", args=[trivia.slug]),
+            {"file": upload, "subset": "local", "add_categories": "on"},
+        )
 
-    page = response.content.decode()
+    page = client.get(response.url).content.decode()
     assert "50 items imported" in page and 'id="import-created">50<' in page
-    assert 'id="trivia-imports"' in page and "Undo this import" in page
     assert TriviaItem.objects.count() == 50
     balance = client.get(reverse("trivia_balance", args=[trivia.slug])).content.decode()
     assert 'id="balance"' in balance and "Euskara eta literatura" in balance
@@ -97,14 +97,15 @@ def test_the_api_takes_an_item_from_authoring_to_translation(
     assert balance["total"] == 1
 
 
-def test_a_bad_import_through_the_api_names_the_record_and_writes_nothing(trivia, coordinator):
-    data = json.dumps(item_values(id="x", answer=9)).encode() + b"\n"
-    upload = SimpleUploadedFile("items.jsonl", data)
+def test_save_and_review_the_next_opens_the_next_item(client, trivia, annotator, reviewer):
+    first = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q1?"))
+    second = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
+    client.force_login(reviewer)
+    criteria = [c["key"] for c in trivia.review_criteria]
 
-    response = api_as(coordinator).post(
-        f"/api/projects/{trivia.slug}/trivia/import/", {"file": upload}, format="multipart"
+    response = client.post(
+        reverse("trivia_review", args=[trivia.slug, first.item_id]), {"criteria": criteria, "then": "next"}
     )
 
-    assert response.status_code == 400
-    assert "items.jsonl line 1 (id x)" in response.json()["detail"]
-    assert not TriviaItem.objects.exists()
+    assert response.status_code == 302
+    assert response.url == reverse("trivia_item", args=[trivia.slug, second.item_id])

@@ -14,6 +14,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
+from annotation.models import ImportJob
 from multichoice import services
 from tests import factories
 from tests.annotation.test_page_permissions import LOGIN, ROLES
@@ -41,6 +42,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "trivia_problems": ("get", COORDINATOR_ONLY),
     "trivia_balance": ("get", COORDINATOR_ONLY),
     "trivia_import": ("get", COORDINATOR_ONLY),
+    "trivia_job": ("get", COORDINATOR_ONLY),
     "trivia_export_csv": ("get", COORDINATOR_ONLY),
     "trivia_export_jsonl": ("get", COORDINATOR_ONLY),
     "trivia_import_undo": ("post", (LOGIN, 404, 403, 403, 302, 302)),
@@ -83,6 +85,7 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
     return {
         "slug": trivia.slug,
         "import": imported["import_id"],
+        "job": ImportJob.objects.create(project=trivia, format="csv").pk,
         "in_review": in_review.item_id,
         "held": held.item_id,
         "flagged": flagged.item_id,
@@ -113,6 +116,8 @@ def page_url(name: str, world: dict) -> str:
         kwargs["item_id"] = world[ITEM_OF_PAGE[name]]
     if name == "trivia_import_undo":
         kwargs["import_id"] = world["import"]
+    if name == "trivia_job":
+        kwargs["job_id"] = world["job"]
     return reverse(name, kwargs=kwargs)
 
 

@@ -88,3 +88,57 @@ def test_splits_come_from_the_seed(translated, coordinator):
     assert {r["split"] for r in records} <= {"train", "test"}
     again = release_build_now(project=translated, user=coordinator, seed=3, splits={"train": 50, "test": 50})
     assert read_jsonl(release_file_path(again, "trivia.jsonl")) == records
+
+
+@pytest.fixture
+def six_written_first(trivia, coordinator):
+    """Six items imported with their translation, each with the correct option written first (index 0)."""
+    records = [
+        item_values(id=f"t{n}", question=f"Question {n}?", candidates=[f"right {n}", f"wrong {n}a", f"wrong {n}b"])
+        | {"target_question": f"Galdera {n}?", "target_candidates": [f"zuzen {n}", f"oker {n}a", f"oker {n}b"]}
+        for n in range(6)
+    ]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)
+    return trivia
+
+
+def test_six_items_at_70_10_20_are_split_4_1_1_as_previewed_and_load_by_the_cards_line(
+    client, six_written_first, coordinator, tmp_path
+):
+    from tests.exports.loading import assert_release_loads
+
+    client.force_login(coordinator)
+    preview = client.get(f"/api/projects/{six_written_first.slug}/releases/readiness/?seed=8").json()
+    release = release_build_now(project=six_written_first, user=coordinator, seed=8)
+
+    assert release.status == "done", release.error
+    assert release.counts["trivia_by_split"] == {"train": 4, "dev": 1, "test": 1} == preview["splits"]["sizes"]
+    loaded = assert_release_loads(release, tmp_path / "hf")
+    assert {split: loaded["trivia"][split].num_rows for split in loaded["trivia"]} == {"train": 4, "dev": 1, "test": 1}
+
+
+def test_options_are_shuffled_at_release_by_the_seed_and_the_card_shows_where_answers_are(
+    six_written_first, coordinator
+):
+    release = release_build_now(project=six_written_first, user=coordinator, seed=8)
+
+    records = read_jsonl(release_file_path(release, "trivia.jsonl"))
+    answers = [record["answer"] for record in records]
+    assert len(set(answers)) > 1, "every correct option is still first"
+    for record in records:
+        n = record["id"].removeprefix("t")
+        assert record["original_answer"] == 0
+        assert sorted(record["option_order"]) == [0, 1, 2]
+        assert record["eus"]["candidates"][record["answer"]] == f"right {n}"
+        assert record["eng"]["candidates"][record["answer"]] == f"zuzen {n}"  # both languages the same order
+        assert record["option_order"][record["answer"]] == record["original_answer"]
+    positions = release.counts["trivia_answer_positions"]
+    assert sum(positions.values()) == 6 and positions == {str(k): answers.count(k) for k in sorted(set(answers))}
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "## Answer positions" in card
+    assert ", ".join(f"option {k}: {n}" for k, n in positions.items()) in card
+    rows = list(csv.DictReader(io.StringIO(release_file_path(release, "trivia_eng.csv").read_text(encoding="utf-8"))))
+    assert [row[f"candidate{row['answer']}"] for row in rows] == [f"zuzen {r['id'][1:]}" for r in records]
+    again = release_build_now(project=six_written_first, user=coordinator, seed=8)
+    assert read_jsonl(release_file_path(again, "trivia.jsonl")) == records  # the same seed, the same order

@@ -35,6 +35,7 @@ def complete_item(pair: PagePair, user, evidence: str, **extra: Any) -> QAItem:
 def submitted_pair(project, annotator, evidences=("深水埗", "姓陳"), **pair_fields) -> tuple[PagePair, list[QAItem]]:
     factories.pair(project, **pair_fields)
     pair = services.pair_claim_next(project=project, user=annotator)
+    assert pair is not None
     services.pair_screen(pair=pair, user=annotator, decision="annotate")
     items = [complete_item(pair, annotator, evidence) for evidence in evidences]
     services.pair_submit(pair=pair, user=annotator)

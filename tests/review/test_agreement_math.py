@@ -564,7 +564,7 @@ def test_missing_values_are_skipped_and_positions_still_count_them():
 
 def test_an_unknown_level_is_refused():
     with pytest.raises(AgreementInputError) as error:
-        rating_table([(1, "a", 1)], "cardinal")  # type: ignore[arg-type]
+        rating_table([(1, "a", 1)], "cardinal")
     assert error.value.field == "level"
 
 

@@ -86,3 +86,40 @@ def test_a_stale_label_save_is_refused(submitted, labellers):
     with pytest.raises(StaleEdit):
         review_labels.label_set(pair=pair, user=labellers[0], kind="topic", value="sport", version=0)
     assert ArticleLabel.objects.current().get(pair=pair).value == "food"
+
+
+def test_different_finer_regions_are_a_disagreement_adjudicated_and_released(
+    client, submitted, labellers, settings, tmp_path
+):
+    import json
+    from pathlib import Path
+
+    from annotation.models import QAItem
+    from exports import services as releases
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    pair, _ = submitted
+    label_both(pair, labellers[0], "food", "local", "Hong Kong")
+    label_both(pair, labellers[1], "food", "local", "Guangdong")
+
+    # Both fold into the local region, yet the labellers did not agree: no "all labellers agreed".
+    assert not FinalLabel.objects.filter(pair=pair, kind="region").exists()
+    assert [row["kind"] for row in review_labels.adjudication_list(pair.project)] == ["region"]
+    client.force_login(labellers[0])
+    page = client.get(f"/projects/{pair.project.slug}/adjudication/").content.decode()
+    assert "(Hong Kong)" in page and "(Guangdong)" in page
+    response = client.post(
+        f"/projects/{pair.project.slug}/pairs/{pair.pk}/labels/final/",
+        {"kind": "region", "value": "local", "detail": "Hong Kong", "version": 0},
+    )
+    assert response.status_code in (200, 302)
+    final = FinalLabel.objects.get(pair=pair, kind="region")
+    assert (final.value, final.detail, final.method) == ("local", "Hong Kong", "adjudicated")
+
+    QAItem.objects.filter(pair=pair).update(status=QAItem.Status.ACCEPTED)
+    release = releases.release_build_now(project=pair.project, user=labellers[0], splits={})
+    root = Path(settings.MEDIA_ROOT) / release.path
+    lead = [json.loads(line) for line in (root / "lead_qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {(r["region"], r["region_detail"]) for r in lead} == {("local", "Hong Kong")}
+    pairs = [json.loads(line) for line in (root / "page_pairs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(p["region"], p["region_detail"]) for p in pairs if p["lead_qas"]] == [("local", "Hong Kong")]

@@ -61,7 +61,7 @@ class HostileWorld:
     pages: list[tuple[str, str, bool]] = field(default_factory=list)  # (role, url, shows the payload as text)
 
 
-def build_hostile_world(payload: str, coordinator) -> HostileWorld:  # type: ignore[no-untyped-def]
+def build_hostile_world(payload: str, coordinator) -> HostileWorld:
     """Put `payload` into every user-writable text field, through the API where there is one, else the service."""
     users = {
         "coordinator": coordinator,

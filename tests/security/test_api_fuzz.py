@@ -92,13 +92,13 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
     }
 
 
-def _is_file_download(operation) -> bool:  # type: ignore[no-untyped-def]
+def _is_file_download(operation) -> bool:
     """Downloads are documented as binary; their zip/JSONL content types are not listed per operation."""
     content = operation.definition.raw.get("responses", {}).get("200", {}).get("content", {})
     return any(media.get("schema", {}).get("format") == "binary" for media in content.values())
 
 
-def _runner(strategy, headers: dict[str, str], checks: list):  # type: ignore[no-untyped-def]
+def _runner(strategy, headers: dict[str, str], checks: list):
     @given(case=strategy)
     @settings(
         max_examples=MAX_EXAMPLES,
@@ -108,12 +108,15 @@ def _runner(strategy, headers: dict[str, str], checks: list):  # type: ignore[no
         suppress_health_check=list(HealthCheck),
         phases=[Phase.explicit, Phase.generate],
     )
-    def run(case) -> None:  # type: ignore[no-untyped-def]
+    def run(case) -> None:
         case.validate_response(case.call(headers=headers), checks=checks)
 
     return run
 
 
+@pytest.mark.postgresql(
+    reason="PostgreSQL refuses what SQLite stores (NUL bytes, over-long text): the fuzz runs where a 500 can come from"
+)
 def test_no_generated_request_gets_a_500_or_an_answer_the_schema_does_not_describe(fuzz_world):
     headers = {"Authorization": f"Token {fuzz_world['token']}"}
     failures: list[str] = []

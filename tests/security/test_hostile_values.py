@@ -90,7 +90,7 @@ class _Recorder:
     def __init__(self, requests: list) -> None:
         self.requests = requests
 
-    def handle_request(self, request):  # type: ignore[no-untyped-def]
+    def handle_request(self, request):
         self.requests.append(request)
         raise AssertionError(f"the client connected to {request.url}")
 
@@ -220,7 +220,7 @@ def test_a_list_keeps_answering_limits_inside_the_bounds(project, coordinator):
 def test_every_paginated_api_view_uses_the_bounded_pagination():
     views = []
 
-    def walk(patterns) -> None:  # type: ignore[no-untyped-def]
+    def walk(patterns) -> None:
         for pattern in patterns:
             if hasattr(pattern, "url_patterns"):
                 walk(pattern.url_patterns)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,9 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 # URL parameters that name one object by a database id (global across projects) ...
-OBJECT_IDS = {"pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id"}
+OBJECT_IDS = {
+    "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain"
+}  # fmt: skip
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
 
@@ -96,8 +99,8 @@ def table_operations() -> set[tuple[str, str]]:
     for path in TESTS_DIR.glob("*/test_*permissions*.py"):
         module_name = ".".join(path.relative_to(TESTS_DIR.parent).with_suffix("").parts)
         if module_name not in modules:
-            module = importlib.import_module(module_name)
-            for table in (getattr(module, "API_EXPECTED", []), getattr(module, "API_ENDPOINTS", [])):
+            app_tests = importlib.import_module(module_name)
+            for table in (getattr(app_tests, "API_EXPECTED", []), getattr(app_tests, "API_ENDPOINTS", [])):
                 rows += [(method, "/api/" + path) for method, path, *_ in table]
     return {(method, schema_path(path.format_map(_Sample()))) for method, path in rows}
 
@@ -114,7 +117,7 @@ def resolver_routes() -> list[tuple[str, str | None]]:
     """(route, url name) of every URL pattern outside Django's admin."""
     found: list[tuple[str, str | None]] = []
 
-    def walk(patterns, prefix: str = "") -> None:  # type: ignore[no-untyped-def]
+    def walk(patterns, prefix: str = "") -> None:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 if pattern.namespace != "admin":
@@ -238,13 +241,13 @@ class Worlds:
 
     def b(self, kind: str) -> dict[str, Any]:
         if kind not in self._b:
-            build = {
+            builders: dict[str, Callable[[], dict[str, Any]]] = {
                 Project.Kind.WIKIPEDIA_QA: self._b_wikipedia,
                 Project.Kind.VALIDATION: self._b_validation,
                 Project.Kind.TRIVIA: self._b_trivia,
                 Project.Kind.ENTITY_QA: self._b_entities,
-            }[kind]
-            self._b[kind] = build()
+            }
+            self._b[kind] = builders[kind]()
             assert Project.objects.get(slug=self._b[kind]["values"]["slug"]).kind == kind
         return self._b[kind]
 
@@ -301,18 +304,24 @@ class Worlds:
         report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=owner)
         assert report.ok, report.problems
         slot = validation.validation_claim_next(project=project, user=reviewer)
+        assert slot is not None
         job = ImportJob.objects.create(project=project, created_by=owner, status=ImportJob.Status.DONE)
+        validation.source_domain_label(
+            project=project, domain="b-only.org", label="not_sure", user=owner, origin="coordinator"
+        )
         search = SearchCollection.objects.create(project=project, created_by=owner, budget=5)
         values = {
             "slug": project.slug,
             "item_id": slot.item_id,
             "slot_id": slot.pk,
             "job_id": job.pk,
+            "domain": "b-only.org",
             "collection_id": search.pk,
         }
         return {"owner": owner, "values": values}
 
     def _b_trivia(self) -> dict[str, Any]:
+        from annotation.models import ImportJob
         from multichoice import services as trivia
         from tests.multichoice.conftest import item_values
 
@@ -323,10 +332,12 @@ class Worlds:
             line | {"candidates": ["a", "b", "c"], "target_question": "Q?", "target_candidates": ["a", "b", "c"]}
         )
         imported = trivia.trivia_import_jsonl(project=project, data=data.encode(), user=owner)
-        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"]}
+        job = ImportJob.objects.create(project=project, created_by=owner, format="csv", status=ImportJob.Status.DONE)
+        values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"], "job_id": job.pk}
         return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
+        from annotation.models import ImportJob
         from multichoice import entities
         from tests.multichoice.test_entities import CSV
 
@@ -334,7 +345,11 @@ class Worlds:
         entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
         entities.questions_generate(project=project)
         question = entities.verification_next(project=project, user=reviewer)
-        return {"owner": owner, "values": {"slug": project.slug, "item_id": question.item_id}}
+        assert question is not None
+        job = ImportJob.objects.create(
+            project=project, created_by=owner, format="generate", status=ImportJob.Status.DONE
+        )
+        return {"owner": owner, "values": {"slug": project.slug, "item_id": question.item_id, "job_id": job.pk}}
 
     def _b_wikipedia(self) -> dict[str, Any]:
         """Project B with one of everything a URL names: pairs, items, a review slot, releases, an import, ..."""

@@ -30,11 +30,11 @@ def victim(db, settings):
     return factories.user("victim2")
 
 
-def form(client, username: str, password: str, address: str, **headers):  # type: ignore[no-untyped-def]
+def form(client, username: str, password: str, address: str, **headers):
     return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address, **headers)
 
 
-def token(username: str, password: str, address: str, **headers):  # type: ignore[no-untyped-def]
+def token(username: str, password: str, address: str, **headers):
     return APIClient().post(
         "/api/auth/token/", {"username": username, "password": password}, format="json", REMOTE_ADDR=address, **headers
     )

@@ -53,6 +53,9 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     group = services.duplicate_groups(imported)[0]
     job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
     collection = SearchCollection.objects.create(project=imported, created_by=coordinator, budget=5)
+    services.source_domain_label(
+        project=imported, domain="b.org", label="not_sure", user=coordinator, origin="coordinator"
+    )
     users = {
         "annotator": annotator,
         "reviewer": reviewer,
@@ -69,6 +72,7 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "duplicate": group["duplicates"][0].item_id,
         "job": job.pk,
         "collection": collection.pk,
+        "domain": "b.org",
         "users": users,
     }
 
@@ -118,7 +122,8 @@ def test_a_validator_cannot_open_another_validators_task(client, world, second_r
 
 
 LABEL = {"domain": "a.org", "label": "not_sure"}
-API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+RELABEL = {"label": "very_reliable"}
+API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
     ("get", "projects/{slug}/validation/settings/", None, (403, 404, 200, 200, 200, 200)),
@@ -133,6 +138,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/validation/domains/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/domains/", LABEL, (403, 404, 403, 403, 201, 409)),
     ("post", "projects/{slug}/validation/domains/import/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/domains/{domain}/", None, (403, 404, 403, 403, 200, 200)),
+    ("patch", "projects/{slug}/validation/domains/{domain}/", RELABEL, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/validation/duplicates/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/duplicates/merge/", "MERGE", (403, 404, 403, 403, 200, 409)),
     ("post", "projects/{slug}/validation/duplicates/merge-all/", {"which": "exact"}, (403, 404, 403, 403, 200, 200)),
@@ -182,6 +189,7 @@ def test_the_api_permission_table_covers_every_validation_route():
         .replace("{item}", "<int:item_id>")
         .replace("{slot}", "<int:slot_id>")
         .replace("{collection}", "<int:collection_id>")
+        .replace("{domain}", "<str:domain>")
         for _, path, _, _ in API_ENDPOINTS
     }
     assert routes == covered

@@ -326,3 +326,45 @@ def test_the_card_lists_the_languages_of_the_released_rows(coordinator, reviewer
     header = card.split("---")[1]
     assert 'language:\n- "arb"\n- "eng"\n' in header  # was only "arb", the project's language
     assert release.counts["validation_qa_languages"] == ["arb", "eng"]
+
+
+def test_the_previewed_splits_leave_out_what_the_release_leaves_out_and_match_the_files(
+    client, vproject, coordinator, reviewer
+):
+    # 24 collected pairs, 2 from a completely unreliable domain: the release holds 22 (16/2/4), and says so before.
+    rows = "".join(
+        f"{i}\tt\tq\tQuestion number {i} about {i * 7919}?\tAnswer {i}.\tfactoid\t"
+        f"{'https://spam.example/' if i < 2 else 'https://kaleijy.com/'}{i}\tx\n"
+        for i in range(24)
+    )
+    services.validation_items_import(project=vproject, source=tsv_source(TSV_HEADER + rows), user=coordinator)
+    services.source_domain_label(
+        project=vproject, domain="spam.example", label="completely_unreliable", user=coordinator, origin="coordinator"
+    )
+    _accept_all(vproject, reviewer)
+    client.force_login(coordinator)
+
+    preview = client.get(f"/api/projects/{vproject.slug}/releases/readiness/?seed=7").json()
+    release = release_build_now(project=vproject, user=coordinator, seed=7)
+
+    built = release.counts["validation_qa_by_split"]
+    assert built == {"train": 16, "dev": 2, "test": 4} == preview["splits"]["sizes"]
+    assert preview["splits"]["items"] == 22
+    assert preview["splits"]["left_out"] == {"source domain labelled completely unreliable": 2}
+    detail = next(check["detail"] for check in preview["unfinished"] if check["code"] == "splits_small")
+    assert detail.startswith("train 16, dev 2, test 4 (of 22 items; 2 left out")
+    card = release_file_path(release, "README.md").read_text(encoding="utf-8")
+    assert "train 16, dev 2, test 4 (of 22 items; 2 left out" in card  # the unfinished section: as built
+    assert "| validation_qa | 16 | 2 | 4 | 22 |" in card
+
+
+def test_a_validation_release_loads_by_the_cards_line_with_every_line_in_its_schema(validated, coordinator, tmp_path):
+    from tests.exports.loading import assert_release_loads
+
+    release = release_build_now(project=validated, user=coordinator, seed=7)
+
+    loaded = assert_release_loads(release, tmp_path / "hf")
+    assert (
+        sum(loaded["validation_qa"][split].num_rows for split in loaded["validation_qa"])
+        == release.counts["validation_qa"]
+    )

@@ -12,6 +12,7 @@ One module per concern; this package names them all, so callers write `services.
 
 from __future__ import annotations
 
+from exports.splits import split_sizes  # the one split-size rule of every kind's release
 from validation.services.aggregates import (
     judgment_record,
     judgments_aggregate,
@@ -19,7 +20,9 @@ from validation.services.aggregates import (
 )
 from validation.services.domains import (
     domain_labels,
+    source_domain_history,
     source_domain_label,
+    source_domain_relabel,
     source_domains_import,
 )
 from validation.services.duplicates import (
@@ -68,8 +71,8 @@ from validation.services.releasing import (
     ReleasePlan,
     assign_splits,
     leave_out_reason,
-    split_sizes,
     validation_release_plan,
+    validation_release_units,
 )
 from validation.services.seeds import (
     LOCATION_PLACEHOLDER,
@@ -115,7 +118,9 @@ __all__ = [
     "seed_queries_import",
     "seed_queries_import_start",
     "seed_query_create",
+    "source_domain_history",
     "source_domain_label",
+    "source_domain_relabel",
     "source_domains_import",
     "source_domains_import_start",
     "split_sizes",
@@ -130,6 +135,7 @@ __all__ = [
     "validation_items_import",
     "validation_project_create",
     "validation_release_plan",
+    "validation_release_units",
     "validation_routing",
     "validation_settings",
     "validation_settings_update",

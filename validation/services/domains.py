@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -10,7 +12,7 @@ from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource
 from annotation.models import Project
 from audit import services as audit
-from audit.models import Action
+from audit.models import Action, AuditEvent
 from common.errors import InvalidInput, InvalidState
 from validation.importers import (
     read_domain_rows,
@@ -44,6 +46,68 @@ def source_domain_label(*, project: Project, domain: str, label: str, user: User
         raise InvalidState(
             f"{host} is already labelled {current.get_label_display().lower()} in this project.", field="domain"
         ) from None
+
+
+def source_domain_relabel(
+    *, project: Project, domain: str, label: str, user: User | None, note: str = ""
+) -> SourceDomain:
+    """A coordinator changes a domain's label (it decides what releases leave out). The row holds the current
+    label, who set it and when; every label before stays in the audit log (`source_domain_history`)."""
+    if label not in DomainLabel.values:
+        raise InvalidInput(f"label: choose one of {', '.join(DomainLabel.values)}.", field="label")
+    host = domain_of(domain)
+    with transaction.atomic():
+        current = SourceDomain.objects.select_for_update().filter(project=project, domain=host).first()
+        if current is None:
+            raise InvalidState(f"{host or domain!r} has no label in this project yet: label it first.", field="domain")
+        if current.label == label:
+            raise InvalidState(f"{host} is already labelled {current.get_label_display().lower()}.", field="label")
+        before = current.label
+        current.label, current.origin = label, SourceDomain.Origin.COORDINATOR
+        current.labelled_by, current.labelled_at = user, timezone.now()
+        current.save(update_fields=["label", "origin", "labelled_by", "labelled_at"])
+        audit.record(
+            user,
+            Action.VALIDATION_DOMAIN_RELABELLED,
+            current,
+            project=project,
+            before=before,
+            reliability=label,
+            note=note.strip()[:500],
+        )
+    return current
+
+
+def source_domain_history(domains: list[SourceDomain]) -> dict[int, list[dict[str, Any]]]:
+    """Every label each domain had, newest first — the first labelling and each change, from the audit log (one
+    query for them all): {domain row id: [{label, before, by, at, note}]}."""
+    history: dict[int, list[dict[str, Any]]] = {domain.pk: [] for domain in domains}
+    if not domains:
+        return history
+    events = AuditEvent.objects.filter(
+        project_id=domains[0].project_id,
+        object_type="sourcedomain",
+        object_id__in=list(history),
+        action__in=[Action.VALIDATION_DOMAIN_LABELLED, Action.VALIDATION_DOMAIN_RELABELLED],
+    ).select_related("actor")
+    for event in events:
+        label, before = event.details.get("reliability", ""), event.details.get("before")
+        history[int(event.object_id or 0)].append(
+            {
+                "label": label,
+                "before": before,
+                "label_words": _words(label),
+                "before_words": _words(before) if before else None,
+                "by": event.actor.username if event.actor else None,
+                "at": event.created_at,
+                "note": event.details.get("note", ""),
+            }
+        )
+    return history
+
+
+def _words(label: str) -> str:
+    return str(DomainLabel(label).label) if label in DomainLabel.values else label
 
 
 def source_domains_import(*, project: Project, source: ImportSource, user: User | None) -> ImportReport:

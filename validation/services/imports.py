@@ -267,10 +267,15 @@ class ListImportReport(ImportReport):
         if not self.ok:
             return super().summary()
         if self.seeds is not None:
-            return (
+            text = (
                 f"{self.seeds['added']} seed queries added; {self.seeds['exact_duplicates']} exact and "
                 f"{self.seeds['near_duplicates']} near duplicates left out."
             )
+            if self.seeds.get("missing_forms_total"):
+                text += f" {self.seeds['missing_forms_total']} left out: the location lacks a word form they need."
+            if self.seeds.get("other_script_total"):
+                text += f" {self.seeds['other_script_total']} left out: template and location in different scripts."
+            return text
         return f"{self.created} domains labelled from the list; {self.already_present} already labelled kept theirs."
 
     def as_dict(self) -> dict[str, Any]:

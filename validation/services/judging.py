@@ -12,7 +12,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation import lifecycle
-from annotation.languages import UnknownLanguage, get_language
+from annotation.languages import direction_of
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import ItemEvent, Membership, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
@@ -254,13 +254,6 @@ def task_context(slot: ReviewSlot, settings: ValidationSettings) -> dict[str, An
         "better_options": options,
         "settings": settings,
         "tasks": set(settings.tasks),
-        "language": vitem.language or slot.item.project.standard_language,
-        "direction": _direction(vitem.language or slot.item.project.standard_language),
+        "language": vitem.text_language,
+        "direction": direction_of(vitem.text_language),
     }
-
-
-def _direction(code: str) -> str:
-    try:
-        return get_language(code).direction
-    except UnknownLanguage:
-        return "auto"

@@ -7,56 +7,22 @@ set of duplicates in one split.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from annotation.models import Project
+from exports.splits import ReleaseUnits, split_assign
 from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SourceDomain, ValidationItem
 from validation.services.aggregates import judgments_aggregate
 from validation.services.projects import validation_settings
 
-SPLIT_ORDER = ("train", "dev", "test")
-
-
-def split_sizes(total: int, shares: Mapping[str, int]) -> dict[str, int]:
-    """`total` shared out by `shares` exactly (largest remainder): 200 at 70/10/20 is 140/20/40."""
-    names = [name for name in SPLIT_ORDER if shares.get(name)] + sorted(set(shares) - set(SPLIT_ORDER))
-    names = [name for name in names if shares.get(name)]
-    weight = sum(shares[name] for name in names)
-    if not names or weight <= 0:
-        return {}
-    exact = {name: total * shares[name] / weight for name in names}
-    sizes = {name: int(exact[name]) for name in names}
-    short = total - sum(sizes.values())
-    # Ties go to the split named first, so the same numbers always give the same sizes.
-    for name in sorted(names, key=lambda n: (-(exact[n] - sizes[n]), names.index(n)))[:short]:
-        sizes[name] += 1
-    return sizes
-
 
 def assign_splits(groups: Sequence[Sequence[int]], shares: Mapping[str, int], seed: int) -> dict[int, str]:
-    """Each item's split: whole groups (an item and its duplicates) to one split, sizes as `split_sizes` says.
-
-    Groups are taken in an order drawn from the seed (the same seed, the same order), largest first so the
-    small ones can fill what is left; each goes to the split that still lacks the most items.
-    """
-    sizes = split_sizes(sum(len(group) for group in groups), shares)
-    if not sizes:
-        return {}
-
-    def draw(group: Sequence[int]) -> bytes:
-        return hashlib.blake2b(f"{seed}:{min(group)}".encode(), digest_size=8).digest()
-
-    need = dict(sizes)
-    order = list(sizes)
-    result: dict[int, str] = {}
-    for group in sorted(groups, key=lambda g: (-len(g), draw(g))):
-        split = max(order, key=lambda name: (need[name] >= len(group), need[name], -order.index(name)))
-        need[split] -= len(group)
-        result.update(dict.fromkeys(group, split))
-    return result
+    """Each item's split: whole groups (an item and its duplicates) to one split, by the one split function of
+    every kind (exports.splits), each group keyed by its first item."""
+    assigned = split_assign({min(group): len(group) for group in groups if group}, shares, seed)
+    return {item: assigned[min(group)] for group in groups if group for item in group}
 
 
 @dataclass
@@ -64,6 +30,8 @@ class ReleasePlan:
     """The items a release holds (by item id) with their split, and the ones left out with the reason."""
 
     split_of: dict[int, str | None] = field(default_factory=dict)
+    groups: dict[int, int] = field(default_factory=dict)  # first item of a set of duplicates → its items
+    group_of: dict[int, int] = field(default_factory=dict)  # item → the first item of its set (the group key)
     left_out: dict[int, str] = field(default_factory=dict)
     # Reason → how many; for bad questions also the validators' reason → how many.
     left_out_counts: dict[str, int] = field(default_factory=dict)
@@ -125,6 +93,20 @@ def validation_release_plan(
             root = by_id[root.duplicate_of_id]
             seen.add(root.pk)
         groups[root.pk].append(vitem.item_id)
+    plan.groups = {min(group): len(group) for group in groups.values()}
+    plan.group_of = {item: min(group) for group in groups.values() for item in group}
     assigned = assign_splits(list(groups.values()), splits, seed) if splits else {}
     plan.split_of = {vitem.item_id: assigned.get(vitem.item_id) for vitem in kept}
     return plan
+
+
+def validation_release_units(project: Project, statuses: list[str]) -> ReleaseUnits:
+    """What a validation release splits (sets of duplicates) and leaves out, for the release's split plan."""
+    from exports.records import release_items
+
+    plan = validation_release_plan(
+        project=project, item_ids=release_items(project, statuses).values_list("pk", flat=True), splits={}, seed=0
+    )
+    reasons = dict(LeaveOut.choices)
+    left_out = {str(reasons.get(reason, reason)).lower(): n for reason, n in plan.left_out_counts.items()}
+    return ReleaseUnits("item", plan.groups, left_out)

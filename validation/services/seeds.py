@@ -23,7 +23,7 @@ from common.errors import InvalidInput
 from validation.importers import (
     read_seed_rows,
 )
-from validation.locations import LocationForms, MissingForm, fill
+from validation.locations import LocationForms, MissingForm, fill, has_placeholder, script_of
 from validation.models import (
     LOCATION_FORMS,
     Location,
@@ -44,6 +44,8 @@ class SeedReport:
     exact_duplicates: int = 0
     near_duplicates: int = 0
     missing_forms: dict[str, int] = field(default_factory=dict)  # "location: form" → templates left out
+    # "location: script of the templates" → templates left out: written in another script than the location
+    other_script: dict[str, int] = field(default_factory=dict)
     removed: list[dict[str, Any]] | None = None  # [{query, location, repeats, exact, score}], first 200
 
     def as_dict(self) -> dict[str, Any]:
@@ -52,6 +54,9 @@ class SeedReport:
             "exact_duplicates": self.exact_duplicates,
             "near_duplicates": self.near_duplicates,
             "missing_forms": self.missing_forms,
+            "missing_forms_total": sum(self.missing_forms.values()),
+            "other_script": self.other_script,
+            "other_script_total": sum(self.other_script.values()),
             "removed": self.removed or [],
         }
 
@@ -60,16 +65,26 @@ def expand_templates(
     templates: Iterable[tuple[str, str]],
     locations: Sequence[str | LocationForms],
     missing: dict[str, int] | None = None,
+    other_script: dict[str, int] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """(topic, query, location, template) for every template and location; a template without the placeholder once.
 
     A template needing a form a location lacks (`validation.locations.fill`) is left out for that location and
-    counted in `missing` as "location: form".
+    counted in `missing` as "location: form"; a template with the placeholder written in another script than
+    the location's name ("best restaurants in [LOCATION]" for الدوحة) is left out and counted in `other_script`
+    as "location: script" — never a query mixing two languages.
     """
     places = [loc if isinstance(loc, LocationForms) else LocationForms(loc) for loc in locations]
+    scripts = {place.name: script_of(place.name) for place in places}
     rows: list[tuple[str, str, str, str]] = []
     for topic, template in templates:
+        written = script_of(template) if has_placeholder(template) else None
         for place in places:
+            if written and scripts[place.name] and written != scripts[place.name]:
+                if other_script is not None:
+                    key = f"{place.name}: {written}"
+                    other_script[key] = other_script.get(key, 0) + 1
+                continue
             try:
                 rows.append((topic, fill(template, place), place.name, template))
             except MissingForm as error:
@@ -187,7 +202,8 @@ def seed_queries_import(
     if not report.ok:
         return report, None
     missing: dict[str, int] = {}
-    expanded = expand_templates(rows, location_forms(project, cleaned), missing)
+    other_script: dict[str, int] = {}
+    expanded = expand_templates(rows, location_forms(project, cleaned), missing, other_script)
     size = source.size()
     tell = progress or (lambda done, records: None)
     tell(int(0.2 * size), len(expanded))
@@ -199,7 +215,7 @@ def seed_queries_import(
     )
     tell(size, len(expanded))
     report.created = seeds.added
-    seeds.missing_forms = missing
+    seeds.missing_forms, seeds.other_script = missing, other_script
     return report, seeds
 
 
@@ -215,7 +231,15 @@ def seed_query_create(*, project: Project, topic: str, query: str, location: str
         raise InvalidInput("location: the query has [LOCATION]; say which location.", field="location")
     with transaction.atomic():
         missing: dict[str, int] = {}
-        rows = expand_templates([(topic, query)], location_forms(project, [location]), missing)
+        other_script: dict[str, int] = {}
+        rows = expand_templates([(topic, query)], location_forms(project, [location]), missing, other_script)
+        if other_script:
+            written = next(iter(other_script)).split(": ", 1)[1]
+            raise InvalidInput(
+                f"location: the query is written in {written} script and {location} is not; give the location's "
+                f"name as written in {written} (queries never mix two languages).",
+                field="location",
+            )
         if missing:
             form = next(iter(missing)).split(": ", 1)[1]
             raise InvalidInput(

@@ -1,0 +1,28 @@
+"""Who may see and start evaluation runs: researchers and coordinators of the project (404 to non-members, 403 to
+members without either role), through the project's access functions."""
+
+from __future__ import annotations
+
+from django.http import Http404
+
+from annotation.access import AnyUser, ProjectAccess, project_access
+from annotation.models import Role
+from evaluation.models import EvaluationRun
+
+ROLES = (Role.RESEARCHER, Role.COORDINATOR)
+
+
+def evaluation_access(user: AnyUser, slug: str) -> ProjectAccess:
+    return project_access(user, slug, role=ROLES)
+
+
+def get_run_for_user(user: AnyUser, slug: str, run_id: int) -> tuple[ProjectAccess, EvaluationRun]:
+    access = evaluation_access(user, slug)
+    run = (
+        EvaluationRun.objects.filter(project=access.project, pk=run_id).select_related("release", "created_by").first()
+    )
+    if run is None:
+        raise Http404("No such evaluation run in this project.")
+    run.project = access.project
+    run.release.project = access.project
+    return access, run

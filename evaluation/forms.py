@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from django import forms
+
+from evaluation.models import EvaluationRun
+
+
+class UploadForm(forms.Form):
+    release = forms.TypedChoiceField(coerce=int, label="Release", help_text="Only published releases are scored.")
+    source = forms.ChoiceField(choices=EvaluationRun.Source.choices, label="File layout")
+    file = forms.FileField(
+        label="Predictions file",
+        help_text='JSONL, one answer per line: {"id", "scenario", "prediction", "model"}; or a harness samples log.',
+    )
+    model = forms.CharField(
+        max_length=200, required=False, label="Model", help_text="Harness logs only: the model the log is of."
+    )
+    scenario = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Scenario",
+        help_text="Harness logs only, when the docs do not name one (question_only, …; a language for trivia).",
+    )
+
+    def __init__(self, *args: object, versions: list[int], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["release"].choices = [(version, f"v{version}") for version in versions]  # type: ignore[attr-defined]
+
+
+class GenerateForm(forms.Form):
+    release = forms.TypedChoiceField(coerce=int, label="Release")
+    endpoint = forms.TypedChoiceField(coerce=int, label="Model endpoint", help_text="Set up by a coordinator.")
+    scenarios = forms.MultipleChoiceField(
+        choices=[(s, s) for s in ("question_only", "standard_lead", "local_lead", "both_leads")],
+        initial=["question_only", "standard_lead", "local_lead", "both_leads"],
+        widget=forms.CheckboxSelectMultiple,
+        label="Scenarios",
+    )
+    item_limit = forms.IntegerField(
+        min_value=1, max_value=1_000_000, required=False, label="Items per scenario", help_text="Empty: all."
+    )
+
+    def __init__(self, *args: object, versions: list[int], endpoints: list[tuple[int, str]], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["release"].choices = [(version, f"v{version}") for version in versions]  # type: ignore[attr-defined]
+        self.fields["endpoint"].choices = endpoints  # type: ignore[attr-defined]

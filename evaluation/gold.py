@@ -1,0 +1,149 @@
+"""What a release says the answers are: the gold of every item, its strata, and the scenarios it was asked under.
+
+Read from the release's own files (never from the live database, which moves on), each file hashed while it is read
+and checked against the sha256 in the release's file list: a file changed on disk is refused, not scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from common.errors import InvalidInput, InvalidState
+from evaluation.extraction import LETTERS
+from exports import services as releases
+from exports.models import Release
+
+WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
+WIKIPEDIA_STRATA = ("topic", "region", "split")
+TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
+MAX_GOLD_CHARS = 20_000
+
+
+@dataclass(slots=True)
+class ItemGold:
+    kind: str  # lead, document, trivia
+    gold: str  # the standard-language answer, or the option letter; "" when the item has none
+    cluster: str  # what items are resampled by (the page pair; the item itself for trivia)
+    strata: dict[str, str]
+    options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
+
+
+@dataclass(slots=True)
+class ReleaseGold:
+    project_kind: str
+    language: str  # the gold answers' language (ISO 639-3)
+    items: dict[str, ItemGold]
+    scenarios: dict[str, set[str]]  # scenario → the item ids asked under it
+    files: list[dict[str, str]]  # [{name, sha256}] read
+    strata: tuple[str, ...]
+
+    @property
+    def multiple_choice(self) -> bool:
+        return self.project_kind == "trivia"
+
+
+def _lines(release: Release, name: str, files: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """Every JSON line of one release file, the file's sha256 checked against the release's record of it."""
+    entry = release.file_entry(name)
+    if entry is None:
+        raise InvalidInput(f"Release v{release.version} has no file {name}.", field="release")
+    path = releases.release_file_path(release, name)
+    digest = hashlib.sha256()
+    records = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            digest.update(raw)
+            if raw.strip():
+                try:
+                    records.append(orjson.loads(raw))
+                except orjson.JSONDecodeError:
+                    raise InvalidState(f"{name} line {number} of release v{release.version} is not JSON.") from None
+    if digest.hexdigest() != entry["sha256"]:
+        raise InvalidState(
+            f"{name} of release v{release.version} no longer matches its sha256: the files on disk changed. "
+            "Nothing was scored."
+        )
+    files.append({"name": name, "sha256": entry["sha256"]})
+    return records
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)[:MAX_GOLD_CHARS]
+
+
+def release_gold(release: Release) -> ReleaseGold:
+    """The gold of a published release of a Wikipedia QA or trivia project."""
+    if not release.is_published:
+        raise InvalidState(f"Release v{release.version} is not published; only published releases are scored.")
+    kind = release.project.kind
+    if kind == "wikipedia_qa":
+        return _wikipedia_gold(release)
+    if kind == "trivia":
+        return _trivia_gold(release)
+    raise InvalidInput(
+        f"Scoring {release.project.get_kind_display()} releases is not built yet (Wikipedia QA and trivia are).",
+        field="release",
+    )
+
+
+def _wikipedia_gold(release: Release) -> ReleaseGold:
+    files: list[dict[str, str]] = []
+    items: dict[str, ItemGold] = {}
+    for name in ("lead_qa.jsonl", "document_qa.jsonl"):
+        if release.file_entry(name) is None:
+            continue
+        for record in _lines(release, name, files):
+            items[str(record["id"])] = ItemGold(
+                kind=str(record.get("kind") or name.split("_")[0]),
+                gold=_text(record.get("answer_standard")).strip(),
+                cluster=str(record.get("pair_id") or record["id"]),
+                strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in WIKIPEDIA_STRATA},
+            )
+    scenarios: dict[str, set[str]] = {}
+    for scenario in WIKIPEDIA_SCENARIOS:
+        name = f"prompts/{scenario}.jsonl"
+        if release.file_entry(name) is not None:
+            scenarios[scenario] = {str(record["id"]) for record in _lines(release, name, files)}
+    return ReleaseGold("wikipedia_qa", release.project.standard_language, items, scenarios, files, WIKIPEDIA_STRATA)
+
+
+def _trivia_gold(release: Release) -> ReleaseGold:
+    files: list[dict[str, str]] = []
+    items: dict[str, ItemGold] = {}
+    scenarios: dict[str, set[str]] = {}
+    for record in _lines(release, "trivia.jsonl", files):
+        answer = record.get("answer")
+        languages = [str(language) for language in record.get("languages") or []]
+        options = {
+            language: len((record.get(language) or {}).get("candidates") or [])
+            for language in languages
+            if isinstance(record.get(language), dict)
+        }
+        gold = LETTERS[answer] if isinstance(answer, int) and 0 <= answer < len(LETTERS) else ""
+        identifier = str(record["id"])
+        items[identifier] = ItemGold(
+            kind="trivia",
+            gold=gold,
+            cluster=identifier,
+            strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in TRIVIA_STRATA},
+            options=options,
+        )
+        for language in options:
+            scenarios.setdefault(language, set()).add(identifier)
+    return ReleaseGold("trivia", "", items, scenarios, files, TRIVIA_STRATA)
+
+
+def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """(item id, prompt) of one scenario's prompt file, refused unless the file is the one the run was pinned to."""
+    files: list[dict[str, str]] = []
+    records = _lines(release, f"prompts/{scenario}.jsonl", files)
+    if files[0] not in pinned:
+        raise InvalidState(f"prompts/{scenario}.jsonl is not the file this run was pinned to; nothing was asked.")
+    return [(str(record["id"]), str(record.get("prompt") or "")) for record in records]

@@ -1,0 +1,100 @@
+"""Evaluation runs: model answers scored against one published release, pinned to its exact files.
+
+A run belongs to one immutable release and records what it read: the version, the sha256 of the release's
+`manifest.json` and the sha256 of every file it took gold answers and prompts from. Scoring checks those hashes
+again before it reads, so results can never drift from the data they scored. The run is a job (common/jobs.py):
+predictions are stored when the upload is accepted, then a worker extracts and scores them with progress.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from annotation.models import Project
+from common.jobs import Job
+from exports.models import Release
+
+
+class EvaluationRun(Job):
+    STATUS_WORDS = {Job.Status.RUNNING: "Scoring", Job.Status.DONE: "Scored"}
+
+    class Source(models.TextChoices):
+        PREDICTIONS = "predictions", "Predictions file (JSONL)"
+        HARNESS = "harness", "lm-evaluation-harness samples log"
+        ENDPOINT = "endpoint", "Generated through a model endpoint"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluation_runs")
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="evaluation_runs")
+    release_version = models.PositiveIntegerField()
+    manifest_sha256 = models.CharField(max_length=64)
+    # [{name, sha256}] of the release files the run read (the prompt files, or the trivia file)
+    release_files = models.JSONField(default=list)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.PREDICTIONS)
+    file_name = models.CharField(max_length=255, blank=True)
+    file_sha256 = models.CharField(max_length=64, blank=True)
+    file_size = models.PositiveBigIntegerField(default=0)
+    # Generated runs: the endpoint asked (kept by name and model if the endpoint is deleted later), the scenarios
+    # whose prompts were sent and how many items per scenario at most (None: all).
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluation_runs"
+    )
+    endpoint_name = models.CharField(max_length=100, blank=True)
+    endpoint_model = models.CharField(max_length=200, blank=True)
+    scenarios = models.JSONField(default=list, blank=True)
+    item_limit = models.PositiveIntegerField(null=True, blank=True)
+    bootstrap_draws = models.PositiveIntegerField(default=1000)
+    seed = models.PositiveIntegerField(default=20261203)
+    # The upload's refused lines [{line, field, reason}] (the first ones) and counts by what was found.
+    problems = models.JSONField(default=list, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    # Tidy rows {kind, scenario, model, metric, mode, stratum, value, n, mean, ci_low, ci_high, ...} once scored.
+    results = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Evaluation run {self.pk} of {self.project.slug} v{self.release_version}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("evaluation_run", args=[self.project.slug, self.pk])
+
+
+class Prediction(models.Model):
+    """One model's answer to one release item under one scenario, what was extracted from it and its scores."""
+
+    class Extraction(models.TextChoices):
+        FOUND = "found", "Answer found"
+        EMPTY = "empty", "Empty answer"
+        NOT_FOUND = "not_found", "No answer found"
+        MISSING = "missing", "No prediction for this item"
+        ERROR = "error", "The model call failed"
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="predictions")
+    item_id = models.CharField(max_length=200, help_text="The release item's stable id.")
+    item_kind = models.CharField(max_length=16, help_text="lead, document or trivia: never mixed in one table.")
+    scenario = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    line = models.PositiveIntegerField(null=True, blank=True, help_text="Line of the uploaded file.")
+    prediction = models.TextField(blank=True)
+    extraction = models.CharField(max_length=16, choices=Extraction.choices, blank=True)
+    extracted = models.TextField(blank=True)
+    # Multiple choice: the tolerant filter's outcome beside the strict one.
+    extraction_tolerant = models.CharField(max_length=16, choices=Extraction.choices, blank=True)
+    extracted_tolerant = models.TextField(blank=True)
+    scores = models.JSONField(default=dict, blank=True)
+    # Generated: the recorded model call (endpoints.ModelCall) and, when it failed, why (scored as an empty answer).
+    call_id = models.BigIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run_id", "model", "scenario", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "model", "scenario", "item_id"], name="prediction_one_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} · {self.scenario} · {self.item_id}"

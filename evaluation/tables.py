@@ -1,0 +1,98 @@
+"""The results rows shaped as each study's tables: overall (scenario × metric per model) and by stratum."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from evaluation.scoring import METRIC_NAMES, MODE_NAMES
+
+SMALL_CELL = 10  # a cell with fewer items is marked: its interval is wide, its mean fragile
+KIND_NAMES = {"lead": "Lead-section QA", "document": "Document-level QA", "trivia": "Trivia (multiple choice)"}
+SCENARIO_ORDER = ("question_only", "standard_lead", "local_lead", "both_leads")
+PRIMARY = {
+    "lead": ("recommended", "rouge_l"),
+    "document": ("recommended", "rouge_l"),
+    "trivia": ("parity", "accuracy_strict"),
+}
+
+
+def _cell(row: dict[str, Any]) -> dict[str, Any]:
+    def pct(value: float | None) -> str:
+        return "" if value is None else f"{100 * value:.1f}"
+
+    return {
+        "mean": pct(row["mean"]),
+        "low": pct(row["ci_low"]),
+        "high": pct(row["ci_high"]),
+        "n": row["n"],
+        "left_out": row.get("left_out", 0),
+        "small": row["n"] < SMALL_CELL,
+        "raw": row["mean"],
+    }
+
+
+def _scenario_key(scenario: str) -> tuple[int, str]:
+    return (SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER), scenario)
+
+
+def results_tables(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per item kind and model: the overall table (rows scenarios, columns mode·metric, a Δ against question only
+    for the primary metric) and one table per stratum (rows stratum values, columns scenarios, primary metric)."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in results:
+        grouped[(row["kind"], row["model"])].append(row)
+    tables = []
+    for (kind, model), rows in sorted(grouped.items()):
+        overall = [row for row in rows if row["stratum"] == "all"]
+        columns = sorted({(row["mode"], row["metric"]) for row in overall}, key=lambda key: (key[0] != "parity", key))
+        scenarios = sorted({row["scenario"] for row in overall}, key=_scenario_key)
+        index = {(row["scenario"], row["mode"], row["metric"]): row for row in overall}
+        primary = PRIMARY.get(kind, columns[0] if columns else ("", ""))
+        baseline = index.get(("question_only", *primary))
+        body = []
+        for scenario in scenarios:
+            cells = [_cell(index[(scenario, *column)]) if (scenario, *column) in index else None for column in columns]
+            own = index.get((scenario, *primary))
+            delta = None
+            if baseline and own and scenario != "question_only" and own["mean"] is not None:
+                delta = f"{100 * (own['mean'] - baseline['mean']):+.1f}"
+            body.append({"scenario": scenario, "cells": cells, "delta": delta})
+        strata = []
+        for stratum in sorted({row["stratum"] for row in rows} - {"all"}):
+            picked = [row for row in rows if row["stratum"] == stratum and (row["mode"], row["metric"]) == primary]
+            values = sorted({row["value"] for row in picked})
+            by = {(row["value"], row["scenario"]): row for row in picked}
+            strata.append(
+                {
+                    "name": stratum,
+                    "scenarios": scenarios,
+                    "rows": [
+                        {
+                            "value": value,
+                            "cells": [_cell(by[(value, s)]) if (value, s) in by else None for s in scenarios],
+                        }
+                        for value in values
+                    ],
+                }
+            )
+        tables.append(
+            {
+                "kind": kind,
+                "kind_name": KIND_NAMES.get(kind, kind),
+                "model": model,
+                "columns": [
+                    {"mode": mode, "metric": metric, "name": METRIC_NAMES.get(metric, metric)}
+                    for mode, metric in columns
+                ],
+                "rows": body,
+                "has_delta": baseline is not None and kind != "trivia",
+                "primary": {"mode": primary[0], "name": METRIC_NAMES.get(primary[1], primary[1])},
+                "strata": strata,
+            }
+        )
+    return tables
+
+
+def mode_captions() -> dict[str, str]:
+    return MODE_NAMES

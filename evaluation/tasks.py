@@ -1,0 +1,11 @@
+"""Celery tasks of the evaluation app: they take ids and call services."""
+
+from celery import shared_task
+
+from common.jobs import retry_when_the_database_returns
+from evaluation import services
+
+
+@shared_task(name="evaluation.score", **retry_when_the_database_returns("EVALUATION_STALE_SECONDS"))
+def evaluation_run_score_task(run_id: int) -> None:
+    services.evaluation_run_score(run_id=run_id)

@@ -1,0 +1,47 @@
+// One key per choice on a judging form, whatever the keyboard layout (keys read through keymap.js).
+// A choice's key is its input's `data-key` (shown beside it in a <kbd>): a radio is chosen, a checkbox
+// toggled; `data-focus` names what takes the focus next (the reason list after "bad"). Enter saves and opens
+// the next item (the form's [data-save-next] button); inside a text box Ctrl+Enter does, Esc leaves the box.
+// Keys the form does not name (the 1–5 scores: likert_keys.js) are left to others.
+import { keyOf } from "./keymap.js";
+
+for (const form of document.querySelectorAll("form[data-choice-keys]")) {
+  const byKey = new Map([...form.querySelectorAll("input[data-key]")].map((input) => [input.dataset.key, input]));
+  const next = form.querySelector("[data-save-next]");
+  const saveNext = () => (next ? form.requestSubmit(next) : form.requestSubmit());
+
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.isComposing) return;
+    const target = event.target;
+    if (target instanceof Element && target.closest("dialog")) return;
+    const key = keyOf(event);
+    const typing =
+      target instanceof HTMLElement &&
+      (target.matches("textarea, select, input:not([type=radio]):not([type=checkbox])") || target.isContentEditable);
+    if (typing) {
+      if (key === "Escape") {
+        target.blur();
+        event.preventDefault();
+      } else if (key === "Enter" && (event.ctrlKey || event.metaKey) && form.contains(target)) {
+        event.preventDefault();
+        saveNext();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey) return;
+    if (key === "Enter") {
+      if (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement) return; // their own action
+      event.preventDefault();
+      saveNext();
+      return;
+    }
+    const input = byKey.get(key);
+    if (!input) return;
+    event.preventDefault();
+    input.checked = input.type === "checkbox" ? !input.checked : true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    const follow = input.dataset.focus ? form.querySelector(input.dataset.focus) : null;
+    (follow || input).focus();
+  });
+  form.dataset.keysReady = ""; // listening (a module runs after the page is shown: tests wait for this)
+}

@@ -1,0 +1,83 @@
+"""Evaluation in Chromium: a researcher goes from the releases to an upload, a results table and its download."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from exports import services as releases
+from tests.browser.conftest import log_in, nav_to
+from tests.exports.conftest import authored_pair
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_researcher_uploads_predictions_and_reads_the_tables(
+    page: Page, project, annotator, coordinator, researcher, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    authored_pair(project, annotator)
+    authored_pair(project, annotator)
+    release = releases.release_build_now(project=project, user=coordinator, seed=1)
+    lines = []
+    for scenario in ("question_only", "local_lead"):
+        path = releases.release_file_path(release, f"prompts/{scenario}.jsonl")
+        for line in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+            answer = line["answer_standard"] if scenario == "local_lead" else "不知道"
+            lines.append(
+                {"id": line["id"], "scenario": scenario, "prediction": f"<answer>{answer}</answer>", "model": "qwen"}
+            )
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "nope", "scenario": "question_only", "prediction": "", "model": "m"}\n{oops\n')
+
+    log_in(page, "researcher")
+    page.goto(f"/projects/{project.slug}/releases/")
+    nav_to(page, "Evaluation", "Data")
+    expect(page.locator("h1")).to_have_text("Evaluation runs")
+
+    # a bad file: refused whole, every line named
+    page.get_by_label("Predictions file").set_input_files(str(bad))
+    page.get_by_role("button", name="Upload and score").click()
+    expect(page.locator("#run-state")).to_have_text("Refused (nothing changed)")
+    expect(page.locator("#refused-lines tbody tr")).to_have_count(2)
+    expect(page.locator("#refused-lines")).to_contain_text("'nope' is not an item in this release")
+
+    # the good file, submitted from the keyboard
+    nav_to(page, "Evaluation", "Data")
+    page.get_by_label("Predictions file").set_input_files(str(predictions))
+    page.get_by_label("Predictions file").focus()
+    page.keyboard.press("Tab")  # model
+    page.keyboard.press("Tab")  # scenario
+    page.keyboard.press("Tab")  # the button
+    page.keyboard.press("Enter")
+    expect(page.locator("#run-state")).to_have_text("Scored")
+    page.reload()
+    table = page.locator(".results").first
+    expect(table.locator("h2")).to_contain_text("Lead-section QA")
+    row = table.locator("tbody tr", has_text="local_lead").first
+    expect(row).to_contain_text("100.0")
+    expect(table.locator("table[data-stratum='topic']")).to_be_visible()
+    expect(table.locator(".results-caption")).to_contain_text("paper parity")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, width
+    page.screenshot(path="/tmp/evaluation-run-390.png", full_page=True)
+    with page.expect_download() as download:
+        page.locator("#download-csv").click()
+    assert download.value.suggested_filename.endswith("-results.csv")
+
+    # the drill-down: every item's answer and scores, filtered from the keyboard
+    page.locator("#run-items-link").click()
+    expect(page.locator("#run-items tbody tr")).to_have_count(8)
+    page.get_by_label("Scenario").select_option("question_only")
+    page.get_by_label("Answer extraction").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#run-items tbody tr")).to_have_count(4)
+    expect(page.locator("#run-items tbody tr").first).to_contain_text("不知道")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path="/tmp/evaluation-items-390.png", full_page=True)

@@ -1,0 +1,123 @@
+"""A Wikipedia QA release loads by the dataset card's own line whatever mix of values its splits hold, and the
+split sizes the Releases page previews are the sizes the build writes and the card states."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import QAItem
+from exports import services
+from exports.models import Release
+from exports.splits import split_assign, split_sizes
+from review.models import Verification
+from tests.exports.conftest import authored_pair
+from tests.exports.loading import assert_release_loads, root_of
+
+pytest.importorskip("datasets")
+
+STANDARD_TEXT = "茶餐厅在深水埗。老板姓陈。"
+
+
+def test_split_sizes_are_the_largest_remainders_of_the_shares():
+    assert split_sizes(6, {"train": 70, "dev": 10, "test": 20}) == {"train": 4, "dev": 1, "test": 1}
+    assert split_sizes(22, {"train": 70, "dev": 10, "test": 20}) == {"train": 16, "dev": 2, "test": 4}
+    assert split_sizes(65, {"train": 70, "dev": 10, "test": 20}) == {"train": 46, "dev": 6, "test": 13}
+
+
+def test_single_items_are_split_exactly_and_the_same_seed_gives_the_same_splits():
+    groups = dict.fromkeys(range(1, 66), 1)
+    first = split_assign(groups, {"train": 70, "dev": 10, "test": 20}, 5)
+    sizes = {name: list(first.values()).count(name) for name in ("train", "dev", "test")}
+    assert sizes == {"train": 46, "dev": 6, "test": 13}  # not 59/0/6
+    assert split_assign(groups, {"train": 70, "dev": 10, "test": 20}, 5) == first
+    # The next release keeps the earlier groups' splits; the new ones fill what the sizes still need.
+    previous = {str(key): split for key, split in first.items()}
+    more = split_assign(dict.fromkeys(range(1, 76), 1), {"train": 70, "dev": 10, "test": 20}, 5, previous)
+    assert all(more[key] == first[key] for key in first)
+    assert [list(more.values()).count(name) for name in ("train", "dev", "test")] == [53, 7, 15]
+
+
+def _mixed_project(project, annotator):
+    """Two pairs of two lead QAs; the first pair's items were verified found, with their sentences."""
+    pairs = [authored_pair(project, annotator, standard_text=STANDARD_TEXT) for _ in range(2)]
+    start = STANDARD_TEXT.index("老板姓陈")
+    for item in QAItem.objects.filter(pair=pairs[0]):
+        Verification.objects.create(
+            item=item,
+            number=1,
+            result="found",
+            sentences=[{"start": start, "end": start + 5, "text": "老板姓陈。"}],
+            query="姓陈",
+            answer=item.answer_standard,
+        )
+    return pairs
+
+
+def test_a_release_with_found_sentences_in_one_split_and_none_in_another_loads_by_the_cards_line(
+    project, annotator, coordinator, tmp_path
+):
+    _mixed_project(project, annotator)
+    release = services.release_build_now(project=project, user=coordinator, seed=13)
+    assert release.status == Release.Status.DONE, release.error
+    by_split = release.counts["lead_qa_by_split"]
+    # 4 items at 70/10/20 are 3/0/1: two whole pairs give 2/0/2, the verified pair in one split, the other apart.
+    assert by_split == {"train": 2, "dev": 0, "test": 2}
+
+    loaded = assert_release_loads(release, tmp_path / "hf")
+
+    lead = loaded["lead_qa"]
+    assert {split: lead[split].num_rows for split in lead} == {"train": 2, "test": 2}
+    statuses = {split: {row["verification"]["status"] for row in lead[split]} for split in lead}
+    assert sorted(map(sorted, statuses.values())) == [["found"], ["not_checked"]]
+    found = [row for split in lead for row in lead[split] if row["verification"]["status"] == "found"]
+    assert found[0]["verification"]["sentences"][0]["text"] == "老板姓陈。"
+    assert not (root_of(release) / "lead_qa/dev.jsonl").exists()  # no empty split file to trip a loader
+    card = (root_of(release) / "README.md").read_text(encoding="utf-8")
+    assert "| lead_qa | 2 | 0 | 2 | 4 |" in card  # the card states the sizes of the files it describes
+
+
+DEFAULT = {"train": 70, "dev": 10, "test": 20}
+
+
+def test_the_previewed_splits_are_the_built_ones(client, project, annotator, coordinator):
+    for evidence in (("深水埗", "六十幾年"), ("六十幾年", "招牌菜", "星期三休息")):
+        authored_pair(project, annotator, evidence=evidence)
+    for _ in range(3):
+        authored_pair(project, annotator)
+    authored_pair(project, annotator, status=QAItem.Status.REJECTED)
+    client.force_login(coordinator)
+
+    preview = client.get(f"/api/projects/{project.slug}/releases/readiness/").json()
+    # Without a seed, the preview uses the seed the release will take.
+    release = services.release_build_now(project=project, user=coordinator)
+
+    assert release.status == Release.Status.DONE, release.error
+    assert preview["splits"]["seed"] == release.seed
+    assert preview["splits"]["sizes"] == release.counts["lead_qa_by_split"]
+    assert sum(preview["splits"]["sizes"].values()) == preview["splits"]["items"] == 11
+    page = client.get(f"/projects/{project.slug}/releases/").content.decode()
+    assert preview["splits"]["description"] in page
+
+
+def test_the_next_release_keeps_every_items_split_and_new_pairs_fill_the_sizes(client, project, annotator, coordinator):
+    import json
+
+    for _ in range(10):
+        authored_pair(project, annotator)
+    first = services.release_build_now(project=project, user=coordinator, seed=21)
+    for _ in range(5):
+        authored_pair(project, annotator)
+    client.force_login(coordinator)
+    preview = client.get(f"/api/projects/{project.slug}/releases/readiness/").json()
+
+    second = services.release_build_now(project=project, user=coordinator)  # keeps the seed
+
+    def splits(release: Release) -> dict[str, str]:
+        lines = (root_of(release) / "lead_qa.jsonl").read_text(encoding="utf-8").splitlines()
+        return {record["id"]: record["split"] for record in map(json.loads, lines)}
+
+    before, after = splits(first), splits(second)
+    assert {item: after[item] for item in before} == before  # no item changed split
+    assert second.counts["lead_qa_by_split"] == preview["splits"]["sizes"] == {"train": 20, "dev": 4, "test": 6}
+    diff = services.release_diff(old=first, new=second).as_dict()
+    assert diff["counts"] == {"added": 10, "removed": 0, "changed": 0, "unchanged": 20}
