@@ -68,21 +68,23 @@ LANGUAGE_HL = {"ara": "ar", "arb": "ar", "eng": "en", "yue": "zh-tw", "cmn": "zh
 
 
 def search_key_set(*, project: Project, key: str, user: User | None) -> SearchKey:
-    """Store the project's SerpApi key, encrypted; it is never shown again (its last four characters are)."""
+    """Store the project's SerpApi key, encrypted; it is never shown again (the last four characters of a key of
+    12 or more are)."""
     key = key.strip()
     if not key or len(key) > MAX_KEY_LENGTH or any(char.isspace() for char in key):
         raise InvalidInput(f"api_key: 1 to {MAX_KEY_LENGTH} characters, no spaces.", field="api_key")
+    hint = key[-4:] if len(key) >= 12 else ""  # a short key's last four would give most of it away
     with transaction.atomic():
         row, _ = SearchKey.objects.update_or_create(
             project=project,
             defaults={
                 "token": secret_encrypt(plain=key),
-                "last_four": key[-4:],
+                "last_four": hint,
                 "set_by": user,
                 "set_at": timezone.now(),
             },
         )
-        audit.record(user, Action.SEARCH_KEY_SET, project, project=project, last_four=key[-4:])
+        audit.record(user, Action.SEARCH_KEY_SET, project, project=project, last_four=hint)
     return row
 
 
@@ -106,9 +108,11 @@ def search_keys_rotate() -> tuple[int, list[str]]:
 
 
 def search_key_hint(project: Project) -> str:
-    """What a page shows of the key: "set, ends in …abcd" or "not set"."""
+    """What a page shows of the key: "set, ends in …abcd", "set" or "not set"."""
     row = SearchKey.objects.filter(project=project).first()
-    return f"set, ends in …{row.last_four}" if row else "not set"
+    if row is None:
+        return "not set"
+    return f"set, ends in …{row.last_four}" if row.last_four else "set"
 
 
 # Talking to SerpApi
@@ -276,6 +280,7 @@ def search_collection_start(
     if not seeds:
         raise InvalidState("The project has no seed queries to search with: add or import some first.", field="seeds")
     with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()  # one start at a time per project
         if SearchCollection.objects.filter(project=project, status__in=SearchCollection.ACTIVE).exists():
             raise InvalidState("A search collection of this project is running: cancel it or wait for it.")
         collection = SearchCollection.objects.create(

@@ -298,6 +298,7 @@ class Worlds:
         from annotation.models import ImportJob
         from tests.validation.conftest import COLLECTED_TSV, tsv_source
         from validation import services as validation
+        from validation.models import SearchCollection
 
         project, owner, _, reviewer = self._b_of_kind(Project.Kind.VALIDATION)
         report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=owner)
@@ -308,9 +309,15 @@ class Worlds:
         validation.source_domain_label(
             project=project, domain="b-only.org", label="not_sure", user=owner, origin="coordinator"
         )
+        search = SearchCollection.objects.create(project=project, created_by=owner, budget=5)
         values = {
-            "slug": project.slug, "item_id": slot.item_id, "slot_id": slot.pk, "job_id": job.pk, "domain": "b-only.org"
-        }  # fmt: skip
+            "slug": project.slug,
+            "item_id": slot.item_id,
+            "slot_id": slot.pk,
+            "job_id": job.pk,
+            "domain": "b-only.org",
+            "collection_id": search.pk,
+        }
         return {"owner": owner, "values": values}
 
     def _b_trivia(self) -> dict[str, Any]:

@@ -288,3 +288,15 @@ def test_the_key_rotation_command_re_encrypts_search_keys_too(seeded, settings, 
     settings.ENCRYPTION_KEYS = [Fernet.generate_key().decode()]  # a key nobody has
     with pytest.raises(CommandError, match=f"the SerpApi key of project {seeded.slug}"):
         call_command("endpoint", "rotate-keys")
+
+
+def test_one_collection_per_project_runs_at_a_time(seeded, coordinator):
+    search.search_collection_start(project=seeded, user=coordinator, budget=5, enqueue=False)
+    with pytest.raises(InvalidState, match="A search collection of this project is running"):
+        search.search_collection_start(project=seeded, user=coordinator, budget=5, enqueue=False)
+
+
+def test_a_short_key_is_not_hinted_at(vproject, coordinator):
+    search.search_key_set(project=vproject, key="abc123", user=coordinator)
+    assert search.search_key_hint(vproject) == "set"
+    assert SearchKey.objects.get(project=vproject).last_four == ""
