@@ -93,3 +93,33 @@ def test_a_semicolon_separated_people_csv_is_told_so(project, coordinator):
 
     assert response.status_code == 400
     assert "separated by semicolons" in response.json()["detail"]
+
+
+def test_the_agreement_calculator_tells_a_semicolon_separated_file(coordinator):
+    response = api_as(coordinator).post(
+        "/api/agreement/calculate/",
+        {"file": SimpleUploadedFile("r.csv", b"unit;rater;value\n1;a;2\n1;b;2\n"), "level": "nominal"},
+        format="multipart",
+    )
+
+    assert response.status_code == 400
+    assert "separated by semicolons" in response.json()["detail"]
+
+
+def test_a_semicolon_separated_pair_import_is_told_so(
+    project, coordinator, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    data = b"local_title;standard_title;local_url;standard_url;local_lead;standard_lead\nA;B;u;v;x;y\n"
+    client = api_as(coordinator)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = client.post(
+            f"/api/projects/{project.slug}/imports/",
+            {"files": [SimpleUploadedFile("pairs.csv", data)]},
+            format="multipart",
+        )
+    job = client.get(f"/api/projects/{project.slug}/imports/{queued.data['id']}/").data
+
+    assert job["status"] == "refused", job
+    assert any("separated by semicolons" in p["message"] for p in job["report"]["problems"])
