@@ -9,8 +9,6 @@ membership. Deactivating keeps every row: the membership (or the account) is onl
 
 from __future__ import annotations
 
-import csv
-import io
 import secrets
 import unicodedata
 from collections.abc import Iterable
@@ -40,6 +38,7 @@ from annotation.services import LAST_COORDINATOR, coordinator_is_last, membershi
 from annotation.tokens import api_tokens_revoke_all
 from audit import services as audit
 from audit.models import Action
+from common import csvfile
 from common.errors import InvalidInput, InvalidState
 
 INVITATION = "invitation"
@@ -239,14 +238,17 @@ def people_csv_parse(data: bytes) -> list[tuple[int, PersonRow]]:
     if len(data) > MAX_CSV_BYTES:
         raise InvalidInput(f"The file is larger than {MAX_CSV_BYTES // 1024} KiB.", field="file")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvalidInput("The file is not UTF-8 text.", field="file") from None
+        text = csvfile.decode(data)
+    except csvfile.CsvProblem as problem:
+        raise InvalidInput(
+            f"The file {problem.message}.".replace("The file the file", "The file"), field="file"
+        ) from None
     if "\x00" in text:
         raise InvalidInput("The file is not a CSV text file (it contains NUL bytes).", field="file")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [name.strip().lower() for name in reader.fieldnames or []]
-    if not header:
+    found = csvfile.rows(text)
+    first_line = next(found, (1, []))[1]
+    header = [name.strip().lower() for name in first_line]
+    if not any(header):
         raise InvalidInput("The file is empty; the first line names the columns.", field="file")
     missing = [column for column in CSV_COLUMNS if column not in header]
     unknown = [column for column in header if column not in CSV_COLUMNS]
@@ -254,16 +256,18 @@ def people_csv_parse(data: bytes) -> list[tuple[int, PersonRow]]:
         raise InvalidInput(
             f"The first line must name the columns {','.join(CSV_COLUMNS)}"
             + (f"; missing: {', '.join(missing)}" if missing else "")
-            + (f"; unknown: {', '.join(unknown[:5])}" if unknown else ""),
+            + (f"; unknown: {', '.join(unknown[:5])}" if unknown else "")
+            + csvfile.separator_hint(first_line, ","),
             field="file",
         )
-    reader.fieldnames = header
     rows: list[tuple[int, PersonRow]] = []
     errors: dict[str, list[str]] = {}
     seen: dict[str, dict[str, int]] = {"username": {}, "email": {}}
     try:
-        for values in reader:
-            number = reader.line_num
+        for number, cells in found:
+            values: dict[str | None, Any] = dict(zip(header, cells, strict=False))
+            if len(cells) > len(header):
+                values[None] = cells[len(header) :]
             if len(rows) >= MAX_CSV_ROWS:
                 raise InvalidInput(f"The file has more than {MAX_CSV_ROWS} people; split it.", field="file")
             if None in values:
@@ -271,7 +275,7 @@ def people_csv_parse(data: bytes) -> list[tuple[int, PersonRow]]:
                 continue
             if not any((value or "").strip() for value in values.values()):
                 continue  # a blank line
-            row, problems = person_row_validate(values)
+            row, problems = person_row_validate({str(key): value for key, value in values.items()})
             for column in ("username", "email"):
                 key = getattr(row, column).casefold()
                 if key and key in seen[column]:
@@ -282,8 +286,8 @@ def people_csv_parse(data: bytes) -> list[tuple[int, PersonRow]]:
                 _, problems = _existing_user(row)
             errors |= _flat(problems, f"row {number}.")
             rows.append((number, row))
-    except csv.Error as error:
-        raise InvalidInput(f"The file is not valid CSV: {error}", field="file") from None
+    except csvfile.CsvProblem as problem:
+        raise InvalidInput(f"The file is not valid CSV: {problem.message}", field="file") from None
     if errors:
         first = next(iter(errors))
         raise InvalidInput(

@@ -12,8 +12,6 @@ the review app's judgments (`review_submit`) on the project's review criterion.
 
 from __future__ import annotations
 
-import csv
-import io
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +30,7 @@ from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common import csvfile
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from common.text import first_unstorable
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
@@ -191,9 +190,9 @@ def shown(value: Any) -> str:
 
 def _records(data: bytes, name: str, fmt: str = "auto") -> list[tuple[str, dict[str, Any]]]:
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{name}: the file is not UTF-8 text.", field="file") from None
+        text = csvfile.decode(data)
+    except csvfile.CsvProblem as problem:
+        raise InvalidInput(f"{name}: {problem.message}.", field="file") from None
     if fmt == "jsonl" or (fmt == "auto" and name.endswith(".jsonl")):
         records = []
         for line, raw in enumerate(text.splitlines(), start=1):
@@ -206,7 +205,12 @@ def _records(data: bytes, name: str, fmt: str = "auto") -> list[tuple[str, dict[
                     raise InvalidInput(f"{name} line {line}: must be a JSON object.", field="file")
                 records.append((f"{name} line {line}", record))
         return records
-    return [(f"{name} line {line}", dict(row)) for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2)]
+    try:
+        _, rows = csvfile.dict_rows(text, needed=("name",))
+        return [(f"{name} line {line}", {k: v for k, v in row.items() if k is not None}) for line, row in rows]
+    except csvfile.CsvProblem as problem:
+        where = f"{name} line {problem.line}" if problem.line else name
+        raise InvalidInput(f"{where}: {problem.message}.", field=problem.column or "file") from None
 
 
 def _check_columns(

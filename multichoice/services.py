@@ -13,7 +13,6 @@ the claim pattern of the annotator's queue for the translators' queue
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,6 +31,7 @@ from annotation.models import ItemEvent, PagePair, Project, QAItem, QAItemRevisi
 from annotation.services import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
+from common import csvfile
 from common.claims import queue_claim_next
 from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState, StaleEdit
@@ -705,9 +705,9 @@ def trivia_import_undo(*, batch: TriviaImport, user: User) -> dict[str, Any]:
 
 def _decode(data: bytes, name: str) -> str:
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{name}: the file is not UTF-8 text.", field="file") from None
+        return csvfile.decode(data)
+    except csvfile.CsvProblem as problem:
+        raise InvalidInput(f"{name}: {problem.message}.", field="file") from None
 
 
 def trivia_import_csv(
@@ -723,20 +723,22 @@ def trivia_import_csv(
 
     The file's rows are all `subset` unless the file has its own `subset` column.
     """
-    reader = csv.DictReader(io.StringIO(_decode(data, name)))
-    header = reader.fieldnames or []
-    missing = [
-        column for column in ("category", "difficulty", "question", "candidate0", "answer") if column not in header
-    ]
-    if missing:
-        raise InvalidInput(f"{name}: the header has no column {missing[0]!r}.", field=missing[0])
-    candidate_columns = sorted((c for c in header if c.startswith("candidate")), key=lambda c: int(c[9:] or 0))
-    records = []
-    for line, row in enumerate(reader, start=2):
-        record = dict(row)
-        record["candidates"] = [row[c] for c in candidate_columns if (row.get(c) or "").strip()]
-        record["subset"] = (row.get("subset") or subset).strip()
-        records.append((f"{name} line {line} (id {row.get('id') or '?'})", record))
+    try:
+        header, rows = csvfile.dict_rows(
+            _decode(data, name), needed=("category", "difficulty", "question", "candidate0", "answer")
+        )
+        candidate_columns = sorted(
+            (c for c in header if c.startswith("candidate") and c[9:].isdigit()), key=lambda c: int(c[9:])
+        )
+        records = []
+        for line, row in rows:
+            record = {key: value for key, value in row.items() if key is not None}
+            record["candidates"] = [row[c] for c in candidate_columns if (row.get(c) or "").strip()]
+            record["subset"] = (row.get("subset") or subset).strip()
+            records.append((f"{name} line {line} (id {row.get('id') or '?'})", record))
+    except csvfile.CsvProblem as problem:
+        where = f"{name} line {problem.line}" if problem.line else name
+        raise InvalidInput(f"{where}: {problem.message}.", field=problem.column or "file") from None
     if not records:
         raise InvalidInput(f"{name}: the file has no rows.", field="file")
     return _import(project, records, user=user, add=add_categories, name=name, data=data)

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from django.conf import settings
 
+from common import csvfile
 from common.errors import InvalidInput
 from review.agreement import (
     DEFAULT_BOOTSTRAP,
@@ -109,7 +110,8 @@ def ratings_read_csv(
         if missing:
             raise _problem(
                 f"the header has no column {', '.join(repr(m) for m in missing)}; "
-                f"it needs {', '.join(REQUIRED_COLUMNS)} (found {', '.join(repr(c) for c in columns)}).",
+                f"it needs {', '.join(REQUIRED_COLUMNS)} (found {', '.join(repr(c) for c in columns)})"
+                f"{csvfile.separator_hint(header, ',')}.",
                 line=1,
             )
         repeated = sorted({name for name in wanted if columns.count(name) > 1})

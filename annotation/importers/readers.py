@@ -25,7 +25,7 @@ from annotation.importers.sources import ImportSource
 from annotation.importers.writer import Writer
 from annotation.models import Project
 from annotation.wilova import PairRecord
-from common import jsontext
+from common import csvfile, jsontext
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -130,7 +130,7 @@ def csv_records(
             report.add_problem(1, name, "appears more than once in the header", file=label)
         for name in (*REQUIRED_TEXT, *REQUIRED_URL):
             if name not in header:
-                report.add_problem(1, name, "column is missing", file=label)
+                report.add_problem(1, name, f"column is missing{csvfile.separator_hint(header, ',')}", file=label)
         if unknown or repeated or not report.ok:
             return
         line = reader.line_num + 1
@@ -148,7 +148,7 @@ def csv_records(
                 yield record
     except UnicodeDecodeError as error:
         report.add_problem(
-            line, None, f"not valid UTF-8 (byte 0x{error.object[error.start]:02x}); save the file as UTF-8", file=label
+            line, None, f"not valid UTF-8 (byte 0x{error.object[error.start]:02x}); {csvfile.UTF8_REMEDY}", file=label
         )
     except csv.Error as error:
         report.add_problem(line, None, f"malformed CSV: {error}", file=label)
