@@ -57,7 +57,7 @@ def test_an_entity_csv_with_semicolons_or_a_megabyte_cell_is_refused_with_a_reme
     )  # fmt: skip
     client = api_as(coordinator)
 
-    def post(data: bytes):  # type: ignore[no-untyped-def]
+    def post(data: bytes):
         upload = SimpleUploadedFile("companies.csv", data)
         return client.post("/api/projects/companies/entities/import/", {"file": upload}, format="multipart")
 

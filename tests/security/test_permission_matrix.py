@@ -34,6 +34,7 @@ from annotation import services as authoring
 from annotation.models import Membership, Project
 from archive import services as archives
 from endpoints import services as endpoints
+from evaluation.models import EvaluationRun
 from review import queue as review_queue
 from review import reports as agreement_reports
 from tests import factories
@@ -55,6 +56,7 @@ API_TABLES: list[tuple[str, str, str]] = [
     ("tests.imports.test_permissions", "API_EXPECTED", "/api/"),
     ("tests.exports.test_permissions", "API_ENDPOINTS", "/api/"),
     ("tests.review.test_calculator_permissions", "API_EXPECTED", "/api/"),
+    ("tests.evaluation.test_permissions", "API_ENDPOINTS", "/api/"),
 ]
 
 # Operations no app table covers: (method, path under /api/, body, statuses in the order of ROLES).
@@ -67,7 +69,8 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 
 # URL parameters that name one object by a database id (global across projects) ...
 OBJECT_IDS = {
-    "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain"
+    "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain",
+    "run_id",
 }  # fmt: skip
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
@@ -374,6 +377,9 @@ class Worlds:
         endpoint = endpoints.endpoint_create(
             project=other_project, user=owner, name="b", base_url="http://127.0.0.1:9/v1", model="m"
         )
+        run = EvaluationRun.objects.create(
+            project=other_project, release=release, release_version=release.version, manifest_sha256="", status="done"
+        )
         return {
             "owner": owner,
             "values": {
@@ -391,6 +397,7 @@ class Worlds:
                 "report_id": report.pk,
                 "archive_id": export.pk,
                 "endpoint_id": endpoint.pk,
+                "run_id": run.pk,
             },
         }
 
@@ -568,6 +575,14 @@ RESEARCHER_PAGES: dict[str, int] = {
     "trivia_home": OK,
     "entity_home": OK,
     "project_restore": MISSING,  # a deleted project exists only for its coordinators
+    # Researchers score model answers on the releases they read (a POST without a file is the form again: 400).
+    "evaluation_runs": OK,
+    "evaluation_run": OK,
+    "evaluation_items": OK,
+    "evaluation_csv": OK,
+    "evaluation_run_create": 400,
+    "evaluation_run_generate": 400,
+    "evaluation_run_score": REDIRECT,
 }
 # API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
 RESEARCHER_API: dict[tuple[str, str], int] = {
@@ -585,6 +600,12 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/agreement/reports/"): OK,
     ("get", "/api/projects/{slug}/agreement/reports/{report_id}/"): OK,
     ("post", "/api/deleted-projects/{slug}/restore/"): MISSING,
+    ("get", "/api/projects/{slug}/evaluation/runs/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/"): 415,  # predictions come as a multipart upload
+    ("post", "/api/projects/{slug}/evaluation/runs/generate/"): 400,  # without a release and endpoint
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/predictions/"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.csv"): OK,
 }
 
 

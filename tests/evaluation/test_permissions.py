@@ -1,0 +1,95 @@
+"""Every evaluation page and API route × every kind of visitor.
+
+Who may do what: researchers and coordinators of the project (and superusers) list, start, open, score again and
+download evaluation runs; members with other roles get 403, non-members 404, anonymous visitors the sign-in page
+(pages) or 403 (API).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from evaluation.models import EvaluationRun
+from tests.annotation.test_page_permissions import LOGIN, ROLES
+from tests.conftest import api_as
+from tests.exports.conftest import release_world  # noqa: F401  (the fixture)
+
+# Access rules: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
+# name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
+PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
+    "evaluation_runs": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_run_create": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no file: the form again, with errors
+    "evaluation_run_generate": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no endpoint: the form again
+    "evaluation_run": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_run_score": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "evaluation_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+}
+
+API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
+    # method, path, body, statuses in the order of ROLES
+    ("get", "projects/{slug}/evaluation/runs/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/evaluation/runs/", {}, (403, 404, 403, 403, 415, 415)),  # a file comes as multipart
+    ("post", "projects/{slug}/evaluation/runs/generate/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/predictions/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/results.csv", None, (403, 404, 403, 403, 200, 200)),
+]  # fmt: skip
+
+
+@pytest.fixture
+def evaluation_world(release_world):  # noqa: F811
+    """The release world's published v1 with one scored (empty) run on it."""
+    run = EvaluationRun.objects.create(
+        project=release_world["project"],
+        release=release_world["published"],
+        release_version=release_world["published"].version,
+        manifest_sha256="",
+        status="done",
+    )
+    return {**release_world, "run_id": run.pk}
+
+
+def page_url(name: str, world: dict) -> str:
+    if name in {"evaluation_run", "evaluation_items", "evaluation_run_score", "evaluation_csv"}:
+        return reverse(name, kwargs={"slug": world["slug"], "run_id": world["run_id"]})
+    return reverse(name, kwargs={"slug": world["slug"]})
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
+def test_evaluation_page_permission(client, evaluation_world, name, role):
+    method, row = PAGE_EXPECTED[name]
+    expected = dict(zip(ROLES, row, strict=True))[role]
+    if role != "anonymous":
+        client.force_login(evaluation_world["users"][role])
+    url = page_url(name, evaluation_world)
+
+    response = getattr(client, method)(url, {})
+
+    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_ENDPOINTS, ids=lambda v: str(v)[:50])
+def test_evaluation_api_permission(evaluation_world, role, method, path, body, statuses):
+    expected = dict(zip(ROLES, statuses, strict=True))[role]
+    client = APIClient() if role == "anonymous" else api_as(evaluation_world["users"][role])
+
+    response = getattr(client, method)("/api/" + path.format(**evaluation_world), body, format="json")
+
+    assert response.status_code == expected, getattr(response, "content", b"")[:300]
+
+
+def test_the_api_permission_table_covers_every_evaluation_route():
+    from evaluation.api_urls import urlpatterns
+
+    routes = {str(pattern.pattern) for pattern in urlpatterns}
+    covered = {
+        path.replace("{slug}", "<slug:slug>").replace("{run_id}", "<int:run_id>") for _, path, _, _ in API_ENDPOINTS
+    }
+    assert routes == covered
