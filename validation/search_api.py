@@ -9,13 +9,13 @@ from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation.models import Role
 from common.api import ErrorOutput, named_enum, paginated, responses, validated
+from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from validation import search
 from validation.access import get_search_collection, get_validation_project

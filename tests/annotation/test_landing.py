@@ -138,7 +138,7 @@ def test_an_entity_verifier_lands_on_verify_next(client, demo):
         ("/projects/yue-cmn/", 13),
         ("/projects/doha-val/validation/", 14),
         ("/projects/bavaria-trivia/trivia/", 16),
-        ("/projects/bavaria-companies/entities/", 11),
+        ("/projects/bavaria-companies/entities/", 12),  # with the import and generation jobs running now
     ],
 )
 def test_the_landing_page_of_a_member_with_every_role_takes_a_fixed_number_of_queries(

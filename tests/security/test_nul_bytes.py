@@ -27,39 +27,50 @@ def no_network(monkeypatch):
     monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
 
 
-def _trivia_import(trivia, coordinator, name: str, data: bytes):
-    return api_as(coordinator).post(
-        f"/api/projects/{trivia.slug}/trivia/import/", {"file": SimpleUploadedFile(name, data)}, format="multipart"
-    )
+def _refusal(coordinator, path: str, name: str, data: bytes, capture) -> str:
+    """Import through the API (a job since imports run in the background); the refused job's first problem."""
+    with capture(execute=True):
+        response = api_as(coordinator).post(path, {"file": SimpleUploadedFile(name, data)}, format="multipart")
+    assert response.status_code == 202, response.content
+    job = api_as(coordinator).get(response.json()["url"]).json()
+    assert job["status"] == "refused", job
+    return job["report"]["problems"][0]["message"]
 
 
-def test_a_nul_in_a_trivia_jsonl_record_is_refused_with_line_and_field(trivia, coordinator):
+def _trivia_import(trivia, coordinator, name: str, data: bytes, capture) -> str:
+    return _refusal(coordinator, f"/api/projects/{trivia.slug}/trivia/import/", name, data, capture)
+
+
+def test_a_nul_in_a_trivia_jsonl_record_is_refused_with_line_and_field(
+    trivia, coordinator, django_capture_on_commit_callbacks
+):
     good = json.dumps(item_values(id="a")).encode()
     bad = json.dumps(item_values(id="b", candidates=["In Biscay", "In\u0000Gipuzkoa", "In Navarre"])).encode()
 
-    response = _trivia_import(trivia, coordinator, "items.jsonl", good + b"\n" + bad + b"\n")
+    message = _trivia_import(
+        trivia, coordinator, "items.jsonl", good + b"\n" + bad + b"\n", django_capture_on_commit_callbacks
+    )
 
-    assert response.status_code == 400, response.content
-    body = response.json()
-    assert "items.jsonl line 2 (id b)" in body["detail"] and "candidates[1]" in body["detail"]
-    assert "NUL character" in body["detail"]
+    assert "items.jsonl line 2 (id b)" in message and "candidates[1]" in message
+    assert "NUL character" in message
     assert not TriviaItem.objects.exists()
 
 
-def test_a_nul_in_a_trivia_csv_cell_is_refused_with_line_and_field(trivia, coordinator):
+def test_a_nul_in_a_trivia_csv_cell_is_refused_with_line_and_field(
+    trivia, coordinator, django_capture_on_commit_callbacks
+):
     data = (
         b"id,category,difficulty,question,candidate0,candidate1,candidate2,answer\n"
         b"q1,Geografia eta Historia,1,Where\x00s Atxondo?,In Biscay,In Gipuzkoa,In Navarre,0\n"
     )
 
-    response = _trivia_import(trivia, coordinator, "items.csv", data)
+    message = _trivia_import(trivia, coordinator, "items.csv", data, django_capture_on_commit_callbacks)
 
-    assert response.status_code == 400, response.content
-    assert "items.csv line 2 (id q1): question: contains a NUL character" in response.json()["detail"]
+    assert "items.csv line 2 (id q1): question: contains a NUL character" in message
     assert not TriviaItem.objects.exists()
 
 
-def test_a_nul_in_an_entity_file_is_refused_with_line_and_field(coordinator):
+def test_a_nul_in_an_entity_file_is_refused_with_line_and_field(coordinator, django_capture_on_commit_callbacks):
     entities.entity_project_create(
         name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES,
         grouping_fields=["market", "country", "region"], seed=5, created_by=coordinator,
@@ -70,15 +81,15 @@ def test_a_nul_in_an_entity_file_is_refused_with_line_and_field(coordinator):
         "Iberia,An air\x00line.,Madrid,1927,Marco Sansavini,Airlines,Spain,Europe\n"
     ).encode()
 
-    response = api_as(coordinator).post(
+    message = _refusal(
+        coordinator,
         "/api/projects/companies/entities/import/",
-        {"file": SimpleUploadedFile("companies.csv", data)},
-        format="multipart",
+        "companies.csv",
+        data,
+        django_capture_on_commit_callbacks,
     )
 
-    assert response.status_code == 400, response.content
-    assert "companies.csv line 3: description: contains a NUL character" in response.json()["detail"]
-    assert response.json()["field"] == "description"
+    assert "companies.csv line 3: description: contains a NUL character" in message
     assert not Entity.objects.exists()
 
 
