@@ -215,7 +215,7 @@ def test_a_domain_label_is_never_chosen_by_default_and_can_be_changed(page: Page
     page.screenshot(path="/tmp/k/domains.png", full_page=True)
 
 
-def test_the_validation_screen_is_judged_by_keyboard_one_key_per_choice(page: Page, coordinator, reviewer):
+def test_the_validation_screen_is_judged_by_keyboard_one_key_per_choice(page: Page, coordinator, reviewer, tmp_path):
     validation_project(coordinator, reviewer, tasks=["question", "location"])
     start(page)
     first = page.locator("#question").inner_text()
@@ -240,8 +240,14 @@ def test_the_validation_screen_is_judged_by_keyboard_one_key_per_choice(page: Pa
     page.keyboard.press("Escape")
     page.keyboard.press("n")
     page.keyboard.press("Enter")
+    # The first save's "Saved" is still on the page: wait for the second judgment itself.
+    saved = ValidationJudgment.objects.filter(question_good=False, location_relevant=False)
+    for _ in range(100):
+        if saved.exists():
+            break
+        page.wait_for_timeout(100)
+    assert saved.count() == 1
     expect(page.locator(".message.success")).to_contain_text("Saved")
-    assert ValidationJudgment.objects.filter(question_good=False, location_relevant=False).count() == 1
     page.set_viewport_size({"width": 390, "height": 900})
     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
-    page.screenshot(path="/tmp/k/validation-keys.png", full_page=True)
+    page.screenshot(path=str(tmp_path / "validation-keys.png"), full_page=True)
