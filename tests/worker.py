@@ -32,6 +32,8 @@ from django.db import connection
 from config.celery import app as celery_app
 
 READY_TIMEOUT = 30.0
+# For the worker that takes a killed job over: no pause between steps, so the test waits only for the real work.
+NO_PAUSE = {"JOB_STEP_DELAY": "0"}
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -95,7 +97,7 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
     if not settings.CELERY_BROKER_URL:
         pytest.skip("No broker: set REDIS_URL to run worker tests.")
     queue = f"test-{uuid.uuid4().hex[:12]}"
-    env = {
+    base_env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
         "CELERY_QUEUE": queue,
@@ -107,7 +109,8 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
     workers: list[LiveWorker] = []
     logs = []
 
-    def start(*, wait_ready: bool = True) -> LiveWorker:
+    def start(*, wait_ready: bool = True, env: dict[str, str] | None = None) -> LiveWorker:
+        """`env` adds to (or overrides) the fixture's environment for this worker only."""
         log_path = tmp_path / f"worker-{len(workers) + 1}.log"
         log = log_path.open("wb")
         logs.append(log)
@@ -127,7 +130,7 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
                 f"--hostname={queue}-{len(workers) + 1}@%h",
             ],
             cwd=PROJECT_DIR,
-            env=env,
+            env={**base_env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so a test can kill all of it

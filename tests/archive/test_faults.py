@@ -17,6 +17,7 @@ from archive.models import ProjectArchive
 from tests.archive.canonical import canonical_dump
 from tests.conftest import api_as
 from tests.exports.conftest import bulk_accepted_items
+from tests.worker import NO_PAUSE
 
 # The kill happens once progress is seen mid-way; SQLite (one writer at a time) shows it only at the end.
 ONE_WRITER = "SQLite has one writer: a job's progress, written beside the transaction holding it, shows only at its end"
@@ -66,7 +67,7 @@ def test_an_import_killed_mid_way_leaves_nothing_and_the_next_worker_imports_onc
     killed = ProjectArchive.objects.get(pk=archive_id)
     assert killed.status == "running" and killed.progress_done < killed.progress_total, "finished before the kill"
     assert not Project.objects.filter(slug="yue-moved").exists()  # its transaction died with it
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: not ProjectArchive.objects.get(pk=archive_id).is_active, timeout=120)
 
     done = ProjectArchive.objects.get(pk=archive_id)
@@ -87,7 +88,7 @@ def test_an_export_killed_mid_way_is_written_once_by_the_next_worker(start_worke
     first = start_worker()
     first.wait_for(running_past(archive_id, 4000, "Writing"), timeout=60, interval=0.05)
     first.kill()
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: not ProjectArchive.objects.get(pk=archive_id).is_active, timeout=150)
 
     done = ProjectArchive.objects.get(pk=archive_id)

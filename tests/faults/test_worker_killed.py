@@ -24,6 +24,7 @@ from tests.conftest import api_as
 from tests.exports.conftest import bulk_accepted_items
 from tests.imports.wiki_replay import Replay, ReplayServer
 from tests.review.conftest import all_pass, flag, submitted_pair
+from tests.worker import NO_PAUSE
 
 # The kill happens once progress is seen mid-way; SQLite (one writer at a time) shows it only at the end.
 ONE_WRITER = "SQLite has one writer: a job's progress, written beside the transaction holding it, shows only at its end"
@@ -91,7 +92,7 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
     killed = Collection.objects.get(pk=collection.pk)
     assert (killed.status, killed.progress_done < 3) == ("running", True), "the collection had finished before the kill"
 
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: Collection.objects.get(pk=collection.pk).status == "done", timeout=60)
 
     collection.refresh_from_db()
@@ -125,7 +126,7 @@ def test_an_agreement_report_killed_mid_way_is_computed_once_by_the_next_worker(
     killed = AgreementReport.objects.get(pk=report_id)
     assert (killed.status, killed.attempts, killed.result) == ("running", 1, {}), "nothing is stored half-way"
 
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: AgreementReport.objects.get(pk=report_id).status == "done", timeout=60)
 
     report = AgreementReport.objects.get(pk=report_id)
@@ -165,7 +166,7 @@ def test_an_import_killed_mid_way_leaves_nothing_and_is_imported_once_by_the_nex
     assert not PagePair.objects.filter(project=project).exists(), "a killed import left pairs behind"
     assert list(Path(media_root).rglob("*.jsonl")), "the upload is kept until the job has ended"
 
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: ImportJob.objects.get(pk=job_id).status not in ("pending", "running"), timeout=60)
 
     job = ImportJob.objects.get(pk=job_id)
@@ -186,7 +187,7 @@ def test_a_release_build_killed_mid_way_is_taken_over_and_published_once(
     assert (killed.status, killed.files) == ("running", [])
     assert not releases.release_dir(killed).exists(), "a killed build published files"
 
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: Release.objects.get(pk=release.pk).status == "done", timeout=60)
 
     release.refresh_from_db()

@@ -7,6 +7,7 @@ import pytest
 
 from common.enqueue import enqueue
 from tests.validation.test_search import KEY, SEEDS
+from tests.worker import NO_PAUSE
 from validation import search, services, tasks
 from validation.models import SearchCollection, SearchQuery, ValidationItem
 
@@ -42,7 +43,7 @@ def test_a_search_collection_killed_mid_way_resumes_without_duplicates(
     killed = SearchCollection.objects.get(pk=collection.pk)
     assert killed.status == "running" and killed.progress_done < 3, "the collection had finished before the kill"
 
-    second = start_worker()
+    second = start_worker(env=NO_PAUSE)
     second.wait_for(lambda: SearchCollection.objects.get(pk=collection.pk).status == "done", timeout=60)
 
     done = SearchCollection.objects.get(pk=collection.pk)
