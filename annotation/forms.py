@@ -43,7 +43,11 @@ class ProjectSettingsForm(forms.Form):
 
 
 class ProjectCreateForm(ProjectSettingsForm):
-    slug = forms.SlugField(max_length=60, help_text="Short name used in URLs, e.g. yue-cmn.")
+    slug = forms.SlugField(
+        max_length=60,
+        required=False,
+        help_text="Short name used in URLs, e.g. yue-cmn. Left empty, it is made from the name.",
+    )
     local_language = forms.ChoiceField(choices=language_choices, initial="yue")
     standard_language = forms.ChoiceField(choices=language_choices, initial="cmn")
     local_wiki = forms.CharField(
