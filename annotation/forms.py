@@ -79,7 +79,11 @@ class PersonForm(forms.Form):
     username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _")
     email = forms.EmailField(required=False, label="E-mail", help_text="The invitation link is e-mailed here.")
     name = forms.CharField(max_length=150, required=False, label="Full name")
-    roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+    roles = forms.MultipleChoiceField(
+        choices=Role.choices,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Tick at least one role (to take someone off the project, deactivate them)."},
+    )
     languages = forms.CharField(
         max_length=200,
         required=False,
