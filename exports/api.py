@@ -97,9 +97,22 @@ class ReleaseRequestInput(serializers.Serializer):
     )
 
 
+class DiffValueOutput(serializers.Serializer):
+    field = serializers.CharField(help_text="The release file's key.")
+    before = serializers.JSONField(help_text="Its value in the earlier release (null: absent).")
+    after = serializers.JSONField(help_text="Its value in the later release (null: absent).")
+
+
 class DiffChangeOutput(serializers.Serializer):
     id = serializers.CharField()
+    question = serializers.CharField(help_text="The item's question in the later release.")
     fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # the JSON key, not Serializer.fields
+    values = DiffValueOutput(many=True, help_text="Each changed field with its value before and after.")
+
+
+class DiffItemOutput(serializers.Serializer):
+    id = serializers.CharField()
+    question = serializers.CharField()
 
 
 class DiffCountsOutput(serializers.Serializer):
@@ -116,6 +129,8 @@ class DiffOutput(serializers.Serializer):
     added = serializers.ListField(child=serializers.CharField(), help_text="Stable ids of items added.")
     removed = serializers.ListField(child=serializers.CharField())
     changed = DiffChangeOutput(many=True)
+    added_items = DiffItemOutput(many=True, help_text="The added items with their questions.")
+    removed_items = DiffItemOutput(many=True, help_text="The removed items with their questions.")
 
 
 class DiffInput(serializers.Serializer):

@@ -575,8 +575,10 @@ class ReleaseDiff:
     new: Release
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    changed: list[dict[str, Any]] = field(default_factory=list)  # {id, fields}
+    changed: list[dict[str, Any]] = field(default_factory=list)  # {id, question, fields, values}
     unchanged: int = 0
+    # The question of each added and removed item, so a person reads what came and went, not only ids.
+    questions: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self, limit: int | None = None) -> dict[str, Any]:
         return {
@@ -591,6 +593,8 @@ class ReleaseDiff:
             "added": self.added[:limit],
             "removed": self.removed[:limit],
             "changed": self.changed[:limit],
+            "added_items": [{"id": item, "question": self.questions[item]} for item in self.added[:limit]],
+            "removed_items": [{"id": item, "question": self.questions[item]} for item in self.removed[:limit]],
         }
 
 
@@ -631,18 +635,29 @@ def release_diff(*, old: Release, new: Release) -> ReleaseDiff:
         before = old_digests.get(record["id"])
         if before is None:
             diff.added.append(record["id"])
+            diff.questions[record["id"]] = _question(record)
         elif before != digest(record):
             changed_new[record["id"]] = record
         else:
             diff.unchanged += 1
     diff.removed = [item for item in old_digests if item not in seen]
-    if changed_new:
+    removed = set(diff.removed)
+    if changed_new or removed:
         for record in _records(old):
+            if record["id"] in removed:
+                diff.questions[record["id"]] = _question(record)
             newer = changed_new.get(record["id"])
             if newer is not None:
                 fields = sorted(key for key in record.keys() | newer.keys() if record.get(key) != newer.get(key))
-                diff.changed.append({"id": record["id"], "fields": fields})
+                values = [{"field": key, "before": record.get(key), "after": newer.get(key)} for key in fields]
+                diff.changed.append(
+                    {"id": record["id"], "question": _question(newer), "fields": fields, "values": values}
+                )
     return diff
+
+
+def _question(record: dict[str, Any]) -> str:
+    return str(record.get("question") or "")
 
 
 # Project formats (WiLoVa write-back)

@@ -1,4 +1,5 @@
 import functools
+import json
 from typing import Any
 
 import markdown as markdown_lib
@@ -59,6 +60,16 @@ def project_nav(context: template.Context, project: Project) -> dict:
         "groups": navigation.project_nav(project, membership, path),
         "home_current": path == project.get_absolute_url(),
     }
+
+
+@register.filter
+def diff_value(value: Any) -> str:
+    """A value of a release record as text, for comparing two releases: absent is "—", lists and objects as
+    JSON, long values cut at 300 characters."""
+    if value is None:
+        return "—"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 @register.filter

@@ -62,4 +62,7 @@ def test_a_coordinator_cuts_downloads_and_compares_releases(
     expect(page.locator("#diff-changed")).to_have_text("1")
     expect(page.locator("#diff-added")).to_have_text("0")
     expect(page.locator("#diff")).to_contain_text(f"{project.slug}-q{item.pk}")
-    expect(page.locator("#diff")).to_contain_text("question")
+    changes = page.locator("#diff-changes")  # the values before and after, the field in words
+    expect(changes.locator("ins")).to_have_text("改过的问题？")
+    expect(changes.locator("del")).to_have_text(item.question)
+    expect(changes).to_contain_text("Question")

@@ -38,8 +38,18 @@ def test_the_diff_lists_added_removed_and_changed_items_by_stable_id(two_release
 
     assert sorted(diff["added"]) == two_releases["added"]
     assert diff["removed"] == [two_releases["removed"]]
-    assert diff["changed"] == [{"id": two_releases["changed"], "fields": ["question"]}]
+    [change] = diff["changed"]
+    assert (change["id"], change["fields"], change["question"]) == (
+        two_releases["changed"],
+        ["question"],
+        "一个改过的问题？",
+    )
+    assert change["values"][0]["field"] == "question"
+    assert change["values"][0]["after"] == "一个改过的问题？"
+    assert change["values"][0]["before"] != change["values"][0]["after"]
     assert diff["counts"] == {"added": 2, "removed": 1, "changed": 1, "unchanged": 5}
+    assert [item["id"] for item in diff["removed_items"]] == [two_releases["removed"]]
+    assert all(item["question"] for item in diff["added_items"] + diff["removed_items"])
 
 
 def test_the_diff_is_json_in_the_api_and_a_page_in_the_browser(two_releases, client, reviewer):
@@ -52,8 +62,14 @@ def test_the_diff_is_json_in_the_api_and_a_page_in_the_browser(two_releases, cli
     assert api.status_code == 200
     assert api.json()["counts"] == {"added": 2, "removed": 1, "changed": 1, "unchanged": 5}
     assert page.status_code == 200
-    assert two_releases["changed"] in page.content.decode()
-    assert '<dd id="diff-added">2</dd>' in page.content.decode()
+    html = page.content.decode()
+    assert two_releases["changed"] in html
+    assert '<dd id="diff-added">2</dd>' in html
+    # The page reads as values, not field names: the question before and after, the field in words.
+    before = api.json()["changed"][0]["values"][0]["before"]
+    assert f"<del>{before}</del>" in html and "<ins>一个改过的问题？</ins>" in html
+    assert "<td>Question</td>" in html
+    assert api.json()["removed_items"][0]["question"] in html
 
 
 def test_comparing_with_a_release_that_is_not_published_is_refused(two_releases, coordinator):
