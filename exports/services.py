@@ -35,6 +35,7 @@ from audit.models import Action
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps
 from exports import formats, paths
+from exports.formats import card
 from exports.formats.base import few_collections
 from exports.formats.prompts import template_problems
 from exports.models import DEFAULT_SPLITS, ExportSettings, Release, project_prompt_templates
@@ -507,6 +508,37 @@ def release_build_now(**request: Any) -> Release:
 
 
 # Reading published releases
+
+
+CARD_SHOWN_MAX_BYTES = 512 * 1024  # a card longer than this is downloaded, not shown on the page
+
+
+def release_card(release: Release) -> tuple[str, str] | None:
+    """The published dataset card to show on the release's page: (its YAML header, its Markdown body)."""
+    if not release.is_published or release.file_entry(card.NAME) is None:
+        return None
+    path = release_file_path(release, card.NAME)
+    if path.stat().st_size > CARD_SHOWN_MAX_BYTES:
+        return None
+    text = path.read_text(encoding="utf-8")
+    header, body = "", text
+    if text.startswith("---\n"):
+        before, separator, after = text[4:].partition("\n---\n")
+        if separator:
+            header, body = before, after
+    return header, _headings_demoted(body)
+
+
+def _headings_demoted(markdown: str) -> str:
+    """The card's headings two levels down (# → ###), under the page's own: the page keeps one h1."""
+    lines, fenced = [], False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            line = "##" + line if line.startswith(("# ", "## ", "### ", "#### ")) else line
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def release_file_path(release: Release, name: str) -> Path:

@@ -22,7 +22,7 @@ _ALLOWED_TAGS = {
 
 @functools.lru_cache(maxsize=64)
 def _markdown_clean(text: str) -> str:
-    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists"])
+    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists", "fenced_code"])
     return nh3.clean(html, tags=_ALLOWED_TAGS, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")
 
 

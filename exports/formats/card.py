@@ -188,7 +188,7 @@ class DatasetCardWriter(ReleaseWriter):
                 by_split = state.counts.get(f"{config.name}_by_split")
                 if isinstance(by_split, dict):
                     cells = " | ".join(str(by_split.get(split, 0)) for split in state.splits)
-                    out.append(f"| {config.name} | {cells} | {state.counts.get(config.name, 0)} |")
+                    out.append(f"| `{config.name}` | {cells} | {state.counts.get(config.name, 0)} |")
         if left_out:
             total = sum(left_out.values())
             detail = "; ".join(f"{_md(reason)} {n}" for reason, n in left_out.items())

@@ -135,3 +135,15 @@ def test_a_release_that_is_not_published_has_nothing_to_download(released_projec
     assert client.get(reverse("release_file", args=[released_project.slug, 1, "manifest.json"])).status_code == 404
     api = api_as(coordinator).get(f"/api/projects/{released_project.slug}/releases/1/archive/")
     assert api.status_code == 409
+
+
+def test_the_release_page_shows_its_dataset_card_rendered_with_the_header_apart(two_releases, client, reviewer):
+    release = two_releases["v2"]
+    client.force_login(reviewer)
+    html = client.get(reverse("release_detail", args=[release.project.slug, release.version])).content.decode()
+    card = (services.release_file_path(release, "README.md")).read_text(encoding="utf-8")
+    title = next(line for line in card.splitlines() if line.startswith("# "))[2:]
+    assert f"<h3>{title}</h3>" in html  # Markdown rendered, not shown as text (under the page's own h1, h2)
+    assert html.count("<h1") == 1
+    assert 'id="dataset-card"' in html and "dataset_info:" in html  # the YAML header, shown apart
+    assert "---\n" not in html.split('id="dataset-card"')[1].split("<details>")[0]

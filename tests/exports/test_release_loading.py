@@ -73,7 +73,7 @@ def test_a_release_with_found_sentences_in_one_split_and_none_in_another_loads_b
     assert found[0]["verification"]["sentences"][0]["text"] == "老板姓陈。"
     assert not (root_of(release) / "lead_qa/dev.jsonl").exists()  # no empty split file to trip a loader
     card = (root_of(release) / "README.md").read_text(encoding="utf-8")
-    assert "| lead_qa | 2 | 0 | 2 | 4 |" in card  # the card states the sizes of the files it describes
+    assert "| `lead_qa` | 2 | 0 | 2 | 4 |" in card  # the card states the sizes of the files it describes
 
 
 DEFAULT = {"train": 70, "dev": 10, "test": 20}

@@ -355,7 +355,7 @@ def test_the_previewed_splits_leave_out_what_the_release_leaves_out_and_match_th
     assert detail.startswith("train 16, dev 2, test 4 (of 22 items; 2 left out")
     card = release_file_path(release, "README.md").read_text(encoding="utf-8")
     assert "train 16, dev 2, test 4 (of 22 items; 2 left out" in card  # the unfinished section: as built
-    assert "| validation_qa | 16 | 2 | 4 | 22 |" in card
+    assert "| `validation_qa` | 16 | 2 | 4 | 22 |" in card
 
 
 def test_a_validation_release_loads_by_the_cards_line_with_every_line_in_its_schema(validated, coordinator, tmp_path):
