@@ -24,6 +24,7 @@ from evaluation.access import (
     get_run_for_user,
 )
 from evaluation.models import Judgment, Verdict
+from evaluation.services import evaluation_run_gold
 
 ITEMS_PER_PAGE = 50
 
@@ -144,12 +145,13 @@ def judge_check(request: SignedInRequest, slug: str, run_id: int, judgment_id: i
             return HttpResponse(error.message, status=400)
         if not request.htmx:
             return redirect("evaluation_judge_check", slug, run_id, judgment_id)
-    gold = None
+    gold, problem = None, ""
     item = judging.judged_item_next_to_check(judgment)
     if item is not None:
-        from evaluation.services import evaluation_run_gold
-
-        gold = evaluation_run_gold(run).items.get(item.prediction.item_id)
+        try:
+            gold = evaluation_run_gold(run).items.get(item.prediction.item_id)
+        except ServiceError as error:  # the release's files changed on disk: say so, never show other gold
+            problem = error.message
     context = {
         "project": access.project,
         "membership": access.membership,
@@ -157,6 +159,7 @@ def judge_check(request: SignedInRequest, slug: str, run_id: int, judgment_id: i
         "judgment": judgment,
         "item": item,
         "gold": gold,
+        "problem": problem,
         "agreement": judging.judgment_agreement(judgment),
         "answer_lang": access.project.standard_language,
     }
