@@ -78,7 +78,7 @@ def _outcomes(run: EvaluationRun, measure: str, model: str, scenario: str) -> di
             "prediction__scenario", "prediction__item_id", "verdict", "override"
         ):
             effective = override or verdict
-            found[(item_scenario, item_id)] = {Verdict.YES: True, Verdict.NO: False}.get(effective)
+            found[(item_scenario, item_id)] = {str(Verdict.YES): True, str(Verdict.NO): False}.get(str(effective))
         return found
     rows = Prediction.objects.filter(run=run, model=model)
     if scenario:
@@ -131,7 +131,7 @@ def runs_compare(
     this = _outcomes(run, measure, model, scenario)
     base = _outcomes(baseline, measure, baseline_model, scenario)
     gold = evaluation_run_gold(run)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "scenario": key[0],
             "item_id": key[1],
@@ -141,7 +141,7 @@ def runs_compare(
         }
         for key in sorted(set(this) & set(base))
     ]
-    rows.sort(key=lambda row: (ORDER[row["status"]], row["scenario"], row["item_id"]))
+    rows.sort(key=lambda row: (ORDER[str(row["status"])], row["scenario"], row["item_id"]))
     counts = {status.replace(" ", "_"): sum(1 for row in rows if row["status"] == status) for status in ORDER}
     comparable = [row for row in rows if row["status"] != "not comparable"]
     delta: dict[str, Any] = {"n": len(comparable), "delta": None, "ci_low": None, "ci_high": None, "p": None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import models
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -27,7 +28,14 @@ from evaluation.models import JudgedItem, JudgePrompt, Judgment, Verdict
 
 StatusField = named_enum(JobStatus, "JudgmentStatus")
 VerdictField = named_enum(Verdict, "JudgeVerdict")
-CHOICES = [Verdict.YES.value, Verdict.NO.value]
+
+
+class PersonVerdict(models.TextChoices):
+    YES = "yes", "Correct"
+    NO = "no", "Incorrect"
+
+
+PersonVerdictField = named_enum(PersonVerdict, "JudgeCheckVerdict")
 
 
 class PromptOutput(serializers.ModelSerializer):
@@ -97,7 +105,7 @@ class AgreementOutput(serializers.Serializer):
     convention = serializers.CharField()
 
 
-class JudgmentOutput(serializers.ModelSerializer):
+class JudgeRunOutput(serializers.ModelSerializer):
     status = StatusField(read_only=True)
     percent = serializers.IntegerField(read_only=True)
 
@@ -122,15 +130,15 @@ class JudgmentOutput(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class JudgmentDetailOutput(JudgmentOutput):
+class JudgeRunDetailOutput(JudgeRunOutput):
     """The schema of a judgment's detail (built by `_detail`)."""
 
     prompt_text = serializers.CharField(read_only=True)
     results = ResultOutput(many=True, read_only=True)
     agreement = AgreementOutput(read_only=True)
 
-    class Meta(JudgmentOutput.Meta):
-        fields = [*JudgmentOutput.Meta.fields, "prompt_text", "results", "agreement"]
+    class Meta(JudgeRunOutput.Meta):
+        fields = [*JudgeRunOutput.Meta.fields, "prompt_text", "results", "agreement"]
         read_only_fields = fields
 
 
@@ -143,17 +151,17 @@ class JudgmentListApi(APIView):
 
     @extend_schema(
         summary="The judgments of a run, newest first",
-        responses=responses({200: JudgmentOutput(many=True)}, bad_input=False, conflict=False),
+        responses=responses({200: JudgeRunOutput(many=True)}, bad_input=False, conflict=False),
     )
     def get(self, request: SignedInApiRequest, slug: str, run_id: int) -> Response:
         _, run = get_run_for_user(request.user, slug, run_id)
-        return paginated(self, request, Judgment.objects.filter(run=run), JudgmentOutput)
+        return paginated(self, request, Judgment.objects.filter(run=run), JudgeRunOutput)
 
     @extend_schema(
         summary="Judge a scored run's answers with a model endpoint and the current judge prompt (a job)",
         description="202 with the judgment; poll it. 409 while another judgment of the run waits or runs.",
         request=JudgmentStartInput,
-        responses=responses({202: JudgmentOutput}),
+        responses=responses({202: JudgeRunOutput}),
     )
     def post(self, request: SignedInApiRequest, slug: str, run_id: int) -> Response:
         _, run = get_run_for_user(request.user, slug, run_id)
@@ -161,11 +169,11 @@ class JudgmentListApi(APIView):
         _, endpoint = get_endpoint_for_user(request.user, slug, data["endpoint"], role=ROLES)
         judgment = judging.judgment_start(run=run, endpoint=endpoint, user=request.user)
         judgment.refresh_from_db()
-        return Response(JudgmentOutput(judgment).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JudgeRunOutput(judgment).data, status=status.HTTP_202_ACCEPTED)
 
 
 def _detail(judgment: Judgment) -> dict[str, Any]:
-    data = dict(JudgmentOutput(judgment).data)
+    data = dict(JudgeRunOutput(judgment).data)
     data["prompt_text"] = judgment.prompt.text
     data["results"] = ResultOutput(judging.judgment_results(judgment), many=True).data
     data["agreement"] = AgreementOutput(judging.judgment_agreement(judgment)).data
@@ -175,7 +183,7 @@ def _detail(judgment: Judgment) -> dict[str, Any]:
 class JudgmentDetailApi(APIView):
     @extend_schema(
         summary="A judgment: status, judge, prompt version, accuracy per cell and agreement with people",
-        responses=responses({200: JudgmentDetailOutput}, bad_input=False, conflict=False),
+        responses=responses({200: JudgeRunDetailOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: SignedInApiRequest, slug: str, run_id: int, judgment_id: int) -> Response:
         _, _, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
@@ -186,12 +194,12 @@ class JudgmentResumeApi(APIView):
     @extend_schema(
         summary="Ask again what has no verdict yet (failed calls, an interrupted judgment)",
         request=None,
-        responses=responses({202: JudgmentOutput}, bad_input=False),
+        responses=responses({202: JudgeRunOutput}, bad_input=False),
     )
     def post(self, request: SignedInApiRequest, slug: str, run_id: int, judgment_id: int) -> Response:
         _, _, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
         judgment = judging.judgment_resume(judgment=judgment)
-        return Response(JudgmentOutput(judgment).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JudgeRunOutput(judgment).data, status=status.HTTP_202_ACCEPTED)
 
 
 class JudgedItemOutput(serializers.ModelSerializer):
@@ -202,6 +210,8 @@ class JudgedItemOutput(serializers.ModelSerializer):
     answer = serializers.CharField(source="prediction.extracted", read_only=True)
     outputs = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="Each ask's output.")
     call_ids = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    human = serializers.CharField(read_only=True, help_text="A person's own call: yes, no, or empty.")
+    override = serializers.CharField(read_only=True, help_text="A person's override of the judge: yes, no, or empty.")
     effective = serializers.CharField(read_only=True, help_text="The override, else the judge's verdict.")
 
     class Meta:
@@ -240,31 +250,31 @@ class JudgedItemListApi(APIView):
         return paginated(self, request, items, JudgedItemOutput)
 
 
-class VerdictInput(serializers.Serializer):
-    verdict = serializers.ChoiceField(choices=CHOICES)
+class JudgeVerdictInput(serializers.Serializer):
+    verdict = PersonVerdictField()
 
 
 class JudgedItemCheckApi(APIView):
     @extend_schema(
         summary="A person's own call on a judged item (yes: correct, no: incorrect)",
-        request=VerdictInput,
+        request=JudgeVerdictInput,
         responses=responses({200: JudgedItemOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str, run_id: int, judgment_id: int, judged_id: int) -> Response:
         _, _, item = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id)
-        data = validated(VerdictInput, request.data)
+        data = validated(JudgeVerdictInput, request.data)
         return Response(JudgedItemOutput(judging.judged_item_check(item=item, user=request.user, **data)).data)
 
 
 class JudgedItemOverrideApi(APIView):
     @extend_schema(
         summary="Override the judge on an item; the same verdict again restores the judge's",
-        request=VerdictInput,
+        request=JudgeVerdictInput,
         responses=responses({200: JudgedItemOutput}, conflict=False),
     )
     def post(self, request: SignedInApiRequest, slug: str, run_id: int, judgment_id: int, judged_id: int) -> Response:
         _, _, item = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id)
-        data = validated(VerdictInput, request.data)
+        data = validated(JudgeVerdictInput, request.data)
         return Response(JudgedItemOutput(judging.judged_item_override(item=item, user=request.user, **data)).data)
 
 

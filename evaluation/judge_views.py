@@ -138,9 +138,9 @@ def judge_check(request: SignedInRequest, slug: str, run_id: int, judgment_id: i
             judged_id = int(request.POST.get("item", "0"))
         except ValueError:
             judged_id = 0
-        _, _, item = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id)
+        _, _, checked = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id)
         try:
-            judging.judged_item_check(item=item, user=request.user, verdict=request.POST.get("verdict", ""))
+            judging.judged_item_check(item=checked, user=request.user, verdict=request.POST.get("verdict", ""))
         except ServiceError as error:
             return HttpResponse(error.message, status=400)
         if not request.htmx:

@@ -187,7 +187,8 @@ def judgment_run(*, judgment_id: int) -> Judgment | None:
         for ask in range(judgment.max_asks):
             if not pending:
                 break
-            asked, again = pending, []
+            asked: list[int] = pending
+            again: list[int] = []
 
             def store(
                 index: int, completion: Any, asked: list[int] = asked, again: list[int] = again, ask: int = ask
