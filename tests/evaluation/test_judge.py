@@ -251,3 +251,34 @@ def test_ac1_stays_high_under_skew_while_kappa_collapses_and_an_empty_table_is_u
     assert judging.agreement_of([])["kappa"]["value"] is None
     assert judging.agreement_of([])["raw"]["value"] is None
     assert cohens_kappa([[5, 0], [0, 0]]).value is None  # no variation: κ undefined, not 0
+
+
+def test_the_judge_pages_start_a_judgment_and_override_one_item_in_place(
+    judged_world, researcher, client, django_capture_on_commit_callbacks
+):
+    world = judged_world
+    client.force_login(researcher)
+    start_url = reverse("evaluation_judgments", args=["yue-cmn", world["run"].pk])
+    assert client.get(start_url).status_code == 200
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(start_url, {"endpoint": world["endpoint"].pk})
+
+    judgment = Judgment.objects.get(run=world["run"])
+    assert response.status_code == 302 and response["Location"].endswith(f"/judge/{judgment.pk}/")
+    judgment.refresh_from_db()
+    assert judgment.status == "done", judgment.error
+    assert client.post(start_url, {"endpoint": 987654}).status_code == 404  # not an endpoint of the project
+    item = item_of(judgment, world["lines"][0])
+    url = reverse("evaluation_judged_override", args=["yue-cmn", world["run"].pk, judgment.pk, item.pk])
+
+    row = client.post(url, {"verdict": "no"}, HTTP_HX_REQUEST="true")
+
+    assert row.status_code == 200
+    assert row.content.decode().lstrip().startswith(f'<tr id="judged-{item.pk}">')
+    assert "Incorrect ✓ (restore)" in row.content.decode()
+    item.refresh_from_db()
+    assert item.override == "no" and item.effective == "no" and item.verdict == "yes"
+    client.post(url, {"verdict": "no"}, HTTP_HX_REQUEST="true")
+    item.refresh_from_db()
+    assert item.override == "" and item.effective == "yes"
