@@ -72,7 +72,9 @@ def judge_prompt(request: SignedInRequest, slug: str) -> HttpResponse:
     else:
         messages.success(request, f"Judge prompt v{prompt.version} saved.")
     back = request.POST.get("next", "")
-    return redirect(back if back.startswith(f"/projects/{slug}/evaluation/") else "evaluation_runs", slug)
+    if back.startswith(f"/projects/{slug}/evaluation/"):  # only back to a page of this project's evaluation
+        return redirect(back)
+    return redirect("evaluation_runs", slug)
 
 
 @login_required

@@ -303,8 +303,9 @@ def _check_order(judgment_id: int, item_id: int) -> str:
 
 
 def judged_item_next_to_check(judgment: Judgment) -> JudgedItem | None:
-    """The next item nobody has checked, in the judgment's sample order (items whose call failed are skipped)."""
-    unchecked = JudgedItem.objects.filter(judgment=judgment, human="").exclude(verdict=Verdict.ERROR)
+    """The next item nobody has checked, in the judgment's sample order. Items whose call failed are skipped, and
+    so are items without an answer (counted NO without asking): they would only inflate the agreement."""
+    unchecked = JudgedItem.objects.filter(judgment=judgment, human="", asked=True).exclude(verdict=Verdict.ERROR)
     ids = list(unchecked.values_list("id", flat=True))
     if not ids:
         return None
@@ -333,8 +334,9 @@ def judged_item_override(*, item: JudgedItem, user: User | None, verdict: str) -
 
 
 AGREEMENT_CONVENTION = (
-    "On the items both the judge and a person called YES or NO (unscored and failed items are left out; the judge's "
-    "own verdict, before any override). Raw agreement with a Wilson 95% interval. Cohen's κ, unweighted, with the "
+    "On the items both the judge and a person called YES or NO (unscored and failed items, and items without an "
+    "answer, are left out; the judge's own verdict, before any override). Raw agreement with a Wilson 95% "
+    "interval. Cohen's κ, unweighted, with the "
     "large-sample standard error of Fleiss, Cohen & Everitt (1969) and a normal 95% interval (as statsmodels' "
     "cohens_kappa). Gwet's AC1 with Gwet's (2008) variance and a t(n − 1) 95% interval capped at 1 (as his R "
     "package irrCAC). κ drops when nearly every verdict is the same (high prevalence); AC1 does not: read both."
@@ -364,7 +366,7 @@ def agreement_of(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
 
 def judgment_agreement(judgment: Judgment) -> dict[str, Any]:
     pairs = JudgedItem.objects.filter(
-        judgment=judgment, verdict__in=(Verdict.YES, Verdict.NO), human__in=(Verdict.YES, Verdict.NO)
+        judgment=judgment, asked=True, verdict__in=(Verdict.YES, Verdict.NO), human__in=(Verdict.YES, Verdict.NO)
     ).values_list("verdict", "human")
     found = agreement_of([(str(judge), str(person)) for judge, person in pairs])
     found["checked"] = JudgedItem.objects.filter(judgment=judgment).exclude(human="").count()

@@ -282,3 +282,13 @@ def test_the_judge_pages_start_a_judgment_and_override_one_item_in_place(
     client.post(url, {"verdict": "no"}, HTTP_HX_REQUEST="true")
     item.refresh_from_db()
     assert item.override == "" and item.effective == "yes"
+
+
+def test_items_without_an_answer_are_not_offered_for_checking(yue_release, researcher, coordinator, model_stub):
+    run = scored_run(yue_release, researcher, answer=lambda line: "no tags at all")
+    endpoint = make_endpoint(yue_release.project, coordinator, model_stub)
+    judgment = judging.judgment_start(run=run, endpoint=endpoint, user=researcher, enqueue=False)
+    judging.judgment_run(judgment_id=judgment.pk)
+
+    assert judging.judged_item_next_to_check(judgment) is None
+    assert judging.judgment_agreement(judgment)["n"] == 0
