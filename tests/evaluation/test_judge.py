@@ -292,3 +292,26 @@ def test_items_without_an_answer_are_not_offered_for_checking(yue_release, resea
 
     assert judging.judged_item_next_to_check(judgment) is None
     assert judging.judgment_agreement(judgment)["n"] == 0
+
+
+def test_the_prompt_is_edited_on_the_judge_page_and_a_waiting_judgment_polls_its_progress(
+    judged_world, researcher, client
+):
+    world = judged_world
+    client.force_login(researcher)
+    judge_page = reverse("evaluation_judgments", args=["yue-cmn", world["run"].pk])
+    save = reverse("evaluation_judge_prompt", args=["yue-cmn"])
+
+    response = client.post(save, {"text": "{question} / {gold} / {answer}: YES or NO", "next": judge_page})
+    elsewhere = client.post(save, {"text": "{question} {gold} {answer}", "next": "https://evil.example/"})
+
+    assert response.status_code == 302 and response["Location"] == judge_page
+    assert elsewhere["Location"] == reverse("evaluation_runs", args=["yue-cmn"])
+    assert judging.judge_prompt_current(world["run"].project).version == 3
+    judgment = judging.judgment_start(run=world["run"], endpoint=world["endpoint"], user=researcher, enqueue=False)
+    status = client.get(
+        reverse("evaluation_judgment", args=["yue-cmn", world["run"].pk, judgment.pk]), HTTP_HX_REQUEST="true"
+    )
+    content = status.content.decode()
+    assert 'id="judgment-status"' in content and "hx-get" in content and "0 of 6 answers judged" in content
+    assert judgment.prompt_version == 3
