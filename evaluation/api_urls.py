@@ -30,6 +30,11 @@ urlpatterns = [
         name="api_judgment",
     ),
     path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/verdicts.csv",
+        judge_api.JudgmentCsvApi.as_view(),
+        name="api_judgment_csv",
+    ),
+    path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/resume/",
         judge_api.JudgmentResumeApi.as_view(),
         name="api_judgment_resume",

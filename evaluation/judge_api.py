@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -200,6 +202,20 @@ class JudgmentResumeApi(APIView):
         _, _, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
         judgment = judging.judgment_resume(judgment=judgment)
         return Response(JudgeRunOutput(judgment).data, status=status.HTTP_202_ACCEPTED)
+
+
+class JudgmentCsvApi(APIView):
+    @extend_schema(
+        summary="Every verdict of a judgment as CSV, the judge's model and prompt version on each line",
+        responses=responses(
+            {200: OpenApiResponse(OpenApiTypes.BINARY, description="text/csv")}, bad_input=False, conflict=False
+        ),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, run_id: int, judgment_id: int) -> HttpResponse:
+        _, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
+        response = HttpResponse(judging.judgment_csv(judgment), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{slug}-run{run.pk}-judgment{judgment.pk}.csv"'
+        return response
 
 
 class JudgedItemOutput(serializers.ModelSerializer):

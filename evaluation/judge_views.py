@@ -102,6 +102,14 @@ def judgment_detail(request: SignedInRequest, slug: str, run_id: int, judgment_i
 
 
 @login_required
+def judgment_csv(request: SignedInRequest, slug: str, run_id: int, judgment_id: int) -> HttpResponse:
+    _, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
+    response = HttpResponse(judging.judgment_csv(judgment), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-run{run.pk}-judgment{judgment.pk}.csv"'
+    return response
+
+
+@login_required
 @require_POST
 def judgment_resume(request: SignedInRequest, slug: str, run_id: int, judgment_id: int) -> HttpResponse:
     _, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)

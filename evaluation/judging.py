@@ -13,6 +13,7 @@ resumed judgment asks only the items without one (and what was asked before come
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 from collections import defaultdict
@@ -25,6 +26,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.models import Project
+from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState
 from common.jobs import ACTIVE, JobLost, JobStatus, job_claim, job_enqueue
 from endpoints.models import Endpoint
@@ -292,6 +294,36 @@ def judgment_items(judgment: Judgment, *, verdict: str = "") -> QuerySet[JudgedI
     if verdict:
         items = items.filter(verdict=verdict)
     return items.order_by("prediction__model", "prediction__scenario", "prediction__item_id", "id")
+
+
+CSV_FIELDS = ("item_id", "model", "scenario", "verdict", "override", "effective", "human", "asked", "asks", "output")
+
+
+def judgment_csv(judgment: Judgment) -> str:
+    """Every verdict with the judgment's provenance on each line (the judge, its model and prompt version)."""
+    stream = io.StringIO()
+    writer = csv_writer(stream)
+    provenance = ("run", "judgment", "judge", "judge_model", "prompt_version")
+    writer.writerow([*provenance, *CSV_FIELDS])
+    fixed = [judgment.run_id, judgment.pk, judgment.endpoint_name, judgment.endpoint_model, judgment.prompt_version]
+    for item in judgment_items(judgment).iterator(chunk_size=2000):
+        prediction = item.prediction
+        writer.writerow(
+            [
+                *fixed,
+                prediction.item_id,
+                prediction.model,
+                prediction.scenario,
+                item.verdict,
+                item.override,
+                item.effective,
+                item.human,
+                item.asked,
+                item.asks,
+                item.outputs[-1] if item.outputs else "",
+            ]
+        )
+    return stream.getvalue()
 
 
 # People checking the judge

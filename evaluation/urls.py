@@ -18,6 +18,11 @@ urlpatterns = [
         name="evaluation_judgment",
     ),
     path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/verdicts.csv",
+        judge_views.judgment_csv,
+        name="evaluation_judgment_csv",
+    ),
+    path(
         "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/resume/",
         judge_views.judgment_resume,
         name="evaluation_judgment_resume",

@@ -43,7 +43,7 @@ NOT_LINKED = {
             "evaluation_run", "evaluation_items", "evaluation_csv", "import_detail", "project_archive_detail",
             "project_archive_download", "trivia_job", "validation_import_job", "validation_search_detail",
             "endpoint_edit", "project_format", "document_qa", "trivia_resolve", "evaluation_judgments",
-            "evaluation_judgment", "evaluation_judge_check", "evaluation_compare",
+            "evaluation_judgment", "evaluation_judge_check", "evaluation_compare", "evaluation_judgment_csv",
         ],
         "the demo holds none yet",
     ),

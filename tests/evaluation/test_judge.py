@@ -3,6 +3,9 @@ judgment asks nothing twice; people check the judge and override it; agreement m
 
 from __future__ import annotations
 
+import csv as csv_module
+import io
+
 import pytest
 from django.urls import reverse
 from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa
@@ -220,6 +223,14 @@ def test_a_judgment_through_the_api_runs_as_a_job(judged_world, researcher, djan
     items = api.get(f"{base}{response.json()['id']}/items/").json()
     assert items["count"] == 6
     assert {item["verdict"] for item in items["results"]} == {"yes", "no", "unscored"}
+    csv = api.get(f"{base}{response.json()['id']}/verdicts.csv")
+    rows = list(csv_module.reader(io.StringIO(csv.content.decode())))
+    assert csv["Content-Type"].startswith("text/csv") and len(rows) == 7
+    assert rows[0][:9] == [
+        "run", "judgment", "judge", "judge_model", "prompt_version", "item_id", "model", "scenario", "verdict"
+    ]  # fmt: skip
+    assert all(row[2:5] == ["judge", "qwen2.5-7b-instruct", "1"] for row in rows[1:])
+    assert sorted(row[8] for row in rows[1:]) == ["no", "no", "unscored", "unscored", "yes", "yes"]
 
 
 # Agreement maths

@@ -34,6 +34,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_judge_prompt": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "evaluation_judgment": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_judgment_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "evaluation_judgment_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_judge_check": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_judged_override": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "evaluation_compare": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -54,6 +55,7 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/evaluation/runs/{run_id}/judgments/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/evaluation/runs/{run_id}/judgments/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", JUDGMENT, None, (403, 404, 403, 403, 200, 200)),
+    ("get", JUDGMENT + "verdicts.csv", None, (403, 404, 403, 403, 200, 200)),
     ("post", JUDGMENT + "resume/", {}, (403, 404, 403, 403, 202, 202)),
     ("get", JUDGMENT + "items/", None, (403, 404, 403, 403, 200, 200)),
     ("post", JUDGMENT + "items/{judged_id}/check/", {}, (403, 404, 403, 403, 400, 400)),
@@ -89,7 +91,12 @@ def judged_objects(run: EvaluationRun) -> tuple[Judgment, JudgedItem]:
 
 def page_url(name: str, world: dict) -> str:
     ids = {"slug": world["slug"], "run_id": world["run_id"]}
-    if name in {"evaluation_judgment", "evaluation_judgment_resume", "evaluation_judge_check"}:
+    if name in {
+        "evaluation_judgment",
+        "evaluation_judgment_resume",
+        "evaluation_judge_check",
+        "evaluation_judgment_csv",
+    }:
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"]})
     if name == "evaluation_judged_override":
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"], "judged_id": world["judged_id"]})

@@ -592,6 +592,7 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_judge_prompt": REDIRECT,
     "evaluation_judgment": OK,
     "evaluation_judgment_resume": REDIRECT,
+    "evaluation_judgment_csv": OK,
     "evaluation_judge_check": OK,
     "evaluation_judged_override": 400,
     "evaluation_compare": OK,
@@ -624,6 +625,7 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/"): 400,  # no endpoint
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"): OK,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/resume/"): 202,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/verdicts.csv"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/"): OK,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/check/"): 400,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/override/"): 400,
