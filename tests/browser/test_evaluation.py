@@ -134,3 +134,19 @@ def test_a_researcher_has_a_run_judged_checks_the_judge_by_keyboard_and_reads_th
     page.set_viewport_size({"width": 390, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=str(tmp_path / "judge-check-390.png"), full_page=True)
+
+    # the judgment page at phone width: an override in place, and a second click restores the judge's verdict
+    page.get_by_role("link", name="Back to judgment").click()
+    row = page.locator("#judged-table tbody tr").first
+    row.get_by_role("button", name="Incorrect").click()
+    expect(
+        page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect ✓ (restore)")
+    ).to_be_visible()
+    assert JudgedItem.objects.filter(judgment__run=run).exclude(override="").count() == 1
+    page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect ✓ (restore)").click()
+    expect(
+        page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect", exact=True)
+    ).to_be_visible()
+    assert not JudgedItem.objects.filter(judgment__run=run).exclude(override="").exists()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(tmp_path / "judgment-390.png"), full_page=True)
