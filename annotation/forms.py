@@ -43,7 +43,11 @@ class ProjectSettingsForm(forms.Form):
 
 
 class ProjectCreateForm(ProjectSettingsForm):
-    slug = forms.SlugField(max_length=60, help_text="Short name used in URLs, e.g. yue-cmn.")
+    slug = forms.SlugField(
+        max_length=60,
+        required=False,
+        help_text="Short name used in URLs, e.g. yue-cmn. Left empty, it is made from the name.",
+    )
     local_language = forms.ChoiceField(choices=language_choices, initial="yue")
     standard_language = forms.ChoiceField(choices=language_choices, initial="cmn")
     local_wiki = forms.CharField(
@@ -75,7 +79,11 @@ class PersonForm(forms.Form):
     username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _")
     email = forms.EmailField(required=False, label="E-mail", help_text="The invitation link is e-mailed here.")
     name = forms.CharField(max_length=150, required=False, label="Full name")
-    roles = forms.MultipleChoiceField(choices=Role.choices, widget=forms.CheckboxSelectMultiple)
+    roles = forms.MultipleChoiceField(
+        choices=Role.choices,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Tick at least one role (to take someone off the project, deactivate them)."},
+    )
     languages = forms.CharField(
         max_length=200,
         required=False,

@@ -157,6 +157,20 @@ def project_slug_check(slug: str) -> str:
     return slug
 
 
+def project_slug_derive(name: str) -> str:
+    """The slug of a project whose creator left it empty: the name's ASCII letters and digits, with -2, -3… when
+    a project has it already. A name without any (粵語, الدوحة) needs a slug typed."""
+    base = slugify(name)[:56].strip("-_")
+    if not base:
+        return project_slug_check("")
+    taken = set(Project.all_objects.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, n = base, 1
+    while slug in taken:
+        n += 1
+        slug = f"{base}-{n}"
+    return project_slug_check(slug)
+
+
 def project_create(
     *,
     name: str,
@@ -171,7 +185,7 @@ def project_create(
     """Create a project; the creator becomes its coordinator. Wiki codes are derived unless given."""
     _check_language(local_language, "local_language")
     _check_language(standard_language, "standard_language")
-    slug = project_slug_check(slug or slugify(name))
+    slug = project_slug_check(slug) if slug else project_slug_derive(name)
     unknown = set(project_settings) - set(PROJECT_SETTINGS)
     if unknown:
         raise InvalidInput(f"Unknown project setting(s): {', '.join(sorted(unknown))}", field=sorted(unknown)[0])

@@ -30,6 +30,7 @@ def _page(
     csv_form: PeopleCsvForm | None = None,
     added: list[people.PersonAdded] | None = None,
     csv_errors: list[tuple[str, str, str]] | None = None,
+    row_error: dict[str, str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     context = {
@@ -42,6 +43,8 @@ def _page(
         "separator": people.LIST_SEPARATOR,
         "columns": ",".join(people.CSV_COLUMNS),
         "link_days": settings.PASSWORD_RESET_TIMEOUT // 86400,
+        "role_choices": Role.choices,
+        "row_error": row_error,  # a member's row whose roles could not be saved, and why
     }
     return render(request, "annotation/members.html", context, status=status)
 
@@ -61,13 +64,22 @@ def project_members(request: SignedInRequest, slug: str) -> HttpResponse:
     if request.method != "POST":
         return _page(request, project)
     form = PersonForm(request.POST)
+    from_row = request.POST.get("row") == "1"  # a member's roles changed on their row of the table
     if not form.is_valid():
+        if from_row:
+            problems = [error for errors in form.errors.values() for error in errors]
+            row_error = {"username": request.POST.get("username", ""), "message": " ".join(problems)}
+            return _page(request, project, row_error=row_error, status=400)
         return _page(request, project, form=form, status=400)
     values = dict(form.cleaned_data)
     access = values.pop("access") or people.INVITATION
     try:
         result = people.person_add(project=project, actor=request.user, values=values, access=access)
     except ServiceError as error:
+        if from_row:
+            return _page(
+                request, project, row_error={"username": values["username"], "message": error.message}, status=400
+            )
         field = error.field if error.field in form.fields else None
         form.add_error(field, error.message)
         return _page(request, project, form=form, status=400)

@@ -596,3 +596,33 @@ def test_members_page_query_count_does_not_grow_with_members(
 
     assert response.status_code == 200
     assert response.content.decode().count("Deactivated ") == 10
+
+
+def test_a_members_roles_are_changed_on_their_row_and_a_refusal_is_shown_on_that_row(
+    client, project, coordinator, annotator
+):
+    """One form per member's row: tick, *Save roles*; what cannot be saved is said on that row, not at the
+    add-a-person form below."""
+    client.force_login(coordinator)
+    url = reverse("project_members", args=[project.slug])
+    page = client.get(url).content.decode()
+    assert 'id="roles-annotator"' in page and 'id="roles-coordinator"' in page
+
+    saved = client.post(url, {"row": "1", "username": "annotator", "roles": ["annotator", "reviewer"]})
+    assert saved.status_code == 302
+    assert Membership.objects.get(project=project, user=annotator).roles == ["annotator", "reviewer"]
+    assert get_user_model().objects.get(pk=annotator.pk).email == annotator.email  # nothing else changed
+
+    none_ticked = client.post(url, {"row": "1", "username": "annotator"})
+    assert none_ticked.status_code == 400
+    assert none_ticked.context["row_error"] == {
+        "username": "annotator",
+        "message": "Tick at least one role (to take someone off the project, deactivate them).",
+    }
+    assert not none_ticked.context["form"].is_bound  # the add-a-person form stays empty
+
+    last = client.post(url, {"row": "1", "username": "coordinator", "roles": ["annotator"]})
+    assert last.status_code == 400
+    assert last.context["row_error"]["username"] == "coordinator"
+    assert "coordinator" in last.context["row_error"]["message"].lower()
+    assert Membership.objects.get(project=project, user=coordinator).is_coordinator

@@ -123,3 +123,25 @@ def test_home_lists_a_project_whose_slug_no_url_can_hold_instead_of_failing(clie
     page = response.content.decode()
     assert f'href="{good.get_absolute_url()}"' in page
     assert "its slug “Doha Val!” cannot be used in a URL" in page
+
+
+def test_the_wikipedia_form_makes_the_slug_from_the_name_as_the_other_kinds_do(client, db, coordinator):
+    """Left empty, the slug is made from the name (a slug in use gets -2); a name in another script asks for one
+    at the slug field."""
+    coordinator.is_superuser = True  # may create projects
+    coordinator.save()
+    client.force_login(coordinator)
+    form = {
+        "name": "Cantonese – Mandarin",
+        "slug": "",
+        "local_language": "yue",
+        "standard_language": "cmn",
+        **{"lead_qa_min": 2, "lead_qa_max": 3, "reviewers_per_item": 1, "claim_minutes": 60},
+    }
+    for expected in ("cantonese-mandarin", "cantonese-mandarin-2"):
+        response = client.post(reverse("project_create"), form)
+        assert response.status_code == 302, response.context["form"].errors
+        assert Project.objects.filter(slug=expected).exists()
+    response = client.post(reverse("project_create"), {**form, "name": "粵語–普通話"})
+    assert response.status_code == 200
+    assert "needs a slug" in response.context["form"].errors["slug"][0]

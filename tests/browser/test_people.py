@@ -98,3 +98,36 @@ def test_a_person_with_an_initial_password_chooses_their_own_first(
         expect(fresh.get_by_role("heading", name="Releases")).to_be_visible()
     finally:
         newcomer.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_coordinator_changes_a_members_roles_on_their_row_by_keyboard(
+    browser: Browser, live_server, project, coordinator, annotator, size, tmp_path
+):
+    """Space on the role, Tab past the roles after it to *Save roles*, Enter: four keys here (before: the
+    name typed again in the form below and every role ticked again, about fifteen)."""
+    from annotation.models import Membership
+
+    annotator.first_name = "نور الهدى"
+    annotator.save()
+    context = browser.new_context(base_url=live_server.url, viewport=SIZES[size])
+    page = context.new_page()
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/members/")
+    row = page.locator("#roles-annotator")
+    expect(row.get_by_label("Annotator")).to_be_checked()
+    row.get_by_label("Reviewer").focus()
+    page.keyboard.press("Space")
+    keys = 1
+    save = row.get_by_role("button", name="Save roles")
+    while not save.evaluate("button => button === document.activeElement") and keys < 6:
+        page.keyboard.press("Tab")
+        keys += 1
+    page.keyboard.press("Enter")
+    assert keys + 1 == 4
+    expect(page.locator(".messages")).to_contain_text("annotator (Annotator, Reviewer) is a member.")
+    assert Membership.objects.get(project=project, user=annotator).roles == ["annotator", "reviewer"]
+    expect(page.locator("#roles-annotator").get_by_label("Reviewer")).to_be_checked()
+    _no_horizontal_scroll(page)
+    page.screenshot(path=str(tmp_path / f"members-{size}.png"), full_page=True)
+    context.close()
