@@ -7,7 +7,7 @@ from django.http import Http404
 
 from annotation.access import AnyUser, ProjectAccess, project_access
 from annotation.models import Role
-from evaluation.models import EvaluationRun
+from evaluation.models import EvaluationRun, JudgedItem, Judgment
 
 ROLES = (Role.RESEARCHER, Role.COORDINATOR)
 
@@ -26,3 +26,24 @@ def get_run_for_user(user: AnyUser, slug: str, run_id: int) -> tuple[ProjectAcce
     run.project = access.project
     run.release.project = access.project
     return access, run
+
+
+def get_judgment_for_user(
+    user: AnyUser, slug: str, run_id: int, judgment_id: int
+) -> tuple[ProjectAccess, EvaluationRun, Judgment]:
+    access, run = get_run_for_user(user, slug, run_id)
+    judgment = Judgment.objects.filter(run=run, pk=judgment_id).select_related("prompt").first()
+    if judgment is None:
+        raise Http404("No such judgment of this run.")
+    judgment.run = run
+    return access, run, judgment
+
+
+def get_judged_item_for_user(
+    user: AnyUser, slug: str, run_id: int, judgment_id: int, judged_id: int
+) -> tuple[ProjectAccess, Judgment, JudgedItem]:
+    access, _, judgment = get_judgment_for_user(user, slug, run_id, judgment_id)
+    item = JudgedItem.objects.filter(judgment=judgment, pk=judged_id).select_related("prediction").first()
+    if item is None:
+        raise Http404("No such judged item.")
+    return access, judgment, item

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evaluation import api
+from evaluation import api, judge_api
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
@@ -17,5 +17,46 @@ urlpatterns = [
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",
         api.RunResultsCsvApi.as_view(),
         name="api_evaluation_csv",
+    ),
+    path("projects/<slug:slug>/evaluation/judge-prompt/", judge_api.JudgePromptApi.as_view(), name="api_judge_prompt"),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/",
+        judge_api.JudgmentListApi.as_view(),
+        name="api_judgments",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/",
+        judge_api.JudgmentDetailApi.as_view(),
+        name="api_judgment",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/verdicts.csv",
+        judge_api.JudgmentCsvApi.as_view(),
+        name="api_judgment_csv",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/resume/",
+        judge_api.JudgmentResumeApi.as_view(),
+        name="api_judgment_resume",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/items/",
+        judge_api.JudgedItemListApi.as_view(),
+        name="api_judged_items",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/items/<int:judged_id>/check/",
+        judge_api.JudgedItemCheckApi.as_view(),
+        name="api_judged_item_check",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/items/<int:judged_id>/override/",
+        judge_api.JudgedItemOverrideApi.as_view(),
+        name="api_judged_item_override",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/compare/",
+        judge_api.RunCompareApi.as_view(),
+        name="api_evaluation_compare",
     ),
 ]

@@ -10,12 +10,18 @@ class EvaluationConfig(AppConfig):
     def ready(self) -> None:
         """Scoring a run is a background job (common/jobs.py); the kinds it scores get a navigation link."""
         from common.jobs import job_type_register
-        from evaluation.models import EvaluationRun
+        from evaluation.models import EvaluationRun, Judgment
 
         job_type_register(
             "evaluation",
             model=EvaluationRun,
             task="evaluation.tasks.evaluation_run_score_task",
+            stale_setting="EVALUATION_STALE_SECONDS",
+        )
+        job_type_register(
+            "evaluation_judge",
+            model=Judgment,
+            task="evaluation.tasks.judgment_run_task",
             stale_setting="EVALUATION_STALE_SECONDS",
         )
 

@@ -31,6 +31,7 @@ class ItemGold:
     cluster: str  # what items are resampled by (the page pair; the item itself for trivia)
     strata: dict[str, str]
     options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
+    question: str = ""  # what an LLM judge is shown beside the gold (Wikipedia QA)
 
 
 @dataclass(slots=True)
@@ -105,6 +106,7 @@ def _wikipedia_gold(release: Release) -> ReleaseGold:
                 gold=_text(record.get("answer_standard")).strip(),
                 cluster=str(record.get("pair_id") or record["id"]),
                 strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in WIKIPEDIA_STRATA},
+                question=_text(record.get("question")).strip(),
             )
     scenarios: dict[str, set[str]] = {}
     for scenario in WIKIPEDIA_SCENARIOS:

@@ -101,3 +101,97 @@ class Prediction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} · {self.scenario} · {self.item_id}"
+
+
+# An LLM judge of a run's answers, and people checking the judge
+
+
+class JudgePrompt(models.Model):
+    """One version of a project's judge prompt. Editing saves a new version; a judgment names the one it used."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_prompts")
+    version = models.PositiveIntegerField()
+    text = models.TextField(help_text="With {question}, {gold} and {answer}.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project_id", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="judge_prompt_one_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Judge prompt v{self.version} of {self.project_id}"
+
+
+class Judgment(Job):
+    """A model endpoint judging every answer of one run YES or NO (a job, resumable item by item)."""
+
+    STATUS_WORDS = {Job.Status.RUNNING: "Judging", Job.Status.DONE: "Judged"}
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="judgments")
+    # Kept by name and model if the endpoint is deleted later.
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="judgments"
+    )
+    endpoint_name = models.CharField(max_length=100)
+    endpoint_model = models.CharField(max_length=200)
+    prompt = models.ForeignKey(JudgePrompt, on_delete=models.PROTECT, related_name="judgments")
+    prompt_version = models.PositiveIntegerField()
+    temperature = models.FloatField(default=0.1)
+    max_asks = models.PositiveSmallIntegerField(default=10, help_text="Asks per item until it says YES or NO.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Judgment {self.pk} of run {self.run_id} by {self.endpoint_name}"
+
+
+class Verdict(models.TextChoices):
+    YES = "yes", "YES (correct)"
+    NO = "no", "NO (incorrect)"
+    UNSCORED = "unscored", "Unscored (neither YES nor NO)"
+    ERROR = "error", "The judge call failed"
+
+
+class JudgedItem(models.Model):
+    """The judge's verdict on one prediction, its raw outputs, and what people said about the same item."""
+
+    Verdict = Verdict
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="items")
+    prediction = models.ForeignKey(Prediction, on_delete=models.CASCADE, related_name="judged")
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+    asked = models.BooleanField(default=True, help_text="False: no answer to judge, counted NO without a call.")
+    asks = models.PositiveSmallIntegerField(default=0)
+    # The judge's output of every ask, each cut to MAX_OUTPUT characters (model output is hostile text).
+    outputs = models.JSONField(default=list, blank=True)
+    call_ids = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    # A person's own call on the item (the check of the judge), and a person's override of the judge's verdict.
+    human = models.CharField(max_length=8, choices=Verdict.choices[:2], blank=True)
+    human_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    human_at = models.DateTimeField(null=True, blank=True)
+    override = models.CharField(max_length=8, choices=Verdict.choices[:2], blank=True)
+    override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["judgment_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["judgment", "prediction"], name="judged_item_one_per_prediction"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judgment_id} · {self.prediction_id}: {self.verdict}"
+
+    @property
+    def effective(self) -> str:
+        """What counts in the accuracy: a person's override, else the judge's verdict."""
+        return self.override or self.verdict

@@ -125,7 +125,7 @@ def evaluation_run_create(
     return run
 
 
-def _pinned_gold(run: EvaluationRun) -> ReleaseGold:
+def evaluation_run_gold(run: EvaluationRun) -> ReleaseGold:
     """The release's gold, refused if its files are not the ones the run was pinned to."""
     release = run.release
     release.project = run.project
@@ -145,7 +145,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         return None
     run = EvaluationRun.objects.select_related("release", "project", "endpoint").get(pk=run_id)
     try:
-        gold = _pinned_gold(run)
+        gold = evaluation_run_gold(run)
         if run.source == EvaluationRun.Source.ENDPOINT:
             _generate(run, job, gold)
         unavailable: dict[str, str] = {}
@@ -397,9 +397,13 @@ def _generate(run: EvaluationRun, job: Any, gold: ReleaseGold) -> None:
     job.beat(force=True, progress_done=done, stage="Scoring the answers")
 
 
-def evaluation_run_predictions(run: EvaluationRun, *, model: str = "", scenario: str = "", extraction: str = "") -> Any:
+def evaluation_run_predictions(
+    run: EvaluationRun, *, model: str = "", scenario: str = "", extraction: str = "", item_id: str = ""
+) -> Any:
     """The run's per-item rows (answer, extraction outcome, scores), filtered, in a stable order."""
     rows = Prediction.objects.filter(run=run)
+    if item_id:
+        rows = rows.filter(item_id=item_id)
     if model:
         rows = rows.filter(model=model)
     if scenario:

@@ -138,3 +138,67 @@ def sign_flip_p(differences: Sequence[float], clusters: Sequence[str], *, draws:
         signs = rng.integers(0, 2, size=(min(step, draws - start), len(sums))) * 2 - 1
         extreme += int((np.abs(signs @ sums) >= observed - 1e-12).sum())
     return (extreme + 1) / (draws + 1)
+
+
+# Agreement of two raters (the judge and a person) on the items both judged
+
+
+@dataclass(frozen=True, slots=True)
+class Coefficient:
+    value: float | None  # None: undefined (no items, or no variation for kappa)
+    se: float | None
+    low: float | None
+    high: float | None
+
+
+def _counts(table: Sequence[Sequence[float]]) -> tuple[np.ndarray, float]:
+    counts = np.asarray(table, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
+        raise ValueError("An agreement table is square: rater A's categories by rater B's.")
+    return counts, float(counts.sum())
+
+
+def cohens_kappa(table: Sequence[Sequence[float]], z: float = Z95) -> Coefficient:
+    """Cohen's unweighted κ with the large-sample standard error of Fleiss, Cohen & Everitt (1969) and the normal
+    interval κ ± z·se (the convention of `statsmodels.stats.inter_rater.cohens_kappa`)."""
+    counts, n = _counts(table)
+    if n <= 0:
+        return Coefficient(None, None, None, None)
+    p = counts / n
+    rows, columns = p.sum(axis=1), p.sum(axis=0)
+    observed = float(np.trace(p))
+    chance = float(rows @ columns)
+    if chance >= 1 - 1e-12:
+        return Coefficient(None, None, None, None)
+    kappa = (observed - chance) / (1 - chance)
+    diagonal = float((np.diag(p) * (1 - (rows + columns) * (1 - kappa)) ** 2).sum())
+    off = p * (columns[:, None] + rows[None, :]) ** 2
+    np.fill_diagonal(off, 0.0)
+    variance = (diagonal + (1 - kappa) ** 2 * float(off.sum()) - (kappa - chance * (1 - kappa)) ** 2) / (
+        (1 - chance) ** 2 * n
+    )
+    se = math.sqrt(max(variance, 0.0))
+    return Coefficient(kappa, se, kappa - z * se, kappa + z * se)
+
+
+def gwet_ac1(table: Sequence[Sequence[float]], confidence: float = 0.95) -> Coefficient:
+    """Gwet's AC1 of two raters with the variance of Gwet (2008, eq. 21 for the unweighted case) and the interval
+    AC1 ± t(n − 1)·se, capped at 1 (the convention of Gwet's R package irrCAC, `gwet.ac1.table`)."""
+    from scipy.stats import t as student
+
+    counts, n = _counts(table)
+    q = counts.shape[0]
+    if n <= 0 or q < 2:
+        return Coefficient(None, None, None, None)
+    p = counts / n
+    prevalence = (p.sum(axis=1) + p.sum(axis=0)) / 2
+    observed = float(np.trace(p))
+    chance = float((prevalence * (1 - prevalence)).sum()) / (q - 1)
+    ac1 = (observed - chance) / (1 - chance)
+    weights = np.eye(q) - 2 * (1 - ac1) * (1 - (prevalence[:, None] + prevalence[None, :]) / 2) / (q - 1)
+    variance = (float((p * weights**2).sum()) - (observed - 2 * (1 - ac1) * chance) ** 2) / (n * (1 - chance) ** 2)
+    se = math.sqrt(max(variance, 1e-100))
+    if n < 2:
+        return Coefficient(ac1, se, None, None)
+    margin = se * float(student.ppf(1 - (1 - confidence) / 2, n - 1))
+    return Coefficient(ac1, se, ac1 - margin, min(1.0, ac1 + margin))

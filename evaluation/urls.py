@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evaluation import views
+from evaluation import judge_views, views
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/", views.run_list, name="evaluation_runs"),
@@ -10,4 +10,32 @@ urlpatterns = [
     path("projects/<slug:slug>/evaluation/<int:run_id>/items/", views.run_items, name="evaluation_items"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/score/", views.run_score, name="evaluation_run_score"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/results.csv", views.run_results_csv, name="evaluation_csv"),
+    path("projects/<slug:slug>/evaluation/judge-prompt/", judge_views.judge_prompt, name="evaluation_judge_prompt"),
+    path("projects/<slug:slug>/evaluation/<int:run_id>/judge/", judge_views.judgments, name="evaluation_judgments"),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/",
+        judge_views.judgment_detail,
+        name="evaluation_judgment",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/verdicts.csv",
+        judge_views.judgment_csv,
+        name="evaluation_judgment_csv",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/resume/",
+        judge_views.judgment_resume,
+        name="evaluation_judgment_resume",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/check/",
+        judge_views.judge_check,
+        name="evaluation_judge_check",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/items/<int:judged_id>/override/",
+        judge_views.judged_item_override,
+        name="evaluation_judged_override",
+    ),
+    path("projects/<slug:slug>/evaluation/<int:run_id>/compare/", judge_views.run_compare, name="evaluation_compare"),
 ]

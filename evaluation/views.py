@@ -150,7 +150,10 @@ def run_items(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
     scenario = request.GET.get("scenario", "")[:200]
     extraction = request.GET.get("extraction", "")
     extraction = extraction if extraction in Prediction.Extraction.values else ""
-    rows = services.evaluation_run_predictions(run, model=model, scenario=scenario, extraction=extraction)
+    item_id = request.GET.get("item", "")[:200]
+    rows = services.evaluation_run_predictions(
+        run, model=model, scenario=scenario, extraction=extraction, item_id=item_id
+    )
     page = Paginator(rows, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     project = access.project
     language = project.standard if project.kind == Project.Kind.WIKIPEDIA_QA else None
@@ -161,7 +164,7 @@ def run_items(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
         "page": page,
         "choices": choices,
         "outcomes": Prediction.Extraction.choices,
-        "chosen": {"model": model, "scenario": scenario, "extraction": extraction},
+        "chosen": {"model": model, "scenario": scenario, "extraction": extraction, "item": item_id},
         "answer_lang": project.standard_language if language else "",
         "answer_dir": language.direction if language else "auto",
     }

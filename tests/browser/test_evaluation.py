@@ -81,3 +81,72 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     expect(page.locator("#run-items tbody tr").first).to_contain_text("不知道")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path="/tmp/evaluation-items-390.png", full_page=True)
+
+
+def test_a_researcher_has_a_run_judged_checks_the_judge_by_keyboard_and_reads_the_agreement(
+    page: Page, project, annotator, coordinator, researcher, settings, tmp_path, model_stub
+):
+    """Judge → check y / n (one key pressed with an Arabic layout: only event.code says N) → agreement shown."""
+    from evaluation.models import JudgedItem
+    from tests.endpoints.conftest import make_endpoint
+    from tests.evaluation.test_judge import scored_run
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    authored_pair(project, annotator)
+    authored_pair(project, annotator, evidence=("深水埗", "六十幾年"))
+    release = releases.release_build_now(project=project, user=coordinator, seed=1)
+    run = scored_run(release, researcher)
+    make_endpoint(project, coordinator, model_stub, name="judge")
+    first_question = json.loads(
+        releases.release_file_path(release, "prompts/question_only.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )["question"]
+    model_stub.answer(lambda request: "NO" if f"Question: {first_question}\n" in request.prompt_text else "YES")
+
+    log_in(page, "researcher")
+    page.goto(f"/projects/{project.slug}/evaluation/{run.pk}/")
+    page.locator("#run-judge-link").click()
+    page.get_by_label("Judge (a model endpoint of the project)").select_option(label="judge (qwen2.5-7b-instruct)")
+    page.locator("#judge-start-button").click()
+    expect(page.locator("#judgment-state")).to_have_text("Judged")
+    page.reload()
+    expect(page.locator("#judgment-results")).to_contain_text("Unscored")
+    expect(page.locator("#agreement-empty")).to_be_visible()  # nobody checked yet: empty, not 0
+    items = JudgedItem.objects.filter(judgment__run=run).count()
+    assert items == 4
+
+    page.locator("#judge-check-link").click()
+    expect(page.locator("body[data-judge-keys-ready]")).to_have_count(1)
+    for number in range(items):
+        shown = page.locator("#check-item").get_attribute("data-item")
+        if number == 1:  # an Arabic layout: the key printed N gives "ى"; only event.code names the key
+            page.evaluate(
+                "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ى', code: 'KeyN', bubbles: true}))"
+            )
+        else:
+            page.keyboard.press("y")
+        if number < items - 1:
+            expect(page.locator("#check-item")).not_to_have_attribute("data-item", shown or "")
+    expect(page.locator("#check-done")).to_be_visible()
+    expect(page.locator("#agreement-n")).to_contain_text("n = 4")
+    expect(page.locator("#agreement-confusion")).to_be_visible()
+    expect(page.locator("#judge-agreement")).to_contain_text("irrCAC")
+    assert JudgedItem.objects.filter(judgment__run=run, human="no").count() == 1
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(tmp_path / "judge-check-390.png"), full_page=True)
+
+    # the judgment page at phone width: an override in place, and a second click restores the judge's verdict
+    page.get_by_role("link", name="Back to judgment").click()
+    row = page.locator("#judged-table tbody tr").first
+    row.get_by_role("button", name="Incorrect").click()
+    expect(
+        page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect ✓ (restore)")
+    ).to_be_visible()
+    assert JudgedItem.objects.filter(judgment__run=run).exclude(override="").count() == 1
+    page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect ✓ (restore)").click()
+    expect(
+        page.locator("#judged-table tbody tr").first.get_by_role("button", name="Incorrect", exact=True)
+    ).to_be_visible()
+    assert not JudgedItem.objects.filter(judgment__run=run).exclude(override="").exists()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(tmp_path / "judgment-390.png"), full_page=True)

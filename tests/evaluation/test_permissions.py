@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from evaluation.models import EvaluationRun
+from evaluation.models import EvaluationRun, JudgedItem, JudgePrompt, Judgment, Prediction
 from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.exports.conftest import release_world  # noqa: F401  (the fixture)
@@ -28,7 +28,19 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_run_score": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "evaluation_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    # The LLM judge: a run's judgments (start one), the prompt (a new version; an empty one is refused and the page
+    # shown again), one judgment, resume it, check it item by item, override one item (no verdict: 400), compare.
+    "evaluation_judgments": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_judge_prompt": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "evaluation_judgment": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_judgment_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "evaluation_judgment_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_judge_check": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_judged_override": ("post", (LOGIN, 404, 403, 403, 400, 400)),
+    "evaluation_compare": ("get", (LOGIN, 404, 403, 403, 200, 200)),
 }
+
+JUDGMENT = "projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"
 
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
@@ -38,6 +50,17 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/evaluation/runs/{run_id}/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/predictions/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/results.csv", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/judge-prompt/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/evaluation/judge-prompt/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/judgments/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/evaluation/runs/{run_id}/judgments/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", JUDGMENT, None, (403, 404, 403, 403, 200, 200)),
+    ("get", JUDGMENT + "verdicts.csv", None, (403, 404, 403, 403, 200, 200)),
+    ("post", JUDGMENT + "resume/", {}, (403, 404, 403, 403, 202, 202)),
+    ("get", JUDGMENT + "items/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", JUDGMENT + "items/{judged_id}/check/", {}, (403, 404, 403, 403, 400, 400)),
+    ("post", JUDGMENT + "items/{judged_id}/override/", {}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/compare/", None, (403, 404, 403, 403, 400, 400)),  # no baseline
 ]  # fmt: skip
 
 
@@ -51,12 +74,41 @@ def evaluation_world(release_world):  # noqa: F811
         manifest_sha256="",
         status="done",
     )
-    return {**release_world, "run_id": run.pk}
+    judgment, judged = judged_objects(run)
+    return {**release_world, "run_id": run.pk, "judgment_id": judgment.pk, "judged_id": judged.pk}
+
+
+def judged_objects(run: EvaluationRun) -> tuple[Judgment, JudgedItem]:
+    """A finished judgment of `run` with one judged item (what the judge routes address)."""
+    prompt = JudgePrompt.objects.create(project=run.project, version=1, text="{question} {gold} {answer}")
+    judgment = Judgment.objects.create(
+        run=run, endpoint_name="judge", endpoint_model="m", prompt=prompt, prompt_version=1, status="done"
+    )
+    prediction = Prediction.objects.create(run=run, item_id="x", item_kind="lead", scenario="question_only", model="m")
+    judged = JudgedItem.objects.create(judgment=judgment, prediction=prediction, verdict="yes", outputs=["YES"])
+    return judgment, judged
 
 
 def page_url(name: str, world: dict) -> str:
-    if name in {"evaluation_run", "evaluation_items", "evaluation_run_score", "evaluation_csv"}:
-        return reverse(name, kwargs={"slug": world["slug"], "run_id": world["run_id"]})
+    ids = {"slug": world["slug"], "run_id": world["run_id"]}
+    if name in {
+        "evaluation_judgment",
+        "evaluation_judgment_resume",
+        "evaluation_judge_check",
+        "evaluation_judgment_csv",
+    }:
+        return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"]})
+    if name == "evaluation_judged_override":
+        return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"], "judged_id": world["judged_id"]})
+    if name in {
+        "evaluation_run",
+        "evaluation_items",
+        "evaluation_run_score",
+        "evaluation_csv",
+        "evaluation_judgments",
+        "evaluation_compare",
+    }:
+        return reverse(name, kwargs=ids)
     return reverse(name, kwargs={"slug": world["slug"]})
 
 
@@ -90,6 +142,10 @@ def test_the_api_permission_table_covers_every_evaluation_route():
 
     routes = {str(pattern.pattern) for pattern in urlpatterns}
     covered = {
-        path.replace("{slug}", "<slug:slug>").replace("{run_id}", "<int:run_id>") for _, path, _, _ in API_ENDPOINTS
+        path.replace("{slug}", "<slug:slug>")
+        .replace("{run_id}", "<int:run_id>")
+        .replace("{judgment_id}", "<int:judgment_id>")
+        .replace("{judged_id}", "<int:judged_id>")
+        for _, path, _, _ in API_ENDPOINTS
     }
     assert routes == covered

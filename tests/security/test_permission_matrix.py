@@ -41,6 +41,7 @@ from tests import factories
 from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
 from tests.annotation.test_page_permissions import ROLES, _all_page_tables, _page_url_names
 from tests.conftest import api_as
+from tests.evaluation.test_permissions import judged_objects
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
 
@@ -70,7 +71,7 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 # URL parameters that name one object by a database id (global across projects) ...
 OBJECT_IDS = {
     "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain",
-    "run_id",
+    "run_id", "judgment_id", "judged_id",
 }  # fmt: skip
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
@@ -380,6 +381,7 @@ class Worlds:
         run = EvaluationRun.objects.create(
             project=other_project, release=release, release_version=release.version, manifest_sha256="", status="done"
         )
+        judgment, judged = judged_objects(run)
         return {
             "owner": owner,
             "values": {
@@ -398,6 +400,8 @@ class Worlds:
                 "archive_id": export.pk,
                 "endpoint_id": endpoint.pk,
                 "run_id": run.pk,
+                "judgment_id": judgment.pk,
+                "judged_id": judged.pk,
             },
         }
 
@@ -583,6 +587,15 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_run_create": 400,
     "evaluation_run_generate": 400,
     "evaluation_run_score": REDIRECT,
+    # They judge runs with an LLM, check the judge, override it and compare runs (no verdict given: 400).
+    "evaluation_judgments": OK,
+    "evaluation_judge_prompt": REDIRECT,
+    "evaluation_judgment": OK,
+    "evaluation_judgment_resume": REDIRECT,
+    "evaluation_judgment_csv": OK,
+    "evaluation_judge_check": OK,
+    "evaluation_judged_override": 400,
+    "evaluation_compare": OK,
 }
 # API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
 RESEARCHER_API: dict[tuple[str, str], int] = {
@@ -606,6 +619,17 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/predictions/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.csv"): OK,
+    ("get", "/api/projects/{slug}/evaluation/judge-prompt/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/judge-prompt/"): 400,  # no text
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/"): 400,  # no endpoint
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/resume/"): 202,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/verdicts.csv"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/check/"): 400,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/override/"): 400,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/compare/"): 400,  # no baseline
 }
 
 
