@@ -89,7 +89,7 @@ def release_detail(request: SignedInRequest, slug: str, version: int) -> HttpRes
     template = "exports/release_detail.html"
     if request.htmx:
         template += "#status"
-    context = {"project": project, "membership": access.membership, "release": release}
+    context: dict[str, Any] = {"project": project, "membership": access.membership, "release": release}
     if not request.htmx:
         context["card"] = services.release_card(release)
     return render(request, template, context)

@@ -67,7 +67,7 @@ def project_members(request: SignedInRequest, slug: str) -> HttpResponse:
     from_row = request.POST.get("row") == "1"  # a member's roles changed on their row of the table
     if not form.is_valid():
         if from_row:
-            problems = [error for errors in form.errors.values() for error in errors]
+            problems = [str(error) for errors in form.errors.values() for error in errors]
             row_error = {"username": request.POST.get("username", ""), "message": " ".join(problems)}
             return _page(request, project, row_error=row_error, status=400)
         return _page(request, project, form=form, status=400)

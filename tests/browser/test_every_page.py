@@ -13,14 +13,14 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import call_command
 from django.urls import Resolver404, resolve
-from playwright.sync_api import Browser, Error, Page
+from playwright.sync_api import Browser, Error, Page, ViewportSize
 
 from tests.browser.conftest import log_in
 
 # A layout check of server-rendered pages: the same HTML on both engines, so it runs on the embedded default.
 pytestmark = [pytest.mark.browser, pytest.mark.one_engine, pytest.mark.timeout(600)]
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 PEOPLE = ["coordinator", "annotator1", "annotator2", "reviewer", "researcher", "admin"]
 VISITS_PER_PAGE = 1  # one URL of each page per person (a pair, a release…); each person sees other states
 SKIPPED_PREFIXES = ("/api/", "/admin/", "/static/", "/media/")
