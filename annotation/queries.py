@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db.models import F, Func, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from annotation.models import PagePair, PairSkip, Project, QAItem, Screening
@@ -102,3 +102,38 @@ def annotator_progress(*, project: Project, user: User, session_started: datetim
         median_item_minutes=round(statistics.median(seconds) / 60, 1) if seconds else None,
         pairs_left=counted["left"],
     )
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """What a coordinator narrows a project's item list to; an empty field narrows nothing."""
+
+    text: str = ""  # in the question, either answer or the pair's local title
+    status: str = ""
+    kind: str = ""
+    author: str = ""  # a username
+
+    def as_query(self) -> str:
+        """The filter as a URL query, for the pager's links."""
+        from urllib.parse import urlencode
+
+        return urlencode({key: value for key, value in vars(self).items() if value})
+
+
+def items_filtered(items: QuerySet[QAItem], flt: ItemFilter) -> QuerySet[QAItem]:
+    """`items` narrowed by `flt`: a status or kind that is not one of the item's is ignored, not an error."""
+    if flt.status in QAItem.Status.values:
+        items = items.filter(status=flt.status)
+    if flt.kind in QAItem.Kind.values:
+        items = items.filter(kind=flt.kind)
+    if flt.author:
+        items = items.filter(author__username=flt.author)
+    if flt.text:
+        text = flt.text
+        items = items.filter(
+            Q(question__icontains=text)
+            | Q(answer_standard__icontains=text)
+            | Q(answer_local__icontains=text)
+            | Q(pair__local_title__icontains=text)
+        )
+    return items

@@ -18,7 +18,7 @@ from annotation.access import (
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import PagePair, Project, QAItem, Role
 from annotation.next_steps import next_steps, sent_back_everywhere
-from annotation.queries import count_of
+from annotation.queries import ItemFilter, count_of, items_filtered
 from common import kinds
 from common.errors import ServiceError
 from common.requests import SignedInRequest
@@ -176,12 +176,23 @@ def item_list(request: SignedInRequest, slug: str) -> HttpResponse:
         )
         .order_by("-updated_at", "-id")
     )
-    status = request.GET.get("status", "")
-    if status in QAItem.Status.values:
-        items = items.filter(status=status)
-    page = Paginator(items, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "annotation/item_list.html",
-        {"project": project, "page": page, "status": status, "statuses": QAItem.Status.choices},
+    flt = ItemFilter(
+        **{field: request.GET.get(field, "").strip()[:200] for field in ("text", "status", "kind", "author")}
     )
+    page = Paginator(items_filtered(items, flt), PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    authors = (
+        QAItem.objects.alive()
+        .filter(project=project, author__isnull=False)
+        .order_by("author__username")
+        .values_list("author__username", flat=True)
+        .distinct()
+    )
+    context = {
+        "project": project,
+        "page": page,
+        "filter": flt,
+        "statuses": QAItem.Status.choices,
+        "kinds": QAItem.Kind.choices,
+        "authors": list(authors),
+    }
+    return render(request, "annotation/item_list.html", context)

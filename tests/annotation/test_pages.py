@@ -371,6 +371,26 @@ def test_coordinator_item_list_shows_items_and_filters_by_status(
     assert "关于姓陳的问题？" not in submitted
 
 
+def test_the_item_list_finds_by_text_author_and_kind_and_pages_keep_the_filter(
+    client, annotating_pair, annotator, coordinator
+):
+    for evidence in ("菠蘿油", "姓陳", "深水埗"):
+        add_item(annotating_pair, annotator, question=f"关于{evidence}的问题？", evidence=evidence)
+    client.force_login(coordinator)
+    url = reverse("item_list", args=[annotating_pair.project.slug])
+
+    found = client.get(url, {"text": "深水埗", "author": "annotator", "kind": "lead"})
+    html = found.content.decode()
+    assert "关于深水埗的问题？" in html and "关于姓陳的问题？" not in html
+    assert found.context["page"].paginator.count == 1
+    assert client.get(url, {"author": "reviewer"}).context["page"].paginator.count == 0
+    assert client.get(url, {"kind": "document"}).context["page"].paginator.count == 0
+    assert client.get(url, {"status": "no-such-status"}).context["page"].paginator.count == 3  # ignored
+
+    paged = client.get(url, {"text": "问题", "page": 1})
+    assert paged.context["filter"].as_query() == "text=%E9%97%AE%E9%A2%98"  # what the pager's links carry
+
+
 def test_superuser_sees_the_admin_for_every_annotation_model(client, superuser, annotating_pair, annotator):
     add_item(annotating_pair, annotator)
     client.force_login(superuser)
