@@ -430,10 +430,6 @@ def test_projects_list_shows_only_the_users_projects(project, other_project, ann
     assert {p["slug"] for p in everything.data["results"]} == {project.slug, other_project.slug}
 
 
-def test_a_project_of_another_team_answers_404_to_a_coordinator(other_project, coordinator):
-    assert api_as(coordinator).get(project_url(other_project.slug)).status_code == 404
-
-
 # Tokens
 
 

@@ -106,14 +106,6 @@ def test_a_download_of_an_export_still_being_written_is_refused_with_409(project
     assert "not finished" in response.data["detail"]
 
 
-def test_an_export_of_another_project_is_not_found_through_this_one(project, other_project, coordinator, media):
-    other = services.archive_export_now(project=other_project)
-
-    response = api_as(coordinator).get(f"/api/projects/{project.slug}/archives/{other.pk}/download/")
-
-    assert response.status_code == 404
-
-
 def test_an_upload_by_a_coordinator_is_refused_before_it_is_stored(coordinator, media):
     upload = SimpleUploadedFile("yue.zip", b"PK\x03\x04")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.conftest import api_as
 from tests.endpoints.conftest import make_endpoint
 from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
@@ -70,13 +69,3 @@ def test_the_api_table_covers_every_endpoint_route():
         for _, path, _, _ in API_EXPECTED
     }
     assert routes == covered
-
-
-def test_an_endpoint_of_another_project_is_not_found_through_this_one(project, other_project, coordinator, model_stub):
-    owner = other_project.memberships.get(is_coordinator=True).user
-    theirs = make_endpoint(other_project, owner, model_stub, name="theirs")
-
-    response = api_as(coordinator).get(f"/api/projects/{project.slug}/model-endpoints/{theirs.pk}/")
-    calls = api_as(coordinator).get(f"/api/projects/{project.slug}/model-calls/?endpoint={theirs.pk}")
-
-    assert (response.status_code, calls.status_code) == (404, 404)

@@ -548,6 +548,26 @@ def test_pages_of_project_b_objects_through_project_a_answer_404(cast, lead, wor
     assert not wrong, "\n".join(wrong)
 
 
+# B's ids where a URL of project A takes them in its query string (a filter of a list): answered like an id that does
+# not exist, so a list never shows another project's rows. (method, path with A's {slug} and B's ids, body)
+FOREIGN_IDS: list[tuple[str, str, Any]] = [
+    ("get", "/api/projects/{slug}/model-calls/?endpoint={endpoint_id}", None),
+]
+
+
+def test_project_b_ids_in_a_query_of_project_a_answer_404(cast, lead, worlds):
+    values = worlds.b(Project.Kind.WIKIPEDIA_QA)["values"] | {"slug": worlds.a(Project.Kind.WIKIPEDIA_QA).slug}
+    wrong = []
+    for method, path, body in FOREIGN_IDS:
+        url = path.format(**values)
+        for role, user in (("lead", lead), ("superuser", cast["superuser"])):
+            with undone():
+                status = getattr(api_as(user), method)(url, body, format="json").status_code
+            if status != 404:
+                wrong.append(f"{method.upper()} {url} as {role}: {status}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_project_b_objects_exist_for_its_own_coordinator(worlds):
     """The 404s above come from the project boundary, not from a world missing the objects."""
     wrong = []
