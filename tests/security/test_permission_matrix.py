@@ -2,13 +2,15 @@
 
 What each role gets on its own project lives in the per-app tables (tests/annotation/test_page_permissions.py
 `EXPECTED`, `PAGE_EXPECTED` in tests/<app>/test_*permissions*.py, the API tables listed in `API_TABLES`); their
-tests assert those statuses. This module adds what no single app can:
+tests assert those statuses through the one harness, tests/security/harness.py (a world built once per table, a
+signed-in client per visitor, each cell rolled back). This module adds what no single app can:
 
 - completeness: every route of the URL resolver and every operation of the OpenAPI schema has a row in one of
   those tables (or in `OWN_API` below), so a new endpoint without an entry fails here;
 - the cross-project dimension: members of project A (each role, and a member holding every role) get 404 on
   every URL of project B, for every method; and B's objects addressed through A's URL answer exactly like an id
   that does not exist (404), for A's members and for a superuser alike;
+- B's ids in a query string of A's URL (`FOREIGN_IDS`): a filtered list never shows another project's rows;
 - the researcher, a role no app table has a column for: every page and API operation of a project, run against
   a project of the route's own kind, answers exactly as `RESEARCHER_PAGES` / `RESEARCHER_API` say (and 403
   for everything they do not list: no queue, no change).
