@@ -514,22 +514,6 @@ def test_each_endpoint_answers_each_kind_of_user_with_the_expected_status(
     check_api(users, cells, roles=USERS)
 
 
-def test_the_permission_table_covers_every_api_route():
-    from annotation.api_urls import urlpatterns
-
-    routes = {str(pattern.pattern) for pattern in urlpatterns} - {"auth/token/"}
-    covered = {
-        path.replace("{slug}", "<slug:slug>")
-        .replace("{pair}", "<int:pair_id>")
-        .replace("{item}", "<int:item_id>")
-        .replace("members/reviewer/", "members/<str:username>/")
-        for _, path, _, _ in ENDPOINTS
-    }
-    from tests.imports.test_permissions import api_routes  # imports and collections keep their own table
-
-    assert routes == covered | api_routes()
-
-
 def test_a_superuser_sees_any_project_and_may_create_one(world, superuser):
     client = api_as(superuser)
     body = {"name": "Roots", "local_language": "bar", "standard_language": "deu"}

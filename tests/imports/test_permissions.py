@@ -51,16 +51,6 @@ API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
 ]
 
 
-def api_routes() -> set[str]:
-    """The routes API_EXPECTED covers, spelled like annotation.api_urls patterns."""
-    return {
-        path.replace("{slug}", "<slug:slug>")
-        .replace("{job}", "<int:job_id>")
-        .replace("{collection}", "<int:collection_id>")
-        for _, path, _, _ in API_EXPECTED
-    }
-
-
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
     monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
@@ -106,10 +96,3 @@ def test_each_api_route_answers_each_visitor_as_the_table_says(world):
         for cell in api_cells(API_EXPECTED, world)
     ]
     check_api(world["users"], cells)
-
-
-def test_the_api_table_covers_every_import_and_collection_route():
-    from annotation.api_urls import urlpatterns
-
-    ours = {str(p.pattern) for p in urlpatterns if "imports" in str(p.pattern) or "collections" in str(p.pattern)}
-    assert ours == api_routes()
