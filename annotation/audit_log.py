@@ -4,6 +4,7 @@ copied into the audit log) as one list, newest first. Writing it is `audit.servi
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -14,6 +15,7 @@ from django.db.models import CharField, F, Value
 from django.db.models.functions import Concat, JSONObject, Left
 from django.utils import timezone
 
+from annotation.display import display_name, spelled_out
 from annotation.models import ItemEvent, Project
 from audit.models import Action, AuditEvent
 from audit.services import MAX_DETAIL_TEXT, TYPE_CHOICES
@@ -211,12 +213,30 @@ def describe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "object_label": row["e_label"] or "",
             "details": row["e_details"] or {},
             # For templates: a details key such as "items" would shadow dict.items there.
-            "detail_rows": [
-                (key, value) for key, value in (row["e_details"] or {}).items() if value is not None and value != ""
-            ],
+            "detail_rows": detail_rows(row["e_details"] or {}),
         }
         for row in rows
     ]
+
+
+# Details whose values are codes of a known set (a status, a kind, a decision…), read as their names.
+_CODE_KEYS = ("status", "kind", "decision", "verdict", "reason", "role", "result")
+
+
+def detail_rows(details: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    """An event's details as people read them: "From status: Submitted", not `from_status: submitted`; a
+    structured value (a readiness record, a list of checks) is shown as the data it is (the third field)."""
+    rows: list[tuple[str, Any, bool]] = []
+    for key, value in details.items():
+        if value is None or value == "":
+            continue
+        if isinstance(value, dict | list):
+            rows.append((spelled_out(key), json.dumps(value, ensure_ascii=False), True))
+        elif isinstance(value, str) and key.endswith(_CODE_KEYS):
+            rows.append((spelled_out(key), display_name(value), False))
+        else:
+            rows.append((spelled_out(key), value, False))
+    return rows
 
 
 def object_types(project: Project | None) -> list[str]:

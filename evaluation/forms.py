@@ -19,7 +19,8 @@ class UploadForm(forms.Form):
         max_length=200,
         required=False,
         label="Scenario",
-        help_text="Harness logs only, when the docs do not name one (question_only, …; a language for trivia).",
+        help_text="Harness logs only, when its docs name none: the prompt file's name without .jsonl "
+        "(a language for trivia).",
     )
 
     def __init__(self, *args: object, versions: list[int], **kwargs: object) -> None:
@@ -31,7 +32,12 @@ class GenerateForm(forms.Form):
     release = forms.TypedChoiceField(coerce=int, label="Release")
     endpoint = forms.TypedChoiceField(coerce=int, label="Model endpoint", help_text="Set up by a coordinator.")
     scenarios = forms.MultipleChoiceField(
-        choices=[(s, s) for s in ("question_only", "standard_lead", "local_lead", "both_leads")],
+        choices=[
+            ("question_only", "Question only"),
+            ("standard_lead", "With the standard lead"),
+            ("local_lead", "With the local lead"),
+            ("both_leads", "With both leads"),
+        ],
         initial=["question_only", "standard_lead", "local_lead", "both_leads"],
         widget=forms.CheckboxSelectMultiple,
         label="Scenarios",

@@ -1,6 +1,7 @@
-"""Every page at phone width: each demo person follows every link of the demo site in Chromium at 390 × 844,
-and no page scrolls sideways; the tab shows the site's icon. Every page the permission tables list as a GET
-page is reached by some link, so a new page joins the walk (or is named below with the reason it is not)."""
+"""Every page at phone width: each demo person follows every link of the demo site in Chromium at 390 × 844;
+no page scrolls sideways or shows a code (`needs_rewrite`) where people read words, and the tab shows the
+site's icon. Every page the permission tables list as a GET page is reached by some link, so a new page joins
+the walk (or is named below with the reason it is not)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,24 @@ SUBMIT = """(action) => [...document.forms]
     .requestSubmit()"""
 
 
-def _walk(page: Page, visits: Counter, overflows: list[str], person: str, shots: Path | None) -> Counter:
+CODES = """() => {
+    // Text a person reads, outside code, keys, file names and what they typed: snake_case words are codes.
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const found = new Set();
+    while (walker.nextNode()) {
+        const node = walker.currentNode;
+        if (node.parentElement.closest("code, kbd, pre, samp, script, style, textarea, [hidden]")) continue;
+        // (a file name, `seed_queries.csv`, is a name, not a code)
+        const codes = node.textContent.matchAll(/\\b[a-z]{2,}(?:_[a-z0-9]{2,})+\\b(?!\\.\\w)/g);
+        for (const match of codes) found.add(match[0]);
+    }
+    return [...found];
+}"""
+
+
+def _walk(
+    page: Page, visits: Counter, overflows: list[str], codes: set[str], person: str, shots: Path | None
+) -> Counter:
     """Follow every link from the home page; a queue's *Next* button (a POST form) is pressed once each, so the
     pages a person only reaches through a queue are walked too."""
     mine: Counter = Counter()  # this person's visits of each page
@@ -129,6 +147,7 @@ def _walk(page: Page, visits: Counter, overflows: list[str], person: str, shots:
         found = page.evaluate(OVERFLOW)
         if found["scroll"] > found["width"]:
             overflows.append(f"{path} ({name}) as {person}: {found['scroll']} px wide; {found['wide']}")
+        codes.update(f"{path} ({name}): {code}" for code in page.evaluate(CODES))
         if shots:  # every page once per person, to look at
             page.screenshot(path=str(shots / f"{name}-{person}.png"), full_page=True)
         for link, download in page.evaluate(LINKS):
@@ -151,16 +170,18 @@ def test_every_page_fits_a_phone_and_is_reached_by_a_link(browser: Browser, live
         shots.mkdir(parents=True, exist_ok=True)
     visits: Counter = Counter()
     overflows: list[str] = []
+    codes: set[str] = set()
     for person in PEOPLE:
         context = browser.new_context(base_url=live_server.url, viewport=PHONE, locale="en-GB")
         page = context.new_page()
         log_in(page, person, "localqa-demo")
         icon = page.evaluate("document.querySelector('link[rel=icon]').href")  # the tab shows localqa's icon
         assert context.request.get(icon).status == 200, icon
-        _walk(page, visits, overflows, person, shots)
+        _walk(page, visits, overflows, codes, person, shots)
         context.close()
 
     assert not overflows, "Pages wider than a phone:\n" + "\n".join(overflows)
+    assert not codes, "Codes where people read words:\n" + "\n".join(sorted(codes))
     get_pages = {name for name, (method, _) in page_tables().items() if method == "get"}
     unreached = sorted(get_pages - set(visits) - set(NOT_LINKED) - {"api_schema", "api_docs", "home"})
     assert not unreached, f"No link leads to these pages (link them, or say why in NOT_LINKED): {unreached}"
