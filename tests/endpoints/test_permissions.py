@@ -9,6 +9,9 @@ from django.urls import reverse
 from tests.endpoints.conftest import make_endpoint
 from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
+# Access rules: the same on both engines, so they run on the embedded default only.
+pytestmark = pytest.mark.one_engine
+
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "endpoint_list": ("get", (LOGIN, 404, 403, 403, 200, 200)),
