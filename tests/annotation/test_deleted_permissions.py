@@ -13,13 +13,11 @@ from django.urls import reverse
 
 from annotation import services
 from tests import factories
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
 
-ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
-LOGIN = 302
 
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "deleted_list": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -79,23 +77,9 @@ def page_url(name: str, world: dict[str, Any]) -> str:
     return reverse(name, args=[world["slug"]])
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-
-    response = getattr(client, method)(page_url(name, world))
-
-    assert response.status_code == dict(zip(ROLES, row, strict=True))[role], f"{method.upper()} {name} as {role}"
+def test_each_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: page_url(name, world)))
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED)
-def test_api_permission(world, role, method, path, body, statuses):
-    client = api_as(world["users"][role]) if role != "anonymous" else api_as(None)
-
-    response = getattr(client, method)("/api/" + path.format(**world), body, format="json")
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content[:200]
+def test_each_api_route_answers_each_visitor_as_the_table_says(world):
+    check_api(world["users"], api_cells(API_EXPECTED, world))

@@ -14,12 +14,11 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation import services
 from tests import factories
+from tests.security.harness import LOGIN, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
 
-ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
-LOGIN = 302  # anonymous visitors are sent to the login page
 
 # name: (method, statuses in the order of ROLES)
 EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -85,11 +84,6 @@ def _all_page_tables() -> set[str]:
     return covered
 
 
-def test_every_page_url_has_an_entry():
-    missing = _page_url_names() - _all_page_tables()
-    assert not missing, f"Add these URL names to the permission matrix: {sorted(missing)}"
-
-
 @pytest.fixture
 def world(project, annotator, reviewer, coordinator, outsider, superuser):
     """A pair the annotator is authoring, with one draft item."""
@@ -123,18 +117,8 @@ POST_DATA = {
 }
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_page_permission(client, world, name, role):
-    method, row = EXPECTED[name]
-    statuses = dict(zip(ROLES, row, strict=True))
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-    url = _url(name, world)
-    response = getattr(client, method)(url, POST_DATA.get(name, {}))
-    assert response.status_code == statuses[role], f"{method.upper()} {url} as {role}"
-    if statuses[role] == LOGIN and role == "anonymous":
-        assert response["Location"].startswith(reverse("login"))
+def test_each_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(EXPECTED, lambda name: _url(name, world), **POST_DATA))
 
 
 def test_outsider_gets_404_for_a_project_that_does_not_exist_either(client, outsider):

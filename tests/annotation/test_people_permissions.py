@@ -13,8 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation import people
-from tests.annotation.test_page_permissions import LOGIN, ROLES
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, Cell, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -83,38 +82,22 @@ def page_url(name: str, world: dict[str, Any]) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-def _page_data(name: str) -> dict[str, Any]:
-    if name == "project_people_import":
-        return {"file": SimpleUploadedFile("people.csv", CSV), "access": "invitation"}
-    if name == "project_member_access":
-        return {"access": "invitation"}
-    return {}
+def test_each_people_page_answers_each_visitor_as_the_table_says(world):
+    import_data = lambda visitor: {"file": SimpleUploadedFile("people.csv", CSV), "access": "invitation"}  # noqa: E731
+    cells = page_cells(
+        PAGE_EXPECTED,
+        lambda name: page_url(name, world),
+        project_people_import=import_data,
+        project_member_access={"access": "invitation"},
+    )
+    check_pages(world["users"], cells)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_people_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-
-    response = getattr(client, method)(page_url(name, world), _page_data(name))
-
-    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
-
-
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED)
-@pytest.mark.parametrize("role", ROLES)
-def test_people_api_permission(client, world, role, method, path, body, statuses):
-    from rest_framework.test import APIClient
-
-    api = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    url = "/api/" + path.format(slug=world["project"].slug, username="newbie")
-
-    if body == "csv":
-        response = api.post(url, {"file": SimpleUploadedFile("people.csv", CSV)}, format="multipart")
-    else:
-        response = getattr(api, method)(url, body, format="json")
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content[:300]
+def test_each_people_api_route_answers_each_visitor_as_the_table_says(world):
+    cells = []
+    for cell in api_cells(API_EXPECTED, {"slug": world["project"].slug, "username": "newbie"}):
+        if cell.data == "csv":
+            upload = lambda visitor: {"file": SimpleUploadedFile("people.csv", CSV)}  # noqa: E731
+            cell = Cell(cell.method, cell.url, cell.expected, upload, fmt="multipart")
+        cells.append(cell)
+    check_api(world["users"], cells)

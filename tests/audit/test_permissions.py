@@ -10,13 +10,11 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
 
-ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
-LOGIN = 302
 
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "audit_project": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -41,24 +39,10 @@ def users(project, annotator, reviewer, coordinator, outsider, superuser) -> dic
     }
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_page_permission(client, project, users, name, role):
-    method, row = PAGE_EXPECTED[name]
-    if role != "anonymous":
-        client.force_login(users[role])
-    url = reverse(name, args=[project.slug]) if name == "audit_project" else reverse(name)
-
-    response = getattr(client, method)(url)
-
-    assert response.status_code == dict(zip(ROLES, row, strict=True))[role], f"{name} as {role}"
+def test_each_audit_page_answers_each_visitor_as_the_table_says(project, users):
+    url = {"audit_project": reverse("audit_project", args=[project.slug]), "audit_site": reverse("audit_site")}
+    check_pages(users, page_cells(PAGE_EXPECTED, url.__getitem__))
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED)
-def test_api_permission(project, users, role, method, path, body, statuses):
-    client = api_as(users[role]) if role != "anonymous" else api_as(None)
-
-    response = getattr(client, method)("/api/" + path.format(slug=project.slug), body, format="json")
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content[:200]
+def test_each_audit_api_route_answers_each_visitor_as_the_table_says(project, users):
+    check_api(users, api_cells(API_EXPECTED, {"slug": project.slug}))

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from evaluation.models import EvaluationRun, JudgedItem, JudgePrompt, Judgment, Prediction
-from tests.annotation.test_page_permissions import LOGIN, ROLES
-from tests.conftest import api_as
 from tests.exports.conftest import release_world  # noqa: F401  (the fixture)
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -112,40 +110,10 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs={"slug": world["slug"]})
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_evaluation_page_permission(client, evaluation_world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(evaluation_world["users"][role])
-    url = page_url(name, evaluation_world)
-
-    response = getattr(client, method)(url, {})
-
-    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
+def test_each_evaluation_page_answers_each_visitor_as_the_table_says(evaluation_world):
+    cells = page_cells(PAGE_EXPECTED, lambda name: page_url(name, evaluation_world))
+    check_pages(evaluation_world["users"], cells)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_ENDPOINTS, ids=lambda v: str(v)[:50])
-def test_evaluation_api_permission(evaluation_world, role, method, path, body, statuses):
-    expected = dict(zip(ROLES, statuses, strict=True))[role]
-    client = APIClient() if role == "anonymous" else api_as(evaluation_world["users"][role])
-
-    response = getattr(client, method)("/api/" + path.format(**evaluation_world), body, format="json")
-
-    assert response.status_code == expected, getattr(response, "content", b"")[:300]
-
-
-def test_the_api_permission_table_covers_every_evaluation_route():
-    from evaluation.api_urls import urlpatterns
-
-    routes = {str(pattern.pattern) for pattern in urlpatterns}
-    covered = {
-        path.replace("{slug}", "<slug:slug>")
-        .replace("{run_id}", "<int:run_id>")
-        .replace("{judgment_id}", "<int:judgment_id>")
-        .replace("{judged_id}", "<int:judged_id>")
-        for _, path, _, _ in API_ENDPOINTS
-    }
-    assert routes == covered
+def test_each_evaluation_api_route_answers_each_visitor_as_the_table_says(evaluation_world):
+    check_api(evaluation_world["users"], api_cells(API_ENDPOINTS, evaluation_world))

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -50,18 +49,9 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_release_page_permission(client, release_world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(release_world["users"][role])
-    url = page_url(name, release_world)
-
-    response = getattr(client, method)(url, POST_DATA.get(name, {}))
-
-    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
+def test_each_release_page_answers_each_visitor_as_the_table_says(release_world):
+    cells = page_cells(PAGE_EXPECTED, lambda name: page_url(name, release_world), **POST_DATA)
+    check_pages(release_world["users"], cells)
 
 
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
@@ -81,31 +71,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_ENDPOINTS, ids=lambda v: str(v)[:50])
-def test_release_api_permission(release_world, role, method, path, body, statuses):
-    expected = dict(zip(ROLES, statuses, strict=True))[role]
-    client = APIClient() if role == "anonymous" else api_as(release_world["users"][role])
-
-    response = getattr(client, method)("/api/" + path.format(**release_world), body, format="json")
-
-    assert response.status_code == expected, getattr(response, "content", b"")[:300]
-
-
-def test_the_api_permission_table_covers_every_release_route():
-    from exports.api_urls import urlpatterns
-
-    routes = {str(pattern.pattern) for pattern in urlpatterns}
-    covered = {
-        path.split("?")[0]
-        .replace("{slug}", "<slug:slug>")
-        .replace("releases/1/files/lead_qa.jsonl", "releases/<int:version>/files/<path:name>")
-        .replace("releases/1/", "releases/<int:version>/")
-        .replace("releases/2/", "releases/<int:version>/")
-        .replace("formats/no-such-format/", "formats/<slug:format_name>/")
-        for _, path, _, _ in API_ENDPOINTS
-    }
-    assert routes == covered
+def test_each_release_api_route_answers_each_visitor_as_the_table_says(release_world):
+    check_api(release_world["users"], api_cells(API_ENDPOINTS, release_world))
 
 
 def test_there_is_no_route_that_changes_or_deletes_a_release(release_world):

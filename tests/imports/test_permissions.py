@@ -7,6 +7,7 @@ tests/annotation/test_api.py's completeness test counts it too.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -16,13 +17,11 @@ from django.utils import timezone
 
 from annotation import ingest
 from annotation.models import Collection
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
 
-ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
-LOGIN = 302
 
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "import_start": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -50,16 +49,6 @@ API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
     # A running collection with a live worker cannot be resumed: allowed users get 409, the rest 403/404.
     ("post", "projects/{slug}/collections/{collection}/resume/", None, (403, 404, 403, 403, 409, 409)),
 ]
-
-
-def api_routes() -> set[str]:
-    """The routes API_EXPECTED covers, spelled like annotation.api_urls patterns."""
-    return {
-        path.replace("{slug}", "<slug:slug>")
-        .replace("{job}", "<int:job_id>")
-        .replace("{collection}", "<int:collection_id>")
-        for _, path, _, _ in API_EXPECTED
-    }
 
 
 @pytest.fixture(autouse=True)
@@ -90,40 +79,20 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-
-    response = getattr(client, method)(page_url(name, world))
-
-    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+def _upload(visitor: str) -> dict[str, Any]:
+    return {
+        "files": [SimpleUploadedFile("pairs.jsonl", b"\n", content_type="application/octet-stream")],
+        "dry_run": "true",
+    }
 
 
-@pytest.mark.parametrize(
-    ("method", "path", "body", "role", "expected"),
-    [
-        pytest.param(method, path, body, role, statuses[i], id=f"{method.upper()} {path} as {role}")
-        for method, path, body, statuses in API_EXPECTED
-        for i, role in enumerate(ROLES)
-    ],
-)
-def test_api_permission(world, api_client, method, path, body, role, expected):
-    client = api_client if role == "anonymous" else api_as(world["users"][role])
-    url = "/api/" + path.format(**world)
-    if body == "upload":
-        upload = SimpleUploadedFile("pairs.jsonl", b"\n", content_type="application/octet-stream")
-        response = client.post(url, {"files": [upload], "dry_run": "true"}, format="multipart")
-    else:
-        response = getattr(client, method)(url, body, format="json")
-    assert response.status_code == expected, response.content
+def test_each_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: page_url(name, world)))
 
 
-def test_the_api_table_covers_every_import_and_collection_route():
-    from annotation.api_urls import urlpatterns
-
-    ours = {str(p.pattern) for p in urlpatterns if "imports" in str(p.pattern) or "collections" in str(p.pattern)}
-    assert ours == api_routes()
+def test_each_api_route_answers_each_visitor_as_the_table_says(world):
+    cells = [
+        replace(cell, data=_upload, fmt="multipart") if cell.data == "upload" else cell
+        for cell in api_cells(API_EXPECTED, world)
+    ]
+    check_api(world["users"], cells)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
 from annotation.models import ImportJob
 from multichoice import entities as services
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.multichoice.test_entities import ATTRIBUTES, CSV
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -65,17 +66,8 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_entity_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-
-    response = getattr(client, method)(page_url(name, world))
-
-    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+def test_each_entity_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: page_url(name, world)))
 
 
 E = "projects/{slug}/entities/"
@@ -94,29 +86,15 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED, ids=lambda v: str(v)[:50])
-def test_entity_api_permission(world, role, method, path, body, statuses):
-    expected = dict(zip(ROLES, statuses, strict=True))[role]
-    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    if body and body.get("entity") == "ENTITY":
-        body = body | {"entity": world["entity"]}
-    fmt = "multipart" if path.endswith("import/") else "json"
-
-    response = getattr(client, method)("/api/" + path.format(**world), body, format=fmt)
-
-    assert response.status_code == expected, getattr(response, "content", b"")[:300]
-
-
-def test_the_api_permission_table_covers_every_entity_route():
-    from multichoice.api_urls import urlpatterns
-
-    routes = {str(p.pattern) for p in urlpatterns if "entities" in str(p.pattern)}
-    covered = {
-        path.replace("projects/{slug}/", "projects/<slug:slug>/").replace("{question}", "<int:item_id>")
-        for _, path, _, _ in API_EXPECTED
-    }
-    assert routes == covered
+def test_each_entity_api_route_answers_each_visitor_as_the_table_says(world):
+    rows = [
+        (method, path, body | {"entity": world["entity"]} if body == CORRECT else body, statuses)
+        for method, path, body, statuses in API_EXPECTED
+    ]
+    cells = [
+        replace(cell, fmt="multipart") if cell.url.endswith("import/") else cell for cell in api_cells(rows, world)
+    ]
+    check_api(world["users"], cells)
 
 
 def test_a_trivia_project_has_no_entity_pages_and_another_projects_entity_is_404(client, world, trivia, coordinator):

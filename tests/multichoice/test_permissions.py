@@ -8,18 +8,18 @@ another kind has no trivia pages.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotation import services as annotation_services
 from annotation.models import ImportJob
 from multichoice import services
 from tests import factories
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.multichoice.conftest import item_values
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -121,17 +121,8 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_trivia_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-
-    response = getattr(client, method)(page_url(name, world))
-
-    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+def test_each_trivia_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: page_url(name, world)))
 
 
 def test_a_wikipedia_project_has_no_trivia_pages(client, project, coordinator):
@@ -175,37 +166,9 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED, ids=lambda v: str(v)[:50])
-def test_trivia_api_permission(world, role, method, path, body, statuses):
-    expected = dict(zip(ROLES, statuses, strict=True))[role]
-    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    fmt = "multipart" if path.endswith("import/") else "json"
-
-    response = getattr(client, method)("/api/" + path.format(**world), body, format=fmt)
-
-    assert response.status_code == expected, getattr(response, "content", b"")[:300]
-
-
-def test_the_api_permission_table_covers_every_trivia_route():
-    from multichoice.api_urls import urlpatterns
-
-    routes = {str(pattern.pattern) for pattern in urlpatterns if "trivia" in str(pattern.pattern)}
-    covered = set()
-    for _, path, _, _ in API_EXPECTED:
-        for name in ("in_review", "held", "flagged"):
-            path = path.replace("{" + name + "}", "<int:item_id>")
-        path = path.replace("{import}", "<int:import_id>")
-        covered.add(path.replace("projects/{slug}/", "projects/<slug:slug>/"))
-    assert routes == covered
-
-
-def test_a_member_of_another_trivia_project_gets_404(client, world):
-    stranger = factories.user("stranger")
-    other = services.trivia_project_create(
-        name="Other", slug="other-t", source_language="eus", target_language="eng", created_by=stranger
-    )
-    client.force_login(world["users"]["coordinator"])
-
-    assert client.get(reverse("trivia_home", args=[other.slug])).status_code == 404
-    assert api_as(world["users"]["coordinator"]).get(f"/api/projects/{other.slug}/trivia/balance/").status_code == 404
+def test_each_trivia_api_route_answers_each_visitor_as_the_table_says(world):
+    cells = [
+        replace(cell, fmt="multipart") if cell.url.endswith("import/") else cell
+        for cell in api_cells(API_EXPECTED, world)
+    ]
+    check_api(world["users"], cells)

@@ -6,15 +6,11 @@ agrees with whom: per-rater figures are for coordinators.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from review import reports
-from tests.annotation.test_page_permissions import LOGIN, ROLES
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -59,46 +55,10 @@ def _url(name: str, world: dict) -> str:
     return reverse(name, args=[slug])
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_agreement_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-    url = _url(name, world)
-
-    response = getattr(client, method)(url)
-
-    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
-    if role == "anonymous":
-        assert response["Location"].startswith(reverse("login"))
+def test_each_agreement_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: _url(name, world)))
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "statuses"), API_EXPECTED)
-def test_agreement_api_permission(world, method, path, statuses, role):
-    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    url = "/api/" + path.format(slug=world["project"].slug, report_id=world["report"].pk)
-
-    response = getattr(client, method)(url)
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content
-
-
-def test_the_api_table_covers_every_agreement_route():
-    from review.agreement_api_urls import urlpatterns
-
-    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern)) for pattern in urlpatterns}
-    assert routes == {path for _, path, _ in API_EXPECTED}
-
-
-def test_a_report_of_another_project_is_404(client, world, other_project):
-    other, _ = reports.agreement_report_request(project=other_project, enqueue=False)
-    client.force_login(world["users"]["coordinator"])
-
-    assert client.get(reverse("agreement_report", args=[world["project"].slug, other.pk])).status_code == 404
-    response = api_as(world["users"]["coordinator"]).get(
-        f"/api/projects/{world['project'].slug}/agreement/reports/{other.pk}/"
-    )
-    assert response.status_code == 404
+def test_each_agreement_api_route_answers_each_visitor_as_the_table_says(world):
+    values = {"slug": world["project"].slug, "report_id": world["report"].pk}
+    check_api(world["users"], api_cells([(method, path, None, row) for method, path, row in API_EXPECTED], values))

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from rest_framework.test import APIClient
 
-from tests.conftest import api_as
+from tests.security.harness import LOGIN, Cell, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
 
-ROLES = ["anonymous", "outsider", "annotator", "reviewer", "coordinator", "superuser"]
-LOGIN = 302  # anonymous visitors are sent to the login page
 REDIRECT = 302
 
 RATINGS = b"unit,rater,value\nq1,a,pass\nq1,b,pass\nq2,a,flag\nq2,b,pass\nq3,a,pass\nq3,b,pass\n"
@@ -39,33 +38,24 @@ def users(project, annotator, reviewer, coordinator, outsider, superuser):
     }
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_page_permission(client, users, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(users[role])
-    url = reverse(name, kwargs=URL_KWARGS.get(name, {}))
-
-    response = getattr(client, method)(url)
-
-    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
-    if role == "anonymous":
-        assert response["Location"].startswith(reverse("login"))
-
-
-@pytest.mark.parametrize("role", ROLES)
-def test_posting_a_file_to_the_page(client, users, role):
-    if role != "anonymous":
-        client.force_login(users[role])
+def _ratings(visitor: str) -> dict[str, Any]:
     upload = SimpleUploadedFile("ratings.csv", RATINGS, content_type="text/csv")
+    return {"ratings": upload, "level": "nominal", "bootstrap": 10, "seed": 1}
 
-    response = client.post(
-        reverse("agreement_calculator"), {"ratings": upload, "level": "nominal", "bootstrap": 10, "seed": 1}
-    )
 
-    assert response.status_code == (LOGIN if role == "anonymous" else 200)
+def _ratings_file(visitor: str) -> dict[str, Any]:
+    return {
+        "file": SimpleUploadedFile("ratings.csv", RATINGS, content_type="text/csv"),
+        "level": "nominal",
+        "bootstrap": 10,
+    }
+
+
+def test_each_calculator_page_answers_each_visitor_as_the_table_says(users):
+    cells = page_cells(PAGE_EXPECTED, lambda name: reverse(name, kwargs=URL_KWARGS.get(name, {})))
+    # Posting a file computes for anyone signed in.
+    cells.append(Cell("post", reverse("agreement_calculator"), (LOGIN, 200, 200, 200, 200, 200), _ratings))
+    check_pages(users, cells)
 
 
 # API: path, statuses in the order of ROLES
@@ -74,20 +64,9 @@ API_EXPECTED: list[tuple[str, str, tuple[int, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "statuses"), API_EXPECTED)
-def test_api_permission(users, method, path, statuses, role):
-    client = APIClient() if role == "anonymous" else api_as(users[role])
-    upload = SimpleUploadedFile("ratings.csv", RATINGS, content_type="text/csv")
-
-    response = getattr(client, method)(
-        "/api/" + path, {"file": upload, "level": "nominal", "bootstrap": 10}, format="multipart"
-    )
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content
-
-
-def test_the_api_table_covers_every_calculator_route():
-    from review.calculator_api_urls import urlpatterns
-
-    assert {str(pattern.pattern) for pattern in urlpatterns} == {path for _, path, _ in API_EXPECTED}
+def test_each_calculator_api_route_answers_each_visitor_as_the_table_says(users):
+    cells = [
+        Cell(method, "/api/" + path, statuses, _ratings_file, fmt="multipart")
+        for method, path, statuses in API_EXPECTED
+    ]
+    check_api(users, cells)

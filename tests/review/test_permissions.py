@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from review import queue as review_queue
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.review.conftest import STANDARD_TEXT, submitted_pair
+from tests.security.harness import LOGIN, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -64,13 +64,5 @@ def _url(name: str, world: dict) -> str:
     return reverse(name, args=[slug])
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_review_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-    url = _url(name, world)
-    response = getattr(client, method)(url, POST_DATA.get(name, {}))
-    assert response.status_code == expected, f"{method.upper()} {url} as {role}"
+def test_each_review_page_answers_each_visitor_as_the_table_says(world):
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: _url(name, world), **POST_DATA))

@@ -2,13 +2,15 @@
 
 What each role gets on its own project lives in the per-app tables (tests/annotation/test_page_permissions.py
 `EXPECTED`, `PAGE_EXPECTED` in tests/<app>/test_*permissions*.py, the API tables listed in `API_TABLES`); their
-tests assert those statuses. This module adds what no single app can:
+tests assert those statuses through the one harness, tests/security/harness.py (a world built once per table, a
+signed-in client per visitor, each cell rolled back). This module adds what no single app can:
 
 - completeness: every route of the URL resolver and every operation of the OpenAPI schema has a row in one of
   those tables (or in `OWN_API` below), so a new endpoint without an entry fails here;
 - the cross-project dimension: members of project A (each role, and a member holding every role) get 404 on
   every URL of project B, for every method; and B's objects addressed through A's URL answer exactly like an id
   that does not exist (404), for A's members and for a superuser alike;
+- B's ids in a query string of A's URL (`FOREIGN_IDS`): a filtered list never shows another project's rows;
 - the researcher, a role no app table has a column for: every page and API operation of a project, run against
   a project of the route's own kind, answers exactly as `RESEARCHER_PAGES` / `RESEARCHER_API` say (and 403
   for everything they do not list: no queue, no change).
@@ -25,9 +27,9 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from drf_spectacular.generators import SchemaGenerator
-from rest_framework.test import APIClient
 
 from annotation import ingest
 from annotation import services as authoring
@@ -39,11 +41,12 @@ from review import queue as review_queue
 from review import reports as agreement_reports
 from tests import factories
 from tests.annotation.test_page_permissions import EXPECTED as ANNOTATION_PAGES
-from tests.annotation.test_page_permissions import ROLES, _all_page_tables, _page_url_names
+from tests.annotation.test_page_permissions import _all_page_tables, _page_url_names
 from tests.conftest import api_as
 from tests.evaluation.test_permissions import judged_objects
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
+from tests.security.harness import Cell, check_api, undone
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -62,7 +65,7 @@ API_TABLES: list[tuple[str, str, str]] = [
 
 # Operations no app table covers: (method, path under /api/, body, statuses in the order of ROLES).
 # Obtaining a token with a wrong password is refused the same way for everyone (throttled per address, and
-# counted towards the sign-in lockout: each role asks from an address of its own, so none is locked out here).
+# counted towards the sign-in lockout: the harness gives each cell cache counts of its own, so none is locked out).
 # The token rows of people's own tokens are in tests/security/test_token_permissions.py.
 OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
     ("post", "auth/token/", {"username": "annotator", "password": "wrong"}, (400, 400, 400, 400, 400, 400)),
@@ -176,16 +179,8 @@ def test_every_page_url_of_the_resolver_has_a_permission_entry():
     assert not unnamed, f"Name these URL patterns so a permission table can list them: {unnamed}"
 
 
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), OWN_API)
-@pytest.mark.parametrize("role", ROLES)
-def test_own_api_rows(cast, role, method, path, body, statuses):
-    client = APIClient() if role == "anonymous" else api_as(cast[role])
-
-    address = f"192.0.2.{100 + ROLES.index(role)}"
-
-    response = getattr(client, method)("/api/" + path, body, format="json", REMOTE_ADDR=address)
-
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role]
+def test_own_api_rows(cast):
+    check_api(cast, [Cell(method, "/api/" + path, statuses, body) for method, path, body, statuses in OWN_API])
 
 
 # The cross-project world
@@ -455,30 +450,55 @@ def _values(worlds: Worlds, route: str) -> dict[str, Any]:
     return values | worlds.b(kind)["values"]
 
 
-@pytest.mark.parametrize(("method", "path"), api_cases())
-def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, lead, worlds, method, path):
-    worlds.a(kind_of(path))  # the cast are members of a project of this kind, too
-    url = path.format(**_values(worlds, path))
-    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
-        user = lead if role == "lead" else cast[role]
-
-        response = getattr(api_as(user), method)(url, {}, format="json")
-
-        assert response.status_code == 404, f"{method.upper()} {url} as {role} of project A: {response.content[:200]}"
-        assert _not_the_kind_guard(response), f"{method.upper()} {url}: refused by the kind guard, not the lookup"
+# Each of the checks below walks every route against one set of worlds (building them is the costly part), each
+# request in a savepoint that is rolled back, and reports every wrong answer.
 
 
-@pytest.mark.parametrize(("name", "method"), page_cases())
-def test_members_of_project_a_get_404_on_every_page_of_project_b(client, cast, lead, worlds, name, method):
-    worlds.a(kind_of(_page_route(name)))
-    values = _values(worlds, _page_route(name))
-    url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
-    for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
-        client.force_login(lead if role == "lead" else cast[role])
+def test_members_of_project_a_get_404_on_every_api_operation_of_project_b(cast, lead, worlds):
+    wrong = []
+    for case in api_cases():
+        method, path = case.values
+        worlds.a(kind_of(path))  # the cast are members of a project of this kind, too
+        url = path.format(**_values(worlds, path))
+        for role in ("annotator", "reviewer", "coordinator", "researcher", "lead"):
+            user = lead if role == "lead" else cast[role]
+            with undone():
+                response = getattr(api_as(user), method)(url, {}, format="json")
+            if response.status_code != 404:
+                wrong.append(
+                    f"{method.upper()} {url} as {role} of A: {response.status_code} {response.content[:200]!r}"
+                )
+            elif not _not_the_kind_guard(response):
+                wrong.append(f"{method.upper()} {url}: refused by the kind guard, not the lookup")
+    assert not wrong, "\n".join(wrong)
 
-        response = getattr(client, method)(url)
 
-        assert response.status_code == 404, f"{method.upper()} {url} as {role} of project A"
+def test_members_of_project_a_get_404_on_every_page_of_project_b(cast, lead, worlds):
+    clients = _signed_in({role: lead if role == "lead" else cast[role] for role in MEMBERS_OF_A})
+    wrong = []
+    for case in page_cases():
+        name, method = case.values
+        worlds.a(kind_of(_page_route(name)))
+        values = _values(worlds, _page_route(name))
+        url = reverse(name, kwargs={param: values[param] for param in _page_params(name)})
+        for role, client in clients.items():
+            with undone():
+                status = getattr(client, method)(url).status_code
+            if status != 404:
+                wrong.append(f"{method.upper()} {url} as {role} of A: {status}")
+    assert not wrong, "\n".join(wrong)
+
+
+MEMBERS_OF_A = ("annotator", "reviewer", "coordinator", "researcher", "lead")
+
+
+def _signed_in(users: dict[str, Any]) -> dict[str, Client]:
+    """A test client per person, signed in once."""
+    clients = {}
+    for role, user in users.items():
+        clients[role] = Client()
+        clients[role].force_login(user)
+    return clients
 
 
 def _mixed(params: list[str], project_a_slug: str, values: dict[str, Any], *, missing: bool) -> dict[str, Any]:
@@ -490,61 +510,102 @@ def _mixed(params: list[str], project_a_slug: str, values: dict[str, Any], *, mi
     return mixed
 
 
-@pytest.mark.parametrize(
-    ("method", "path"), [case for case in api_cases() if OBJECT_IDS & set(_api_params(case.values[1]))]
-)
-def test_objects_of_project_b_through_project_a_answer_like_objects_that_do_not_exist(cast, lead, worlds, method, path):
-    params, values, project_a = _api_params(path), _values(worlds, path), worlds.a(kind_of(path))
-    assert project_a.kind == kind_of(path)  # A's kind guard lets the request through to the object lookup
-    foreign = path.format(**_mixed(params, project_a.slug, values, missing=False))
-    nowhere = path.format(**_mixed(params, project_a.slug, values, missing=True))
-    for role in ("lead", "superuser"):
-        client = api_as(lead if role == "lead" else cast[role])
-
-        responses = [getattr(client, method)(url, {}, format="json") for url in (foreign, nowhere)]
-
-        assert [r.status_code for r in responses] == [404, 404], f"{method.upper()} {foreign} as {role}"
-        assert all(_not_the_kind_guard(r) for r in responses), f"{method.upper()} {foreign}: the kind guard"
-
-
-@pytest.mark.parametrize(
-    ("name", "method"), [case for case in page_cases() if OBJECT_IDS & set(_page_params(case.values[0]))]
-)
-def test_pages_of_project_b_objects_through_project_a_answer_404(client, cast, lead, worlds, name, method):
-    route = _page_route(name)
-    params, values, project_a = _page_params(name), _values(worlds, route), worlds.a(kind_of(route))
-    assert project_a.kind == kind_of(route)
-    url = reverse(name, kwargs=_mixed(params, project_a.slug, values, missing=False))
-    for role in ("lead", "superuser"):
-        client.force_login(lead if role == "lead" else cast[role])
-
-        assert getattr(client, method)(url).status_code == 404, f"{method.upper()} {url} as {role}"
+def test_objects_of_project_b_through_project_a_answer_like_objects_that_do_not_exist(cast, lead, worlds):
+    wrong = []
+    for case in api_cases():
+        method, path = case.values
+        params = _api_params(path)
+        if not OBJECT_IDS & set(params):
+            continue
+        values, project_a = _values(worlds, path), worlds.a(kind_of(path))
+        assert project_a.kind == kind_of(path)  # A's kind guard lets the request through to the object lookup
+        foreign = path.format(**_mixed(params, project_a.slug, values, missing=False))
+        nowhere = path.format(**_mixed(params, project_a.slug, values, missing=True))
+        for role in ("lead", "superuser"):
+            client = api_as(lead if role == "lead" else cast[role])
+            responses = []
+            for url in (foreign, nowhere):
+                with undone():
+                    responses.append(getattr(client, method)(url, {}, format="json"))
+            if [r.status_code for r in responses] != [404, 404]:
+                wrong.append(f"{method.upper()} {foreign} as {role}: {[r.status_code for r in responses]}")
+            elif not all(_not_the_kind_guard(r) for r in responses):
+                wrong.append(f"{method.upper()} {foreign}: the kind guard")
+    assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize(("method", "path"), [case for case in api_cases() if case.values[0] == "get"])
-def test_project_b_objects_exist_for_its_own_coordinator(worlds, method, path):
+def test_pages_of_project_b_objects_through_project_a_answer_404(cast, lead, worlds):
+    clients = _signed_in({"lead": lead, "superuser": cast["superuser"]})
+    wrong = []
+    for case in page_cases():
+        name, method = case.values
+        params = _page_params(name)
+        if not OBJECT_IDS & set(params):
+            continue
+        route = _page_route(name)
+        values, project_a = _values(worlds, route), worlds.a(kind_of(route))
+        assert project_a.kind == kind_of(route)
+        url = reverse(name, kwargs=_mixed(params, project_a.slug, values, missing=False))
+        for role, client in clients.items():
+            with undone():
+                status = getattr(client, method)(url).status_code
+            if status != 404:
+                wrong.append(f"{method.upper()} {url} as {role}: {status}")
+    assert not wrong, "\n".join(wrong)
+
+
+# B's ids where a URL of project A takes them in its query string (a filter of a list): answered like an id that does
+# not exist, so a list never shows another project's rows. (method, path with A's {slug} and B's ids, body)
+FOREIGN_IDS: list[tuple[str, str, Any]] = [
+    ("get", "/api/projects/{slug}/model-calls/?endpoint={endpoint_id}", None),
+]
+
+
+def test_project_b_ids_in_a_query_of_project_a_answer_404(cast, lead, worlds):
+    values = worlds.b(Project.Kind.WIKIPEDIA_QA)["values"] | {"slug": worlds.a(Project.Kind.WIKIPEDIA_QA).slug}
+    wrong = []
+    for method, path, body in FOREIGN_IDS:
+        url = path.format(**values)
+        for role, user in (("lead", lead), ("superuser", cast["superuser"])):
+            with undone():
+                status = getattr(api_as(user), method)(url, body, format="json").status_code
+            if status != 404:
+                wrong.append(f"{method.upper()} {url} as {role}: {status}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_project_b_objects_exist_for_its_own_coordinator(worlds):
     """The 404s above come from the project boundary, not from a world missing the objects."""
-    kind = kind_of(path)
-    url = path.format(**_values(worlds, path))
+    wrong = []
+    for case in api_cases():
+        method, path = case.values
+        if method != "get":
+            continue
+        url = path.format(**_values(worlds, path))
 
-    response = api_as(worlds.b(kind)["owner"]).get(url)
+        response = api_as(worlds.b(kind_of(path))["owner"]).get(url)
 
-    # Anything but 404: 400 for the diff without ?old=&new=, 403 where a role is checked before the object.
-    assert response.status_code in (200, 400, 403), f"GET {url}: {response.content[:200]}"
+        # Anything but 404: 400 for the diff without ?old=&new=, 403 where a role is checked before the object.
+        if response.status_code not in (200, 400, 403):
+            wrong.append(f"GET {url}: {response.status_code} {response.content[:200]!r}")
+    assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize(
-    ("name", "method"),
-    [case for case in page_cases() if case.values[1] == "get" and OBJECT_IDS & set(_page_params(case.values[0]))],
-)
-def test_project_b_object_pages_exist_for_its_own_coordinator(client, worlds, name, method):
-    route = _page_route(name)
-    values = _values(worlds, route)
-    client.force_login(worlds.b(kind_of(route))["owner"])
+def test_project_b_object_pages_exist_for_its_own_coordinator(client, worlds):
+    wrong = []
+    for case in page_cases():
+        name, method = case.values
+        if method != "get" or not OBJECT_IDS & set(_page_params(name)):
+            continue
+        route = _page_route(name)
+        values = _values(worlds, route)
+        client.force_login(worlds.b(kind_of(route))["owner"])
 
-    response = client.get(reverse(name, kwargs={param: values[param] for param in _page_params(name)}))
+        response = client.get(reverse(name, kwargs={param: values[param] for param in _page_params(name)}))
 
-    assert response.status_code in (200, 302, 403), f"GET {name}: {response.status_code}"
+        if response.status_code not in (200, 302, 403):
+            wrong.append(f"GET {name}: {response.status_code}")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_every_kind_specific_route_is_recognised_by_its_kind():

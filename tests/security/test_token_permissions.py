@@ -6,6 +6,8 @@ collects them). Someone else's token is 404 for everyone, a superuser included: 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -16,9 +18,9 @@ from rest_framework.test import APIClient
 from annotation import tokens
 from annotation.models import ApiToken
 from tests import factories
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
 from tests.factories import PASSWORD
+from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -54,29 +56,26 @@ def world(project, outsider, superuser):
     }
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_token_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    if role != "anonymous":
-        client.force_login(world["roles"][role])
-    kwargs = {"token_id": world["token"].pk} if name == "api_token_page_revoke" else {}
+def _theirs_unrevoked(world: dict) -> Callable[[], None]:
+    def check() -> None:
+        assert ApiToken.objects.get(pk=world["token"].pk).revoked_at is None, "someone else's token was revoked"
 
-    response = getattr(client, method)(reverse(name, kwargs=kwargs))
-
-    assert response.status_code == dict(zip(ROLES, row, strict=True))[role]
-    assert ApiToken.objects.get(pk=world["token"].pk).revoked_at is None
+    return check
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_EXPECTED, ids=lambda v: str(v)[:40])
-def test_token_api_permission(world, role, method, path, body, statuses):
-    client = APIClient() if role == "anonymous" else api_as(world["roles"][role])
+def test_each_token_page_answers_each_visitor_and_revokes_nobody_elses_token(world):
+    def url(name: str) -> str:
+        return reverse(name, kwargs={"token_id": world["token"].pk} if name == "api_token_page_revoke" else {})
 
-    response = getattr(client, method)("/api/" + path.format(token=world["token"].pk), body, format="json")
+    cells = [replace(cell, after=_theirs_unrevoked(world)) for cell in page_cells(PAGE_EXPECTED, url)]
+    check_pages(world["roles"], cells)
 
-    assert response.status_code == dict(zip(ROLES, statuses, strict=True))[role], response.content
-    assert ApiToken.objects.get(pk=world["token"].pk).revoked_at is None
+
+def test_each_token_api_route_answers_each_visitor_and_revokes_nobody_elses_token(world):
+    cells = [
+        replace(cell, after=_theirs_unrevoked(world)) for cell in api_cells(API_EXPECTED, {"token": world["token"].pk})
+    ]
+    check_api(world["roles"], cells)
 
 
 # 9. Tokens can be seen, revoked, and they expire

@@ -7,16 +7,17 @@ get 404, members without the role 403, and a project of another kind has no vali
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotation.models import ImportJob
-from tests import factories
-from tests.annotation.test_page_permissions import LOGIN, ROLES
 from tests.conftest import api_as
+from tests.security.harness import LOGIN, Cell, api_cells, check_api, check_pages, page_cells
 from validation import services
-from validation.models import SearchCollection, ValidationItem
+from validation.models import SearchCollection
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -92,20 +93,12 @@ def page_url(name: str, world: dict) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize("name", sorted(PAGE_EXPECTED))
-def test_validation_page_permission(client, world, name, role):
-    method, row = PAGE_EXPECTED[name]
-    expected = dict(zip(ROLES, row, strict=True))[role]
-    if role != "anonymous":
-        client.force_login(world["users"][role])
-    data = {"keep": world["keep"], "duplicate": world["duplicate"]} if name == "validation_merge" else {}
-    if name == "validation_final_answer":
-        data = {"revision": 1}
-
-    response = getattr(client, method)(page_url(name, world), data)
-
-    assert response.status_code == expected, f"{method.upper()} {name} as {role}"
+def test_each_validation_page_answers_each_visitor_as_the_table_says(world):
+    data = {
+        "validation_merge": {"keep": world["keep"], "duplicate": world["duplicate"]},
+        "validation_final_answer": {"revision": 1},
+    }
+    check_pages(world["users"], page_cells(PAGE_EXPECTED, lambda name: page_url(name, world), **data))
 
 
 def test_a_wikipedia_project_has_no_validation_pages(client, project, coordinator):
@@ -163,42 +156,22 @@ API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "path", "body", "statuses"), API_ENDPOINTS, ids=lambda v: str(v)[:50])
-def test_validation_api_permission(world, role, method, path, body, statuses):
-    expected = dict(zip(ROLES, statuses, strict=True))[role]
-    client = APIClient() if role == "anonymous" else api_as(world["users"][role])
-    if body == "MERGE":
-        body = {"keep": world["keep"], "duplicate": world["duplicate"]}
-    if role == "superuser" and statuses[-1] == 409:  # the coordinator did it first
-        api_as(world["users"]["coordinator"]).post("/api/" + path.format(**world), body, format="json")
-
-    fmt = "multipart" if path.endswith("import/") else "json"  # uploads
-
-    response = getattr(client, method)("/api/" + path.format(**world), body, format=fmt)
-
-    assert response.status_code == expected, getattr(response, "content", b"")[:300]
+def test_each_validation_api_route_answers_each_visitor_as_the_table_says(world):
+    merge = {"keep": world["keep"], "duplicate": world["duplicate"]}
+    rows = [(method, path, merge if body == "MERGE" else body, row) for method, path, body, row in API_ENDPOINTS]
+    cells = []
+    for cell in api_cells(rows, world):
+        if cell.url.endswith("import/"):  # uploads
+            cell = replace(cell, fmt="multipart")
+        if cell.expected[-1] == 409:  # the superuser's answer when the coordinator did it first
+            cell = replace(cell, before=_coordinator_first(world, cell))
+        cells.append(cell)
+    check_api(world["users"], cells)
 
 
-def test_the_api_permission_table_covers_every_validation_route():
-    from validation.api_urls import urlpatterns
+def _coordinator_first(world: dict, cell: Cell) -> Callable[[str], None]:
+    def before(visitor: str) -> None:
+        if visitor == "superuser":
+            api_as(world["users"]["coordinator"]).post(cell.url, cell.data, format="json")
 
-    routes = {str(pattern.pattern) for pattern in urlpatterns}
-    covered = {
-        path.replace("projects/{slug}/", "projects/<slug:slug>/")
-        .replace("{item}", "<int:item_id>")
-        .replace("{slot}", "<int:slot_id>")
-        .replace("{collection}", "<int:collection_id>")
-        .replace("{domain}", "<str:domain>")
-        for _, path, _, _ in API_ENDPOINTS
-    }
-    assert routes == covered
-
-
-def test_a_member_of_another_project_gets_404(client, world):
-    stranger = factories.user("stranger")
-    other = services.validation_project_create(name="Other", slug="other-v", language="ara", created_by=stranger)
-    client.force_login(world["users"]["coordinator"])
-
-    assert client.get(reverse("validation_home", args=[other.slug])).status_code == 404
-    assert ValidationItem.objects.filter(project=other).count() == 0
+    return before
