@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import PagePair, Project, Screening
@@ -20,6 +20,18 @@ from review.models import ArticleLabel, FinalLabel, LabelKind
 def labelable_pairs(project: Project) -> QuerySet[PagePair]:
     """Kept pairs: screened for annotation (being annotated or submitted)."""
     return PagePair.objects.filter(project=project, screening_decision=Screening.Decision.ANNOTATE)
+
+
+def pair_next_unlabelled(*, project: Project, user: User, after: PagePair) -> PagePair | None:
+    """The next kept pair (by id, wrapping round) that `user` has not labelled in every kind, or None."""
+    todo = (
+        labelable_pairs(project)
+        .exclude(pk=after.pk)
+        .annotate(mine=Count("labels", filter=Q(labels__superseded_at__isnull=True, labels__labeller=user)))
+        .filter(mine__lt=len(LabelKind.values))
+        .only("id", "project_id")
+    )
+    return todo.filter(pk__gt=after.pk).order_by("pk").first() or todo.order_by("pk").first()
 
 
 def _label_values(project: Project, kind: str) -> list[str]:

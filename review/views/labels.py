@@ -77,6 +77,13 @@ def pair_labels(request: SignedInRequest, slug: str, pair_id: int) -> HttpRespon
             report_error(request, error)
             status = error.status_code
         else:
+            if request.POST.get("then") == "next":  # *Save and next*: the next pair this person has not labelled
+                following = review_labels.pair_next_unlabelled(project=project, user=request.user, after=pair)
+                if following is None:
+                    messages.success(request, "Labels saved. You have labelled every kept pair.")
+                    return redirect("label_list", slug)
+                messages.success(request, f"Labels saved for “{pair.local_title}”. Next pair:")
+                return redirect("pair_labels", slug, following.pk)
             messages.success(request, "Labels saved.")
             return redirect("pair_labels", slug, pair.pk)
     state = review_labels.pair_label_state(pair)

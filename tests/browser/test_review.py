@@ -120,3 +120,23 @@ def test_a_document_qa_takes_its_evidence_from_the_local_full_text_under_a_time_
     assert (span.document, span.text) == ("local_text", "五種茶葉")
     assert LOCAL_TEXT[span.start : span.end] == "五種茶葉"
     assert span.start is not None and span.start > len(pair.local_lead)  # past the lead: offsets count in the full text
+
+
+def test_a_coordinator_labels_pair_after_pair_by_keyboard_on_a_phone(page: Page, project, annotator, coordinator):
+    """Topic by its first letter, Tab, region by its first letter, Tab, Enter: saved, and the next pair this
+    coordinator has not labelled opens (five keys a pair, no trip back to the list)."""
+    from review.models import ArticleLabel
+
+    first, _ = submitted_pair(project, annotator, local_title="Weißwurscht")
+    second, _ = submitted_pair(project, annotator, local_title="الكشري")
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/pairs/{first.pk}/labels/")
+    page.locator("#label-form select[name=topic]").focus()
+    for key in ("F", "Tab", "L", "Tab", "Enter"):
+        page.keyboard.press(key)
+    expect(page).to_have_url(re.compile(rf"/pairs/{second.pk}/labels/$"))
+    expect(page.locator(".messages")).to_contain_text("Labels saved for “Weißwurscht”")
+    labels = dict(ArticleLabel.objects.filter(pair=first, labeller=coordinator).values_list("kind", "value"))
+    assert labels == {"topic": "food", "region": "local"}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

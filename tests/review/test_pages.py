@@ -111,6 +111,22 @@ def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
     assert "Sport" in others and "Hong Kong" in others
 
 
+def test_save_and_next_opens_the_next_pair_this_labeller_has_not_labelled(client, project, coordinator, annotator):
+    first, _ = submitted_pair(project, annotator)
+    done, _ = submitted_pair(project, annotator, local_title="灣仔")
+    last, _ = submitted_pair(project, annotator, local_title="旺角")
+    for kind, value in (("topic", "food"), ("region", "local")):
+        review_labels.label_set(pair=done, user=coordinator, kind=kind, value=value)
+    client.force_login(coordinator)
+    form = {"topic": "food", "region": "local", "topic_version": "0", "region_version": "0", "then": "next"}
+
+    to_last = client.post(reverse("pair_labels", args=[project.slug, first.pk]), form)
+    assert to_last["Location"] == reverse("pair_labels", args=[project.slug, last.pk])  # the labelled one skipped
+    to_list = client.post(reverse("pair_labels", args=[project.slug, last.pk]), form)
+    assert to_list["Location"] == reverse("label_list", args=[project.slug])  # nothing left
+    assert "every kept pair" in client.get(to_list["Location"]).content.decode()
+
+
 def test_the_dashboard_shows_true_counts_and_bars(client, project, annotator, reviewer, coordinator, submitted):
     pair, items = submitted
     slot = review_queue.review_claim(item=items[0], user=reviewer)
