@@ -11,7 +11,8 @@ TEST_REDIS_URL ?= $(or $(REDIS_URL),redis://127.0.0.1:6379/0)
 # The embedded default's test databases are files in this folder (test_localqa*.sqlite3, removed after the run).
 TEST_SQLITE_URL ?= sqlite:///$(CURDIR)/localqa.sqlite3
 # Test processes side by side (pytest-xdist); each has its own test database, files and Redis key space.
-TEST_PROCESSES ?= 2
+# Three on two cores: while one waits (a Celery worker starting, a broken service timing out), two keep the cores busy.
+TEST_PROCESSES ?= 3
 
 .PHONY: run install install-dev migrate demo worker test test-sqlite test-postgres test-fast lint format check bench bench-server bench-all clean
 
