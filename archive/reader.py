@@ -232,6 +232,9 @@ def _import_model(
     user_keys = {key.name for key in entry.user_keys}
     type_keys = {key.name for key in entry.content_type_keys}
     deferred_keys = {key.name for key in entry.deferred}
+    # Archives written before a model named its project (review slots before review 0006) leave the key out:
+    # the row belongs to the one project the archive holds.
+    project_keys = [key for key in entry.references if not key.null and key.related_model._meta.label == ROOT]
     _reserve_ids(model, int(listed.get("max_pk") or 0))
     stamped = _auto_now_fields(model)
     batch: list[tuple[int, models.Model, str]] = []
@@ -310,6 +313,9 @@ def _import_model(
                 except (ValidationError, ValueError, TypeError) as error:
                     message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
                     raise where.error(f"field {field_name!r}: {message}") from None
+        for key in project_keys:
+            if getattr(obj, key.attname) is None:
+                setattr(obj, key.attname, next(iter(maps.ids[ROOT].values())))
         for field_name, problem in row_problems(label, obj):
             raise where.error(f"field {field_name!r}: {problem}")
         _translate_ids(entry, obj, maps, where)

@@ -137,6 +137,7 @@ def create_project(size: int) -> str:
             chosen.append(pair_of_reviewers)
             slots += [
                 ReviewSlot(
+                    project_id=item.project_id,
                     item=item,
                     revision=revision,
                     number=n + 1,

@@ -111,7 +111,8 @@ def create_data() -> None:
             batch_size=5000,
         )  # fmt: skip
         ReviewSlot.objects.bulk_create(
-            (ReviewSlot(item=revision.item, revision=revision, number=1) for revision in revisions), batch_size=5000
+            (ReviewSlot(project=project, item=revision.item, revision=revision, number=1) for revision in revisions),
+            batch_size=5000,
         )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

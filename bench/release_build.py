@@ -132,7 +132,7 @@ def create_project(size: int) -> str:
                 for item in items
             )
             ReviewSlot.objects.bulk_create(
-                ReviewSlot(item_id=revision.item_id, revision=revision, number=1, status="done")
+                ReviewSlot(project=project, item_id=revision.item_id, revision=revision, number=1, status="done")
                 for revision in revisions
             )
             Verification.objects.bulk_create(

@@ -81,7 +81,7 @@ def create_project(items: int, reviewers: int):
             for item in qa_items
         )  # fmt: skip
         ReviewSlot.objects.bulk_create(
-            ReviewSlot(item=revision.item, revision=revision, number=1) for revision in revisions
+            ReviewSlot(project=project, item=revision.item, revision=revision, number=1) for revision in revisions
         )
     from django.db import connection
 

@@ -121,7 +121,7 @@ class ReviewData:
             kinds |= {
                 "verification": Verification.objects.filter(item__project=project).exists(),
                 "labels": FinalLabel.objects.filter(pair__project=project).exists(),
-                "reviews": ReviewSlot.objects.filter(item__project=project, status="done").exists(),
+                "reviews": ReviewSlot.objects.filter(project=project, status="done").exists(),
             }
         return frozenset(kind for kind, there in kinds.items() if there)
 

@@ -15,7 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import Membership, PagePair, QAItem, QAItemRevision
+from annotation.models import Membership, PagePair, Project, QAItem, QAItemRevision
 
 
 class ReviewerLanguages(models.Model):
@@ -48,6 +48,9 @@ class ReviewSlot(models.Model):
         DONE = "done", "Reviewed"
         CANCELLED = "cancelled", "Cancelled"
 
+    # The item's project, kept on the slot so a project's queue is read from its own slots alone, whatever
+    # other projects hold (review_route_items sets it; migration 0006 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="review_slots")
     revision = models.ForeignKey(QAItemRevision, on_delete=models.CASCADE, related_name="review_slots")
     number = models.PositiveSmallIntegerField(help_text="1 .. reviewers_per_item within the round.")
@@ -73,7 +76,16 @@ class ReviewSlot(models.Model):
                 fields=["revision", "reviewer"], condition=Q(reviewer__isnull=False), name="slot_unique_reviewer"
             ),
         ]
-        indexes = [models.Index(fields=["status", "id"], name="slot_queue_idx")]
+        indexes = [
+            models.Index(fields=["status", "id"], name="slot_queue_idx"),
+            # A project's waiting slots in id order: the review queue's first read (`_claimable`), each waiting
+            # condition on its own. Another project's open slots are not in the way, however many it has.
+            models.Index(
+                fields=["project", "status", "id"],
+                condition=Q(status__in=["open", "claimed"]),
+                name="slot_waiting_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Item {self.item_id} r{self.revision_id} slot {self.number}: {self.status}"

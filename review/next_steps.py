@@ -61,7 +61,7 @@ def skipped_pairs(project: Project, user: User, limit: int = 10) -> list[Skipped
 
 def held_slots(project: Project, user: User) -> int:
     return ReviewSlot.objects.filter(
-        item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+        project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
     ).count()
 
 

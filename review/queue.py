@@ -26,7 +26,7 @@ def slots_held(project: Any, user: Any) -> SlotQuerySet:
     """The slots this reviewer holds in the project, the oldest claim first (ids or `OuterRef`s: the review queue's
     access check reads the first with the membership, `review.access.reviewer_queue_access`)."""
     held = ReviewSlot.objects.filter(
-        item__project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
+        project=project, item__deleted_at__isnull=True, reviewer=user, status=ReviewSlot.Status.CLAIMED
     )
     return held.order_by("claimed_at")
 
@@ -36,7 +36,7 @@ def _claimable(project: Project | int, user: User | int, now: datetime, where: Q
     the items skipped)."""
     mine = ReviewSlot.objects.filter(reviewer=user).values("revision_id")
     slots = (
-        ReviewSlot.objects.filter(item__project=project, item__status=REVIEWABLE, item__deleted_at__isnull=True)
+        ReviewSlot.objects.filter(project=project, item__status=REVIEWABLE, item__deleted_at__isnull=True)
         .available(now)
         .filter(reviewable_by_q(user, item="item__", revision="revision__"))
         .exclude(revision_id__in=mine)

@@ -103,6 +103,6 @@ def review_slots_release(*, project: Project, user: User) -> int:
     """Give back the review slots `user` has claimed in `project` (deactivated there): open again, for anyone."""
     from review.models import ReviewSlot
 
-    return ReviewSlot.objects.filter(item__project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
+    return ReviewSlot.objects.filter(project=project, reviewer=user, status=ReviewSlot.Status.CLAIMED).update(
         status=ReviewSlot.Status.OPEN, reviewer=None, claimed_at=None, claim_expires_at=None, version=F("version") + 1
     )

@@ -58,7 +58,8 @@ def review_rounds_open(
             raise InvalidState(f"Item {item.pk} has no revision to review.", field="item")
         wanted = wanted_by_project[item.project_id]
         slots += [
-            ReviewSlot(item=item, revision=revision, number=number, created_at=now) for number in range(1, wanted + 1)
+            ReviewSlot(project_id=item.project_id, item=item, revision=revision, number=number, created_at=now)
+            for number in range(1, wanted + 1)
         ]
         if revision.number == 1:
             events.append(

@@ -75,7 +75,7 @@ def project_statistics(project: Project) -> dict[str, Any]:
         }
         for username, row in sorted(per_author.items())
     ]
-    slots = ReviewSlot.objects.filter(item__project=project, item__deleted_at__isnull=True)
+    slots = ReviewSlot.objects.filter(project=project, item__deleted_at__isnull=True)
     workload: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"claimed": 0, "done": 0, "week": 0, "durations": [], "active": []}
     )

@@ -88,19 +88,19 @@ def validation_home(request: SignedInRequest, slug: str) -> HttpResponse:
     context["task_labels"] = [label for value, label in Task.choices if value in context["settings"].tasks]
     if membership.is_reviewer:
         context["held"] = (
-            ReviewSlot.objects.filter(item__project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)
+            ReviewSlot.objects.filter(project=project, reviewer=request.user, status=ReviewSlot.Status.CLAIMED)
             .select_related("item")
             .order_by("claimed_at")
         )
         context["done"] = ReviewSlot.objects.filter(
-            item__project=project, reviewer=request.user, status=ReviewSlot.Status.DONE
+            project=project, reviewer=request.user, status=ReviewSlot.Status.DONE
         ).count()
     if membership.is_coordinator:
         context["status_counts"] = dict(
             QAItem.objects.alive().filter(project=project).values_list("status").annotate(n=Count("id")).order_by()
         )
         context["open_slots"] = ReviewSlot.objects.filter(
-            item__project=project, status=ReviewSlot.Status.OPEN, item__deleted_at__isnull=True
+            project=project, status=ReviewSlot.Status.OPEN, item__deleted_at__isnull=True
         ).count()
         context["seed_count"] = SeedQuery.objects.filter(project=project).count()
         context["duplicate_groups"] = len(services.duplicate_groups(project))

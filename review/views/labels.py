@@ -170,9 +170,9 @@ def reviewers(request: SignedInRequest, slug: str) -> HttpResponse:
         .select_related("user", "reader_languages")
         .annotate(
             claimed=Count("user__review_slots", filter=Q(user__review_slots__status=ReviewSlot.Status.CLAIMED,
-                                                         user__review_slots__item__project=project)),
+                                                         user__review_slots__project=project)),
             done=Count("user__review_slots", filter=Q(user__review_slots__status=ReviewSlot.Status.DONE,
-                                                      user__review_slots__item__project=project)),
+                                                      user__review_slots__project=project)),
         )
     )  # fmt: skip
     rows = []

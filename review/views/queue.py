@@ -70,7 +70,7 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
         item.source_text, item.kind_text = words.source_of(item), words.kind_of(item)  # type: ignore[attr-defined]
     held = (
         ReviewSlot.objects.filter(
-            item__project=project,
+            project=project,
             item__deleted_at__isnull=True,
             reviewer=request.user,
             status=ReviewSlot.Status.CLAIMED,
@@ -89,7 +89,7 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
         "words": words,
         "held": held,
         "waiting": ReviewSlot.objects.filter(
-            item__project=project,
+            project=project,
             status=ReviewSlot.Status.OPEN,
             item__status=QAItem.Status.SUBMITTED,
             item__deleted_at__isnull=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from annotation.models import Project
 from archive import services
 from archive.registry import archived_models
 from exports.models import Release
+from review.models import ReviewSlot
 from tests.archive.canonical import canonical_dump
 
 
@@ -214,3 +216,32 @@ def test_a_trivia_project_with_reviews_and_a_flagged_translation_round_trips(
     copy = _round_trip(project, tmp_path)
 
     _assert_identical(project, copy, needs=["multichoice.TriviaItem", "review.Judgment", "annotation.QAItemRevision"])
+
+
+def test_an_archive_written_before_review_slots_named_their_project_still_imports(rich_project, media, tmp_path):
+    """Review slots carry their project since review 0006: an older archive's slots leave it out, and the import
+    gives them the project it makes."""
+    out, old = tmp_path / "yue.zip", tmp_path / "yue-old.zip"
+    call_command("project_archive_export", rich_project.slug, "--out", str(out))
+    member = "data/review.reviewslot.jsonl"
+    with zipfile.ZipFile(out) as archive, zipfile.ZipFile(old, "w", zipfile.ZIP_DEFLATED) as written:
+        manifest = json.loads(archive.read("manifest.json"))
+        lines = [json.loads(line) for line in archive.read(member).decode().splitlines()]
+        assert lines and all("project" in line["fields"] for line in lines)
+        for line in lines:
+            del line["fields"]["project"]
+        data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        manifest["members"][member] |= {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        for info in archive.infolist():
+            if info.filename not in {"manifest.json", member}:
+                written.writestr(info.filename, archive.read(info.filename))
+        written.writestr(member, data)
+        written.writestr("manifest.json", json.dumps(manifest))
+
+    call_command("project_archive_import", str(old), "--slug", "yue-old")
+
+    copy = Project.objects.get(slug="yue-old")
+    slots = ReviewSlot.objects.filter(item__project=copy)
+    assert slots.count() == len(lines)
+    assert set(slots.values_list("project_id", flat=True)) == {copy.pk}
+    assert canonical_dump(copy)["review.ReviewSlot"] == canonical_dump(rich_project)["review.ReviewSlot"]

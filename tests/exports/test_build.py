@@ -246,7 +246,7 @@ def test_agreement_figures_come_from_two_reviewers_and_two_labellers(released_pr
         revision = item.revisions.all()[0]
         for number, user in enumerate((reviewer, second), start=1):
             slot = review.ReviewSlot.objects.create(
-                item=item, revision=revision, number=number, status="done", reviewer=user
+                project=released_project, item=item, revision=revision, number=number, status="done", reviewer=user
             )
             for key in ("fluency", "standalone", "appropriateness"):
                 verdict = "flag" if (key == "fluency" and index % 3 == 0 and user == second) else "pass"
