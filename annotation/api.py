@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db.models import OuterRef
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -20,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation import access, people, services
-from annotation.models import Membership, PagePair, PairSkip, Project, QAItem, Role
+from annotation import access, services
+from annotation.models import PagePair, PairSkip, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of, items_with_spans
 from annotation.serializers import (
@@ -31,9 +30,6 @@ from annotation.serializers import (
     ItemCreateInput,
     ItemOutput,
     ItemUpdateInput,
-    MembershipCreateInput,
-    MembershipOutput,
-    MembershipRolesInput,
     NextStepOutput,
     PairDetailOutput,
     PairFilterInput,
@@ -50,7 +46,6 @@ from annotation.serializers import (
 )
 from annotation.warnings import qa_item_warnings
 from common.api import NO_CONTENT, paginated, responses, validated
-from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
 
 
@@ -137,68 +132,6 @@ class ProjectDetailApi(APIView):
 
 
 # Members
-
-
-def _member(project: Project, username: str) -> Membership:
-    membership = (  # deactivated members too: their roles can change, and they can be removed
-        Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
-    )
-    if membership is None:
-        raise Http404("No such member of this project.")
-    return membership
-
-
-class MemberListApi(APIView):
-    @extend_schema(
-        summary="Members of a project and their roles, deactivated ones too (coordinator)",
-        responses=responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
-    )
-    def get(self, request: SignedInApiRequest, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(MembershipOutput(people.members_of(project), many=True).data)
-
-    @extend_schema(
-        summary="Add a member, or set the roles of an existing one (coordinator)",
-        request=MembershipCreateInput,
-        responses=responses({200: MembershipOutput}, conflict=False),
-    )
-    def post(self, request: SignedInApiRequest, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = validated(MembershipCreateInput, request.data)
-        user = get_user_model().objects.filter(username=data["username"]).first()
-        if user is None:
-            raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
-        membership = services.membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
-        return Response(MembershipOutput(membership).data)
-
-
-class MemberDetailApi(APIView):
-    @extend_schema(
-        summary="Set a member's roles (coordinator)",
-        request=MembershipRolesInput,
-        responses=responses({200: MembershipOutput}, conflict=False),
-    )
-    def patch(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        membership = _member(project, username)
-        data = validated(MembershipRolesInput, request.data)
-        membership = services.membership_set(
-            project=project, user=membership.user, roles=data["roles"], actor=request.user
-        )
-        return Response(MembershipOutput(membership).data)
-
-    @extend_schema(
-        summary="Remove a member (coordinator); a project keeps at least one coordinator",
-        responses=responses({204: NO_CONTENT}, bad_input=False),
-    )
-    def delete(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        membership = _member(project, username)
-        services.membership_remove(project=project, user=membership.user, actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-# Page pairs, the queue and screening
 
 
 class PairListApi(APIView):

@@ -341,7 +341,7 @@ def tokens(names: list[str]) -> dict[str, str]:
     """A fresh API token for each name (only a digest is stored, so keys cannot be read back later)."""
     from django.contrib.auth import get_user_model
 
-    from annotation.tokens import api_token_create
+    from accounts.tokens import api_token_create
 
     people = get_user_model().objects.filter(username__in=names)
     return {person.username: api_token_create(user=person, name="bench")[1] for person in people}

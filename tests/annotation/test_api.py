@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from annotation import services
-from annotation.models import ApiToken, EvidenceSpan, Membership, PagePair, Project, QAItem
+from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem
 from tests import factories
 from tests.conftest import api_as
 from tests.security.harness import Cell, check_api

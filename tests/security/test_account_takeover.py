@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts.models import Account
 from annotation import services
-from annotation.models import Account
 from tests import factories
 from tests.conftest import api_as
 

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode, checks
 
+from accounts.tokens import api_token_create
 from annotation import ingest
 from annotation import services as authoring
-from annotation.tokens import api_token_create
 from review import queue as review_queue
 from tests import factories
 from tests.exports.conftest import authored_pair

@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import people
+from accounts import people
+from accounts.models import Account
 from annotation import services as authoring
-from annotation.models import Account, Membership, QAItem
+from annotation.models import Membership, QAItem
 from audit.models import Action, AuditEvent
 from review import queue as review_queue
 from review import reviewers as review_reviewers
