@@ -24,9 +24,10 @@ from rest_framework.views import APIView
 from accounts import people
 from accounts.models import ApiToken
 from accounts.throttles import PASSWORD_RESET_THROTTLES
-from annotation import access, services
+from annotation import access
 from annotation.models import Membership, Project, Role
 from annotation.serializers import MembershipCreateInput, MembershipOutput, MembershipRolesInput
+from annotation.services.members import membership_remove, membership_set
 from common.api import BAD_INPUT, NO_CONTENT, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
@@ -293,7 +294,7 @@ class MemberListApi(APIView):
         user = get_user_model().objects.filter(username=data["username"]).first()
         if user is None:
             raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
-        membership = services.membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
+        membership = membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
         return Response(MembershipOutput(membership).data)
 
 
@@ -307,9 +308,7 @@ class MemberDetailApi(APIView):
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _membership(project, username)
         data = validated(MembershipRolesInput, request.data)
-        membership = services.membership_set(
-            project=project, user=membership.user, roles=data["roles"], actor=request.user
-        )
+        membership = membership_set(project=project, user=membership.user, roles=data["roles"], actor=request.user)
         return Response(MembershipOutput(membership).data)
 
     @extend_schema(
@@ -319,7 +318,7 @@ class MemberDetailApi(APIView):
     def delete(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
         membership = _membership(project, username)
-        services.membership_remove(project=project, user=membership.user, actor=request.user)
+        membership_remove(project=project, user=membership.user, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -15,9 +15,9 @@ from django.views.decorators.http import require_POST
 
 from accounts import people
 from accounts.forms import PeopleCsvForm, PersonForm
-from annotation import services
 from annotation.access import get_project_for_user
 from annotation.models import Membership, Project, Role
+from annotation.services.members import membership_remove
 from annotation.views.common import report_error
 from common.errors import ServiceError
 from common.requests import SignedInRequest
@@ -134,7 +134,7 @@ def project_member_remove(request: SignedInRequest, slug: str, username: str) ->
     user = get_user_model().objects.filter(username=username).first()
     if user is not None:
         try:
-            services.membership_remove(project=project, user=user, actor=request.user)
+            membership_remove(project=project, user=user, actor=request.user)
         except ServiceError as error:
             report_error(request, error)
         else:
