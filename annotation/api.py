@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db.models import OuterRef
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -20,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotation import access, people, services
-from annotation.models import Membership, PagePair, PairSkip, Project, QAItem, Role
+from annotation import access
+from annotation.models import PagePair, PairSkip, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of, items_with_spans
 from annotation.serializers import (
@@ -31,9 +30,6 @@ from annotation.serializers import (
     ItemCreateInput,
     ItemOutput,
     ItemUpdateInput,
-    MembershipCreateInput,
-    MembershipOutput,
-    MembershipRolesInput,
     NextStepOutput,
     PairDetailOutput,
     PairFilterInput,
@@ -48,9 +44,13 @@ from annotation.serializers import (
     StaleProjectOutput,
     WarningOutput,
 )
+from annotation.services.deletion import pair_delete, project_delete
+from annotation.services.items import qa_item_create, qa_item_delete, qa_item_update
+from annotation.services.pairs import pair_claim_next, pair_give_back, pair_record_activity, pair_screen, pair_skip_undo
+from annotation.services.projects import project_create, project_update
+from annotation.services.submission import pair_submit
 from annotation.warnings import qa_item_warnings
 from common.api import NO_CONTENT, paginated, responses, validated
-from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
 
 
@@ -89,7 +89,7 @@ class ProjectListApi(APIView):
     def post(self, request: SignedInApiRequest) -> Response:
         access.require_project_creator(request.user)
         data = validated(ProjectCreateInput, request.data)
-        project = services.project_create(created_by=request.user, **data)
+        project = project_create(created_by=request.user, **data)
         return Response(ProjectOutput(project).data, status=status.HTTP_201_CREATED)
 
 
@@ -123,7 +123,7 @@ class ProjectDetailApi(APIView):
     def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         member = access.project_access(request.user, slug, role=Role.COORDINATOR)
         data = validated(ProjectUpdateInput, request.data)
-        project = services.project_update(project=member.project, actor=request.user, **data)
+        project = project_update(project=member.project, actor=request.user, **data)
         return Response(ProjectDetailOutput(project, context={"membership": member.membership}).data)
 
     @extend_schema(
@@ -132,73 +132,11 @@ class ProjectDetailApi(APIView):
     )
     def delete(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        services.project_delete(project=project, user=request.user)
+        project_delete(project=project, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # Members
-
-
-def _member(project: Project, username: str) -> Membership:
-    membership = (  # deactivated members too: their roles can change, and they can be removed
-        Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
-    )
-    if membership is None:
-        raise Http404("No such member of this project.")
-    return membership
-
-
-class MemberListApi(APIView):
-    @extend_schema(
-        summary="Members of a project and their roles, deactivated ones too (coordinator)",
-        responses=responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
-    )
-    def get(self, request: SignedInApiRequest, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(MembershipOutput(people.members_of(project), many=True).data)
-
-    @extend_schema(
-        summary="Add a member, or set the roles of an existing one (coordinator)",
-        request=MembershipCreateInput,
-        responses=responses({200: MembershipOutput}, conflict=False),
-    )
-    def post(self, request: SignedInApiRequest, slug: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        data = validated(MembershipCreateInput, request.data)
-        user = get_user_model().objects.filter(username=data["username"]).first()
-        if user is None:
-            raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
-        membership = services.membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
-        return Response(MembershipOutput(membership).data)
-
-
-class MemberDetailApi(APIView):
-    @extend_schema(
-        summary="Set a member's roles (coordinator)",
-        request=MembershipRolesInput,
-        responses=responses({200: MembershipOutput}, conflict=False),
-    )
-    def patch(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        membership = _member(project, username)
-        data = validated(MembershipRolesInput, request.data)
-        membership = services.membership_set(
-            project=project, user=membership.user, roles=data["roles"], actor=request.user
-        )
-        return Response(MembershipOutput(membership).data)
-
-    @extend_schema(
-        summary="Remove a member (coordinator); a project keeps at least one coordinator",
-        responses=responses({204: NO_CONTENT}, bad_input=False),
-    )
-    def delete(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
-        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        membership = _member(project, username)
-        services.membership_remove(project=project, user=membership.user, actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-# Page pairs, the queue and screening
 
 
 class PairListApi(APIView):
@@ -238,7 +176,7 @@ class PairDetailApi(APIView):
     )
     def delete(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.COORDINATOR)
-        services.pair_delete(pair=pair, user=request.user)
+        pair_delete(pair=pair, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -255,7 +193,7 @@ class QueueNextApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         member = access.project_access(request.user, slug, role=Role.ANNOTATOR, held_pair=True)
-        pair = services.pair_claim_next(project=member.project, user=request.user, membership=member.membership)
+        pair = pair_claim_next(project=member.project, user=request.user, membership=member.membership)
         if pair is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_pair_detail(pair, unscreened=pair.status == PagePair.Status.CLAIMED))
@@ -271,7 +209,7 @@ class PairScreeningApi(APIView):
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(ScreeningInput, request.data)
         unscreened = pair.status == PagePair.Status.CLAIMED
-        pair = services.pair_screen(pair=pair, user=request.user, **data)
+        pair = pair_screen(pair=pair, user=request.user, **data)
         return Response(_pair_detail(pair, unscreened=unscreened))
 
 
@@ -284,7 +222,7 @@ class PairSubmitApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        pair = services.pair_submit(pair=pair, user=request.user)
+        pair = pair_submit(pair=pair, user=request.user)
         return Response(_pair_detail(pair))
 
 
@@ -298,7 +236,7 @@ class PairGiveBackApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
         data = validated(GiveBackInput, request.data)
-        skip = services.pair_give_back(pair=pair, user=request.user, reason=data["reason"])
+        skip = pair_give_back(pair=pair, user=request.user, reason=data["reason"])
         return Response(GiveBackOutput(skip).data, status=status.HTTP_201_CREATED)
 
 
@@ -314,7 +252,7 @@ class PairSkipUndoApi(APIView):
         skip = PairSkip.objects.skipped_by(request.user.pk).filter(pair_id=pair_id, pair__project=project).last()
         if skip is None:
             raise Http404("No skip of yours to take back for this pair.")
-        pair = services.pair_skip_undo(skip=skip, user=request.user)
+        pair = pair_skip_undo(skip=skip, user=request.user)
         return Response(SkipUndoOutput({"pair": pair_id, "yours": pair is not None}).data)
 
 
@@ -330,7 +268,7 @@ class PairActivityApi(APIView):
         item = None
         if data["item"] is not None:
             item = access.get_item_for_user(request.user, slug, data["item"], role=Role.ANNOTATOR)
-        services.pair_record_activity(pair=pair, user=request.user, seconds=data["seconds"], item=item)
+        pair_record_activity(pair=pair, user=request.user, seconds=data["seconds"], item=item)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -355,7 +293,7 @@ class PairItemListApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR, item_counts=True)
         data = validated(ItemCreateInput, request.data)
-        item = services.qa_item_create(pair=pair, user=request.user, **data)
+        item = qa_item_create(pair=pair, user=request.user, **data)
         return Response(ItemOutput(item).data, status=status.HTTP_201_CREATED)
 
 
@@ -382,7 +320,7 @@ class ItemDetailApi(APIView):
     def patch(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id, role=Role.ANNOTATOR)
         data = validated(ItemUpdateInput, request.data)
-        item = services.qa_item_update(item=item, user=request.user, **data)
+        item = qa_item_update(item=item, user=request.user, **data)
         return Response(ItemOutput(item).data)
 
     @extend_schema(
@@ -391,7 +329,7 @@ class ItemDetailApi(APIView):
     )
     def delete(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
-        services.qa_item_delete(item=item, user=request.user)
+        qa_item_delete(item=item, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -10,9 +10,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import access, services
+from annotation import access
 from annotation.models import Role
 from annotation.serializers import ItemOutput, PairListOutput, ProjectOutput
+from annotation.services.deletion import deleted_in_project, deleted_projects_for, pair_restore, project_restore
+from annotation.services.items import qa_item_restore
 from common.api import responses
 from common.requests import SignedInApiRequest
 
@@ -55,7 +57,7 @@ class DeletedListApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
-        return Response(DeletedListOutput(services.deleted_in_project(project)).data)
+        return Response(DeletedListOutput(deleted_in_project(project)).data)
 
 
 class PairRestoreApi(APIView):
@@ -66,7 +68,7 @@ class PairRestoreApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = access.get_deleted_pair_for_user(request.user, slug, pair_id)
-        pair = services.pair_restore(pair=pair, user=request.user)
+        pair = pair_restore(pair=pair, user=request.user)
         pair.item_count = pair.items.alive().count()  # type: ignore[attr-defined]
         return Response(PairListOutput(pair).data)
 
@@ -79,7 +81,7 @@ class ItemRestoreApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_deleted_item_for_user(request.user, slug, item_id)
-        return Response(ItemOutput(services.qa_item_restore(item=item, user=request.user)).data)
+        return Response(ItemOutput(qa_item_restore(item=item, user=request.user)).data)
 
 
 class DeletedProjectListApi(APIView):
@@ -88,7 +90,7 @@ class DeletedProjectListApi(APIView):
         responses=responses({200: DeletedProjectOutput(many=True)}, bad_input=False, conflict=False, not_found=False),
     )
     def get(self, request: SignedInApiRequest) -> Response:
-        return Response(DeletedProjectOutput(services.deleted_projects_for(request.user), many=True).data)
+        return Response(DeletedProjectOutput(deleted_projects_for(request.user), many=True).data)
 
 
 class ProjectRestoreApi(APIView):
@@ -99,4 +101,4 @@ class ProjectRestoreApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = access.get_deleted_project_for_user(request.user, slug)
-        return Response(ProjectOutput(services.project_restore(project=project, user=request.user)).data)
+        return Response(ProjectOutput(project_restore(project=project, user=request.user)).data)

@@ -523,7 +523,7 @@ def import_job_rerun(
     The new job takes over the uploads (it removes them when it ends). `region_map` (fine region as
     written → one of the project's regions) is saved in the project's region vocabulary first.
     """
-    from annotation import services
+    from annotation.services.projects import project_region_vocabulary_map
 
     if not import_job_rerunnable(job):
         raise InvalidState(
@@ -540,7 +540,7 @@ def import_job_rerun(
         if (locked.options or {}).get("rerun_as") is not None:
             raise InvalidState("This dry run was run again meanwhile; see the newer import.", field="job")
         if region_map:
-            services.project_region_vocabulary_map(project=job.project, mapping=region_map, actor=user)
+            project_region_vocabulary_map(project=job.project, mapping=region_map, actor=user)
         again = ImportJob.objects.create(
             project=job.project,
             created_by=user,

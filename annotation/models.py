@@ -149,7 +149,7 @@ class Project(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
-    # Soft delete (annotation.services.project_delete / project_restore).
+    # Soft delete (annotation.services.deletion).
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -240,28 +240,6 @@ class Membership(models.Model):
         return self.deactivated_at is None
 
 
-class Account(models.Model):
-    """What localqa keeps about a person beyond Django's user: whether they must choose a new password."""
-
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account")
-    must_change_password = models.BooleanField(
-        default=False, help_text="Set when someone else chose the password; cleared when the person sets their own."
-    )
-    invited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # The project whose coordinator made the account: only that project may hand it a new link or password,
-    # and only while nobody has used it (annotation.people.person_access_issue). Empty: made elsewhere.
-    created_in = models.ForeignKey(
-        "annotation.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    password_set_at = models.DateTimeField(null=True, blank=True, help_text="When the person last chose a password.")
-    created_at = models.DateTimeField(default=timezone.now)
-
-    def __str__(self) -> str:
-        return f"account of {self.user}"
-
-
 class PairQuerySet(models.QuerySet["PagePair"]):
     def available(self, now: datetime | None = None) -> PairQuerySet:
         """Pairs the queue may hand out: never claimed, or claimed but left unscreened past the claim time."""
@@ -318,7 +296,7 @@ class PagePair(models.Model):
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
-    # Soft delete (annotation.services.pair_delete / pair_restore); the pair's live items are deleted with it.
+    # Soft delete (annotation.services.deletion); the pair's live items are deleted with it.
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -587,4 +565,3 @@ from annotation.models_ingest import (  # noqa: E402, F401
     SourceRow,
     WikiPage,
 )
-from annotation.models_tokens import ApiToken  # noqa: E402, F401

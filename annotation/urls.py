@@ -1,11 +1,9 @@
 from django.urls import path
 
-from annotation.views import auth, authoring, deleted, imports, people, projects
+from annotation.views import authoring, deleted, imports, projects
 
 urlpatterns = [
     path("", projects.home, name="home"),
-    path("accounts/session/", auth.session_state, name="session_state"),
-    path("accounts/signed-in/", auth.signed_in, name="signed_in"),
     path("projects/new/", projects.project_create, name="project_create"),
     path("deleted-projects/", deleted.deleted_projects, name="deleted_projects"),
     path("deleted-projects/<slug:slug>/restore/", deleted.project_restore, name="project_restore"),
@@ -13,40 +11,6 @@ urlpatterns = [
     path("projects/<slug:slug>/settings/", projects.project_settings, name="project_settings"),
     path("projects/<slug:slug>/delete/", deleted.project_delete, name="project_delete"),
     path("projects/<slug:slug>/deleted/", deleted.deleted_list, name="deleted_list"),
-    path("projects/<slug:slug>/members/", people.project_members, name="project_members"),
-    path("projects/<slug:slug>/members/import/", people.project_people_import, name="project_people_import"),
-    path(
-        "projects/<slug:slug>/members/<str:username>/remove/",
-        people.project_member_remove,
-        name="project_member_remove",
-    ),
-    path(
-        "projects/<slug:slug>/members/<str:username>/deactivate/",
-        people.project_member_deactivate,
-        name="project_member_deactivate",
-    ),
-    path(
-        "projects/<slug:slug>/members/<str:username>/reactivate/",
-        people.project_member_reactivate,
-        name="project_member_reactivate",
-    ),
-    path(
-        "projects/<slug:slug>/members/<str:username>/access/",
-        people.project_member_access,
-        name="project_member_access",
-    ),
-    path(
-        "projects/<slug:slug>/members/<str:username>/account/deactivate/",
-        people.account_set_active,
-        {"active": False},
-        name="account_deactivate",
-    ),
-    path(
-        "projects/<slug:slug>/members/<str:username>/account/reactivate/",
-        people.account_set_active,
-        {"active": True},
-        name="account_reactivate",
-    ),
     path("projects/<slug:slug>/guidelines/", projects.project_guidelines, name="project_guidelines"),
     path("projects/<slug:slug>/pairs/", projects.pair_list, name="pair_list"),
     path("projects/<slug:slug>/import/", imports.import_start, name="import_start"),

@@ -41,7 +41,11 @@ Progress = Callable[[int, int, str], None]
 BATCH = 1000
 
 # Models that moved to another app since an archive may have been written: old label -> label now.
-MOVED_MODELS = {"review.ItemEvent": "annotation.ItemEvent"}
+MOVED_MODELS = {
+    "review.ItemEvent": "annotation.ItemEvent",
+    "annotation.Account": "accounts.Account",
+    "annotation.ApiToken": "accounts.ApiToken",
+}
 
 
 class _Maps:

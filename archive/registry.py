@@ -30,8 +30,8 @@ ROOT = "annotation.Project"
 EXCLUDED: dict[str, str] = {
     "annotation.WikiPage": "A server-wide cache of fetched Wikipedia pages, shared by every project; it fills "
     "itself again on the next collection.",
-    "annotation.ApiToken": "A person's credentials on this server: they never leave it (and name no project).",
-    "annotation.Account": "About a person's account, not a project (whether they must still choose their own "
+    "accounts.ApiToken": "A person's credentials on this server: they never leave it (and name no project).",
+    "accounts.Account": "About a person's account, not a project (whether they must still choose their own "
     "password); accounts on the importing server keep their own.",
     "archive.ProjectArchive": "The record of this server's exports and imports: about the server, not the "
     "project (an archive cannot contain itself).",

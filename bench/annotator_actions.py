@@ -47,17 +47,19 @@ ITEMS = [  # evidence, question, answer (standard), answer (local), found on the
 
 SETUP = f"""
 from django.contrib.auth import get_user_model
-from annotation import services
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next
+from annotation.services.projects import project_create
 from annotation.models import PagePair, Project
 user = get_user_model().objects.create_user("bench-annotator", "b@example.org", {PASSWORD!r})
-project = services.project_create(name="Bench actions", slug="bench-actions", local_language="yue",
+project = project_create(name="Bench actions", slug="bench-actions", local_language="yue",
                                   standard_language="cmn")
-services.membership_set(project=project, user=user, roles={{"annotator"}})
+membership_set(project=project, user=user, roles={{"annotator"}})
 for number in (1, 2):
     PagePair.objects.create(project=project, local_title=f"茶餐廳 {{number}}", standard_title=f"茶餐厅 {{number}}",
         local_lead={LEAD!r}, standard_lead={STANDARD_LEAD!r}, standard_text={STANDARD_TEXT!r},
         local_lead_length={len(LEAD)}, standard_lead_length={len(STANDARD_LEAD)})
-pair = services.pair_claim_next(project=project, user=user)
+pair = pair_claim_next(project=project, user=user)
 print(pair.get_absolute_url())
 """
 

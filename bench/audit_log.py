@@ -42,7 +42,7 @@ def create_data() -> None:
     from django.utils import timezone
 
     from annotation.models import ItemEvent, PagePair, Project, QAItem
-    from annotation.services import project_create
+    from annotation.services.projects import project_create
     from audit.models import AuditEvent
 
     Project.all_objects.filter(slug=SLUG).delete()

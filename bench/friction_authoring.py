@@ -76,7 +76,11 @@ STANDARD_TEXT = "电梯是一种垂直运输工具。\n== 历史 ==\n香港最�
 
 SETUP = f"""
 from django.contrib.auth import get_user_model
-from annotation import services
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_give_back, pair_screen
+from annotation.services.projects import project_create
+from annotation.services.submission import pair_submit
 from annotation.models import PagePair, Project, QAItem
 from review import judging, queue
 users = {{name: get_user_model().objects.create_user(name, name + "@example.org", {PASSWORD!r})
@@ -86,36 +90,36 @@ standard = {STANDARD!r}
 paths = {{}}
 for local, (lead, _target, _start) in leads.items():
     code, standard_lead = standard[local]
-    project = services.project_create(name="Bench " + local, slug="bench-" + local, local_language=local,
+    project = project_create(name="Bench " + local, slug="bench-" + local, local_language=local,
                                       standard_language=code, lead_qa_min=1, collect_document_qa=True)
-    services.membership_set(project=project, user=users["bench-annotator"], roles={{"annotator"}})
-    services.membership_set(project=project, user=users["bench-other"], roles={{"annotator"}})
-    services.membership_set(project=project, user=users["bench-reviewer"], roles={{"reviewer"}})
+    membership_set(project=project, user=users["bench-annotator"], roles={{"annotator"}})
+    membership_set(project=project, user=users["bench-other"], roles={{"annotator"}})
+    membership_set(project=project, user=users["bench-reviewer"], roles={{"reviewer"}})
     for number in (1, 2, 3):
         PagePair.objects.create(project=project, local_title=f"{{local}} {{number}}",
             standard_title=f"{{code}} {{number}}", local_lead=lead, standard_lead=standard_lead,
             local_lead_length=len(lead), standard_lead_length=len(standard_lead),
             local_text=lead + "\\n== Gschicht ==\\n" + lead,
             standard_text={STANDARD_TEXT!r} if local == "yue" else "")
-    pair = services.pair_claim_next(project=project, user=users["bench-annotator"])
-    services.pair_screen(pair=pair, user=users["bench-annotator"], decision="annotate")
-    item = services.qa_item_create(pair=pair, user=users["bench-annotator"], question="Q?", answer_standard="约六万部",
+    pair = pair_claim_next(project=project, user=users["bench-annotator"])
+    pair_screen(pair=pair, user=users["bench-annotator"], decision="annotate")
+    item = qa_item_create(pair=pair, user=users["bench-annotator"], question="Q?", answer_standard="约六万部",
                                    answer_local="A")
     paths[local] = (pair.get_absolute_url(), item.pk)
 # yue: a pair sent back (flagged) for the rewrite and home tasks; a skip for the counts
 yue = Project.objects.get(slug="bench-yue")
-other = services.pair_claim_next(project=yue, user=users["bench-other"])
-services.pair_screen(pair=other, user=users["bench-other"], decision="annotate")
+other = pair_claim_next(project=yue, user=users["bench-other"])
+pair_screen(pair=other, user=users["bench-other"], decision="annotate")
 lead = leads["yue"][0]
-flagged = services.qa_item_create(pair=other, user=users["bench-other"], question="香港有几部电梯？",
+flagged = qa_item_create(pair=other, user=users["bench-other"], question="香港有几部电梯？",
     answer_standard="六万", answer_local="六萬", spans=[{{"start": 0, "end": 1, "text": lead[0]}}])
-services.pair_submit(pair=other, user=users["bench-other"])
+pair_submit(pair=other, user=users["bench-other"])
 slot = queue.review_claim(item=QAItem.objects.get(pk=flagged.pk), user=users["bench-reviewer"])
 judgments = {{c["key"]: {{"verdict": "pass", "comment": ""}} for c in yue.review_criteria}}
 judgments[yue.review_criteria[0]["key"]] = {{"verdict": "flag", "comment": "Tippfehler"}}
 judging.review_submit(slot=slot, user=users["bench-reviewer"], version=slot.version, judgments=judgments)
-last = services.pair_claim_next(project=yue, user=users["bench-other"])
-services.pair_give_back(pair=last, user=users["bench-other"])
+last = pair_claim_next(project=yue, user=users["bench-other"])
+pair_give_back(pair=last, user=users["bench-other"])
 paths["rewrite"] = f"/projects/bench-yue/items/{{flagged.pk}}/rewrite/"
 print(repr(paths))
 """

@@ -97,14 +97,14 @@ def run(n: int, folder: Path) -> dict:
     django.setup()
     from django.db import connection
 
-    from annotation import services
     from annotation.models import Project
+    from annotation.services.projects import project_create
 
     path = folder / f"pairs-{n}.jsonl"
     write_pairs(path, n)
     slug = f"bench-{n}-{os.getpid()}"
     Project.objects.filter(slug=slug).delete()
-    project = services.project_create(name=slug, slug=slug, local_language="bar", standard_language="deu")
+    project = project_create(name=slug, slug=slug, local_language="bar", standard_language="deu")
     try:
         started = time.perf_counter()
         result = subprocess.run(

@@ -341,7 +341,7 @@ def tokens(names: list[str]) -> dict[str, str]:
     """A fresh API token for each name (only a digest is stored, so keys cannot be read back later)."""
     from django.contrib.auth import get_user_model
 
-    from annotation.tokens import api_token_create
+    from accounts.tokens import api_token_create
 
     people = get_user_model().objects.filter(username__in=names)
     return {person.username: api_token_create(user=person, name="bench")[1] for person in people}
@@ -514,27 +514,30 @@ def seed_reviews(items: int) -> int:
     (the paced annotators submit their first pair only after 15-30 minutes). Made through the services."""
     from django.contrib.auth import get_user_model
 
-    from annotation import services
     from annotation.models import Project
+    from annotation.services.items import qa_item_create
+    from annotation.services.members import membership_set
+    from annotation.services.pairs import pair_claim_next, pair_screen
+    from annotation.services.submission import pair_submit
     from review.models import ReviewSlot
 
     project = Project.objects.get(slug=SLUG)
     waiting = ReviewSlot.objects.filter(item__project=project, status=ReviewSlot.Status.OPEN).count()
     seeder, _ = get_user_model().objects.get_or_create(username="bench-seeder")
-    services.membership_set(project=project, user=seeder, roles={"annotator"})
+    membership_set(project=project, user=seeder, roles={"annotator"})
     made = 0
     while waiting + made < items:
-        pair = services.pair_claim_next(project=project, user=seeder)
+        pair = pair_claim_next(project=project, user=seeder)
         if pair is None:
             break
-        pair = services.pair_screen(pair=pair, user=seeder, decision="annotate")
+        pair = pair_screen(pair=pair, user=seeder, decision="annotate")
         for question, standard, local, evidence in FACTS:
             start = pair.local_lead.index(evidence)
-            services.qa_item_create(
+            qa_item_create(
                 pair=pair, user=seeder, question=question, answer_standard=standard, answer_local=local,
                 spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
             )  # fmt: skip
-        services.pair_submit(pair=pair, user=seeder)
+        pair_submit(pair=pair, user=seeder)
         made += len(FACTS)
     return waiting + made
 

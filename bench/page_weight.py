@@ -34,8 +34,9 @@ STATIC_ROOT = "/tmp/localqa-bench-static"
 def prepare_pair() -> str:
     from django.contrib.auth import get_user_model
 
-    from annotation import services
     from annotation.models import Membership, PagePair, Project
+    from annotation.services.items import qa_item_create
+    from annotation.services.pairs import pair_claim_next, pair_screen
     from bench.load import FACTS, PASSWORD, SLUG
 
     project = Project.objects.filter(slug=SLUG).first()
@@ -48,13 +49,13 @@ def prepare_pair() -> str:
     Membership.objects.get_or_create(project=project, user=user, defaults={"is_annotator": True})
     pair = PagePair.objects.filter(project=project, assignee=user, status=PagePair.Status.ANNOTATING).first()
     if pair is None:
-        pair = services.pair_claim_next(project=project, user=user)
+        pair = pair_claim_next(project=project, user=user)
         assert pair is not None
-        pair = services.pair_screen(pair=pair, user=user, decision="annotate")
+        pair = pair_screen(pair=pair, user=user, decision="annotate")
         pair.project = project
         for question, standard, local, evidence in FACTS:
             start = pair.local_lead.index(evidence)
-            services.qa_item_create(
+            qa_item_create(
                 pair=pair, user=user, question=question, answer_standard=standard, answer_local=local,
                 spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
             )  # fmt: skip

@@ -46,29 +46,33 @@ SEED = textwrap.dedent(
     django.setup()
     from django.core.management import call_command
     call_command("migrate", verbosity=0)
-    from annotation import services
+    from annotation.services.items import qa_item_create
+    from annotation.services.members import membership_set
+    from annotation.services.pairs import pair_claim_next, pair_screen
+    from annotation.services.projects import project_update
+    from annotation.services.submission import pair_submit
     from tests import factories
     items = int(sys.argv[1])
     coordinator = factories.user("bench-coordinator")
     annotator = factories.user("bench-annotator")
     reviewer = factories.user("bench-reviewer")
     project = factories.project(coordinator, slug="bench-review")
-    services.project_update(project=project, lead_qa_min=1)
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
-    services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    project_update(project=project, lead_qa_min=1)
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     local = "\\n\\n".join([factories.CANTONESE_LEAD] * 4)
     standard = "\\n\\n".join([factories.MANDARIN_LEAD] * 4)
     for n in range(items):
         factories.pair(project, local_lead=local, standard_lead=standard)
-        pair = services.pair_claim_next(project=project, user=annotator)
-        services.pair_screen(pair=pair, user=annotator, decision="annotate")
+        pair = pair_claim_next(project=project, user=annotator)
+        pair_screen(pair=pair, user=annotator, decision="annotate")
         evidence = "深水埗" if n % 2 else "老闆姓陳"
         start = local.index(evidence)
-        services.qa_item_create(
+        qa_item_create(
             pair=pair, user=annotator, question=f"第{n + 1}题：这家茶餐厅在哪里？", answer_standard="深水埗",
             answer_local=evidence, spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
         )
-        services.pair_submit(pair=pair, user=annotator)
+        pair_submit(pair=pair, user=annotator)
     print(factories.PASSWORD)
     """
 )

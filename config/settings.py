@@ -111,6 +111,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "annotation",
+    "accounts",
     "review",
     "exports",
     "validation",
@@ -129,13 +130,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "annotation.middleware.ScriptAuthMiddleware",  # 401 JSON, not the sign-in page, for htmx/fetch
-    "annotation.middleware.PasswordChangeRequiredMiddleware",
+    "accounts.middleware.ScriptAuthMiddleware",  # 401 JSON, not the sign-in page, for htmx/fetch
+    "accounts.middleware.PasswordChangeRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # Last: turns a sign-in lockout (annotation/signin.py) into its 429 answer.
+    # Last: turns a sign-in lockout (accounts/signin.py) into its 429 answer.
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -194,7 +195,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LOGIN_URL = "login"
-CSRF_FAILURE_VIEW = "annotation.views.auth.csrf_failure"
+CSRF_FAILURE_VIEW = "accounts.views.auth.csrf_failure"
 LOGIN_REDIRECT_URL = "home"
 # Invitation links and password-reset links stop working after this many seconds (and once used).
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=3 * 24 * 3600)
@@ -311,7 +312,7 @@ CACHES = {
 }
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
-# Guessing passwords (annotation/signin.py): after this many failures for one user name from one client
+# Guessing passwords (accounts/signin.py): after this many failures for one user name from one client
 # address — through the sign-in form, POST /api/auth/token/ or the admin alike — that pair waits this long.
 LOGIN_MAX_FAILURES = env.int("LOGIN_MAX_FAILURES", default=5)
 LOGIN_LOCKOUT_MINUTES = env.int("LOGIN_LOCKOUT_MINUTES", default=15)
@@ -323,18 +324,18 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 if TRUSTED_PROXY_COUNT < 0:
     raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 (no proxy) or the number of proxies in front.")
 AUTHENTICATION_BACKENDS = [
-    "annotation.signin.LockoutBackend",  # axes: refuses a locked-out name before any password is checked
+    "accounts.signin.LockoutBackend",  # axes: refuses a locked-out name before any password is checked
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"  # counts in the fail-open cache above
-AXES_FAILURE_LIMIT = "annotation.signin.failure_limit"  # LOGIN_MAX_FAILURES, read when counting
-AXES_COOLOFF_TIME = "annotation.signin.lockout_time"  # LOGIN_LOCKOUT_MINUTES
+AXES_FAILURE_LIMIT = "accounts.signin.failure_limit"  # LOGIN_MAX_FAILURES, read when counting
+AXES_COOLOFF_TIME = "accounts.signin.lockout_time"  # LOGIN_LOCKOUT_MINUTES
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # guesses during a lockout do not prolong it
-AXES_USERNAME_CALLABLE = "annotation.signin.lockout_username"
-AXES_CLIENT_IP_CALLABLE = "annotation.signin.client_address"
-AXES_LOCKOUT_CALLABLE = "annotation.signin.lockout_response"
+AXES_USERNAME_CALLABLE = "accounts.signin.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.signin.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.signin.lockout_response"
 AXES_SENSITIVE_PARAMETERS = ["password"]
 AXES_VERBOSE = False  # no banner on every start and management command; failures and lockouts are still logged
 if not CACHE_URL:
@@ -342,7 +343,7 @@ if not CACHE_URL:
     # of a single-process setup (production sets REDIS_URL, which every web process shares).
     SILENCED_SYSTEM_CHECKS = ["axes.W001"]
 
-# API tokens (annotation/tokens.py): days a new token works (0: until revoked). Signing out keeps them.
+# API tokens (accounts/tokens.py): days a new token works (0: until revoked). Signing out keeps them.
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=30)
 if API_TOKEN_DAYS < 0:
     raise ImproperlyConfigured("API_TOKEN_DAYS must be 0 (no expiry) or a number of days.")
@@ -350,7 +351,7 @@ if API_TOKEN_DAYS < 0:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "annotation.tokens.ExpiringTokenAuthentication",
+        "accounts.tokens.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -370,7 +371,7 @@ REST_FRAMEWORK = {
         "anon": env.str("API_THROTTLE_ANON", default="60/min"),
         "user": env.str("API_THROTTLE_USER", default="3000/min"),
         "auth": env.str("API_THROTTLE_AUTH", default="20/min"),  # POST /api/auth/token/, per client address
-        # Around passwords (annotation/throttles.py), for the API and the pages alike: changing one's password
+        # Around passwords (accounts/throttles.py), for the API and the pages alike: changing one's password
         # per person; reset requests per client address; reset e-mails per e-mail address.
         "password": env.str("API_THROTTLE_PASSWORD", default="10/hour"),
         "password_reset": env.str("API_THROTTLE_PASSWORD_RESET", default="10/hour"),

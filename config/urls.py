@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotation.views import auth
+from accounts.views import auth
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -26,9 +26,9 @@ urlpatterns = [
     path("accounts/invitation/<uidb64>/<token>/", auth.InvitationAcceptView.as_view(), name="invitation_accept"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
-    path("api/auth/", include("annotation.api_auth_urls")),
+    path("api/auth/", include("accounts.api_auth_urls")),
     path("api/", include("annotation.api_urls")),
-    path("api/", include("annotation.api_people_urls")),
+    path("api/", include("accounts.api_people_urls")),
     path("api/", include("review.api_urls")),
     path("api/", include("review.calculator_api_urls")),
     path("api/", include("review.agreement_api_urls")),
@@ -40,8 +40,9 @@ urlpatterns = [
     path("api/", include("archive.api_urls")),
     path("api/", include("endpoints.api_urls")),
     path("api/", include("evaluation.api_urls")),
-    path("account/", include("annotation.account_urls")),
+    path("account/", include("accounts.account_urls")),
     path("", include("annotation.urls")),
+    path("", include("accounts.urls")),
     path("", include("review.urls")),
     path("", include("review.calculator_urls")),
     path("", include("review.agreement_urls")),

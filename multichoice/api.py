@@ -17,7 +17,7 @@ from annotation.models import Role
 from common.api import paginated, responses, validated
 from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
-from multichoice import jobs, services
+from multichoice import jobs
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
 from multichoice.models import TriviaImport, TriviaItem
 from multichoice.serializers import (
@@ -41,6 +41,17 @@ from multichoice.serializers import (
     TriviaTranslationInput,
     job_accepted,
 )
+from multichoice.services.balance import trivia_balance, trivia_targets_set
+from multichoice.services.files import trivia_export_csv, trivia_export_jsonl, trivia_import_undo, trivia_imports
+from multichoice.services.items import trivia_item_rewrite, trivia_item_submit, trivia_items
+from multichoice.services.projects import trivia_project_create, trivia_settings, trivia_settings_update
+from multichoice.services.reviews import trivia_review, trivia_review_next
+from multichoice.services.translation import (
+    translation_claim_next,
+    translation_resolve,
+    translation_send_back,
+    translation_submit,
+)
 
 TAG = ["trivia"]
 NOTHING = OpenApiResponse(description="Nothing waiting.")
@@ -61,8 +72,8 @@ class ProjectCreateApi(APIView):
     def post(self, request: SignedInApiRequest) -> Response:
         require_project_creator(request.user)
         data = validated(TriviaProjectCreateInput, request.data)
-        project = services.trivia_project_create(created_by=request.user, **data)
-        return Response(TriviaSettingsOutput(services.trivia_settings(project)).data, status=status.HTTP_201_CREATED)
+        project = trivia_project_create(created_by=request.user, **data)
+        return Response(TriviaSettingsOutput(trivia_settings(project)).data, status=status.HTTP_201_CREATED)
 
 
 class SettingsApi(APIView):
@@ -73,7 +84,7 @@ class SettingsApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug)
-        return Response(TriviaSettingsOutput(services.trivia_settings(project)).data)
+        return Response(TriviaSettingsOutput(trivia_settings(project)).data)
 
     @extend_schema(
         tags=TAG,
@@ -84,7 +95,7 @@ class SettingsApi(APIView):
     def patch(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaSettingsUpdateInput, request.data)
-        settings = services.trivia_settings_update(project=project, actor=request.user, **data)
+        settings = trivia_settings_update(project=project, actor=request.user, **data)
         settings.project.refresh_from_db()
         return Response(TriviaSettingsOutput(settings).data)
 
@@ -100,7 +111,7 @@ class ItemListApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return paginated(self, request, services.trivia_items(project), TriviaItemOutput)
+        return paginated(self, request, trivia_items(project), TriviaItemOutput)
 
     @extend_schema(
         tags=TAG,
@@ -115,7 +126,7 @@ class ItemListApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
         data = validated(TriviaItemInput, request.data)
-        item, created = services.trivia_item_submit(project=project, user=request.user, **data)
+        item, created = trivia_item_submit(project=project, user=request.user, **data)
         return Response(_detail(item), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -139,7 +150,7 @@ class ItemDetailApi(APIView):
     def patch(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.ANNOTATOR, author=True)
         data = validated(TriviaRewriteInput, request.data)
-        item = services.trivia_item_rewrite(item=item, user=request.user, **data)
+        item = trivia_item_rewrite(item=item, user=request.user, **data)
         return Response(_detail(item))
 
 
@@ -155,7 +166,7 @@ class ReviewApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
         data = validated(TriviaReviewInput, request.data)
-        review = services.trivia_review(item=item, user=request.user, **data)
+        review = trivia_review(item=item, user=request.user, **data)
         return Response(TriviaReviewOutput(review).data, status=status.HTTP_201_CREATED)
 
 
@@ -169,7 +180,7 @@ class ReviewNextApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.REVIEWER)
-        item = services.trivia_review_next(project=project, user=request.user)
+        item = trivia_review_next(project=project, user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_detail(item))
@@ -184,7 +195,7 @@ class TranslateNextApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.ANNOTATOR)
-        item = services.translation_claim_next(project=project, user=request.user)
+        item = translation_claim_next(project=project, user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_detail(item))
@@ -202,7 +213,7 @@ class TranslationApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_translation_item(request.user, slug, item_id)
         data = validated(TriviaTranslationInput, request.data)
-        return Response(_detail(services.translation_submit(item=item, user=request.user, **data)))
+        return Response(_detail(translation_submit(item=item, user=request.user, **data)))
 
 
 class ResolutionApi(APIView):
@@ -217,7 +228,7 @@ class ResolutionApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
         data = validated(TriviaResolutionInput, request.data)
-        return Response(_detail(services.translation_resolve(item=item, user=request.user, **data)))
+        return Response(_detail(translation_resolve(item=item, user=request.user, **data)))
 
 
 class ProblemListApi(APIView):
@@ -230,7 +241,7 @@ class ProblemListApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        items = services.trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
+        items = trivia_items(project).filter(translation_status=TriviaItem.Translation.FLAGGED)
         return paginated(self, request, items, TriviaItemOutput)
 
 
@@ -244,7 +255,7 @@ class BalanceApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         translated = request.query_params.get("view") == "translated"
-        return Response(TriviaBalanceOutput(services.trivia_balance(project, translated_only=translated)).data)
+        return Response(TriviaBalanceOutput(trivia_balance(project, translated_only=translated)).data)
 
     @extend_schema(
         tags=TAG,
@@ -255,8 +266,8 @@ class BalanceApi(APIView):
     def put(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(TriviaTargetsInput, request.data)
-        services.trivia_targets_set(project=project, actor=request.user, **data)
-        return Response(TriviaBalanceOutput(services.trivia_balance(project)).data)
+        trivia_targets_set(project=project, actor=request.user, **data)
+        return Response(TriviaBalanceOutput(trivia_balance(project)).data)
 
 
 class ImportListApi(APIView):
@@ -269,7 +280,7 @@ class ImportListApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return paginated(self, request, services.trivia_imports(project), TriviaImportBatchOutput)
+        return paginated(self, request, trivia_imports(project), TriviaImportBatchOutput)
 
 
 class ImportUndoApi(APIView):
@@ -284,7 +295,7 @@ class ImportUndoApi(APIView):
         batch = TriviaImport.objects.filter(project=project, pk=import_id).first()
         if batch is None:
             raise Http404("No such import in this project.")
-        return Response(TriviaImportUndoOutput(services.trivia_import_undo(batch=batch, user=request.user)).data)
+        return Response(TriviaImportUndoOutput(trivia_import_undo(batch=batch, user=request.user)).data)
 
 
 class SendBackApi(APIView):
@@ -299,7 +310,7 @@ class SendBackApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = get_trivia_item(request.user, slug, item_id, role=Role.COORDINATOR)
         data = validated(TriviaSendBackInput, request.data)
-        return Response(_detail(services.translation_send_back(item=item, user=request.user, **data)))
+        return Response(_detail(translation_send_back(item=item, user=request.user, **data)))
 
 
 class ImportApi(APIView):
@@ -348,7 +359,7 @@ class ExportCsvApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return _download(services.trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
+        return _download(trivia_export_csv(project), f"{project.slug}-trivia.csv", "text/csv; charset=utf-8")
 
 
 class ExportJsonlApi(APIView):
@@ -363,4 +374,4 @@ class ExportJsonlApi(APIView):
     )
     def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
-        return _download(services.trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")
+        return _download(trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")

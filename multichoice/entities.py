@@ -25,16 +25,16 @@ from django.utils import timezone
 from rapidfuzz import fuzz
 
 from annotation import lifecycle
-from annotation import services as annotation_services
 from annotation.models import ItemEvent, Project, QAItem, QAItemRevision
-from annotation.services import qa_item_revision_create
+from annotation.services.projects import project_create
+from annotation.services.revisions import qa_item_revision_create
 from audit import services as audit
 from audit.models import Action
 from common import csvfile
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from common.text import first_unstorable
 from multichoice.models import AttributeKind, Entity, EntityQuestion, EntitySettings
-from multichoice.services import items_pair
+from multichoice.services.items import items_pair
 from review import decisions as review_decisions
 from review import judging as review_judging
 from review import queue as review_queue
@@ -128,7 +128,7 @@ def entity_project_create(
     checked = _check_attributes(attributes)
     groupings = [str(g).strip() for g in grouping_fields if str(g).strip()]
     with transaction.atomic():
-        project = annotation_services.project_create(
+        project = project_create(
             name=name, slug=slug, local_language=language, standard_language=language, created_by=created_by
         )
         Project.objects.filter(pk=project.pk).update(

@@ -23,7 +23,8 @@ from annotation.importers.sources import ImportSource
 from annotation.ingest import UploadImporter
 from annotation.models import ImportJob, Project
 from common.errors import InvalidInput
-from multichoice import entities, services
+from multichoice import entities
+from multichoice.services.files import trivia_import_csv, trivia_import_jsonl
 
 FILE_FORMATS = ("auto", "csv", "jsonl")
 GENERATE = "generate"
@@ -96,7 +97,7 @@ def _trivia_run(*, job: ImportJob, sources: list[ImportSource], progress: Progre
     options = job.options or {}
     try:
         if _file_format(job, source) == "jsonl":
-            result = services.trivia_import_jsonl(
+            result = trivia_import_jsonl(
                 project=job.project,
                 data=data,
                 name=source.name,
@@ -104,7 +105,7 @@ def _trivia_run(*, job: ImportJob, sources: list[ImportSource], progress: Progre
                 user=job.created_by,
             )
         else:
-            result = services.trivia_import_csv(
+            result = trivia_import_csv(
                 project=job.project,
                 data=data,
                 name=source.name,

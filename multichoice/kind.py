@@ -14,7 +14,7 @@ from multichoice import jobs, release
 from multichoice.entities import entity_review_strata
 from multichoice.models import Entity, EntitySettings, TriviaSettings
 from multichoice.next_steps import entity_steps, trivia_steps
-from multichoice.services import trivia_review_strata
+from multichoice.services.reviews import trivia_review_strata
 
 TRIVIA_NAV = (
     Link("Work", "Write an item", "trivia_item_new", ANNOT),

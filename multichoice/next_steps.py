@@ -9,15 +9,16 @@ from django.contrib.auth.models import User
 from annotation.models import Membership, Project, QAItem
 from annotation.next_steps import Step, n, url
 from multichoice import entities as entity_services
-from multichoice import services as trivia_services
 from multichoice.models import TriviaItem
+from multichoice.services.projects import trivia_settings
+from multichoice.services.translation import translation_waiting_count
 from review import queue as review_queue
 from review.next_steps import held_slots, sent_back_items
 
 
 def trivia_steps(*, project: Project, membership: Membership, user: User) -> Iterable[Step]:
     if membership.is_annotator:
-        source = trivia_services.trivia_settings(project).source_language
+        source = trivia_settings(project).source_language
         sent_back, rewrites = sent_back_items(project, user, lambda item: url("trivia_item", project, item.pk), source)
         in_review = QAItem.objects.alive().filter(project=project, author=user, status=QAItem.Status.SUBMITTED).count()
         yield Step(
@@ -41,7 +42,7 @@ def trivia_steps(*, project: Project, membership: Membership, user: User) -> Ite
             url("trivia_translate_next", project),
             post=True,
             facts=[
-                n(trivia_services.translation_waiting_count(project=project, user=user),
+                n(translation_waiting_count(project=project, user=user),
                    "item waiting for a translator", "items waiting for a translator"),
                 n(translating, "held by you"),
             ],

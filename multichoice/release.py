@@ -29,15 +29,16 @@ from exports.formats.manifest import ManifestWriter
 from exports.formats.schema import Schema
 from exports.formats.writer import BuildState, ReleaseWriter, SplitFiles
 from exports.splits import ReleaseUnits
-from multichoice import services
 from multichoice.models import TriviaItem
+from multichoice.services.items import trivia_items
+from multichoice.services.projects import trivia_settings
 
 NAME = "trivia"
 CHUNK = 2000
 
 
 def released_items(project: Any) -> Any:
-    return services.trivia_items(project).filter(
+    return trivia_items(project).filter(
         item__status=QAItem.Status.ACCEPTED, translation_status=TriviaItem.Translation.DONE
     )
 
@@ -47,7 +48,7 @@ def trivia_release_units(project: Any, statuses: list[str]) -> ReleaseUnits:
 
     The item statuses of a release do not apply: a trivia item is released once accepted and translated."""
     released = list(released_items(project).values_list("item_id", flat=True))
-    left = services.trivia_items(project).count() - len(released)
+    left = trivia_items(project).count() - len(released)
     return ReleaseUnits("item", dict.fromkeys(released, 1), {"not accepted and translated yet": left} if left else {})
 
 
@@ -110,7 +111,7 @@ def trivia_schema(source: str, target: str) -> Schema:
 class TriviaWriter(ReleaseWriter):
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
-        settings = services.trivia_settings(state.project)
+        settings = trivia_settings(state.project)
         self.source, self.target = settings.source_language, settings.target_language
         self.files = SplitFiles(root, NAME, state.splits)
         self.csv = {lang: HashedFile(root, f"{NAME}_{lang}.csv") for lang in (self.source, self.target)}
@@ -192,7 +193,7 @@ class TriviaWriter(ReleaseWriter):
         entries += [handle.close(count_lines=False) for handle in self.csv.values()]
         by_subset = dict(items.order_by().values_list("subset").annotate(n=Count("item_id")))
         state.counts["trivia_by_subset"] = {subset: by_subset.get(subset, 0) for subset in ("local", "global")}
-        state.counts["trivia_not_released"] = services.trivia_items(state.project).count() - (entries[0].lines or 0)
+        state.counts["trivia_not_released"] = trivia_items(state.project).count() - (entries[0].lines or 0)
         # Where the correct option sits after the shuffle: written index 0 everywhere must not survive into a
         # benchmark (a model that always answers A would score 100%).
         state.counts["trivia_answer_positions"] = {str(k): positions[k] for k in sorted(positions)}
@@ -207,7 +208,7 @@ class TriviaWriter(ReleaseWriter):
 class TriviaCardWriter(DatasetCardWriter):
     def text(self) -> CardText:
         state = self.state
-        settings = services.trivia_settings(state.project)
+        settings = trivia_settings(state.project)
         positions: dict[str, int] = state.counts.get("trivia_answer_positions") or {}
         spread = ", ".join(f"option {k}: {n}" for k, n in positions.items()) or "no items"
         return CardText(

@@ -173,7 +173,7 @@ class TriviaItemDetailOutput(TriviaItemOutput):
 
     @extend_schema_field(TriviaReviewOutput(many=True))
     def get_reviews(self, item: TriviaItem) -> list[dict]:
-        from multichoice.services import trivia_reviews
+        from multichoice.services.reviews import trivia_reviews
 
         return serializers.ListSerializer(trivia_reviews(item), child=TriviaReviewOutput()).data
 

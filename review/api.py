@@ -496,7 +496,7 @@ class DocumentQaApi(APIView):
     )
     def post(self, request: SignedInApiRequest, slug: str, pair_id: int) -> Response:
         pair = get_pair_for_user(request.user, slug, pair_id, role=Role.ANNOTATOR)
-        from annotation.services import qa_item_create
+        from annotation.services.items import qa_item_create
 
         qa_item_create(pair=pair, user=request.user, kind=QAItem.Kind.DOCUMENT)
         return Response(self._data(pair), status=status.HTTP_201_CREATED)

@@ -15,7 +15,8 @@ from annotation.lifecycle import (
     require_may_review,
 )
 from annotation.models import ItemEvent, QAItem, QAItemRevision
-from annotation.services import check_document_evidence, qa_item_revision_create
+from annotation.services.items import check_document_evidence
+from annotation.services.revisions import qa_item_revision_create
 from common.errors import InvalidInput, InvalidState
 from review.models import ReviewSlot
 from review.reviewers import reviewer_require

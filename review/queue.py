@@ -167,7 +167,7 @@ def review_release(*, slot: ReviewSlot, user: User) -> None:
 
 def review_record_activity(*, slot: ReviewSlot, user: User, seconds: int) -> None:
     """Add active seconds measured on the review screen; reading keeps the claim alive."""
-    from annotation.services import MAX_ACTIVITY_SECONDS
+    from annotation.services.pairs import MAX_ACTIVITY_SECONDS
 
     if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0:
         raise InvalidInput("seconds must be a non-negative whole number.", field="seconds")

@@ -15,7 +15,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from rest_framework.test import APIClient
 
-from annotation import services
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
 from tests import factories
 
 PASSWORD = factories.PASSWORD
@@ -108,9 +109,9 @@ def superuser(db):
 @pytest.fixture
 def project(coordinator, annotator, second_annotator, reviewer):
     project = factories.project(coordinator, slug="yue-cmn")
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
-    services.membership_set(project=project, user=second_annotator, roles={"annotator"})
-    services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project
 
 
@@ -118,7 +119,7 @@ def project(coordinator, annotator, second_annotator, reviewer):
 def researcher(project):
     """A member of `project` with the researcher role only: releases and agreement reports, no queues."""
     user = factories.user("researcher")
-    services.membership_set(project=project, user=user, roles={"researcher"})
+    membership_set(project=project, user=user, roles={"researcher"})
     return user
 
 
@@ -137,8 +138,8 @@ def pair(project):
 def annotating_pair(project, annotator):
     """A pair the annotator has claimed and screened as 'annotate'."""
     factories.pair(project)
-    claimed = services.pair_claim_next(project=project, user=annotator)
-    return services.pair_screen(pair=claimed, user=annotator, decision="annotate")
+    claimed = pair_claim_next(project=project, user=annotator)
+    return pair_screen(pair=claimed, user=annotator, decision="annotate")
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from annotation import services
 from annotation.models import PagePair, Project
+from annotation.services.projects import project_create
 
 PASSWORD = "correct-horse-battery-9"
 _counter = itertools.count(1)
@@ -27,7 +27,7 @@ def project(
     coordinator, *, slug: str | None = None, local_language: str = "yue", standard_language: str = "cmn", **settings
 ) -> Project:
     slug = slug or f"project-{next(_counter)}"
-    return services.project_create(
+    return project_create(
         name=slug.replace("-", " ").title(),
         slug=slug,
         local_language=local_language,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = (
+    "accounts",
     "annotation",
     "archive",
     "audit",

@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation import services as authoring
 from annotation.access import get_pair_for_user, project_access
 from annotation.articles import article_blocks
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import EvidenceSpan, QAItem, Role
+from annotation.services.items import qa_item_create
 from annotation.views.common import report_error
 from annotation.warnings import qa_item_warnings
 from common.errors import InvalidInput, ServiceError
@@ -323,7 +323,7 @@ def document_qa(request: SignedInRequest, slug: str, pair_id: int) -> HttpRespon
     )
     if request.method == "POST" and item is None:
         try:
-            item = authoring.qa_item_create(pair=pair, user=request.user, kind=QAItem.Kind.DOCUMENT)
+            item = qa_item_create(pair=pair, user=request.user, kind=QAItem.Kind.DOCUMENT)
         except ServiceError as error:
             report_error(request, error)
         return redirect("document_qa", slug, pair.pk)

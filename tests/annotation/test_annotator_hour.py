@@ -11,9 +11,13 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import lifecycle, services
+from annotation import lifecycle
 from annotation.models import PagePair, PairSkip, QAItem
 from annotation.queries import annotator_progress
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.pairs import pair_claim_next, pair_give_back, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from audit.models import AuditEvent
 from common.errors import InvalidInput, InvalidState
 from review import verification as review_verification
@@ -31,7 +35,7 @@ def span(text: str) -> dict:
 
 
 def complete_item(pair: PagePair, user, evidence: str, answer: str) -> QAItem:
-    return services.qa_item_create(
+    return qa_item_create(
         pair=pair,
         user=user,
         question=f"关于{evidence}的问题？",
@@ -140,7 +144,7 @@ def test_a_stale_plain_save_shows_the_page_again_with_the_sent_text_beside_the_n
 ):
     item = complete_item(annotating_pair, annotator, "菠蘿油", "菠萝油")
     stale = item.version
-    services.qa_item_update(item=item, user=annotator, version=stale, question="较新的问题？")
+    qa_item_update(item=item, user=annotator, version=stale, question="较新的问题？")
     client.force_login(annotator)
 
     response = client.post(
@@ -194,40 +198,40 @@ def test_giving_a_pair_back_returns_it_to_the_queue_records_the_reason_and_not_t
 ):
     pair = factories.pair(project)
     later = factories.pair(project)
-    claimed = services.pair_claim_next(project=project, user=annotator)
+    claimed = pair_claim_next(project=project, user=annotator)
     assert claimed.pk == pair.pk
 
-    skip = services.pair_give_back(pair=claimed, user=annotator, reason="俚语太多，看不懂")
+    skip = pair_give_back(pair=claimed, user=annotator, reason="俚语太多，看不懂")
 
     pair.refresh_from_db()
     assert (pair.status, pair.assignee_id, pair.claim_expires_at) == ("new", None, None)
     assert (skip.reason, skip.status_before, skip.annotator_id) == ("俚语太多，看不懂", "claimed", annotator.pk)
     event = AuditEvent.objects.get(action="pair.given_back")
     assert event.details["reason"] == "俚语太多，看不懂"
-    assert services.pair_claim_next(project=project, user=annotator).pk == later.pk
-    assert services.pair_claim_next(project=project, user=second_annotator).pk == pair.pk
+    assert pair_claim_next(project=project, user=annotator).pk == later.pk
+    assert pair_claim_next(project=project, user=second_annotator).pk == pair.pk
 
 
 def test_a_pair_with_items_or_one_already_submitted_is_not_given_back(project, annotating_pair, annotator):
     complete_item(annotating_pair, annotator, "菠蘿油", "菠萝油")
     with pytest.raises(InvalidState, match="has QA items"):
-        services.pair_give_back(pair=annotating_pair, user=annotator)
+        pair_give_back(pair=annotating_pair, user=annotator)
     assert not PairSkip.objects.exists()
     with pytest.raises(InvalidInput, match="reason"):
-        services.pair_give_back(pair=annotating_pair, user=annotator, reason="x" * 5001)
+        pair_give_back(pair=annotating_pair, user=annotator, reason="x" * 5001)
 
 
 def test_someone_else_cannot_give_back_your_pair(project, annotator, second_annotator):
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     with pytest.raises(InvalidState, match="no longer assigned to you"):
-        services.pair_give_back(pair=pair, user=second_annotator)
+        pair_give_back(pair=pair, user=second_annotator)
 
 
 def test_giving_back_through_the_page_opens_the_next_pair(client, project, annotator):
     factories.pair(project)
     following = factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     client.force_login(annotator)
 
     response = client.post(
@@ -240,7 +244,7 @@ def test_giving_back_through_the_page_opens_the_next_pair(client, project, annot
 
 def test_giving_back_through_the_api(project, annotator):
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     url = f"/api/projects/{project.slug}/pairs/{pair.pk}/give-back/"
 
     response = api_as(annotator).post(url, {"reason": "标准页是翻译"}, format="json")
@@ -257,10 +261,10 @@ def test_giving_back_through_the_api(project, annotator):
 
 @pytest.fixture
 def verified_pair(project, annotator):
-    services.project_update(project=project, verification_required=True)
+    project_update(project=project, verification_required=True)
     factories.pair(project, standard_text=STANDARD_TEXT)
-    pair = services.pair_claim_next(project=project, user=annotator)
-    pair = services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair = pair_screen(pair=pair, user=annotator, decision="annotate")
     items = [complete_item(pair, annotator, "姓陳", "姓陈"), complete_item(pair, annotator, "深水埗", "深水埗")]
     return pair, items
 
@@ -270,18 +274,18 @@ def test_a_project_requiring_verification_refuses_to_submit_an_unverified_lead_i
     review_verification.verification_record(item=items[0], user=annotator, result="not_found", version=0)
 
     with pytest.raises(InvalidInput) as refused:
-        services.pair_submit(pair=pair, user=annotator)
+        pair_submit(pair=pair, user=annotator)
 
     assert refused.value.field == "items[2].verification"
     assert set(refused.value.details) == {"items[2].verification"}
     review_verification.verification_record(item=items[1], user=annotator, result="not_found", version=0)
-    assert services.pair_submit(pair=pair, user=annotator).status == PagePair.Status.SUBMITTED
+    assert pair_submit(pair=pair, user=annotator).status == PagePair.Status.SUBMITTED
 
 
 def test_without_the_setting_an_unverified_pair_is_submitted(annotating_pair, annotator):
     for evidence in ("姓陳", "深水埗"):
         complete_item(annotating_pair, annotator, evidence, evidence)
-    assert services.pair_submit(pair=annotating_pair, user=annotator).status == PagePair.Status.SUBMITTED
+    assert pair_submit(pair=annotating_pair, user=annotator).status == PagePair.Status.SUBMITTED
 
 
 def test_wiki_headings_are_not_sentences_to_verify():
@@ -349,13 +353,13 @@ def test_the_panel_search_lists_only_matching_sentences(client, verified_pair, a
 
 
 def test_the_document_qa_is_offered_only_with_full_text_and_reminded_before_submitting(client, project, annotator):
-    services.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     without = factories.pair(project)
     with_text = factories.pair(project, local_text=LEAD + "\n\n== 歷史 ==\n早年係大牌檔。")
     client.force_login(annotator)
     for pair in (without, with_text):
-        claimed = services.pair_claim_next(project=project, user=annotator)
-        services.pair_screen(pair=claimed, user=annotator, decision="annotate")
+        claimed = pair_claim_next(project=project, user=annotator)
+        pair_screen(pair=claimed, user=annotator, decision="annotate")
         assert claimed.pk == pair.pk
         body = client.get(pair.get_absolute_url()).content.decode()
         assert ('id="document-qa-link"' in body) is (pair is with_text)
@@ -363,7 +367,7 @@ def test_the_document_qa_is_offered_only_with_full_text_and_reminded_before_subm
         if pair is without:
             for evidence in ("姓陳", "深水埗"):
                 complete_item(claimed, annotator, evidence, evidence)
-            services.pair_submit(pair=claimed, user=annotator)
+            pair_submit(pair=claimed, user=annotator)
 
 
 # Progress
@@ -373,14 +377,14 @@ def test_progress_counts_pairs_and_items_today_and_this_session_and_what_is_left
     factories.pair(project)
     factories.pair(project)
     factories.pair(project)
-    done = services.pair_claim_next(project=project, user=annotator)
-    services.pair_screen(pair=done, user=annotator, decision="annotate")
+    done = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=done, user=annotator, decision="annotate")
     items = [complete_item(done, annotator, evidence, evidence) for evidence in ("姓陳", "深水埗")]
     QAItem.objects.filter(pk=items[0].pk).update(active_seconds=240)
     QAItem.objects.filter(pk=items[1].pk).update(active_seconds=480)
-    services.pair_submit(pair=done, user=annotator)
-    excluded = services.pair_claim_next(project=project, user=annotator)
-    services.pair_screen(pair=excluded, user=annotator, decision="translated")
+    pair_submit(pair=done, user=annotator)
+    excluded = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=excluded, user=annotator, decision="translated")
 
     now = annotator_progress(project=project, user=annotator, session_started=timezone.now() - timedelta(minutes=5))
     later = annotator_progress(project=project, user=annotator, session_started=timezone.now())

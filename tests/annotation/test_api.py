@@ -9,8 +9,10 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
-from annotation import services
-from annotation.models import ApiToken, EvidenceSpan, Membership, PagePair, Project, QAItem
+from accounts.models import ApiToken
+from annotation.models import EvidenceSpan, Membership, PagePair, Project, QAItem
+from annotation.services.items import qa_item_create, qa_item_delete, qa_item_update
+from annotation.services.pairs import pair_claim_next
 from tests import factories
 from tests.conftest import api_as
 from tests.security.harness import Cell, check_api
@@ -34,7 +36,7 @@ def span_of(text: str, lead: str = LEAD) -> dict[str, Any]:
 
 
 def complete_item(pair: PagePair, user, evidence: str) -> QAItem:
-    return services.qa_item_create(
+    return qa_item_create(
         pair=pair,
         user=user,
         question=f"关于{evidence}的问题？",
@@ -108,7 +110,7 @@ def test_annotator_claims_screens_authors_edits_and_submits_a_pair_through_the_a
 def test_pair_detail_shows_texts_lengths_screening_and_live_items_with_spans(annotating_pair, annotator):
     kept = complete_item(annotating_pair, annotator, "深水埗")
     deleted = complete_item(annotating_pair, annotator, "姓陳")
-    services.qa_item_delete(item=deleted, user=annotator)
+    qa_item_delete(item=deleted, user=annotator)
 
     response = api_as(annotator).get(project_url(annotating_pair.project.slug, f"pairs/{annotating_pair.pk}/"))
 
@@ -188,7 +190,7 @@ def test_coordinator_lists_every_pair_and_can_filter_by_status(project, annotati
 
 def test_pair_list_counts_live_items(project, annotating_pair, annotator, coordinator):
     complete_item(annotating_pair, annotator, "深水埗")
-    services.qa_item_delete(item=complete_item(annotating_pair, annotator, "姓陳"), user=annotator)
+    qa_item_delete(item=complete_item(annotating_pair, annotator, "姓陳"), user=annotator)
 
     response = api_as(coordinator).get(project_url(project.slug, "pairs/"), {"status": "annotating"})
 
@@ -199,7 +201,7 @@ def test_pair_list_counts_live_items(project, annotating_pair, annotator, coordi
 
 
 def test_a_stale_item_save_answers_409_with_the_newer_item_and_overwrites_nothing(annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     url = project_url(annotating_pair.project.slug, f"items/{item.pk}/")
     first_tab, second_tab = api_as(annotator), api_as(annotator)
 
@@ -243,7 +245,7 @@ def test_a_project_save_without_version_applies_and_bumps_the_version(project, c
 
 
 def bad_item_patch(annotating_pair, annotator, body: dict[str, Any]):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     url = project_url(annotating_pair.project.slug, f"items/{item.pk}/")
     return api_as(annotator).patch(url, {"version": item.version, **body}, format="json"), item
 
@@ -282,7 +284,7 @@ def test_a_span_offset_that_is_not_a_number_is_refused_naming_it(annotating_pair
 
 
 def test_an_item_save_without_version_is_refused_naming_version(annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
 
     response = api_as(annotator).patch(
         project_url(annotating_pair.project.slug, f"items/{item.pk}/"), {"question": "问题？"}, format="json"
@@ -295,7 +297,7 @@ def test_an_item_save_without_version_is_refused_naming_version(annotating_pair,
 def test_submitting_with_an_empty_question_names_the_item_and_field(annotating_pair, annotator):
     complete_item(annotating_pair, annotator, "深水埗")
     incomplete = complete_item(annotating_pair, annotator, "姓陳")
-    services.qa_item_update(item=incomplete, user=annotator, version=incomplete.version, question="  ")
+    qa_item_update(item=incomplete, user=annotator, version=incomplete.version, question="  ")
 
     response = api_as(annotator).post(project_url(annotating_pair.project.slug, f"pairs/{annotating_pair.pk}/submit/"))
 
@@ -333,7 +335,7 @@ def test_an_unknown_status_filter_is_refused_naming_status(project, coordinator)
 
 def test_screening_for_another_reason_without_a_note_is_refused_naming_note(project, annotator):
     pair = factories.pair(project)
-    services.pair_claim_next(project=project, user=annotator)
+    pair_claim_next(project=project, user=annotator)
 
     response = api_as(annotator).post(
         project_url(project.slug, f"pairs/{pair.pk}/screening/"), {"decision": "other"}, format="json"

@@ -7,8 +7,9 @@ import yaml
 from django.core.management import call_command
 from drf_spectacular.validation import validate_schema
 
-from annotation import services
 from annotation.api_urls import urlpatterns
+from annotation.services.items import qa_item_create
+from annotation.services.pairs import pair_claim_next, pair_screen
 from tests import factories
 from tests.conftest import api_as
 
@@ -46,10 +47,10 @@ def make_pairs(project, annotator, count: int) -> None:
     for _ in range(count):
         factories.pair(project)
     for _ in range(count // 2):  # half of them claimed, screened and given an item
-        pair = services.pair_claim_next(project=project, user=annotator)
+        pair = pair_claim_next(project=project, user=annotator)
         assert pair is not None
-        services.pair_screen(pair=pair, user=annotator, decision="annotate")
-        services.qa_item_create(pair=pair, user=annotator, question="问题？")
+        pair_screen(pair=pair, user=annotator, decision="annotate")
+        qa_item_create(pair=pair, user=annotator, question="问题？")
 
 
 @pytest.mark.parametrize("count", [2, 30])
@@ -85,7 +86,7 @@ def test_pair_detail_takes_five_queries_however_many_items_and_spans(
     lead = annotating_pair.local_lead
     for evidence in ("深水埗", "菠蘿油", "姓陳"):
         start = lead.index(evidence)
-        services.qa_item_create(
+        qa_item_create(
             pair=annotating_pair,
             user=annotator,
             question="问题？",

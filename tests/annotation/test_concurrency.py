@@ -9,8 +9,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation import services
 from annotation.models import PagePair, QAItem
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
 from common.errors import InvalidState, StaleEdit
 from tests import factories
 
@@ -47,11 +49,11 @@ def test_twenty_annotators_asking_at_once_never_get_the_same_pair():
     project = factories.project(coordinator, slug="race")
     annotators = [factories.user(f"ann{i}") for i in range(THREADS)]
     for annotator in annotators:
-        services.membership_set(project=project, user=annotator, roles={"annotator"})
+        membership_set(project=project, user=annotator, roles={"annotator"})
     for _ in range(THREADS + 5):
         factories.pair(project)
 
-    pairs = run_at_once(THREADS, lambda i: services.pair_claim_next(project=project, user=annotators[i]))
+    pairs = run_at_once(THREADS, lambda i: pair_claim_next(project=project, user=annotators[i]))
 
     handed_out = [pair.pk for pair in pairs if pair is not None]
     assert len(handed_out) == THREADS
@@ -66,11 +68,11 @@ def test_when_pairs_run_out_the_rest_get_none_and_no_pair_is_shared():
     project = factories.project(coordinator, slug="scarce")
     annotators = [factories.user(f"ann{i}") for i in range(THREADS)]
     for annotator in annotators:
-        services.membership_set(project=project, user=annotator, roles={"annotator"})
+        membership_set(project=project, user=annotator, roles={"annotator"})
     for _ in range(5):
         factories.pair(project)
 
-    pairs = run_at_once(THREADS, lambda i: services.pair_claim_next(project=project, user=annotators[i]))
+    pairs = run_at_once(THREADS, lambda i: pair_claim_next(project=project, user=annotators[i]))
 
     handed_out = [pair.pk for pair in pairs if pair is not None]
     assert len(handed_out) == 5
@@ -82,17 +84,17 @@ def test_two_saves_from_the_same_stale_copy_one_wins_the_other_is_refused():
     coordinator = factories.user("coord")
     annotator = factories.user("ann")
     project = factories.project(coordinator, slug="stale")
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
-    pair = services.pair_screen(pair=pair, user=annotator, decision="annotate")
-    item = services.qa_item_create(pair=pair, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
+    pair = pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = qa_item_create(pair=pair, user=annotator)
     questions = ["甲：这家店几时开？", "乙：老板姓什么？"]
 
     def save(index: int) -> str:
         copy = QAItem.objects.select_related("pair__project").get(pk=item.pk)
         try:
-            services.qa_item_update(item=copy, user=annotator, version=item.version, question=questions[index])
+            qa_item_update(item=copy, user=annotator, version=item.version, question=questions[index])
         except StaleEdit as error:
             return f"stale:{error.current.question}"
         return "saved"
@@ -111,10 +113,10 @@ def test_two_saves_from_the_same_stale_copy_one_wins_the_other_is_refused():
 @pytest.mark.django_db
 def test_an_expired_claim_returns_the_pair_to_the_pool(project, annotator, second_annotator):
     factories.pair(project)
-    first = services.pair_claim_next(project=project, user=annotator)
+    first = pair_claim_next(project=project, user=annotator)
     PagePair.objects.filter(pk=first.pk).update(claim_expires_at=first.claimed_at)  # long ago
 
-    second = services.pair_claim_next(project=project, user=second_annotator)
+    second = pair_claim_next(project=project, user=second_annotator)
 
     assert second.pk == first.pk
     assert second.assignee_id == second_annotator.pk
@@ -124,30 +126,30 @@ def test_an_expired_claim_returns_the_pair_to_the_pool(project, annotator, secon
         PagePair.objects.values_list("version", "status", "local_lead").get(pk=first.pk)
     )
     with pytest.raises(InvalidState):  # the first annotator lost the pair; their screening is refused
-        services.pair_screen(pair=first, user=annotator, decision="annotate")
+        pair_screen(pair=first, user=annotator, decision="annotate")
 
 
 @pytest.mark.django_db
 def test_the_queue_hands_out_the_lowest_waiting_pair_new_or_expired(project, annotator, second_annotator, reviewer):
-    services.membership_set(project=project, user=reviewer, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"annotator"})
     older, newer = factories.pair(project), factories.pair(project)
-    held = services.pair_claim_next(project=project, user=annotator)
+    held = pair_claim_next(project=project, user=annotator)
     assert held.pk == older.pk
     PagePair.objects.filter(pk=older.pk).update(claim_expires_at=held.claimed_at)  # expired, lower id than `newer`
 
     with CaptureQueriesContext(connection) as both:
-        taken = services.pair_claim_next(project=project, user=second_annotator)
+        taken = pair_claim_next(project=project, user=second_annotator)
     assert taken.pk == older.pk  # the expired claim is older than the new pair: it goes first
     newest = factories.pair(project)
     PagePair.objects.filter(pk=older.pk).update(claim_expires_at=held.claimed_at)  # expired again, still lowest
     PagePair.objects.filter(pk=newer.pk).update(status=PagePair.Status.SUBMITTED)
     with CaptureQueriesContext(connection) as expired_first:
-        assert services.pair_claim_next(project=project, user=reviewer).pk == older.pk
+        assert pair_claim_next(project=project, user=reviewer).pk == older.pk
 
     PagePair.objects.filter(pk=older.pk).update(status=PagePair.Status.SUBMITTED)
     PagePair.objects.filter(pk=newest.pk).update(status=PagePair.Status.NEW)
     with CaptureQueriesContext(connection) as first_only:
-        assert services.pair_claim_next(project=project, user=annotator).pk == newest.pk
+        assert pair_claim_next(project=project, user=annotator).pk == newest.pk
     reads = [len([q for q in run if q["sql"].startswith("SELECT") and 'FROM "annotation_pagepair"' in q["sql"]])
              for run in (both, expired_first, first_only)]  # fmt: skip
     # The pair held, then the first row of each waiting condition (new pairs, expired claims), each by its index.
@@ -158,9 +160,9 @@ def test_the_queue_hands_out_the_lowest_waiting_pair_new_or_expired(project, ann
 def test_asking_again_returns_the_unscreened_pair_already_held(project, annotator):
     factories.pair(project)
     factories.pair(project)
-    first = services.pair_claim_next(project=project, user=annotator)
+    first = pair_claim_next(project=project, user=annotator)
 
-    again = services.pair_claim_next(project=project, user=annotator)
+    again = pair_claim_next(project=project, user=annotator)
 
     assert again.pk == first.pk
     assert PagePair.objects.filter(project=project, assignee=annotator).count() == 1
@@ -170,4 +172,4 @@ def test_asking_again_returns_the_unscreened_pair_already_held(project, annotato
 def test_a_pair_being_annotated_never_expires(project, annotator, second_annotator, annotating_pair):
     PagePair.objects.filter(pk=annotating_pair.pk).update(claim_expires_at=annotating_pair.created_at)
 
-    assert services.pair_claim_next(project=project, user=second_annotator) is None
+    assert pair_claim_next(project=project, user=second_annotator) is None

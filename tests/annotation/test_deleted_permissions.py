@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from annotation import services
+from annotation.services.deletion import pair_delete, project_delete
+from annotation.services.items import qa_item_create, qa_item_delete
+from annotation.services.members import membership_set
 from tests import factories
 from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
 
@@ -43,14 +45,14 @@ API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
 @pytest.fixture
 def world(project, annotator, reviewer, coordinator, outsider, superuser, annotating_pair):
     """The annotator's pair with a draft and a deleted draft; a deleted pair; a deleted project."""
-    services.qa_item_create(pair=annotating_pair, user=annotator)
-    deleted_item = services.qa_item_create(pair=annotating_pair, user=annotator)
-    services.qa_item_delete(item=deleted_item, user=annotator)
-    deleted_pair = services.pair_delete(pair=factories.pair(project), user=coordinator)
+    qa_item_create(pair=annotating_pair, user=annotator)
+    deleted_item = qa_item_create(pair=annotating_pair, user=annotator)
+    qa_item_delete(item=deleted_item, user=annotator)
+    deleted_pair = pair_delete(pair=factories.pair(project), user=coordinator)
     gone = factories.project(coordinator, slug="gone")
     for user, roles in ((annotator, {"annotator"}), (reviewer, {"reviewer"})):
-        services.membership_set(project=gone, user=user, roles=roles)
-    services.project_delete(project=gone, user=coordinator)
+        membership_set(project=gone, user=user, roles=roles)
+    project_delete(project=gone, user=coordinator)
     users = {"annotator": annotator, "reviewer": reviewer, "coordinator": coordinator, "outsider": outsider}
     users["superuser"] = superuser
     return {

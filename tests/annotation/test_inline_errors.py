@@ -7,15 +7,16 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.projects import project_update
 
 pytestmark = pytest.mark.django_db
 
 
 def test_an_over_long_question_does_not_stop_the_answers_saving(client, project, annotator, annotating_pair):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
     too_long = "問" * (MAX_TEXT_FIELD + 3)
 
@@ -36,7 +37,7 @@ def test_an_over_long_question_does_not_stop_the_answers_saving(client, project,
 
 
 def test_the_plain_form_keeps_the_over_long_text_and_saves_the_rest(client, project, annotator, annotating_pair):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
     too_long = "Wirtshaus " * (MAX_TEXT_FIELD // 10 + 1)
 
@@ -54,9 +55,9 @@ def test_the_plain_form_keeps_the_over_long_text_and_saves_the_rest(client, proj
 
 
 def test_a_refused_submit_names_each_problem_at_its_item_and_field(client, project, annotator, annotating_pair):
-    services.project_update(project=project, lead_qa_min=1)
-    first = services.qa_item_create(pair=annotating_pair, user=annotator, question="老板姓什么？")
-    second = services.qa_item_create(pair=annotating_pair, user=annotator, answer_standard="深水埗")
+    project_update(project=project, lead_qa_min=1)
+    first = qa_item_create(pair=annotating_pair, user=annotator, question="老板姓什么？")
+    second = qa_item_create(pair=annotating_pair, user=annotator, answer_standard="深水埗")
     client.force_login(annotator)
 
     response = client.post(reverse("pair_submit", args=[project.slug, annotating_pair.pk]))

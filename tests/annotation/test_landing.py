@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotation import services
 from annotation.models import Project
+from annotation.services.members import membership_set
 from review.models import Judgment
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,7 @@ def test_a_coordinator_lands_on_the_dashboard(client, demo):
 
 def test_a_person_with_several_roles_sees_each_of_their_next_actions(client, demo):
     project = Project.objects.get(slug="yue-cmn")
-    services.membership_set(
+    membership_set(
         project=project,
         user=get_user_model().objects.get(username="coordinator2"),
         roles={"coordinator", "annotator", "reviewer"},
@@ -146,7 +146,7 @@ def test_the_landing_page_of_a_member_with_every_role_takes_a_fixed_number_of_qu
 ):
     user = get_user_model().objects.get(username="coordinator2")
     for project in Project.objects.all():
-        services.membership_set(project=project, user=user, roles={"coordinator", "annotator", "reviewer"})
+        membership_set(project=project, user=user, roles={"coordinator", "annotator", "reviewer"})
     client.force_login(user)
     with django_assert_max_num_queries(most):
         assert client.get(url).status_code == 200

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import Membership
+from annotation.services.members import membership_set
 from tests import factories
 from tests.conftest import api_as
 
@@ -45,7 +45,7 @@ def test_the_only_coordinator_cannot_demote_themselves_on_the_members_page(clien
 
 def test_a_coordinator_with_a_switched_off_account_does_not_count(client, project, coordinator):
     former = factories.user("former", is_active=False)
-    services.membership_set(project=project, user=former, roles={"coordinator"})
+    membership_set(project=project, user=former, roles={"coordinator"})
 
     removed = api_as(coordinator).delete(f"/api/projects/{project.slug}/members/coordinator/")
     client.force_login(coordinator)
@@ -57,7 +57,7 @@ def test_a_coordinator_with_a_switched_off_account_does_not_count(client, projec
 
 
 def test_with_a_second_coordinator_one_may_step_down(project, coordinator, reviewer):
-    services.membership_set(project=project, user=reviewer, roles={"reviewer", "coordinator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer", "coordinator"})
 
     response = api_as(coordinator).patch(
         f"/api/projects/{project.slug}/members/coordinator/", {"roles": ["annotator"]}, format="json"

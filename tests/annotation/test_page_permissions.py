@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation import services
+from annotation.services.items import qa_item_create
+from annotation.services.pairs import pair_claim_next, pair_screen
 from tests import factories
 from tests.security.harness import LOGIN, check_pages, page_cells
 
@@ -88,9 +89,9 @@ def _all_page_tables() -> set[str]:
 def world(project, annotator, reviewer, coordinator, outsider, superuser):
     """A pair the annotator is authoring, with one draft item."""
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
-    item = services.qa_item_create(pair=pair, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = qa_item_create(pair=pair, user=annotator)
     factories.pair(project)  # something left in the queue
     users = {
         "annotator": annotator,

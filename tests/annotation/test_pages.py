@@ -7,8 +7,10 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import PagePair, QAItem
+from annotation.services.items import qa_item_create, qa_item_delete, qa_item_restore, qa_item_update
+from annotation.services.pairs import MAX_ACTIVITY_SECONDS
+from annotation.services.projects import project_update
 from tests import factories
 
 LEAD = factories.CANTONESE_LEAD
@@ -20,7 +22,7 @@ def span(text: str) -> dict:
 
 
 def add_item(pair, user, question="这家茶餐厅的招牌菜是什么？", evidence="菠蘿油") -> QAItem:
-    return services.qa_item_create(
+    return qa_item_create(
         pair=pair,
         user=user,
         question=question,
@@ -82,7 +84,7 @@ def test_excluding_for_another_reason_without_a_note_is_refused_and_changes_noth
 
 
 def test_autosave_answers_with_the_new_version_and_warnings(client, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
 
     response = client.post(
@@ -133,7 +135,7 @@ def test_a_stale_autosave_answers_409_showing_the_newer_text_and_keeps_it(client
 def test_bad_spans_are_refused_with_a_message_and_nothing_is_written(
     client, annotating_pair, annotator, spans, message
 ):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
     raw = spans if isinstance(spans, str) else json.dumps(spans)
 
@@ -152,7 +154,7 @@ def test_bad_spans_are_refused_with_a_message_and_nothing_is_written(
 
 def test_submit_names_what_is_missing_and_keeps_the_pair_open(client, annotating_pair, annotator):
     add_item(annotating_pair, annotator)
-    services.qa_item_create(pair=annotating_pair, user=annotator)  # an empty second item
+    qa_item_create(pair=annotating_pair, user=annotator)  # an empty second item
     client.force_login(annotator)
 
     response = client.post(reverse("pair_submit", args=[annotating_pair.project.slug, annotating_pair.pk]), follow=True)
@@ -189,7 +191,7 @@ def test_user_text_is_escaped_on_the_authoring_screen(client, annotating_pair, a
 
 
 def test_guidelines_markdown_is_rendered_and_sanitised(client, project, annotator):
-    services.project_update(
+    project_update(
         project=project, guidelines="**Bold** [x](javascript:alert(1)) <script>alert(2)</script> <b onclick=x>b</b>"
     )
     client.force_login(annotator)
@@ -203,7 +205,7 @@ def test_guidelines_markdown_is_rendered_and_sanitised(client, project, annotato
 
 
 def test_activity_heartbeats_add_active_seconds_capped_per_beat(client, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
     url = reverse("pair_activity", args=[annotating_pair.project.slug, annotating_pair.pk])
 
@@ -213,7 +215,7 @@ def test_activity_heartbeats_add_active_seconds_capped_per_beat(client, annotati
     annotating_pair.refresh_from_db()
     item.refresh_from_db()
     assert item.active_seconds == 20
-    assert annotating_pair.active_seconds == 20 + services.MAX_ACTIVITY_SECONDS
+    assert annotating_pair.active_seconds == 20 + MAX_ACTIVITY_SECONDS
     assert client.post(url, {"seconds": "-5"}).status_code == 400
 
 
@@ -311,12 +313,12 @@ def test_the_near_duplicate_advice_follows_questions_written_deleted_and_restore
     assert "Nearly the same question" not in client.get(url).content.decode()  # the questions are known now
 
     second = add_item(annotating_pair, annotator, question="这家店在哪里？", evidence="深水埗")
-    services.qa_item_update(item=second, user=annotator, version=second.version, question="老板姓什么")
+    qa_item_update(item=second, user=annotator, version=second.version, question="老板姓什么")
     assert client.get(url).content.decode().count("Nearly the same question exists in this project") == 2
 
-    services.qa_item_delete(item=QAItem.objects.get(pk=first.pk), user=annotator)
+    qa_item_delete(item=QAItem.objects.get(pk=first.pk), user=annotator)
     assert "Nearly the same question" not in client.get(url).content.decode()
-    services.qa_item_restore(item=QAItem.objects.get(pk=first.pk), user=coordinator)
+    qa_item_restore(item=QAItem.objects.get(pk=first.pk), user=coordinator)
     assert client.get(url).content.decode().count("Nearly the same question exists in this project") == 2
 
 

@@ -9,8 +9,10 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import Project
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from common.errors import InvalidInput
 from exports import services as exports
 from tests import factories
@@ -20,21 +22,21 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_screen_and_the_card_quote_the_one_setting(client, project, annotator, coordinator):
-    services.project_update(project=project, lead_qa_min=1, lead_qa_max=3, guidelines="# Guidelines\n\nWrite QAs.")
+    project_update(project=project, lead_qa_min=1, lead_qa_max=3, guidelines="# Guidelines\n\nWrite QAs.")
     project.refresh_from_db()
     assert project.lead_qa_range == "1–3"
     client.force_login(annotator)
 
     guidelines = client.get(reverse("project_guidelines", args=[project.slug])).content.decode()
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     authoring = client.get(reverse("pair_detail", args=[project.slug, pair.pk])).content.decode()
 
     for page in (guidelines, authoring):
         assert "1–3 lead-section QAs per pair" in page and "2–3" not in page
     with pytest.raises(InvalidInput, match="1–3 lead-section QAs per pair"):
-        services.pair_submit(pair=pair, user=annotator)
+        pair_submit(pair=pair, user=annotator)
 
     authored_pair(project, annotator, evidence=("深水埗",))
     release = exports.release_build_now(project=project, user=coordinator)

@@ -9,8 +9,9 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation import services
 from annotation.models import PagePair
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_queue
 from common.claims import waiting_reads
 from tests import factories
 
@@ -37,13 +38,13 @@ def test_the_first_read_of_the_pair_queue_takes_the_new_pairs_index_not_a_walk_o
     earlier = factories.project(coordinator, slug="earlier")
     _pairs(earlier, 6000, PagePair.Status.SUBMITTED, 0)  # another project's, all taken: lower ids
     project = factories.project(coordinator, slug="later")
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
     _pairs(project, 1500, PagePair.Status.SUBMITTED, 0)  # this project's first pairs, done
     _pairs(project, 3000, PagePair.Status.NEW, 1500)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_pagepair")
 
-    first_read = waiting_reads(*services.pair_queue(project=project, user=annotator, now=timezone.now()))[0]
+    first_read = waiting_reads(*pair_queue(project=project, user=annotator, now=timezone.now()))[0]
     with transaction.atomic():  # a locking read
         plan = json.loads(first_read.explain(format="json", analyze=True))[0]["Plan"]
 
@@ -57,6 +58,6 @@ def test_the_first_read_of_the_pair_queue_takes_the_new_pairs_index_not_a_walk_o
     assert first.get("Index Name") == "pair_new_idx", first
     assert first.get("Rows Removed by Filter", 0) == 0  # not 7,500 pairs read and dropped
 
-    claimed = services.pair_claim_next(project=project, user=annotator)
+    claimed = pair_claim_next(project=project, user=annotator)
     assert claimed is not None
     assert claimed.local_title == "later 1500"  # the lowest new pair of this project

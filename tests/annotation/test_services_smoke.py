@@ -1,11 +1,12 @@
-from annotation import services
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.submission import pair_submit
 
 
 def test_annotator_claims_screens_and_writes_an_item(annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     lead = annotating_pair.local_lead
     start = lead.index("菠蘿油")
-    item = services.qa_item_update(
+    item = qa_item_update(
         item=item,
         user=annotator,
         version=item.version,
@@ -23,7 +24,7 @@ def test_submitting_a_pair_records_revision_one_of_each_item(annotating_pair, an
     lead = annotating_pair.local_lead
     for question in ("这家店在哪里？", "老板姓什么？"):
         start = lead.index("深水埗")
-        services.qa_item_create(
+        qa_item_create(
             pair=annotating_pair,
             user=annotator,
             question=question,
@@ -31,7 +32,7 @@ def test_submitting_a_pair_records_revision_one_of_each_item(annotating_pair, an
             answer_local="深水埗",
             spans=[{"start": start, "end": start + 3, "text": "深水埗"}],
         )
-    services.pair_submit(pair=annotating_pair, user=annotator)
+    pair_submit(pair=annotating_pair, user=annotator)
     items = list(annotating_pair.items.all())
     assert {item.status for item in items} == {"submitted"}
     for item in items:

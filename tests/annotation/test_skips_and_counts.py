@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import PagePair, PairSkip
+from annotation.services.pairs import pair_claim_next, pair_give_back, pair_skip_undo
 from audit.models import Action, AuditEvent
 from common.errors import InvalidState
 from tests import factories
@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 
 def _skip_the_only_pair(project, annotator) -> PagePair:
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    services.pair_give_back(pair=pair, user=annotator, reason="")
+    pair_give_back(pair=pair, user=annotator, reason="")
     return pair
 
 
@@ -55,20 +55,20 @@ def test_undoing_a_skip_hands_the_pair_back_and_keeps_the_skip_in_the_record(cli
     skip.refresh_from_db()
     assert skip.undone_at is not None
     assert AuditEvent.objects.filter(action=Action.PAIR_SKIP_UNDONE, object_id=pair.pk).exists()
-    services.pair_give_back(pair=pair, user=annotator)  # skipped again: a new skip, the old one stays
+    pair_give_back(pair=pair, user=annotator)  # skipped again: a new skip, the old one stays
     assert PairSkip.objects.filter(pair=pair, annotator=annotator).count() == 2
-    assert services.pair_claim_next(project=project, user=annotator) is None
+    assert pair_claim_next(project=project, user=annotator) is None
 
 
 def test_undoing_a_skip_gives_back_the_untouched_pair_handed_out_after_it(project, annotator):
     factories.pair(project)
     factories.pair(project)
-    first = services.pair_claim_next(project=project, user=annotator)
-    skip = services.pair_give_back(pair=first, user=annotator)
-    second = services.pair_claim_next(project=project, user=annotator)
+    first = pair_claim_next(project=project, user=annotator)
+    skip = pair_give_back(pair=first, user=annotator)
+    second = pair_claim_next(project=project, user=annotator)
     assert second is not None and second.pk != first.pk
 
-    back = services.pair_skip_undo(skip=skip, user=annotator)
+    back = pair_skip_undo(skip=skip, user=annotator)
 
     assert back is not None and back.pk == first.pk
     second.refresh_from_db()
@@ -79,9 +79,9 @@ def test_undoing_a_skip_gives_back_the_untouched_pair_handed_out_after_it(projec
 def test_a_skip_taken_by_someone_else_meanwhile_is_undone_and_says_so(project, annotator, second_annotator):
     pair = _skip_the_only_pair(project, annotator)
     skip = PairSkip.objects.get(pair=pair)
-    assert services.pair_claim_next(project=project, user=second_annotator).pk == pair.pk
+    assert pair_claim_next(project=project, user=second_annotator).pk == pair.pk
 
-    assert services.pair_skip_undo(skip=skip, user=annotator) is None
+    assert pair_skip_undo(skip=skip, user=annotator) is None
     skip.refresh_from_db()
     assert skip.undone_at is not None
 
@@ -90,7 +90,7 @@ def test_only_the_person_who_skipped_can_undo_it(client, project, annotator, sec
     pair = _skip_the_only_pair(project, annotator)
     skip = PairSkip.objects.get(pair=pair)
     with pytest.raises(InvalidState):
-        services.pair_skip_undo(skip=skip, user=second_annotator)
+        pair_skip_undo(skip=skip, user=second_annotator)
     client.force_login(second_annotator)
     assert client.post(reverse("pair_skip_undo", args=[project.slug, pair.pk])).status_code == 404
 

@@ -6,11 +6,11 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import Project
+from annotation.services.projects import project_create
 from common.errors import InvalidInput
 from multichoice import entities as entity_services
-from multichoice import services as trivia_services
+from multichoice.services.projects import trivia_project_create
 from multichoice.views_entities import EXAMPLE_ATTRIBUTES
 from tests import factories
 from tests.conftest import api_as
@@ -28,9 +28,9 @@ def creator(coordinator):
 @pytest.mark.parametrize("slug", BAD_SLUGS)
 def test_every_kind_of_project_refuses_a_slug_that_no_url_can_hold(db, coordinator, slug):
     creators = [
-        lambda: services.project_create(name="Doha", slug=slug, local_language="yue", standard_language="cmn"),
+        lambda: project_create(name="Doha", slug=slug, local_language="yue", standard_language="cmn"),
         lambda: validation_services.validation_project_create(name="Doha", slug=slug, language="eng"),
-        lambda: trivia_services.trivia_project_create(
+        lambda: trivia_project_create(
             name="Doha", slug=slug, source_language="eus", target_language="eng", categories=["Geography"]
         ),
         lambda: entity_services.entity_project_create(

@@ -7,9 +7,14 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation import services as authoring
 from annotation.importers.services import pairs_import
 from annotation.models import PagePair, Project, QAItem
+from annotation.services.deletion import pair_delete, pair_restore
+from annotation.services.items import qa_item_create, qa_item_delete, qa_item_restore
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_create
+from annotation.services.submission import pair_submit
 from audit.models import AuditEvent
 from exports import services as exports
 from exports.records import item_id
@@ -72,13 +77,13 @@ def test_a_deleted_pair_leaves_lists_api_queue_and_releases_and_comes_back_with_
 
 def test_a_deleted_pool_pair_is_never_handed_out(project, annotator, coordinator):
     pool_pair = factories.pair(project)
-    authoring.pair_delete(pair=pool_pair, user=coordinator)
+    pair_delete(pair=pool_pair, user=coordinator)
 
-    assert authoring.pair_claim_next(project=project, user=annotator) is None
+    assert pair_claim_next(project=project, user=annotator) is None
     assert api_as(annotator).post(f"/api/projects/{project.slug}/queue/next/").status_code == 204
 
-    authoring.pair_restore(pair=PagePair.all_objects.get(pk=pool_pair.pk), user=coordinator)
-    assert authoring.pair_claim_next(project=project, user=annotator).pk == pool_pair.pk
+    pair_restore(pair=PagePair.all_objects.get(pk=pool_pair.pk), user=coordinator)
+    assert pair_claim_next(project=project, user=annotator).pk == pool_pair.pk
 
 
 def test_a_deleted_item_in_review_leaves_the_review_queue_and_comes_back_with_every_revision(
@@ -113,16 +118,16 @@ def test_a_deleted_item_in_review_leaves_the_review_queue_and_comes_back_with_ev
 def test_a_deleted_item_is_left_out_of_a_release_and_back_in_the_next(project, annotator, coordinator):
     pair = authored_pair(project, annotator)
     item = pair.items.first()
-    authoring.qa_item_delete(item=item, user=coordinator)
+    qa_item_delete(item=item, user=coordinator)
 
     assert item.pk not in released_ids(project, coordinator)
 
-    authoring.qa_item_restore(item=QAItem.objects.get(pk=item.pk), user=coordinator)
+    qa_item_restore(item=QAItem.objects.get(pk=item.pk), user=coordinator)
     assert item.pk in released_ids(project, coordinator)
 
 
 def test_deleted_pairs_leave_agreement_and_label_figures(project, annotator, coordinator, second_annotator):
-    authoring.membership_set(project=project, user=second_annotator, roles={"annotator", "coordinator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator", "coordinator"})
     pair, items = submitted_pair(project, annotator)
     pair.refresh_from_db()
     for user in (coordinator, second_annotator):
@@ -130,7 +135,7 @@ def test_deleted_pairs_leave_agreement_and_label_figures(project, annotator, coo
         review_labels.label_set(pair=pair, user=user, kind="region", value="local")
     assert review_labels.labelable_pairs(project).count() == 1
 
-    authoring.pair_delete(pair=pair, user=coordinator)
+    pair_delete(pair=pair, user=coordinator)
 
     assert review_labels.labelable_pairs(project).count() == 0
     assert review_labels.adjudication_list(project) == []
@@ -142,9 +147,9 @@ def test_annotators_cannot_delete_others_work_and_outsiders_learn_nothing(
 ):
     pair, items = submitted_pair(project, annotator)
     factories.pair(project)
-    other_pair = authoring.pair_claim_next(project=project, user=second_annotator)
-    authoring.pair_screen(pair=other_pair, user=second_annotator, decision="annotate")
-    draft = authoring.qa_item_create(pair=other_pair, user=second_annotator)
+    other_pair = pair_claim_next(project=project, user=second_annotator)
+    pair_screen(pair=other_pair, user=second_annotator, decision="annotate")
+    draft = qa_item_create(pair=other_pair, user=second_annotator)
     base = f"/api/projects/{project.slug}"
 
     assert api_as(annotator).delete(f"{base}/items/{draft.pk}/").status_code == 403  # someone else's draft
@@ -161,7 +166,7 @@ def test_annotators_cannot_delete_others_work_and_outsiders_learn_nothing(
 def test_the_author_still_deletes_their_own_draft_and_a_coordinator_restores_it(
     project, annotator, coordinator, annotating_pair
 ):
-    draft = authoring.qa_item_create(pair=annotating_pair, user=annotator, question="草稿？")
+    draft = qa_item_create(pair=annotating_pair, user=annotator, question="草稿？")
     assert api_as(annotator).delete(f"/api/projects/{project.slug}/items/{draft.pk}/").status_code == 204
 
     response = api_as(coordinator).post(f"/api/projects/{project.slug}/items/{draft.pk}/restore/")
@@ -176,8 +181,8 @@ def test_a_deleted_draft_does_not_come_back_into_a_submitted_pair(project, annot
     extra = complete_item(annotating_pair, annotator, "深水埗")
     complete_item(annotating_pair, annotator, "姓陳")
     complete_item(annotating_pair, annotator, "招牌菜")
-    authoring.qa_item_delete(item=extra, user=annotator)
-    authoring.pair_submit(pair=PagePair.objects.get(pk=annotating_pair.pk), user=annotator)
+    qa_item_delete(item=extra, user=annotator)
+    pair_submit(pair=PagePair.objects.get(pk=annotating_pair.pk), user=annotator)
 
     response = api_as(coordinator).post(f"/api/projects/{project.slug}/items/{extra.pk}/restore/")
 
@@ -197,7 +202,7 @@ def test_a_deleted_project_answers_404_everywhere_until_restored(client, project
     assert [p["slug"] for p in api.get("/api/deleted-projects/").json()] == [project.slug]
     assert api_as(annotator).get("/api/deleted-projects/").json() == []  # restoring is for its coordinators
     assert api_as(annotator).post(f"/api/deleted-projects/{project.slug}/restore/").status_code == 404
-    assert authoring.project_create(name="Again", slug="again", local_language="yue", standard_language="cmn")
+    assert project_create(name="Again", slug="again", local_language="yue", standard_language="cmn")
 
     assert api.post(f"/api/deleted-projects/{project.slug}/restore/").status_code == 200
 
@@ -222,7 +227,7 @@ def test_the_project_delete_page_asks_for_the_slug(client, project, coordinator)
 
 def test_importing_a_deleted_pairs_title_again_leaves_it_deleted(project, coordinator, tmp_path):
     pair = factories.pair(project)
-    authoring.pair_delete(pair=pair, user=coordinator)
+    pair_delete(pair=pair, user=coordinator)
     record = {
         "local_title": pair.local_title,
         "standard_title": "x",
@@ -245,7 +250,7 @@ def test_importing_a_deleted_pairs_title_again_leaves_it_deleted(project, coordi
 def test_a_review_held_on_an_item_deleted_meanwhile_is_gone_for_the_reviewer(client, project, annotator, reviewer):
     _, items = submitted_pair(project, annotator)
     slot = review_queue.review_claim(item=items[0], user=reviewer)
-    authoring.qa_item_delete(item=items[0], user=project.memberships.get(is_coordinator=True).user)
+    qa_item_delete(item=items[0], user=project.memberships.get(is_coordinator=True).user)
     client.force_login(reviewer)
 
     assert client.get(reverse("review_slot", args=[project.slug, slot.pk])).status_code == 404
@@ -256,7 +261,7 @@ def test_a_review_held_on_an_item_deleted_meanwhile_is_gone_for_the_reviewer(cli
 def test_the_admin_lists_deleted_pairs_and_only_a_superuser_purges_with_a_record(
     client, project, coordinator, superuser
 ):
-    pair = authoring.pair_delete(pair=factories.pair(project), user=coordinator)
+    pair = pair_delete(pair=factories.pair(project), user=coordinator)
     client.force_login(superuser)
 
     listing = client.get("/admin/annotation/pagepair/")

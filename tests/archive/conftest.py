@@ -9,8 +9,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from annotation import ingest
-from annotation import services as authoring
 from annotation.models import QAItem
+from annotation.services.items import qa_item_create, qa_item_delete, qa_item_update
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
 from exports import services as exports
 from exports.models import Release
 from review import decisions as review_decisions
@@ -53,15 +55,15 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
     verifications, labels by two coordinators with an adjudication, reviewer languages, an agreement report,
     a published and a failed release, an import job and a collection."""
     coordinator2 = factories.user("coordinator2", first_name="Zweite", last_name="Koordinatorin")
-    authoring.membership_set(project=project, user=coordinator2, roles={"coordinator", "reviewer"})
+    membership_set(project=project, user=coordinator2, roles={"coordinator", "reviewer"})
     review_reviewers.reviewer_languages_set(project=project, user=reviewer, languages=["cmn", "yue"])
-    authoring.membership_set(project=project, user=coordinator, roles={"coordinator", "reviewer"})
+    membership_set(project=project, user=coordinator, roles={"coordinator", "reviewer"})
 
     pair, items = submitted_pair(project, annotator, standard_text=STANDARD_TEXT, local_text=LOCAL_TEXT)
     _review(items[0], reviewer)  # accepted
     flagged = _review(items[1], reviewer, {"fluency": "flag", "standalone": "pass", "appropriateness": "pass"})
     item = QAItem.objects.get(pk=flagged.item_id)
-    item = authoring.qa_item_update(item=item, user=annotator, version=item.version, question="深水埗喺邊度？（改）")
+    item = qa_item_update(item=item, user=annotator, version=item.version, question="深水埗喺邊度？（改）")
     item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     _review(item, coordinator2)
     first = QAItem.objects.get(pk=items[0].pk)
@@ -78,13 +80,13 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
         item=second_items[0], user=coordinator, reason="duplicate", version=second_items[0].version
     )
     factories.pair(project)
-    excluded = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=excluded, user=annotator, decision="translated", note="word for word ‮RTL")
+    excluded = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=excluded, user=annotator, decision="translated", note="word for word ‮RTL")
     factories.pair(project)
-    draft_pair = authoring.pair_claim_next(project=project, user=second_annotator)
-    draft_pair = authoring.pair_screen(pair=draft_pair, user=second_annotator, decision="annotate")
-    gone = authoring.qa_item_create(pair=draft_pair, user=second_annotator, question="删掉的问题？")
-    authoring.qa_item_delete(item=gone, user=second_annotator)
+    draft_pair = pair_claim_next(project=project, user=second_annotator)
+    draft_pair = pair_screen(pair=draft_pair, user=second_annotator, decision="annotate")
+    gone = qa_item_create(pair=draft_pair, user=second_annotator, question="删掉的问题？")
+    qa_item_delete(item=gone, user=second_annotator)
     factories.pair(project, metadata={"source": "wiki", "nested": {"n": [1, 2.5, None]}})
 
     report, _ = reports.agreement_report_request(project=project, user=coordinator, enqueue=False)

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.models import Project
+from annotation.services.members import membership_set
 from archive import services
 from archive.registry import archived_models
 from exports.models import Release
@@ -140,7 +141,6 @@ def _assert_identical(project: Project, copy: Project, *, needs: list[str]) -> N
 def test_a_validation_project_with_judgments_and_duplicates_round_trips(
     coordinator, reviewer, second_reviewer, tmp_path
 ):
-    from annotation import services as authoring
     from tests.validation.conftest import COLLECTED_TSV, tsv_source
     from tests.validation.test_services import ALL_TASKS
     from validation import services as validation
@@ -149,7 +149,7 @@ def test_a_validation_project_with_judgments_and_duplicates_round_trips(
         name="Qatar validation", slug="qa-eng", language="eng", location="Qatar", created_by=coordinator
     )
     for person in (reviewer, second_reviewer):
-        authoring.membership_set(project=project, user=person, roles={"reviewer"})
+        membership_set(project=project, user=person, roles={"reviewer"})
     report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=coordinator)
     assert report.ok, report.problems
     for person, answer in ((reviewer, "Machboos."), (second_reviewer, None)):
@@ -186,11 +186,14 @@ def test_an_entity_question_project_round_trips_with_its_distractors_translated(
 def test_a_trivia_project_with_reviews_and_a_flagged_translation_round_trips(
     coordinator, annotator, second_annotator, reviewer, tmp_path
 ):
-    from annotation import services as authoring
-    from multichoice import services as trivia
+    from annotation.services.members import membership_set
+    from multichoice.services.items import trivia_item_create
+    from multichoice.services.projects import trivia_project_create
+    from multichoice.services.reviews import trivia_review
+    from multichoice.services.translation import translation_claim_next, translation_submit
     from tests.multichoice.conftest import CATEGORIES, item_values
 
-    project = trivia.trivia_project_create(
+    project = trivia_project_create(
         name="Basque trivia",
         slug="basque-trivia",
         source_language="eus",
@@ -199,12 +202,12 @@ def test_a_trivia_project_with_reviews_and_a_flagged_translation_round_trips(
         created_by=coordinator,
     )
     for person, role in ((annotator, "annotator"), (second_annotator, "annotator"), (reviewer, "reviewer")):
-        authoring.membership_set(project=project, user=person, roles={role})
-    item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
-    trivia.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
-    trivia.trivia_item_create(project=project, user=annotator, **item_values(question="Where is Lekeitio?"))
-    claimed = trivia.translation_claim_next(project=project, user=second_annotator)
-    trivia.translation_submit(
+        membership_set(project=project, user=person, roles={role})
+    item = trivia_item_create(project=project, user=annotator, **item_values())
+    trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    trivia_item_create(project=project, user=annotator, **item_values(question="Where is Lekeitio?"))
+    claimed = translation_claim_next(project=project, user=second_annotator)
+    translation_submit(
         item=claimed,
         user=second_annotator,
         target_question="Where is Atxondo?",

@@ -8,8 +8,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services as authoring
 from annotation.models import Project
+from annotation.services.members import membership_remove, membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
 from audit.models import Action, AuditEvent
 from common.errors import InvalidState, StaleEdit
 from exports import services as exports
@@ -87,9 +89,9 @@ def test_role_changes_and_removals_are_recorded_with_the_roles(project, coordina
 def test_a_refused_change_records_nothing(project, coordinator):
     before = AuditEvent.objects.count()
     with pytest.raises(StaleEdit):
-        authoring.project_update(project=project, version=project.version + 5, actor=coordinator, name="Never")
+        project_update(project=project, version=project.version + 5, actor=coordinator, name="Never")
     with pytest.raises(InvalidState):
-        authoring.membership_remove(project=project, user=coordinator, actor=coordinator)  # the last coordinator
+        membership_remove(project=project, user=coordinator, actor=coordinator)  # the last coordinator
 
     assert AuditEvent.objects.count() == before
 
@@ -112,7 +114,7 @@ def test_releases_requested_published_and_cancelled_are_recorded(project, annota
 
 
 def test_labels_and_adjudication_are_recorded(project, annotator, coordinator, second_annotator):
-    authoring.membership_set(project=project, user=second_annotator, roles={"annotator", "coordinator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator", "coordinator"})
     pair, _ = submitted_pair(project, annotator)
     pair.refresh_from_db()
     review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food")
@@ -159,7 +161,7 @@ def test_a_coordinator_sees_their_project_only_and_a_superuser_every_project(
 ):
     submitted_pair(project, annotator)
     owner = other_project.memberships.get().user
-    authoring.project_update(project=other_project, actor=owner, name="Bairisch")
+    project_update(project=other_project, actor=owner, name="Bairisch")
 
     mine = log(api_as(coordinator), project)
     everything = api_as(superuser).get("/api/audit/").json()["results"]
@@ -191,9 +193,9 @@ def test_the_log_page_filters_with_htmx_and_pages_in_a_bounded_number_of_queries
 
 def test_the_log_page_escapes_what_people_typed(client, project, annotator, coordinator):
     pair = factories.pair(project, local_title="<script>alert(1)</script>")
-    claimed = authoring.pair_claim_next(project=project, user=annotator)
+    claimed = pair_claim_next(project=project, user=annotator)
     assert claimed.pk == pair.pk
-    authoring.pair_screen(pair=claimed, user=annotator, decision="other", note="<img src=x onerror=alert(1)>")
+    pair_screen(pair=claimed, user=annotator, decision="other", note="<img src=x onerror=alert(1)>")
     client.force_login(coordinator)
 
     body = client.get(reverse("audit_project", args=[project.slug])).content.decode()
@@ -204,7 +206,7 @@ def test_the_log_page_escapes_what_people_typed(client, project, annotator, coor
 
 def test_audit_rows_survive_a_project_purge_without_it(project, coordinator, superuser):
     gone = factories.project(coordinator, slug="gone")
-    authoring.project_update(project=gone, actor=coordinator, name="To purge")
+    project_update(project=gone, actor=coordinator, name="To purge")
     rows = AuditEvent.objects.filter(project=gone).count()
 
     Project.all_objects.filter(pk=gone.pk).delete()

@@ -8,8 +8,11 @@ import re
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from annotation import services
 from annotation.models import PagePair, PairSkip, QAItem
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
 from review.models import Verification
 from tests import factories
 from tests.browser.conftest import log_in, open_account_menu
@@ -28,7 +31,7 @@ STANDARD_TEXT = (
 
 @pytest.fixture
 def verified_project(project):
-    services.project_update(project=project, verification_required=True)
+    project_update(project=project, verification_required=True)
     project.refresh_from_db()
     return project
 
@@ -48,7 +51,7 @@ def log_out_in(other: Page) -> None:
 def test_signed_out_in_another_tab_the_text_is_kept_and_saved_after_signing_in_here(
     page: Page, context: BrowserContext, annotating_pair, annotator
 ):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, annotating_pair)
     log_out_in(context.new_page())
@@ -92,7 +95,7 @@ def test_signed_out_in_another_tab_the_text_is_kept_and_saved_after_signing_in_h
 def test_signing_in_in_a_new_tab_saves_what_waits_in_the_first(
     page: Page, context: BrowserContext, annotating_pair, annotator
 ):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, annotating_pair)
     log_out_in(context.new_page())
@@ -115,7 +118,7 @@ def test_signing_in_in_a_new_tab_saves_what_waits_in_the_first(
 def test_a_conflict_between_two_tabs_is_resolved_and_the_stale_copy_leaves_every_tab(
     page: Page, context: BrowserContext, annotating_pair, annotator
 ):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, annotating_pair)
     other = context.new_page()
@@ -161,12 +164,12 @@ def test_a_conflict_between_two_tabs_is_resolved_and_the_stale_copy_leaves_every
 def test_without_javascript_a_stale_save_keeps_the_losing_text_beside_the_newer(
     browser, live_server, annotating_pair, annotator
 ):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     context = browser.new_context(base_url=live_server.url, java_script_enabled=False, locale="en-GB")
     page = context.new_page()
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
-    services.qa_item_update(item=item, user=annotator, version=item.version, question="别处保存的问题？")
+    qa_item_update(item=item, user=annotator, version=item.version, question="别处保存的问题？")
 
     card(page, item.pk).locator("textarea[name=question]").fill("没有脚本时写的问题？")
     response_status = []
@@ -195,7 +198,7 @@ def test_a_whole_pair_without_the_mouse(page: Page, verified_project, annotator)
     project = verified_project
     pair = factories.pair(project, standard_text=STANDARD_TEXT)
     following = factories.pair(project)
-    services.pair_claim_next(project=project, user=annotator)
+    pair_claim_next(project=project, user=annotator)
     log_in(page, "annotator")
     open_pair(page, pair)
     key(page, "1")  # annotate
@@ -262,13 +265,13 @@ def test_a_whole_pair_without_the_mouse(page: Page, verified_project, annotator)
 
 def test_verification_required_refuses_submitting_an_unverified_pair(page: Page, verified_project, annotator):
     factories.pair(verified_project, standard_text=STANDARD_TEXT)
-    pair = services.pair_claim_next(project=verified_project, user=annotator)
+    pair = pair_claim_next(project=verified_project, user=annotator)
     assert pair is not None
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     for evidence, answer in (("姓陳", "姓陈"), ("深水埗", "深水埗")):
-        item = services.qa_item_create(pair=pair, user=annotator)
+        item = qa_item_create(pair=pair, user=annotator)
         lead = factories.CANTONESE_LEAD
-        services.qa_item_update(
+        qa_item_update(
             item=item,
             user=annotator,
             version=item.version,
@@ -302,7 +305,7 @@ def test_verification_required_refuses_submitting_an_unverified_pair(page: Page,
 def test_skip_gives_the_pair_back_with_a_reason_and_opens_the_next(page: Page, project, annotator):
     pair = factories.pair(project)
     following = factories.pair(project)
-    services.pair_claim_next(project=project, user=annotator)
+    pair_claim_next(project=project, user=annotator)
     log_in(page, "annotator")
     open_pair(page, pair)
     key(page, "s")
@@ -317,7 +320,7 @@ def test_skip_gives_the_pair_back_with_a_reason_and_opens_the_next(page: Page, p
 
 
 def test_a_too_long_answer_shows_its_limit_and_is_kept_not_cut(page: Page, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, annotating_pair)
     answer = card(page, item.pk).locator("textarea[name=answer_standard]")
@@ -349,7 +352,7 @@ def _pair_with_items(coordinator, annotator, slug, local, standard, title, lead,
     project = factories.project(
         coordinator, slug=slug, local_language=local, standard_language=standard, guidelines=GUIDELINES
     )
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
     factories.pair(
         project,
         local_title=title,
@@ -358,11 +361,11 @@ def _pair_with_items(coordinator, annotator, slug, local, standard, title, lead,
         standard_lead=standard_lead,
         standard_text=standard_lead + "\n== Geschichte ==\n" + standard_lead,
     )
-    pair = services.pair_claim_next(project=project, user=annotator)
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     for evidence, question, answer_standard, answer_local in facts:
         start = lead.index(evidence)
-        services.qa_item_create(
+        qa_item_create(
             pair=pair,
             user=annotator,
             question=question,
@@ -451,7 +454,7 @@ def test_evidence_by_double_click_and_by_word_steps_from_a_clicked_caret(page: P
     pair = _pair_with_items(
         coordinator, annotator, "bar-de", "bar", "deu", "Kaiserschmarrn", BAVARIAN_LEAD, GERMAN_LEAD, []
     )
-    item = services.qa_item_create(pair=pair, user=annotator)
+    item = qa_item_create(pair=pair, user=annotator)
     log_in(page, "annotator")
     open_pair(page, pair)
     word = page.evaluate(

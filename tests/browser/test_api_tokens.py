@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation.models import ApiToken
+from accounts.models import ApiToken
 from tests import factories
 from tests.browser.conftest import log_in, open_account_menu
 from tests.factories import PASSWORD

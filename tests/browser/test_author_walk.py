@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from annotation import services
 from annotation.models import EvidenceSpan, PagePair, PairSkip, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
 from review.models import Judgment, Verification
 from tests import factories
 from tests.browser.conftest import log_in, open_account_menu
@@ -133,7 +136,7 @@ def _offsets_exact(pair: PagePair, lead: str) -> list[str]:
 def test_author_and_reviewer_walk_by_keyboard_with_an_arabic_layout(
     page: Page, context: BrowserContext, project, annotator, reviewer
 ):
-    services.project_update(project=project, lead_qa_min=2, verification_required=True)
+    project_update(project=project, lead_qa_min=2, verification_required=True)
     pair = factories.pair(project, local_lead=CANTONESE, standard_lead=MANDARIN, standard_text=MANDARIN_TEXT)
     following = factories.pair(project, local_lead=CANTONESE, standard_lead=MANDARIN, standard_text=MANDARIN_TEXT)
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -264,7 +267,7 @@ def test_skip_is_undone_by_key_and_typing_survives_sign_out_and_back(
 ):
     first = factories.pair(project, local_lead=CANTONESE, standard_lead=MANDARIN)
     second = factories.pair(project, local_lead=CANTONESE, standard_lead=MANDARIN)
-    services.pair_claim_next(project=project, user=annotator)
+    pair_claim_next(project=project, user=annotator)
     page.set_viewport_size({"width": 390, "height": 844})
     log_in(page, "annotator")
     page.goto(first.get_absolute_url())
@@ -338,11 +341,11 @@ def test_find_in_lead_gives_exact_code_point_offsets_in_bavarian_and_arabic(
     page: Page, coordinator, annotator, lead, language, start, expected
 ):
     project = factories.project(coordinator, local_language=language[0], standard_language=language[1])
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
     factories.pair(project, local_lead=lead, standard_lead="-")
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     log_in(page, "annotator")
     page.goto(pair.get_absolute_url())
     expect(page.locator("#keys-toggle")).to_be_visible()
@@ -355,13 +358,13 @@ def test_find_in_lead_gives_exact_code_point_offsets_in_bavarian_and_arabic(
 
 
 def test_the_document_qa_page_shows_wiki_headings_and_keeps_exact_offsets_after_them(page: Page, project, annotator):
-    services.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     local_text = CANTONESE + "\n== 歷史 ==\n𠵱家嘅𨋢多數係自動門。"
     factories.pair(project, local_lead=CANTONESE, local_text=local_text, standard_text=MANDARIN_TEXT)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
-    item = services.qa_item_create(pair=pair, user=annotator, kind="document")
+    pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = qa_item_create(pair=pair, user=annotator, kind="document")
     log_in(page, "annotator")
     page.goto(f"/projects/{project.slug}/pairs/{pair.pk}/document-qa/")
     expect(page.locator("#local-lead .wiki-heading")).to_have_text(["== 歷史 =="])

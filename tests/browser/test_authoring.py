@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation import services
 from annotation.models import EvidenceSpan, PagePair, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
 from tests import factories
 from tests.browser.conftest import log_in
 
@@ -148,7 +150,7 @@ def test_annotator_screens_selects_evidence_after_a_non_bmp_character_and_submit
 
 
 def test_keyboard_selection_past_a_non_bmp_character_adds_exact_evidence(page: Page, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     lead = page.locator("#local-lead")
@@ -183,7 +185,7 @@ def test_keyboard_selection_past_a_non_bmp_character_adds_exact_evidence(page: P
 
 def test_right_to_left_lead_evidence_has_exact_offsets(page: Page, coordinator, annotator):
     project = factories.project(coordinator, slug="arz-arb", local_language="arz", standard_language="arb")
-    services.membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
     factories.pair(
         project,
         local_title="كشري",
@@ -191,10 +193,10 @@ def test_right_to_left_lead_evidence_has_exact_offsets(page: Page, coordinator, 
         local_lead=ARABIC_LEAD,
         standard_lead=ARABIC_STANDARD,
     )
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
-    item = services.qa_item_create(pair=pair, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = qa_item_create(pair=pair, user=annotator)
 
     log_in(page, "annotator")
     page.goto(pair.get_absolute_url())
@@ -210,7 +212,7 @@ def test_right_to_left_lead_evidence_has_exact_offsets(page: Page, coordinator, 
 
 
 def test_stale_edit_shows_the_conflict_and_keeps_the_annotators_text(page: Page, context, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     other = context.new_page()
@@ -237,7 +239,7 @@ def test_stale_edit_shows_the_conflict_and_keeps_the_annotators_text(page: Page,
 
 
 def test_typing_offline_is_kept_and_saved_when_back_online(page: Page, context, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("Saved")
@@ -261,7 +263,7 @@ def test_typing_while_the_server_cannot_be_reached_is_kept_and_saved_when_it_ans
     page: Page, annotating_pair, annotator
 ):
     """The server is up but cannot save (its database restarting: a 503), then does not answer at all."""
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     expect(page.locator(f"#item-{item.pk}-status")).to_contain_text("Saved")
@@ -298,7 +300,7 @@ def test_typing_while_the_server_cannot_be_reached_is_kept_and_saved_when_it_ans
 
 
 def test_a_local_backup_newer_than_the_server_is_restored_and_saved(page: Page, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto("/accounts/login/")
     backup = {"question": "没保存的问题？", "answer_standard": "", "answer_local": "", "spans": "[]", "version": "1"}
@@ -366,7 +368,7 @@ def test_offset_conversion_module_in_the_browser(page: Page, live_server):
 
 def test_item_spans_json_is_what_the_server_validates(page: Page, annotating_pair, annotator):
     """A span added in the browser is stored as JSON code-point offsets the service accepts."""
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     select_text(page, "𠮶間")
@@ -381,7 +383,7 @@ def test_item_spans_json_is_what_the_server_validates(page: Page, annotating_pai
 
 
 def test_active_time_is_sent_when_the_annotator_leaves_the_page(page: Page, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
     page.goto(annotating_pair.get_absolute_url())
     card(page, item.pk).locator("textarea[name=question]").click()
@@ -405,7 +407,7 @@ STRICT_CSP = (
 
 
 def test_authoring_works_under_a_content_security_policy_without_unsafe_inline(page: Page, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     log_in(page, "annotator")
 
     def with_csp(route):

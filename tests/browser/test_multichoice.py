@@ -8,9 +8,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation import services as annotation_services
-from multichoice import services
+from annotation.services.members import membership_set
 from multichoice.models import TriviaItem
+from multichoice.services.items import trivia_item_create
+from multichoice.services.projects import trivia_project_create
 from tests.browser.conftest import log_in
 from tests.multichoice.conftest import CATEGORIES
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def trivia(coordinator, annotator, second_annotator, reviewer):
-    project = services.trivia_project_create(
+    project = trivia_project_create(
         name="Basque trivia",
         slug="basque-trivia",
         source_language="eus",
@@ -27,9 +28,9 @@ def trivia(coordinator, annotator, second_annotator, reviewer):
         categories=CATEGORIES,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=second_annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project
 
 
@@ -112,7 +113,7 @@ def test_entities_are_imported_with_visible_normalisation_generated_and_verified
     project = entities.entity_project_create(
         name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, created_by=coordinator
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     log_in(page, "coordinator")
     page.goto("/projects/companies/entities/")
     page.get_by_label("File").set_input_files({"name": "companies.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
@@ -184,7 +185,7 @@ def test_a_trivia_review_is_made_by_keyboard_and_enter_opens_the_next_item(page:
     from tests.multichoice.conftest import item_values
 
     for question in ("Non dago Atxondo?", "Non dago Ea?"):
-        services.trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
+        trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
     log_in(page, "reviewer")
     page.goto("/projects/basque-trivia/trivia/")
     page.locator("#trivia-review-next").click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation import people
+from accounts import people
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.browser

@@ -7,8 +7,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation import services as authoring
 from annotation.models import EvidenceSpan, QAItem
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
 from review.models import Verification
 from tests import factories
 from tests.browser.conftest import log_in
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: Page, project, annotator, reviewer):
-    authoring.project_update(project=project, lead_qa_min=1)
+    project_update(project=project, lead_qa_min=1)
     _, items = submitted_pair(project, annotator, evidences=("深水埗",), standard_text=STANDARD_TEXT)
     item = items[0]
 
@@ -97,11 +98,11 @@ def test_verification_search_highlights_matches_and_records_the_ticked_sentence(
 
 
 def test_a_document_qa_takes_its_evidence_from_the_local_full_text_under_a_time_box(page: Page, project, annotator):
-    authoring.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT, standard_text=STANDARD_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair_screen(pair=pair, user=annotator, decision="annotate")
 
     log_in(page, "annotator")
     page.goto(f"/projects/{project.slug}/pairs/{pair.pk}/")

@@ -129,9 +129,9 @@ def test_adjudication_by_keyboard_starts_with_nothing_chosen(page: Page, project
     from tests import factories
 
     other = factories.user("coordinator2")
-    from annotation import services as authoring
+    from annotation.services.members import membership_set
 
-    authoring.membership_set(project=project, user=other, roles={"coordinator"})
+    membership_set(project=project, user=other, roles={"coordinator"})
     pair, _ = submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
     for user, topic in ((coordinator, "science-math-technology"), (other, "history")):
         review_labels.label_set(pair=pair, user=user, kind="topic", value=topic)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import FilePayload, Page, expect
 
-from annotation import services as annotation_services
 from annotation.importers.sources import ImportSource
 from annotation.models import QAItem
+from annotation.services.members import membership_set
 from tests.browser.conftest import log_in
 from tests.validation.conftest import ARABIC_TSV, COLLECTED_TSV
 from validation import services
@@ -20,7 +20,7 @@ def validation_project(coordinator, reviewer, *, tasks: list[str], tsv: str = CO
     project = services.validation_project_create(
         name="Validation", slug="val", language=language, location="Qatar", created_by=coordinator
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     services.validation_settings_update(project=project, tasks=tasks)
     data = tsv.encode()
     services.validation_items_import(project=project, source=ImportSource("c.tsv", data=data), user=coordinator)

@@ -9,8 +9,8 @@ import os
 import pytest
 from playwright.sync_api import Page, expect
 
-from annotation import services as annotation_services
 from annotation.importers.sources import ImportSource
+from annotation.services.members import membership_set
 from exports.services import release_build_now, release_file_path
 from tests.browser.conftest import log_in
 from tests.validation.conftest import TSV_HEADER
@@ -44,7 +44,7 @@ def arabic_project(coordinator, reviewer):
     project = services.validation_project_create(
         name="تحقق الدوحة", slug="val-ar", language="arb", location="قطر", created_by=coordinator
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     services.validation_settings_update(project=project, tasks=ALL_TASKS)
     services.validation_items_import(
         project=project, source=ImportSource("c.tsv", data=ROWS.encode()), user=coordinator

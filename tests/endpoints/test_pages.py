@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from audit.models import Action, AuditEvent
 from endpoints.models import CachedReply, Endpoint, EndpointSecret, ModelCall
-from multichoice import services as trivia
+from multichoice.services.projects import trivia_project_create
 from tests.endpoints.conftest import make_endpoint
 from tests.model_stub import StubReply
 from tests.multichoice.conftest import CATEGORIES
@@ -218,7 +218,7 @@ def test_delete_keeps_the_calls_and_forgetting_the_cache_asks_again(client, proj
 
 
 def test_every_kind_of_project_has_the_page_in_its_settings_menu(client, coordinator, model_stub):
-    project = trivia.trivia_project_create(
+    project = trivia_project_create(
         name="Euskal trivia", slug="eus-trivia", source_language="eus", target_language="eng",
         categories=CATEGORIES, created_by=coordinator,
     )  # fmt: skip

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation import services as authoring
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.submission import pair_submit
 from exports import services as releases
 from exports.models import Release
 from tests import factories
@@ -56,17 +59,17 @@ def bar_world(db):
     annotator = factories.user("bar_annotator")
     researcher = factories.user("bar_researcher")
     project = factories.project(coordinator, slug="bar-deu", local_language="bar", standard_language="deu")
-    authoring.membership_set(project=project, user=annotator, roles={"annotator"})
-    authoring.membership_set(project=project, user=researcher, roles={"researcher"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=researcher, roles={"researcher"})
     factories.pair(project, local_lead=BAVARIAN_LEAD, standard_lead=GERMAN_LEAD)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    pair = authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair = pair_screen(pair=pair, user=annotator, decision="annotate")
     for question, answer, evidence in (
         ("Wovon ist München die Hauptstadt?", "Landeshauptstadt von Bayern", "Landeshauptstod vo Bayern"),
         ("Was gibt es auf dem Viktualienmarkt?", "Bier und Brezeln", "Bier und Brezn"),
     ):
         start = pair.local_lead.index(evidence)
-        authoring.qa_item_create(
+        qa_item_create(
             pair=pair,
             user=annotator,
             question=question,
@@ -74,7 +77,7 @@ def bar_world(db):
             answer_local=evidence,
             spans=[{"start": start, "end": start + len(evidence), "text": evidence}],
         )
-    authoring.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
     from annotation.models import QAItem
 
     QAItem.objects.filter(pair=pair).update(status=QAItem.Status.ACCEPTED)

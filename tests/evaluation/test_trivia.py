@@ -7,10 +7,10 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation import services as authoring
+from annotation.services.members import membership_set
 from evaluation.gold import release_gold
 from exports.services import release_build_now
-from multichoice import services
+from multichoice.services.files import trivia_import_jsonl
 from tests import factories
 from tests.conftest import api_as
 from tests.multichoice.conftest import item_values, trivia  # noqa: F401  (the fixture)
@@ -30,13 +30,13 @@ def trivia_release(trivia, coordinator):  # noqa: F811
         | {"target_question": f"Q {identifier}?", "target_candidates": ["a", "b", "c"]}
         for identifier, subset, answer, category in ITEMS
     ]
-    services.trivia_import_jsonl(
+    trivia_import_jsonl(
         project=trivia, data=b"".join(json.dumps(r).encode() + b"\n" for r in records), user=coordinator
     )
     release = release_build_now(project=trivia, user=coordinator, seed=3)
     assert release.status == "done", release.error
     researcher = factories.user("trivia_researcher")
-    authoring.membership_set(project=trivia, user=researcher, roles={"researcher"})
+    membership_set(project=trivia, user=researcher, roles={"researcher"})
     return {"release": release, "researcher": researcher, "slug": trivia.slug}
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services
 from annotation.models import PagePair, Project, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.submission import pair_submit
 from tests import factories
 
 LEAD = factories.CANTONESE_LEAD
@@ -34,11 +36,11 @@ def authored_pair(
 ) -> PagePair:
     """A pair screened, authored (one lead QA per evidence, optionally a document QA), submitted and given `status`."""
     factories.pair(project, **({"local_text": LOCAL_TEXT} | pair_fields))
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    pair = services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_screen(pair=pair, user=annotator, decision="annotate")
     for text in evidence:
-        services.qa_item_create(
+        qa_item_create(
             pair=pair,
             user=annotator,
             question=f"关于「{text}」的问题？",
@@ -47,7 +49,7 @@ def authored_pair(
             spans=[span(text, pair.local_lead)],
         )
     if document_evidence:
-        services.qa_item_create(
+        qa_item_create(
             pair=pair,
             user=annotator,
             kind=QAItem.Kind.DOCUMENT,
@@ -56,16 +58,16 @@ def authored_pair(
             answer_local="1958年",
             spans=[span(document_evidence, pair.local_text)],
         )
-    services.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
     QAItem.objects.filter(pair=pair).update(status=status)
     return pair
 
 
 def excluded_pair(project: Project, annotator, decision: str = "translated", note: str = "") -> PagePair:
     factories.pair(project)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    return services.pair_screen(pair=pair, user=annotator, decision=decision, note=note)
+    return pair_screen(pair=pair, user=annotator, decision=decision, note=note)
 
 
 @pytest.fixture

@@ -33,9 +33,9 @@ def test_the_both_leads_prompt_says_which_lead_is_which(project, annotator, coor
 
 
 def test_the_migration_names_the_leads_of_untouched_templates_only(project, coordinator):
-    from annotation import services as annotation
+    from annotation.services.projects import project_create
 
-    other = annotation.project_create(
+    other = project_create(
         name="Edited", slug="edited", local_language="yue", standard_language="cmn", created_by=coordinator
     )
     ExportSettings.objects.create(project=project, prompt_templates=dict(LEGACY_PROMPT_TEMPLATES))

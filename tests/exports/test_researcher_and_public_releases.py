@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.projects import project_update
 from review import reports as agreement_reports
 from tests.conftest import api_as
 
@@ -94,7 +94,7 @@ def test_agreement_reports_show_a_researcher_no_rater_names(client, release_worl
 
 
 def _public(project, coordinator) -> None:
-    authoring.project_update(project=project, actor=coordinator, releases_public=True)
+    project_update(project=project, actor=coordinator, releases_public=True)
 
 
 def test_releases_are_closed_to_non_members_until_the_project_publishes_them(client, release_world):

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from annotation import services as annotation
 from annotation.models import PagePair, QAItem
+from annotation.services.deletion import pair_delete
 from exports import services
 from exports.models import Release
 from tests.exports.conftest import authored_pair
@@ -77,9 +77,7 @@ def test_a_pair_deleted_while_the_build_runs_is_in_the_release_and_the_build_suc
     pairs = list(PagePair.objects.filter(project=five_pairs).order_by("-id"))
     last = pairs[0]  # its items come in the last chunk, after the change
 
-    release = _build_changing(
-        five_pairs, coordinator, monkeypatch, lambda: annotation.pair_delete(pair=last, user=coordinator)
-    )
+    release = _build_changing(five_pairs, coordinator, monkeypatch, lambda: pair_delete(pair=last, user=coordinator))
 
     assert release.status == Release.Status.DONE, release.error
     assert release.counts["lead_qa"] == 10

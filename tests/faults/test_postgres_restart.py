@@ -40,7 +40,7 @@ django.setup()
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
-from annotation.tokens import api_token_create
+from accounts.tokens import api_token_create
 call_command("migrate", verbosity=0)
 user = get_user_model().objects.create_user("restart", password="a long enough password 1")
 session = SessionStore()

@@ -62,10 +62,10 @@ def live_worker_env(replay_server, media_root) -> dict[str, str]:
 
 @pytest.fixture
 def second_reviewer(project):
-    from annotation import services
+    from annotation.services.members import membership_set
 
     user = factories.user("reviewer2")
-    services.membership_set(project=project, user=user, roles={"reviewer"})
+    membership_set(project=project, user=user, roles={"reviewer"})
     return user
 
 
@@ -109,11 +109,11 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
 def test_an_agreement_report_killed_mid_way_is_computed_once_by_the_next_worker(
     start_worker, project, coordinator, annotator, reviewer, second_reviewer
 ):
-    from annotation import services as authoring
+    from annotation.services.projects import project_update
     from review import judging as review_judging
     from review import queue as review_queue
 
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator)
     for user, judgments in ((reviewer, all_pass(project)), (second_reviewer, flag(project, "fluency", "stilted"))):
         slot = review_queue.review_claim(item=items[0], user=user)

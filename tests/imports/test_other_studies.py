@@ -14,10 +14,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation import services
 from annotation.importers.services import pairs_import
 from annotation.importers.sources import ImportSource
 from annotation.models import PagePair, QAItem, SourceRow
+from annotation.services.projects import project_region_vocabulary_map
 from annotation.wilova import file_name_mismatch, file_wikis, region_vocabulary_seed
 from exports.formats.wilova import wilova_file_bytes
 from review.models import ReviewSlot
@@ -374,10 +374,10 @@ def test_regions_mapped_through_the_api_import_with_the_fine_value_kept(
 
 def test_changing_the_vocabulary_after_an_import_does_not_change_the_write_back(nan_project):
     release = nan_release()
-    services.project_region_vocabulary_map(project=nan_project, mapping={"Fujian": "local", "Taiwan": "standard"})
+    project_region_vocabulary_map(project=nan_project, mapping={"Fujian": "local", "Taiwan": "standard"})
     pairs_import(project=nan_project, paths=sources(release))
 
-    services.project_region_vocabulary_map(project=nan_project, mapping={"Taiwan": "local"})
+    project_region_vocabulary_map(project=nan_project, mapping={"Taiwan": "local"})
 
     assert written_back(nan_project) == release
 

@@ -9,11 +9,14 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation import services as annotation_services
 from annotation.models import Project
+from annotation.services.members import membership_set
 from exports.services import release_build_now, release_file_path
-from multichoice import services as trivia_services
 from multichoice.entities import entity_project_create
+from multichoice.services.items import trivia_item_create
+from multichoice.services.projects import trivia_project_create, trivia_settings
+from multichoice.services.reviews import trivia_review
+from multichoice.services.translation import translation_claim_next, translation_submit
 from tests import factories
 from validation.services import validation_project_create
 
@@ -35,7 +38,7 @@ def kinds_projects(coordinator, annotator, reviewer):
     projects = {
         Project.Kind.WIKIPEDIA_QA: factories.project(coordinator, slug="yue-qa"),
         Project.Kind.VALIDATION: validation_project_create(name="Doha check", slug="doha", language="arb"),
-        Project.Kind.TRIVIA: trivia_services.trivia_project_create(
+        Project.Kind.TRIVIA: trivia_project_create(
             name="Basque trivia", slug="eus-trivia", source_language="eus", target_language="arb",
             categories=["Geografia"], created_by=coordinator,
         ),
@@ -44,9 +47,9 @@ def kinds_projects(coordinator, annotator, reviewer):
         ),
     }  # fmt: skip
     for project in projects.values():
-        annotation_services.membership_set(project=project, user=coordinator, roles={"coordinator"})
-        annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
-        annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+        membership_set(project=project, user=coordinator, roles={"coordinator"})
+        membership_set(project=project, user=annotator, roles={"annotator"})
+        membership_set(project=project, user=reviewer, roles={"reviewer"})
     return projects
 
 
@@ -104,7 +107,7 @@ def test_the_entity_review_queue_and_history_use_the_kind_s_words(kinds_projects
 
 def test_the_trivia_history_shows_candidates_not_answers_and_evidence(kinds_projects, annotator, reviewer):
     project = kinds_projects[Project.Kind.TRIVIA]
-    item = trivia_services.trivia_item_create(
+    item = trivia_item_create(
         project=project, user=annotator, question="Non dago Atxondo?",
         candidates=["Bizkaian", "Gipuzkoan", "Nafarroan"], answer=1,
         subset="local", category="Geografia", difficulty="easy",
@@ -120,7 +123,7 @@ def test_trivia_reviewers_per_item_are_on_the_trivia_settings_page(kinds_project
     client = _client(coordinator)
     page = client.get(reverse("trivia_settings", args=[project.slug])).content.decode()
     assert 'name="reviewers_per_item"' in page
-    version = trivia_services.trivia_settings(project).version
+    version = trivia_settings(project).version
     criteria = "\n".join(f"{c['key']} | {c['label']} | {c.get('help', '')}" for c in project.review_criteria)
     response = client.post(
         reverse("trivia_settings", args=[project.slug]),
@@ -133,7 +136,7 @@ def test_trivia_reviewers_per_item_are_on_the_trivia_settings_page(kinds_project
 
 def test_the_home_list_shows_each_kind_s_own_count(kinds_projects, coordinator, annotator):
     factories.pair(kinds_projects[Project.Kind.WIKIPEDIA_QA])
-    trivia_services.trivia_item_create(
+    trivia_item_create(
         project=kinds_projects[Project.Kind.TRIVIA], user=annotator, question="Non?", candidates=["a", "b", "c"],
         answer=0, subset="local", category="Geografia", difficulty="easy",
     )  # fmt: skip
@@ -147,11 +150,11 @@ def test_manifests_of_other_kinds_carry_no_wikipedia_settings_or_prompt_template
     kinds_projects, coordinator, annotator, reviewer
 ):
     project = kinds_projects[Project.Kind.TRIVIA]
-    item = trivia_services.trivia_item_create(
+    item = trivia_item_create(
         project=project, user=annotator, question="Non?", candidates=["a", "b", "c"], answer=0, subset="local",
         category="Geografia", difficulty="easy",
     )  # fmt: skip
-    trivia_services.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
     release = release_build_now(project=project, user=coordinator, seed=1)
     manifest = json.loads(release_file_path(release, "manifest.json").read_text(encoding="utf-8"))
     text = json.dumps(manifest)
@@ -177,18 +180,18 @@ def test_the_trivia_write_form_marks_no_candidate_and_keeps_each_label_with_its_
 
 def test_an_arabic_translation_is_typed_and_shown_right_to_left(kinds_projects, annotator, second_annotator, reviewer):
     project = kinds_projects[Project.Kind.TRIVIA]
-    annotation_services.membership_set(project=project, user=second_annotator, roles={"annotator"})
-    item = trivia_services.trivia_item_create(
+    membership_set(project=project, user=second_annotator, roles={"annotator"})
+    item = trivia_item_create(
         project=project, user=annotator, question="Non?", candidates=["a", "b", "c"], answer=0, subset="local",
         category="Geografia", difficulty="easy",
     )  # fmt: skip
-    trivia_services.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
-    claimed = trivia_services.translation_claim_next(project=project, user=second_annotator)
+    trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    claimed = translation_claim_next(project=project, user=second_annotator)
     page = _client(second_annotator).get(reverse("trivia_translate", args=[project.slug, claimed.item_id]))
     html = page.content.decode()
     assert '<textarea name="target_question" rows="2" lang="arb" dir="rtl"' in html
     assert 'name="target0" value="" lang="arb" dir="rtl"' in html
-    trivia_services.translation_submit(
+    translation_submit(
         item=claimed, user=second_annotator, target_question="أين؟", target_candidates=["أ", "ب", "ج"],
         problem_tags=[], problem_note="",
     )  # fmt: skip

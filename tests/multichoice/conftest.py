@@ -4,7 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from multichoice import services
+from multichoice.services.items import trivia_item_create, trivia_items
+from multichoice.services.projects import trivia_project_create
+from multichoice.services.reviews import trivia_review
+from multichoice.services.translation import translation_claim_next, translation_submit
 
 FIXTURES = Path("/work/shared/fixtures/bertaqa")
 CATEGORIES = ["Geografia eta Historia", "Zinema eta ikuskizunak"]
@@ -24,9 +27,9 @@ def item_values(**changes):
 
 @pytest.fixture
 def trivia(coordinator, annotator, second_annotator, reviewer):
-    from annotation import services as annotation_services
+    from annotation.services.members import membership_set
 
-    project = services.trivia_project_create(
+    project = trivia_project_create(
         name="Basque trivia",
         slug="basque-trivia",
         source_language="eus",
@@ -34,24 +37,24 @@ def trivia(coordinator, annotator, second_annotator, reviewer):
         categories=CATEGORIES,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=second_annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project
 
 
 @pytest.fixture
 def accepted_item(trivia, annotator, reviewer):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
     criteria = {c["key"]: True for c in trivia.review_criteria}
-    services.trivia_review(item=item, user=reviewer, criteria=criteria)
-    return services.trivia_items(trivia).get(pk=item.pk)
+    trivia_review(item=item, user=reviewer, criteria=criteria)
+    return trivia_items(trivia).get(pk=item.pk)
 
 
 @pytest.fixture
 def flagged_item(trivia, accepted_item, second_annotator):
-    item = services.translation_claim_next(project=trivia, user=second_annotator)
-    return services.translation_submit(
+    item = translation_claim_next(project=trivia, user=second_annotator)
+    return translation_submit(
         item=item,
         user=second_annotator,
         target_question="Where is Atxondo?",

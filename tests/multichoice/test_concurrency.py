@@ -10,10 +10,13 @@ from collections import Counter
 
 import pytest
 
-from annotation import services as annotation_services
+from annotation.services.members import membership_set
 from common.errors import InvalidState
 from multichoice import entities
-from multichoice import services as trivia_services
+from multichoice.services.items import trivia_item_create
+from multichoice.services.projects import trivia_project_create
+from multichoice.services.reviews import trivia_review, trivia_review_next
+from multichoice.services.translation import translation_claim_next
 from review.models import ReviewSlot
 from tests import factories
 from tests.annotation.test_concurrency import THREADS, run_at_once
@@ -28,7 +31,7 @@ def _entity_project(slug: str, verifiers: int):
     )
     people = [factories.user(f"{slug}-v{i}") for i in range(verifiers)]
     for person in people:
-        annotation_services.membership_set(project=project, user=person, roles={"reviewer"})
+        membership_set(project=project, user=person, roles={"reviewer"})
     entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
     entities.questions_generate(project=project)  # 8 entities x 3 attributes x 2 directions = 48
     return project, people
@@ -87,7 +90,7 @@ def test_an_expired_verification_claim_goes_to_the_next_verifier_and_the_first_i
 def test_reviewers_and_translators_asking_at_once_never_share_a_trivia_item():
     coordinator = factories.user("t-coord")
     author = factories.user("t-author")
-    project = trivia_services.trivia_project_create(
+    project = trivia_project_create(
         name="Race trivia",
         slug="race-trivia",
         source_language="eus",
@@ -95,22 +98,20 @@ def test_reviewers_and_translators_asking_at_once_never_share_a_trivia_item():
         categories=CATEGORIES,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=author, roles={"annotator"})
+    membership_set(project=project, user=author, roles={"annotator"})
     people = [factories.user(f"t{i}") for i in range(THREADS)]
     for person in people:
-        annotation_services.membership_set(project=project, user=person, roles={"annotator", "reviewer"})
+        membership_set(project=project, user=person, roles={"annotator", "reviewer"})
     for index in range(THREADS + 5):
-        trivia_services.trivia_item_create(project=project, user=author, **item_values(question=f"Q{index}?"))
+        trivia_item_create(project=project, user=author, **item_values(question=f"Q{index}?"))
 
-    reviews = run_at_once(THREADS, lambda i: trivia_services.trivia_review_next(project=project, user=people[i]))
+    reviews = run_at_once(THREADS, lambda i: trivia_review_next(project=project, user=people[i]))
     assert len({item.item_id for item in reviews}) == THREADS
 
     criteria = {c["key"]: True for c in project.review_criteria}
     for person, item in zip(people, reviews, strict=True):
-        trivia_services.trivia_review(item=item, user=person, criteria=criteria)
-    translations = run_at_once(
-        THREADS, lambda i: trivia_services.translation_claim_next(project=project, user=people[i])
-    )
+        trivia_review(item=item, user=person, criteria=criteria)
+    translations = run_at_once(THREADS, lambda i: translation_claim_next(project=project, user=people[i]))
 
     handed_out = [item.item_id for item in translations if item is not None]
     assert len(handed_out) == len(set(handed_out)) == THREADS, Counter(handed_out).most_common(3)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services as annotation_services
 from annotation.models import QAItem
+from annotation.services.members import membership_set
 from common.errors import InvalidInput, InvalidState
 from multichoice import entities as services
 from multichoice.models import Entity, EntityQuestion
@@ -60,7 +60,7 @@ def entity_project(coordinator, reviewer):
         seed=11,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     services.entities_import(project=project, data=CSV.encode(), name="companies.csv")
     return project
 
@@ -232,7 +232,7 @@ def test_a_rejected_question_is_rejected_and_leaves_the_queue(entity_project, re
 
 def test_a_question_another_verifier_holds_is_not_theirs_to_verify(entity_project, reviewer):
     other = factories.user("verifier2")
-    annotation_services.membership_set(project=entity_project, user=other, roles={"reviewer"})
+    membership_set(project=entity_project, user=other, roles={"reviewer"})
     services.questions_generate(project=entity_project)
     held = services.verification_next(project=entity_project, user=reviewer)
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation import services as annotation_services
+from annotation.services.members import membership_set
 from exports.services import release_build_now, release_file_path
 from multichoice import entities as services
 from multichoice.models import Entity, EntityQuestion
@@ -32,7 +32,7 @@ def companies(coordinator, reviewer):
         seed=5,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project
 
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from annotation import services as annotation_services
 from annotation.models import ImportJob
+from annotation.services.members import membership_set
 from multichoice import entities as services
 from tests.conftest import api_as
 from tests.multichoice.test_entities import ATTRIBUTES, CSV
@@ -36,8 +36,8 @@ def world(coordinator, annotator, reviewer, outsider, superuser):
     project = services.entity_project_create(
         name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, created_by=coordinator
     )
-    annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     services.entities_import(project=project, data=CSV.encode(), name="companies.csv")
     services.questions_generate(project=project)
     return {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from multichoice import services
 from multichoice.models import TriviaItem
+from multichoice.services.items import trivia_item_create
 from tests.conftest import api_as
 from tests.multichoice.conftest import FIXTURES, item_values
 
@@ -45,7 +45,7 @@ def test_the_import_page_imports_the_fixture_and_shows_the_balance(
 
 
 def test_the_csv_download_is_the_simple_layout(client, trivia, coordinator, annotator):
-    services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    trivia_item_create(project=trivia, user=annotator, **item_values())
     client.force_login(coordinator)
 
     response = client.get(reverse("trivia_export_csv", args=[trivia.slug]))
@@ -98,8 +98,8 @@ def test_the_api_takes_an_item_from_authoring_to_translation(
 
 
 def test_save_and_review_the_next_opens_the_next_item(client, trivia, annotator, reviewer):
-    first = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q1?"))
-    second = services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
+    first = trivia_item_create(project=trivia, user=annotator, **item_values(question="Q1?"))
+    second = trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
     client.force_login(reviewer)
     criteria = [c["key"] for c in trivia.review_criteria]
 

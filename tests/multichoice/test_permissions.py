@@ -13,9 +13,12 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from annotation import services as annotation_services
 from annotation.models import ImportJob
-from multichoice import services
+from annotation.services.members import membership_set
+from multichoice.services.files import trivia_import_jsonl
+from multichoice.services.items import trivia_item_create
+from multichoice.services.reviews import trivia_review
+from multichoice.services.translation import translation_claim_next, translation_submit
 from tests import factories
 from tests.conftest import api_as
 from tests.multichoice.conftest import item_values
@@ -51,27 +54,27 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
 
 
 def _accept(project, item, reviewer):
-    services.trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
 
 
 @pytest.fixture
 def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, superuser):
     author = factories.user("author")
-    annotation_services.membership_set(project=trivia, user=author, roles={"annotator"})
-    translated = services.trivia_item_create(project=trivia, user=author, **item_values(question="T?"))
+    membership_set(project=trivia, user=author, roles={"annotator"})
+    translated = trivia_item_create(project=trivia, user=author, **item_values(question="T?"))
     _accept(trivia, translated, reviewer)
-    held = services.translation_claim_next(project=trivia, user=annotator)
-    flagged = services.trivia_item_create(project=trivia, user=author, **item_values(question="F?"))
+    held = translation_claim_next(project=trivia, user=annotator)
+    flagged = trivia_item_create(project=trivia, user=author, **item_values(question="F?"))
     _accept(trivia, flagged, reviewer)
-    claimed = services.translation_claim_next(project=trivia, user=second_annotator)
-    services.translation_submit(
+    claimed = translation_claim_next(project=trivia, user=second_annotator)
+    translation_submit(
         item=claimed,
         user=second_annotator,
         target_question="F",
         target_candidates=["a", "b", "c"],
         problem_tags=["outdated"],
     )
-    in_review = services.trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
+    in_review = trivia_item_create(project=trivia, user=author, **item_values(question="A?"))
     line = {
         "id": "9",
         "category": "C",
@@ -81,7 +84,7 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
         "candidates": ["a", "b", "c"],
     }
     data = json.dumps(line | {"answer": 0, "target_question": "Q?", "target_candidates": ["a", "b", "c"]}).encode()
-    imported = services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)  # translated: no queue
+    imported = trivia_import_jsonl(project=trivia, data=data, user=coordinator)  # translated: no queue
     return {
         "slug": trivia.slug,
         "import": imported["import_id"],

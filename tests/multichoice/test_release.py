@@ -9,7 +9,9 @@ import json
 import pytest
 
 from exports.services import release_build_now, release_file_path
-from multichoice import services
+from multichoice.models import TriviaItem
+from multichoice.services.files import trivia_import_jsonl
+from multichoice.services.translation import translation_resolve
 from tests.multichoice.conftest import item_values
 
 
@@ -37,8 +39,8 @@ def translated(trivia, coordinator, flagged_item):
         item_values(id="o1", question="Open?"),
     ]
     data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
-    services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)
-    services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
+    trivia_import_jsonl(project=trivia, data=data, user=coordinator)
+    translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
     return trivia
 
 
@@ -49,7 +51,7 @@ def test_the_release_holds_translated_items_in_both_languages_with_subsets(trans
     names = {entry["name"] for entry in release.files}
     assert {"trivia.jsonl", "trivia_eus.csv", "trivia_eng.csv", "README.md", "manifest.json"} <= names
     records = {r["id"]: r for r in read_jsonl(release_file_path(release, "trivia.jsonl"))}
-    assert set(records) == {"g1", str(services.TriviaItem.objects.get(item__question="Where's Atxondo?").item_id)}
+    assert set(records) == {"g1", str(TriviaItem.objects.get(item__question="Where's Atxondo?").item_id)}
     hamlet = records["g1"]
     assert hamlet["subset"] == "global" and hamlet["original_answer"] == 1  # options are shuffled at release
     assert hamlet["eus"]["question"] == "Who wrote Hamlet?"
@@ -99,7 +101,7 @@ def six_written_first(trivia, coordinator):
         for n in range(6)
     ]
     data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
-    services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)
+    trivia_import_jsonl(project=trivia, data=data, user=coordinator)
     return trivia
 
 

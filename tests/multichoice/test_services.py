@@ -9,9 +9,20 @@ import orjson
 import pytest
 
 from annotation.models import ItemEvent, QAItem, QAItemRevision
+from annotation.services.members import membership_set
 from common.errors import InvalidInput, InvalidState
-from multichoice import services
 from multichoice.models import TriviaItem
+from multichoice.services.balance import trivia_balance
+from multichoice.services.files import trivia_export_csv, trivia_export_jsonl, trivia_import_csv, trivia_import_jsonl
+from multichoice.services.items import items_pair, trivia_item_create, trivia_item_rewrite, trivia_items
+from multichoice.services.projects import trivia_settings_update
+from multichoice.services.reviews import trivia_may_review, trivia_review, trivia_review_next, trivia_reviews
+from multichoice.services.translation import (
+    _check_tags,
+    translation_claim_next,
+    translation_resolve,
+    translation_submit,
+)
 from review.models import Judgment, ReviewSlot
 from tests.multichoice.conftest import FIXTURES, item_values
 
@@ -21,7 +32,7 @@ def _rows(data: bytes) -> list[dict[str, str]]:
 
 
 def test_an_item_is_a_shared_qa_item_in_the_review_queue_as_revision_1(trivia, annotator):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
 
     qa = QAItem.objects.get(pk=item.item_id)
     assert (qa.project_id, qa.author_id, qa.question, qa.status) == (
@@ -61,14 +72,14 @@ def test_an_item_is_a_shared_qa_item_in_the_review_queue_as_revision_1(trivia, a
 )
 def test_a_bad_item_is_refused_naming_the_field_and_nothing_is_written(trivia, annotator, changes, field):
     with pytest.raises(InvalidInput) as error:
-        services.trivia_item_create(project=trivia, user=annotator, **item_values(**changes))
+        trivia_item_create(project=trivia, user=annotator, **item_values(**changes))
 
     assert error.value.field == field
     assert not TriviaItem.objects.exists() and not QAItem.objects.exists()
 
 
 def test_difficulty_may_be_given_as_1_to_3(trivia, annotator):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values(difficulty="3"))
+    item = trivia_item_create(project=trivia, user=annotator, **item_values(difficulty="3"))
 
     assert item.difficulty == "hard"
 
@@ -77,7 +88,7 @@ def test_review_with_every_criterion_met_accepts_and_opens_the_item_to_translato
     assert accepted_item.status == QAItem.Status.ACCEPTED
     assert accepted_item.translation_status == TriviaItem.Translation.OPEN
     assert accepted_item.translation_label == "Waiting for a translator"
-    [review] = services.trivia_reviews(accepted_item)
+    [review] = trivia_reviews(accepted_item)
     assert review["criteria"] == {
         "one_correct": True,
         "plausible": True,
@@ -96,14 +107,14 @@ def test_review_with_every_criterion_met_accepts_and_opens_the_item_to_translato
 
 
 def test_an_unmet_criterion_sends_the_item_back_and_the_rewrite_is_revision_2(trivia, annotator, reviewer):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
-    services.trivia_review(item=item, user=reviewer, criteria={"one_correct": True}, comment="Distractors too easy")
-    item = services.trivia_items(trivia).get(pk=item.pk)
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
+    trivia_review(item=item, user=reviewer, criteria={"one_correct": True}, comment="Distractors too easy")
+    item = trivia_items(trivia).get(pk=item.pk)
     assert item.status == QAItem.Status.NEEDS_REWRITE
     flags = Judgment.objects.filter(item_id=item.item_id, verdict="flag")
     assert {(j.criterion, j.comment) for j in flags} >= {("plausible", "Distractors too easy")}
 
-    item = services.trivia_item_rewrite(
+    item = trivia_item_rewrite(
         item=item,
         user=annotator,
         version=item.item.version,
@@ -118,51 +129,49 @@ def test_an_unmet_criterion_sends_the_item_back_and_the_rewrite_is_revision_2(tr
     ]
     # a new review round on revision 2, which the same reviewer may take again
     assert ReviewSlot.objects.filter(item_id=item.item_id, revision__number=2, status="open").count() == 1
-    assert services.trivia_review_next(project=trivia, user=reviewer).pk == item.pk
+    assert trivia_review_next(project=trivia, user=reviewer).pk == item.pk
 
 
 def test_a_rejection_needs_a_comment_and_authors_cannot_review_their_own_items(trivia, annotator, reviewer):
-    from annotation import services as annotation_services
 
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
 
     with pytest.raises(InvalidInput):
-        services.trivia_review(item=item, user=reviewer, criteria={})
+        trivia_review(item=item, user=reviewer, criteria={})
     with pytest.raises(InvalidState):
-        services.trivia_review(item=item, user=annotator, criteria={})
+        trivia_review(item=item, user=annotator, criteria={})
     # an author who is also a reviewer is never handed their own item by the shared queue
-    annotation_services.membership_set(project=trivia, user=annotator, roles={"annotator", "reviewer"})
-    assert services.trivia_review_next(project=trivia, user=annotator) is None
-    assert not services.trivia_may_review(item, annotator)
+    membership_set(project=trivia, user=annotator, roles={"annotator", "reviewer"})
+    assert trivia_review_next(project=trivia, user=annotator) is None
+    assert not trivia_may_review(item, annotator)
 
 
 def test_two_reviewers_asked_for_share_the_round_and_accept_only_when_both_pass(trivia, annotator, reviewer):
-    from annotation import services as annotation_services
     from tests import factories
 
     trivia.reviewers_per_item = 2
     trivia.save(update_fields=["reviewers_per_item"])
     second = factories.user("reviewer2")
-    annotation_services.membership_set(project=trivia, user=second, roles={"reviewer"})
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    membership_set(project=trivia, user=second, roles={"reviewer"})
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
     criteria = {c["key"]: True for c in trivia.review_criteria}
 
-    assert services.trivia_review_next(project=trivia, user=reviewer).pk == item.pk
-    assert services.trivia_review_next(project=trivia, user=second).pk == item.pk  # the round's second slot
-    services.trivia_review(item=item, user=reviewer, criteria=criteria)
+    assert trivia_review_next(project=trivia, user=reviewer).pk == item.pk
+    assert trivia_review_next(project=trivia, user=second).pk == item.pk  # the round's second slot
+    trivia_review(item=item, user=reviewer, criteria=criteria)
     assert QAItem.objects.get(pk=item.item_id).status == QAItem.Status.SUBMITTED
     with pytest.raises(InvalidState):
-        services.trivia_review(item=item, user=reviewer, criteria=criteria)  # the same revision twice
-    services.trivia_review(item=item, user=second, criteria=criteria)
+        trivia_review(item=item, user=reviewer, criteria=criteria)  # the same revision twice
+    trivia_review(item=item, user=second, criteria=criteria)
 
     assert QAItem.objects.get(pk=item.item_id).status == QAItem.Status.ACCEPTED
-    assert len(services.trivia_reviews(item)) == 2
+    assert len(trivia_reviews(item)) == 2
 
 
 def test_the_review_criteria_are_project_settings(trivia):
     criteria = [{"key": "fun", "label": "Fun to answer", "help": ""}]
 
-    services.trivia_settings_update(project=trivia, review_criteria=criteria)
+    trivia_settings_update(project=trivia, review_criteria=criteria)
     trivia.refresh_from_db()
 
     assert [c["key"] for c in trivia.review_criteria] == ["fun"]
@@ -174,8 +183,8 @@ def test_the_fixture_csv_round_trips(trivia, coordinator, name):
 
     data = (FIXTURES / name).read_bytes()
 
-    report = services.trivia_import_csv(project=trivia, data=data, name=name, subset="local", user=coordinator)
-    exported = services.trivia_export_csv(trivia)
+    report = trivia_import_csv(project=trivia, data=data, name=name, subset="local", user=coordinator)
+    exported = trivia_export_csv(trivia)
 
     assert report["created"] == 50
     assert _rows(exported) == _rows(data)
@@ -184,7 +193,7 @@ def test_the_fixture_csv_round_trips(trivia, coordinator, name):
 
 
 def test_difficulty_1_to_3_maps_to_easy_medium_hard_on_import(trivia, coordinator):
-    services.trivia_import_csv(
+    trivia_import_csv(
         project=trivia, data=(FIXTURES / "both_correct_examples.csv").read_bytes(), subset="global", user=coordinator
     )
     first = TriviaItem.objects.select_related("item").get(external_id="1")
@@ -201,7 +210,7 @@ def test_a_bad_csv_row_names_line_and_field_and_writes_nothing(trivia, coordinat
     )
 
     with pytest.raises(InvalidInput) as error:
-        services.trivia_import_csv(project=trivia, data=data, subset="local", user=coordinator)
+        trivia_import_csv(project=trivia, data=data, subset="local", user=coordinator)
 
     assert "line 3 (id 2)" in error.value.message and "difficulty" in error.value.message
     assert not TriviaItem.objects.exists() and not QAItem.objects.exists()
@@ -209,9 +218,7 @@ def test_a_bad_csv_row_names_line_and_field_and_writes_nothing(trivia, coordinat
 
 def test_a_csv_without_a_subset_for_its_rows_is_refused(trivia, coordinator):
     with pytest.raises(InvalidInput, match="subset"):
-        services.trivia_import_csv(
-            project=trivia, data=(FIXTURES / "both_correct_examples.csv").read_bytes(), user=coordinator
-        )
+        trivia_import_csv(project=trivia, data=(FIXTURES / "both_correct_examples.csv").read_bytes(), user=coordinator)
 
 
 def test_jsonl_round_trips_with_translations(trivia, coordinator):
@@ -223,8 +230,8 @@ def test_jsonl_round_trips_with_translations(trivia, coordinator):
     ]
     data = b"".join(orjson.dumps(r) + b"\n" for r in records)
 
-    services.trivia_import_jsonl(project=trivia, data=data, user=coordinator)
-    out = [orjson.loads(line) for line in services.trivia_export_jsonl(trivia).splitlines()]
+    trivia_import_jsonl(project=trivia, data=data, user=coordinator)
+    out = [orjson.loads(line) for line in trivia_export_jsonl(trivia).splitlines()]
 
     assert [r["id"] for r in out] == ["a1", "a2"]
     assert out[0]["target_candidates"] == ["B", "G", "N"]
@@ -233,11 +240,11 @@ def test_jsonl_round_trips_with_translations(trivia, coordinator):
 
 
 def test_the_balance_counts_category_by_subset_by_difficulty_with_empty_cells(trivia, annotator):
-    services.trivia_item_create(project=trivia, user=annotator, **item_values())
-    services.trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
-    services.trivia_item_create(project=trivia, user=annotator, **item_values(subset="global", difficulty="hard"))
+    trivia_item_create(project=trivia, user=annotator, **item_values())
+    trivia_item_create(project=trivia, user=annotator, **item_values(question="Q2?"))
+    trivia_item_create(project=trivia, user=annotator, **item_values(subset="global", difficulty="hard"))
 
-    balance = services.trivia_balance(trivia)
+    balance = trivia_balance(trivia)
     rows = {row["category"]: row for row in balance["rows"]}
 
     assert rows["Geografia eta Historia"]["cells"]["local"]["easy"]["count"] == 2
@@ -247,27 +254,24 @@ def test_the_balance_counts_category_by_subset_by_difficulty_with_empty_cells(tr
 
 
 def test_two_translators_never_get_the_same_item_and_authors_not_their_own(trivia, accepted_item, annotator, reviewer):
-    from annotation import services as annotation_services
     from tests import factories
 
     other = factories.user("translator2")
-    annotation_services.membership_set(project=trivia, user=other, roles={"annotator"})
+    membership_set(project=trivia, user=other, roles={"annotator"})
 
-    assert services.translation_claim_next(project=trivia, user=annotator) is None  # the author
-    first = services.translation_claim_next(project=trivia, user=other)
+    assert translation_claim_next(project=trivia, user=annotator) is None  # the author
+    first = translation_claim_next(project=trivia, user=other)
     assert first.pk == accepted_item.pk
-    assert services.translation_claim_next(project=trivia, user=other).pk == first.pk  # held
-    assert services.translation_claim_next(project=trivia, user=reviewer) is None
+    assert translation_claim_next(project=trivia, user=other).pk == first.pk  # held
+    assert translation_claim_next(project=trivia, user=reviewer) is None
 
 
 def test_a_translation_keeps_the_order_and_the_correct_index(trivia, accepted_item, second_annotator):
-    item = services.translation_claim_next(project=trivia, user=second_annotator)
+    item = translation_claim_next(project=trivia, user=second_annotator)
 
     with pytest.raises(InvalidInput, match="every candidate"):
-        services.translation_submit(
-            item=item, user=second_annotator, target_question="Where?", target_candidates=["a", "b"]
-        )
-    item = services.translation_submit(
+        translation_submit(item=item, user=second_annotator, target_question="Where?", target_candidates=["a", "b"])
+    item = translation_submit(
         item=item, user=second_annotator, target_question="Where is Atxondo?", target_candidates=["B", "G", "N"]
     )
 
@@ -281,7 +285,7 @@ def test_a_problem_tag_sends_the_item_to_the_coordinator(flagged_item):
 
 
 def test_a_coordinator_fix_of_the_source_makes_a_new_revision(flagged_item, coordinator):
-    item = services.translation_resolve(
+    item = translation_resolve(
         item=flagged_item,
         user=coordinator,
         resolution="fix",
@@ -302,28 +306,28 @@ def test_a_coordinator_fix_of_the_source_makes_a_new_revision(flagged_item, coor
 
 
 def test_accept_keeps_the_translation_and_drop_leaves_the_item_out_of_exports(trivia, flagged_item, coordinator):
-    services.translation_resolve(item=flagged_item, user=coordinator, resolution="drop")
+    translation_resolve(item=flagged_item, user=coordinator, resolution="drop")
 
-    assert services.trivia_export_jsonl(trivia) == b""
+    assert trivia_export_jsonl(trivia) == b""
     qa = QAItem.objects.get(pk=flagged_item.item_id)
     assert qa.status == QAItem.Status.REJECTED
     event = ItemEvent.objects.get(item=qa, action=ItemEvent.Action.REJECTED)
     assert event.actor_id == coordinator.pk and "outdated" in event.note
     with pytest.raises(InvalidState):
-        services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
+        translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
 
 
 def test_an_unknown_resolution_or_tag_is_refused(flagged_item, coordinator):
     with pytest.raises(InvalidInput, match="resolution"):
-        services.translation_resolve(item=flagged_item, user=coordinator, resolution="maybe")
+        translation_resolve(item=flagged_item, user=coordinator, resolution="maybe")
     with pytest.raises(InvalidInput, match="problem_tags"):
-        services._check_tags(["boring"])
+        _check_tags(["boring"])
 
 
 def test_translations_and_resolutions_are_in_the_audit_log(trivia, flagged_item, coordinator, second_annotator):
     from audit.models import AuditEvent
 
-    services.translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
+    translation_resolve(item=flagged_item, user=coordinator, resolution="accept")
 
     # Ids are per table (the project may share the item's number): the item's own events only.
     events = AuditEvent.objects.filter(project=trivia, object_type="item", object_id=flagged_item.item_id).order_by(
@@ -337,11 +341,11 @@ def test_translations_and_resolutions_are_in_the_audit_log(trivia, flagged_item,
 
 
 def test_the_pair_holding_a_projects_items_cannot_be_deleted_with_them(accepted_item, coordinator):
-    from annotation import services as annotation_services
+    from annotation.services.deletion import pair_delete
 
-    holder = services.items_pair(accepted_item.project)
+    holder = items_pair(accepted_item.project)
     with pytest.raises(InvalidState, match="deleted one by one"):
-        annotation_services.pair_delete(pair=holder, user=coordinator)
+        pair_delete(pair=holder, user=coordinator)
     holder.refresh_from_db()
     assert holder.deleted_at is None
-    assert services.trivia_items(accepted_item.project).filter(pk=accepted_item.pk).exists()
+    assert trivia_items(accepted_item.project).filter(pk=accepted_item.pk).exists()

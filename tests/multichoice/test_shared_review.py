@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as annotation_services
-from multichoice import services
+from annotation.services.members import membership_set
+from multichoice.services.items import trivia_item_create, trivia_item_rewrite, trivia_items
+from multichoice.services.reviews import trivia_review
+from multichoice.services.translation import translation_resolve
 from review import reports
 from review import statistics as review_statistics
 from review.models import ReviewSlot
@@ -18,7 +20,7 @@ from tests.multichoice.conftest import item_values
 @pytest.fixture
 def second_reviewer(trivia):
     user = factories.user("reviewer2")
-    annotation_services.membership_set(project=trivia, user=user, roles={"reviewer"})
+    membership_set(project=trivia, user=user, roles={"reviewer"})
     return user
 
 
@@ -28,18 +30,15 @@ def reviewed(trivia, annotator, reviewer, second_reviewer):
     trivia.reviewers_per_item = 2
     trivia.save(update_fields=["reviewers_per_item"])
     items = [
-        services.trivia_item_create(project=trivia, user=annotator, **item_values(question=f"Q{index}?"))
-        for index in range(4)
+        trivia_item_create(project=trivia, user=annotator, **item_values(question=f"Q{index}?")) for index in range(4)
     ]
     every = {c["key"]: True for c in trivia.review_criteria}
     for index, item in enumerate(items):
-        services.trivia_review(item=item, user=reviewer, criteria=every)
+        trivia_review(item=item, user=reviewer, criteria=every)
         if index == 1:
-            services.trivia_review(
-                item=item, user=second_reviewer, criteria=every | {"plausible": False}, comment="Too easy"
-            )
+            trivia_review(item=item, user=second_reviewer, criteria=every | {"plausible": False}, comment="Too easy")
         else:
-            services.trivia_review(item=item, user=second_reviewer, criteria=every)
+            trivia_review(item=item, user=second_reviewer, criteria=every)
     return items
 
 
@@ -70,7 +69,7 @@ def test_the_reviewer_dashboard_counts_trivia_reviews(trivia, reviewed):
 def test_the_shared_review_queue_lists_trivia_items_and_its_review_screen_sends_to_the_trivia_page(
     client, trivia, annotator, reviewer
 ):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
     client.force_login(reviewer)
 
     queue = client.get(reverse("review_queue", args=[trivia.slug]))
@@ -86,7 +85,7 @@ def test_the_shared_review_queue_lists_trivia_items_and_its_review_screen_sends_
 
 
 def test_the_item_history_shows_every_revision_of_a_trivia_item(client, trivia, flagged_item, coordinator):
-    services.translation_resolve(
+    translation_resolve(
         item=flagged_item, user=coordinator, resolution="fix", source={"question": "Where is Atxondo now?"}
     )
     client.force_login(coordinator)
@@ -98,10 +97,10 @@ def test_the_item_history_shows_every_revision_of_a_trivia_item(client, trivia, 
 
 
 def test_the_item_history_diffs_the_candidates_of_a_rewrite(client, trivia, annotator, reviewer):
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
-    services.trivia_review(item=item, user=reviewer, criteria={}, comment="Gipuzkoa is too easy")
-    item = services.trivia_items(trivia).get(pk=item.pk)
-    services.trivia_item_rewrite(
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
+    trivia_review(item=item, user=reviewer, criteria={}, comment="Gipuzkoa is too easy")
+    item = trivia_items(trivia).get(pk=item.pk)
+    trivia_item_rewrite(
         item=item,
         user=annotator,
         version=item.item.version,

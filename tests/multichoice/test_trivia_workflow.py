@@ -9,8 +9,12 @@ import pytest
 from annotation.models import QAItem
 from audit.models import AuditEvent
 from common.errors import InvalidInput, InvalidState
-from multichoice import services
 from multichoice.models import TriviaImport, TriviaItem
+from multichoice.services.balance import trivia_balance, trivia_targets_set
+from multichoice.services.files import trivia_import_csv, trivia_import_undo, trivia_imports
+from multichoice.services.items import trivia_item_create, trivia_items
+from multichoice.services.projects import trivia_settings_update
+from multichoice.services.translation import translation_claim_next, translation_send_back, translation_submit
 from review.models import ReviewSlot
 from tests.multichoice.conftest import FIXTURES, item_values
 
@@ -20,7 +24,7 @@ INCORRECT = FIXTURES / "both_incorrect_examples.csv"
 
 def _import(trivia, path, user, data=None):
     data = path.read_bytes() if data is None else data
-    return services.trivia_import_csv(project=trivia, data=data, name=path.name, subset="local", user=user)
+    return trivia_import_csv(project=trivia, data=data, name=path.name, subset="local", user=user)
 
 
 def test_the_same_file_twice_is_recognised_and_imports_nothing(trivia, coordinator):
@@ -50,9 +54,9 @@ def test_records_already_there_are_skipped_by_source_id_and_reported(trivia, coo
 
 def test_a_record_without_an_id_is_recognised_by_its_content(trivia, coordinator):
     data = b"category,difficulty,question,candidate0,candidate1,candidate2,answer\nC,1,Q?,a,b,c,0\n"
-    services.trivia_import_csv(project=trivia, data=data, name="a.csv", subset="local", user=coordinator)
+    trivia_import_csv(project=trivia, data=data, name="a.csv", subset="local", user=coordinator)
 
-    report = services.trivia_import_csv(
+    report = trivia_import_csv(
         project=trivia, data=data + b"C,1,Other?,a,b,c,0\n", name="b.csv", subset="local", user=coordinator
     )
 
@@ -65,7 +69,7 @@ def test_an_id_twice_in_one_file_refuses_the_file(trivia, coordinator):
     )
 
     with pytest.raises(InvalidInput) as error:
-        services.trivia_import_csv(project=trivia, data=data, name="d.csv", subset="local", user=coordinator)
+        trivia_import_csv(project=trivia, data=data, name="d.csv", subset="local", user=coordinator)
 
     assert "d.csv line 3 (id 1): id: '1' is also on d.csv line 2" in error.value.message
     assert not TriviaItem.objects.exists() and not TriviaImport.objects.exists()
@@ -75,24 +79,24 @@ def test_an_import_is_undone_in_bulk_and_the_file_can_come_again(trivia, coordin
     report = _import(trivia, CORRECT, coordinator)
     _import(trivia, INCORRECT, coordinator)
     batch = TriviaImport.objects.get(pk=report["import_id"])
-    services.translation_claim_next(project=trivia, user=second_annotator)  # one item of the file is being translated
+    translation_claim_next(project=trivia, user=second_annotator)  # one item of the file is being translated
 
-    result = services.trivia_import_undo(batch=batch, user=coordinator)
+    result = trivia_import_undo(batch=batch, user=coordinator)
 
     assert result == {"import_id": batch.pk, "deleted": 50, "worked_on": 1}
-    assert services.trivia_items(trivia).count() == 50  # the other file's items stay
-    assert not services.trivia_items(trivia).filter(import_batch=batch).exists()
+    assert trivia_items(trivia).count() == 50  # the other file's items stay
+    assert not trivia_items(trivia).filter(import_batch=batch).exists()
     assert QAItem.objects.filter(trivia__import_batch=batch, deleted_at__isnull=False).count() == 50
     with pytest.raises(InvalidState):
-        services.trivia_import_undo(batch=batch, user=coordinator)
+        trivia_import_undo(batch=batch, user=coordinator)
     assert AuditEvent.objects.filter(project=trivia, action="item.deleted", details__undone_import=batch.pk).exists()
     assert _import(trivia, CORRECT, coordinator)["created"] == 50  # undone: the file is new again
-    assert services.trivia_imports(trivia).get(pk=batch.pk).live == 0
+    assert trivia_imports(trivia).get(pk=batch.pk).live == 0
 
 
 def _translated(trivia, accepted_item, translator):
-    item = services.translation_claim_next(project=trivia, user=translator)
-    return services.translation_submit(
+    item = translation_claim_next(project=trivia, user=translator)
+    return translation_submit(
         item=item,
         user=translator,
         target_question="Non dago Atxondo?",
@@ -104,8 +108,8 @@ def test_a_coordinator_sends_a_translation_back_to_its_translator(trivia, accept
     done = _translated(trivia, accepted_item, second_annotator)
 
     with pytest.raises(InvalidInput):
-        services.translation_send_back(item=done, user=coordinator, note=" ")
-    back = services.translation_send_back(item=done, user=coordinator, note="Use the Basque place names.")
+        translation_send_back(item=done, user=coordinator, note=" ")
+    back = translation_send_back(item=done, user=coordinator, note="Use the Basque place names.")
 
     assert (back.translation_status, back.translator_id, back.sent_back_note) == (
         "claimed",
@@ -113,8 +117,8 @@ def test_a_coordinator_sends_a_translation_back_to_its_translator(trivia, accept
         "Use the Basque place names.",
     )
     assert back.target_question == "Non dago Atxondo?"  # kept for the translator to change
-    assert services.translation_claim_next(project=trivia, user=second_annotator).pk == back.pk  # theirs again
-    again = services.translation_submit(
+    assert translation_claim_next(project=trivia, user=second_annotator).pk == back.pk  # theirs again
+    again = translation_submit(
         item=back,
         user=second_annotator,
         target_question="Non dago Atxondo?",
@@ -126,30 +130,30 @@ def test_a_coordinator_sends_a_translation_back_to_its_translator(trivia, accept
 
 def test_sending_back_an_untranslated_item_is_refused(accepted_item, coordinator):
     with pytest.raises(InvalidState):
-        services.translation_send_back(item=accepted_item, user=coordinator, note="Again")
+        translation_send_back(item=accepted_item, user=coordinator, note="Again")
 
 
 def test_reviewers_per_item_come_from_the_trivia_settings(trivia, annotator, coordinator):
-    services.trivia_settings_update(project=trivia, reviewers_per_item=2, actor=coordinator)
+    trivia_settings_update(project=trivia, reviewers_per_item=2, actor=coordinator)
     trivia.refresh_from_db()
 
-    item = services.trivia_item_create(project=trivia, user=annotator, **item_values())
+    item = trivia_item_create(project=trivia, user=annotator, **item_values())
 
     assert trivia.reviewers_per_item == 2
     assert ReviewSlot.objects.filter(item_id=item.item_id).count() == 2
     with pytest.raises(InvalidInput):
-        services.trivia_settings_update(project=trivia, reviewers_per_item=0)
+        trivia_settings_update(project=trivia, reviewers_per_item=0)
 
 
 def test_the_balance_marks_the_emptiest_cells_and_counts_against_targets(trivia, coordinator, accepted_item):
     _import(trivia, CORRECT, coordinator)
-    services.trivia_targets_set(
+    trivia_targets_set(
         project=trivia,
         targets={"Geografia eta Historia": {"local": {"easy": 40, "hard": ""}}, "Zinema eta ikuskizunak": {}},
         actor=coordinator,
     )
 
-    balance = services.trivia_balance(trivia)
+    balance = trivia_balance(trivia)
     rows = {row["category"]: row for row in balance["rows"]}
     easy = rows["Geografia eta Historia"]["cells"]["local"]["easy"]
 
@@ -159,7 +163,7 @@ def test_the_balance_marks_the_emptiest_cells_and_counts_against_targets(trivia,
     assert rows["Geografia eta Historia"]["cells"]["global"]["easy"]["low"]  # no global item at all
     assert not easy["low"]
     with pytest.raises(InvalidInput) as error:
-        services.trivia_targets_set(project=trivia, targets={"Geografia eta Historia": {"local": {"easy": -1}}})
+        trivia_targets_set(project=trivia, targets={"Geografia eta Historia": {"local": {"easy": -1}}})
     assert error.value.field == "targets.Geografia eta Historia.local.easy"
 
 
@@ -167,8 +171,8 @@ def test_the_translated_only_balance_counts_what_a_release_takes(trivia, coordin
     _import(trivia, CORRECT, coordinator)
     _translated(trivia, accepted_item, second_annotator)  # the first accepted item (ours, written in review)
 
-    everything = services.trivia_balance(trivia)
-    translated = services.trivia_balance(trivia, translated_only=True)
+    everything = trivia_balance(trivia)
+    translated = trivia_balance(trivia, translated_only=True)
 
     assert everything["total"] == 51
     assert translated["total"] == 1 and translated["translated_only"]

@@ -6,8 +6,11 @@ from typing import Any
 
 import pytest
 
-from annotation import services
 from annotation.models import PagePair, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.submission import pair_submit
 from tests import factories
 
 LEAD = factories.CANTONESE_LEAD
@@ -21,7 +24,7 @@ def span_of(text: str, document: str = LEAD) -> dict[str, Any]:
 
 
 def complete_item(pair: PagePair, user, evidence: str, **extra: Any) -> QAItem:
-    return services.qa_item_create(
+    return qa_item_create(
         pair=pair,
         user=user,
         question=f"关于{evidence}的问题？",
@@ -34,11 +37,11 @@ def complete_item(pair: PagePair, user, evidence: str, **extra: Any) -> QAItem:
 
 def submitted_pair(project, annotator, evidences=("深水埗", "姓陳"), **pair_fields) -> tuple[PagePair, list[QAItem]]:
     factories.pair(project, **pair_fields)
-    pair = services.pair_claim_next(project=project, user=annotator)
+    pair = pair_claim_next(project=project, user=annotator)
     assert pair is not None
-    services.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     items = [complete_item(pair, annotator, evidence) for evidence in evidences]
-    services.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
     for item in items:
         item.refresh_from_db()
     return pair, items
@@ -53,7 +56,7 @@ def submitted(project, annotator):
 @pytest.fixture
 def second_reviewer(project):
     user = factories.user("reviewer2")
-    services.membership_set(project=project, user=user, roles={"reviewer"})
+    membership_set(project=project, user=user, roles={"reviewer"})
     return user
 
 

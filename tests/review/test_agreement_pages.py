@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.projects import project_update
 from review import judging as review_judging
 from review import queue as review_queue
 from review import reports
@@ -28,7 +28,7 @@ def review(user, item, judgments):
 @pytest.fixture
 def reviewed(project, annotator, reviewer, second_reviewer):
     """Two items, both reviewed by two reviewers who disagree on the fluency of the second."""
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator)
     review(reviewer, items[0], all_pass(project))
     review(second_reviewer, items[0], all_pass(project))

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import services as authoring
 from annotation.models import Screening
+from annotation.services.members import membership_set
+from annotation.services.projects import project_update
 from common.jobs import stale_seconds
 from review import judging as review_judging
 from review import labels as review_labels
@@ -37,7 +38,7 @@ def review(project, user, item, judgments):
 @pytest.fixture
 def two_reviewers(project, reviewer, second_reviewer, annotator):
     """Four items, each reviewed by both reviewers; they disagree on fluency of the second item only."""
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     pair, items = four_items(project, annotator)
     verdicts = {  # item index: (reviewer's fluency, second reviewer's fluency)
         0: ("pass", "pass"),
@@ -100,7 +101,7 @@ def test_strata_by_topic_region_and_annotator(project, two_reviewers, annotator)
 
 def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coordinator, annotator):
     second = factories.user("coordinator2")
-    authoring.membership_set(project=project, user=second, roles={"coordinator"})
+    membership_set(project=project, user=second, roles={"coordinator"})
     pairs = [submitted_pair(project, annotator)[0] for _ in range(3)]
     topics = {coordinator: ["food", "food", "history"], second: ["food", "sport", "history"]}
     for user, values in topics.items():
@@ -126,7 +127,7 @@ def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coo
 
 def test_labels_count_as_they_were_before_the_labellers_saw_each_other(project, coordinator, annotator):
     second = factories.user("coordinator2")
-    authoring.membership_set(project=project, user=second, roles={"coordinator"})
+    membership_set(project=project, user=second, roles={"coordinator"})
     pair = submitted_pair(project, annotator)[0]
     review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="history", version=0)
     review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food", version=1)  # still blind: counts
@@ -230,7 +231,7 @@ def test_a_burst_of_reviews_queues_one_report(
     monkeypatch.setattr(
         "review.tasks.agreement_report_task.apply_async", lambda args, countdown: sent.append((args, countdown))
     )
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = four_items(project, annotator)
 
     with django_capture_on_commit_callbacks(execute=True):

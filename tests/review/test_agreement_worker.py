@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.projects import project_update
 from review import judging as review_judging
 from review import queue as review_queue
 from review.models import AgreementReport
@@ -22,7 +22,7 @@ def review(user, item, judgments):
 def test_a_report_queued_through_the_api_is_computed_by_the_worker_and_shown(
     live_worker, client, project, coordinator, annotator, reviewer, second_reviewer
 ):
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator)
     review(reviewer, items[0], all_pass(project))
     review(second_reviewer, items[0], flag(project, "fluency", "stilted"))

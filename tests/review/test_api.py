@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from annotation.models import QAItem
+from annotation.services.members import membership_set
 from review import judging as review_judging
 from review import queue as review_queue
 from review.models import ArticleLabel
@@ -139,9 +140,8 @@ def test_labels_stay_hidden_until_both_labellers_are_done_then_disagreement_goes
 ):
     pair, _ = submitted
     second = factories.user("coordinator2")
-    from annotation import services as authoring
 
-    authoring.membership_set(project=project, user=second, roles={"coordinator"})
+    membership_set(project=project, user=second, roles={"coordinator"})
     first_client, second_client = api_as(coordinator), api_as(second)
     labels = url(project.slug, f"pairs/{pair.pk}/labels/")
     for client, topic in ((first_client, "food"), (second_client, "history")):
@@ -284,13 +284,14 @@ def test_coordinator_adds_a_criterion_and_reviewers_must_judge_it(project, coord
 
 
 def test_an_annotator_starts_a_document_qa_through_the_api_and_sees_its_time_box(project, annotator):
-    from annotation import services as authoring
+    from annotation.services.pairs import pair_claim_next, pair_screen
+    from annotation.services.projects import project_update
     from tests.review.conftest import LOCAL_TEXT
 
-    authoring.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     client = api_as(annotator)
     path = url(project.slug, f"pairs/{pair.pk}/document-qa/")
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from annotation import services as authoring
+from annotation.services.members import membership_set
 from common.errors import InvalidState, StaleEdit
 from review import judging as review_judging
 from review import queue as review_queue
@@ -23,10 +23,10 @@ def _project_with_reviewers(slug: str, count: int, reviewers_per_item: int = 1):
     coordinator = factories.user(f"coord-{slug}")
     project = factories.project(coordinator, slug=slug, reviewers_per_item=reviewers_per_item)
     author = factories.user(f"author-{slug}")
-    authoring.membership_set(project=project, user=author, roles={"annotator"})
+    membership_set(project=project, user=author, roles={"annotator"})
     reviewers = [factories.user(f"rev{i}-{slug}") for i in range(count)]
     for reviewer in reviewers:
-        authoring.membership_set(project=project, user=reviewer, roles={"reviewer"})
+        membership_set(project=project, user=reviewer, roles={"reviewer"})
     return project, author, reviewers
 
 

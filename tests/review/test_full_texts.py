@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.items import qa_item_create
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from review import queue as review_queue
 from tests import factories
 from tests.review.conftest import LOCAL_TEXT, complete_item, span_of
@@ -15,10 +18,10 @@ STANDARD_WITH_HEADINGS = "这是一家茶餐厅。\n== 历史 ==\n老板姓陈�
 
 
 def _document_pair(project, annotator):
-    authoring.project_update(project=project, collect_document_qa=True, lead_qa_min=1)
+    project_update(project=project, collect_document_qa=True, lead_qa_min=1)
     factories.pair(project, local_text=LOCAL_TEXT, standard_text=STANDARD_WITH_HEADINGS)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     return pair
 
 
@@ -42,11 +45,11 @@ def test_the_document_qa_page_shows_the_standard_headings_as_headings_and_offers
 def test_the_review_of_a_document_qa_shows_the_standard_full_text(client, project, annotator, reviewer):
     pair = _document_pair(project, annotator)
     complete_item(pair, annotator, "深水埗")
-    authoring.qa_item_create(
+    qa_item_create(
         pair=pair, user=annotator, kind="document", question="几种茶叶？", answer_standard="五种",
         answer_local="五種", spans=[span_of("五種茶葉", LOCAL_TEXT)],
     )  # fmt: skip
-    authoring.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
     document = pair.items.get(kind="document")
     slot = review_queue.review_claim(item=document, user=reviewer)
     client.force_login(reviewer)

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from annotation.tokens import api_token_create
+from accounts.tokens import api_token_create
 from tests import factories
 from tests.review.conftest import span_of
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services as authoring
+from annotation.services.members import membership_set
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import labels as review_labels
 from review.models import ArticleLabel, FinalLabel
@@ -14,7 +14,7 @@ from tests import factories
 @pytest.fixture
 def labellers(project, coordinator):
     other = factories.user("coordinator2")
-    authoring.membership_set(project=project, user=other, roles={"coordinator"})
+    membership_set(project=project, user=other, roles={"coordinator"})
     return coordinator, other
 
 

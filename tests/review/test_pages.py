@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from review import decisions as review_decisions
 from review import judging as review_judging
 from review import labels as review_labels
@@ -44,9 +48,7 @@ def test_user_text_in_the_diff_is_escaped(client, project, annotator, reviewer, 
         slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
     )
     item.refresh_from_db()
-    item = authoring.qa_item_update(
-        item=item, user=annotator, version=item.version, question='<img src=x onerror="1">？'
-    )
+    item = qa_item_update(item=item, user=annotator, version=item.version, question='<img src=x onerror="1">？')
     review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     client.force_login(coordinator)
 
@@ -68,10 +70,10 @@ def test_a_coordinator_rejects_with_a_reason_from_the_history_page(client, proje
 
 
 def test_the_document_qa_page_shows_the_local_full_text_and_the_time_box(client, project, annotator):
-    authoring.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     client.force_login(annotator)
     url = reverse("document_qa", args=[project.slug, pair.pk])
 
@@ -97,7 +99,7 @@ def test_a_labeller_does_not_see_the_other_labellers_choice_until_both_are_done(
 ):
     pair, _ = submitted
     other = factories.user("coordinator2")
-    authoring.membership_set(project=project, user=other, roles={"coordinator"})
+    membership_set(project=project, user=other, roles={"coordinator"})
     review_labels.label_set(pair=pair, user=other, kind="topic", value="sport")
     review_labels.label_set(pair=pair, user=other, kind="region", value="standard")
     client.force_login(coordinator)
@@ -181,16 +183,16 @@ def test_a_judgment_missing_a_verdict_is_shown_again_with_what_was_chosen(client
 def test_the_review_screen_of_a_document_qa_highlights_its_evidence_in_the_full_text(
     client, project, annotator, reviewer
 ):
-    authoring.project_update(project=project, collect_document_qa=True, lead_qa_min=1)
+    project_update(project=project, collect_document_qa=True, lead_qa_min=1)
     factories.pair(project, local_text=LOCAL_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     complete_item(pair, annotator, "深水埗")
-    authoring.qa_item_create(
+    qa_item_create(
         pair=pair, user=annotator, kind="document", question="几种茶叶？", answer_standard="五种",
         answer_local="五種", spans=[span_of("五種茶葉", LOCAL_TEXT)],
     )  # fmt: skip
-    authoring.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
     document = pair.items.get(kind="document")
     slot = review_queue.review_claim(item=document, user=reviewer)
     client.force_login(reviewer)
@@ -226,7 +228,7 @@ def test_the_review_screen_of_a_rewritten_item_shows_the_earlier_flags_its_evide
         slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "Typo <b>here</b>")
     )
     item.refresh_from_db()
-    item = authoring.qa_item_update(item=item, user=annotator, version=item.version, question="这家茶餐厅在哪里？")
+    item = qa_item_update(item=item, user=annotator, version=item.version, question="这家茶餐厅在哪里？")
     item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     review_verification.verification_record(item=item, user=second_reviewer, result="not_found", version=0)
     again = review_queue.review_claim(item=item, user=second_reviewer)

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.members import membership_set
 from common.errors import InvalidState
 from review import judging as review_judging
 from review import labels as review_labels
@@ -77,7 +77,7 @@ def test_a_second_labeller_is_told_when_the_pair_has_its_labellers(project, coor
     pair, _ = submitted_pair(project, annotator)
     others = [factories.user(f"labeller{i}") for i in range(3)]
     for other in others:
-        authoring.membership_set(project=project, user=other, roles={"coordinator"})
+        membership_set(project=project, user=other, roles={"coordinator"})
     review_labels.label_set(pair=pair, user=others[0], kind="topic", value="food")
     review_labels.label_set(pair=pair, user=others[1], kind="topic", value="food")
     with pytest.raises(InvalidState, match="already has its 2 labellers"):

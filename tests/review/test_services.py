@@ -7,8 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import services as authoring
 from annotation.models import ItemEvent, QAItem, QAItemRevision
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.members import membership_set
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import decisions as review_decisions
 from review import history as review_history
@@ -43,13 +47,13 @@ def test_submitting_a_pair_opens_one_review_slot_per_item_and_records_the_submis
 
 
 def test_a_project_asking_for_two_reviewers_opens_two_slots(project, annotator, coordinator):
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator)
     assert ReviewSlot.objects.filter(item=items[0]).count() == 2
 
 
 def test_the_queue_never_hands_an_item_to_its_author(project, annotator, submitted):
-    authoring.membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
     assert review_queue.review_claim_next(project=project, user=annotator) is None
 
 
@@ -130,7 +134,7 @@ def test_a_flag_sends_the_item_back_for_a_rewrite_with_the_comment(project, revi
 def test_with_two_reviewers_the_item_is_decided_when_both_have_judged(
     project, annotator, reviewer, second_reviewer, coordinator
 ):
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"))
     item = items[0]
     review_judging.review_submit(
@@ -150,7 +154,7 @@ def test_with_two_reviewers_the_item_is_decided_when_both_have_judged(
 def test_with_two_reviewers_an_earlier_flag_sends_the_item_back_when_the_second_passes(
     project, annotator, reviewer, second_reviewer, coordinator
 ):
-    authoring.project_update(project=project, reviewers_per_item=2)
+    project_update(project=project, reviewers_per_item=2)
     _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"))
     item = items[0]
     for user, judgments in ((reviewer, flag(project, "fluency", "Typo")), (second_reviewer, all_pass(project))):
@@ -181,7 +185,7 @@ def test_a_reviewer_cannot_review_the_same_revision_twice(project, reviewer, sub
 
 
 def test_self_review_is_refused(project, annotator, submitted):
-    authoring.membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator", "reviewer"})
     _, items = submitted
     with pytest.raises(InvalidState, match="You wrote this item"):
         review_queue.review_claim(item=items[0], user=annotator)
@@ -231,9 +235,7 @@ def test_rejecting_needs_a_reason_and_the_current_version(project, coordinator, 
 def test_author_rewrites_a_flagged_item_and_it_is_reviewed_again(project, annotator, reviewer, submitted):
     slot = review(project, reviewer, flag(project, "standalone", "Name the restaurant."))
     item = QAItem.objects.get(pk=slot.item_id)
-    item = authoring.qa_item_update(
-        item=item, user=annotator, version=item.version, question="深水埗那家茶餐厅位于哪个区？"
-    )
+    item = qa_item_update(item=item, user=annotator, version=item.version, question="深水埗那家茶餐厅位于哪个区？")
     item = review_decisions.qa_item_resubmit(item=item, user=annotator, version=item.version)
     assert item.status == "submitted"
     revisions = list(item.revisions.order_by("number"))
@@ -272,7 +274,7 @@ def test_only_the_author_resubmits_and_only_items_sent_back(project, annotator, 
 def test_a_submitted_item_stays_read_only_for_its_author(project, annotator, submitted):
     _, items = submitted
     with pytest.raises(InvalidState):
-        authoring.qa_item_update(item=items[0], user=annotator, version=items[0].version, question="x")
+        qa_item_update(item=items[0], user=annotator, version=items[0].version, question="x")
 
 
 def test_a_reviewer_rewrites_directly_when_the_project_allows_it(
@@ -367,42 +369,40 @@ def test_the_search_marks_exact_and_close_matches_per_sentence():
 def test_a_document_qa_takes_evidence_from_the_full_text_but_not_a_lead_items(project, annotator, coordinator):
     from tests.review.conftest import LOCAL_TEXT
 
-    authoring.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     complete_item(pair, annotator, "深水埗")
-    document = authoring.qa_item_create(pair=pair, user=annotator, kind="document")
+    document = qa_item_create(pair=pair, user=annotator, kind="document")
     with pytest.raises(InvalidInput, match="already used by a lead-section QA"):
-        authoring.qa_item_update(
-            item=document, user=annotator, version=document.version, spans=[span_of("深水埗", LOCAL_TEXT)]
-        )
-    saved = authoring.qa_item_update(
+        qa_item_update(item=document, user=annotator, version=document.version, spans=[span_of("深水埗", LOCAL_TEXT)])
+    saved = qa_item_update(
         item=document, user=annotator, version=document.version, spans=[span_of("五種茶葉", LOCAL_TEXT)]
     )
     assert saved.spans.get().document == "local_text"
     with pytest.raises(InvalidState, match="at most one"):
-        authoring.qa_item_create(pair=pair, user=annotator, kind="document")
+        qa_item_create(pair=pair, user=annotator, kind="document")
     assert review_history.time_box(saved)["minutes"] == project.document_qa_minutes
 
 
 def test_a_pair_is_not_submitted_when_a_lead_item_took_the_document_qas_evidence(project, annotator):
     from tests.review.conftest import LOCAL_TEXT
 
-    authoring.project_update(project=project, collect_document_qa=True)
+    project_update(project=project, collect_document_qa=True)
     factories.pair(project, local_text=LOCAL_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
     lead_items = [complete_item(pair, annotator, evidence) for evidence in ("深水埗", "姓陳")]
-    authoring.qa_item_create(
+    qa_item_create(
         pair=pair, user=annotator, kind="document", question="问？", answer_standard="答", answer_local="答",
         spans=[span_of("菠蘿油", LOCAL_TEXT)],
     )  # fmt: skip
     lead = lead_items[0]
-    authoring.qa_item_update(item=lead, user=annotator, version=lead.version, spans=[span_of("菠蘿油")])
+    qa_item_update(item=lead, user=annotator, version=lead.version, spans=[span_of("菠蘿油")])
 
     with pytest.raises(InvalidInput) as error:
-        authoring.pair_submit(pair=pair, user=annotator)
+        pair_submit(pair=pair, user=annotator)
     assert error.value.field == "items[3].spans"
     assert "already used by a lead-section QA" in error.value.message
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as authoring
+from annotation.services.items import qa_item_create, qa_item_update
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from common.errors import InvalidInput
 from exports import services as exports
 from exports.readiness import release_readiness
@@ -25,9 +28,9 @@ pytestmark = pytest.mark.django_db
 def _draft(project, annotator):
     """An annotating pair (with the standard full text) and one draft lead item whose answer is 姓陈."""
     factories.pair(project, standard_text=STANDARD_TEXT)
-    pair = authoring.pair_claim_next(project=project, user=annotator)
-    authoring.pair_screen(pair=pair, user=annotator, decision="annotate")
-    item = authoring.qa_item_create(
+    pair = pair_claim_next(project=project, user=annotator)
+    pair_screen(pair=pair, user=annotator, decision="annotate")
+    item = qa_item_create(
         pair=pair,
         user=annotator,
         question="老板姓什么？",
@@ -60,7 +63,7 @@ def test_a_verification_records_the_answer_text_and_the_search_it_checked(projec
 def test_a_changed_answer_makes_the_verification_no_longer_current_on_the_authoring_page(client, project, annotator):
     pair, item = _draft(project, annotator)
     _found(item, annotator)
-    item = authoring.qa_item_update(item=item, user=annotator, version=item.version, answer_standard="姓李")
+    item = qa_item_update(item=item, user=annotator, version=item.version, answer_standard="姓李")
     client.force_login(annotator)
 
     page = client.get(reverse("pair_detail", args=[project.slug, pair.pk])).content.decode()
@@ -73,17 +76,17 @@ def test_a_changed_answer_makes_the_verification_no_longer_current_on_the_author
 
 
 def test_submit_with_verification_required_refuses_a_verification_of_an_earlier_answer(project, annotator):
-    authoring.project_update(project=project, lead_qa_min=1, verification_required=True)
+    project_update(project=project, lead_qa_min=1, verification_required=True)
     project.refresh_from_db()
     pair, item = _draft(project, annotator)
     _found(item, annotator)
-    item = authoring.qa_item_update(item=item, user=annotator, version=item.version, answer_standard="姓李")
+    item = qa_item_update(item=item, user=annotator, version=item.version, answer_standard="姓李")
 
     with pytest.raises(InvalidInput, match="answer changed"):
-        authoring.pair_submit(pair=pair, user=annotator)
+        pair_submit(pair=pair, user=annotator)
 
     review_verification.verification_record(item=item, user=annotator, result="not_found", query="姓李", version=1)
-    authoring.pair_submit(pair=pair, user=annotator)
+    pair_submit(pair=pair, user=annotator)
 
 
 def test_readiness_counts_verifications_of_an_earlier_answer(project, annotator, reviewer, coordinator):
@@ -95,7 +98,7 @@ def test_readiness_counts_verifications_of_an_earlier_answer(project, annotator,
         slot=slot, user=reviewer, version=slot.version, judgments=flag(project, "fluency", "x")
     )
     items[0].refresh_from_db()
-    authoring.qa_item_update(item=items[0], user=annotator, version=items[0].version, answer_standard="在深水埗")
+    qa_item_update(item=items[0], user=annotator, version=items[0].version, answer_standard="在深水埗")
 
     readiness = release_readiness(project, statuses=["needs_rewrite", "submitted"], splits={}, seed=None)
 
@@ -137,7 +140,7 @@ def test_the_rewrite_page_has_the_verification_panel_and_shows_it_outdated_after
     page = client.get(url).content.decode()
     assert f'id="item-{item.pk}-verify"' in page and "is-recorded" in page
 
-    authoring.qa_item_update(item=item, user=annotator, version=item.version, answer_standard="陈")
+    qa_item_update(item=item, user=annotator, version=item.version, answer_standard="陈")
     page = client.get(url).content.decode()
     assert "is-outdated" in page and "needs a new check" in page
 

@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation import services
-from annotation.models import Account
+from accounts.models import Account
+from annotation.services.members import membership_set
 from tests import factories
 from tests.conftest import api_as
 
@@ -59,7 +59,7 @@ def test_a_pending_invitee_who_coordinates_another_project_cannot_be_taken_over(
 
 def test_an_api_only_member_of_another_project_cannot_be_taken_over(project, coordinator, other_project):
     victim = factories.user("scripted")
-    services.membership_set(project=other_project, user=victim, roles={"annotator"})
+    membership_set(project=other_project, user=victim, roles={"annotator"})
     signed_in = APIClient().post(
         "/api/auth/token/", {"username": "scripted", "password": factories.PASSWORD}, format="json"
     )
@@ -97,7 +97,7 @@ def test_an_account_named_only_by_its_email_in_a_csv_cannot_be_taken_over(projec
 def test_an_account_of_this_project_that_joined_another_one_is_refused(project, coordinator, other_project):
     _add(coordinator, project, "shared")
     victim = User.objects.get(username="shared")
-    services.membership_set(project=other_project, user=victim, roles={"reviewer"})
+    membership_set(project=other_project, user=victim, roles={"reviewer"})
 
     _assert_refused(_access(coordinator, project, "shared"), victim, victim.password)
 
@@ -140,7 +140,7 @@ def test_a_pending_invitee_of_this_project_still_gets_a_new_link_and_a_superuser
     assert renewed.json()["invitation_url"]
 
     outsider = factories.user("elsewhere")
-    services.membership_set(project=project, user=outsider, roles={"annotator"})
+    membership_set(project=project, user=outsider, roles={"annotator"})
     assert _access(superuser, project, "elsewhere").status_code == 200
 
 

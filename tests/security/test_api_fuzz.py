@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode, checks
 
+from accounts.tokens import api_token_create
 from annotation import ingest
-from annotation import services as authoring
-from annotation.tokens import api_token_create
+from annotation.services.members import membership_set
 from review import queue as review_queue
 from tests import factories
 from tests.exports.conftest import authored_pair
@@ -65,7 +65,7 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
     monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
     monkeypatch.setattr("exports.tasks.release_build_task.delay", lambda release_id: None)
-    authoring.membership_set(project=project, user=coordinator, roles={"coordinator", "annotator", "reviewer"})
+    membership_set(project=project, user=coordinator, roles={"coordinator", "annotator", "reviewer"})
     authored_pair(project, annotator)
     release = exports.release_build_now(project=project, user=coordinator, seed=1)
     pair, items = submitted_pair(project, annotator)

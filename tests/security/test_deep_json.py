@@ -10,7 +10,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.parsers import JSONParser as DrfJSONParser
 from rest_framework.test import APIClient
 
-from annotation import services
+from annotation.services.items import qa_item_create
 from tests.conftest import api_as
 
 DEEP = "[" * 1000 + "]" * 1000  # 2,000 bytes
@@ -47,7 +47,7 @@ def test_json_of_ordinary_depth_still_reads(project, coordinator):
 
 
 def test_deep_json_in_the_spans_field_of_the_item_form_is_a_message(client, annotating_pair, annotator):
-    item = services.qa_item_create(pair=annotating_pair, user=annotator)
+    item = qa_item_create(pair=annotating_pair, user=annotator)
     client.force_login(annotator)
 
     response = client.post(

@@ -11,9 +11,9 @@ from django.urls import get_resolver, reverse
 from rest_framework.test import APIClient
 
 from annotation import ingest, wikipedia
-from annotation import services as authoring
 from annotation.languages import is_wiki_code
 from annotation.models import ImportJob, PagePair, Project
+from annotation.services.projects import project_create, project_update
 from common import jsontext
 from common.errors import InvalidInput
 from common.pagination import BoundedLimitOffsetPagination
@@ -44,10 +44,10 @@ def test_a_wiki_code_naming_a_host_or_path_is_not_a_wiki_code(code):
 def test_a_project_refuses_a_wiki_code_that_names_another_host_on_every_way_in(client, coordinator, project, code):
     coordinator.user_permissions.add(Permission.objects.get(codename="add_project"))
     with pytest.raises(InvalidInput) as refused:
-        authoring.project_create(name="X", slug="x", local_language="yue", standard_language="cmn", local_wiki=code)
+        project_create(name="X", slug="x", local_language="yue", standard_language="cmn", local_wiki=code)
     assert refused.value.field == "local_wiki"
     with pytest.raises(InvalidInput):
-        authoring.project_update(project=project, standard_wiki=code)
+        project_update(project=project, standard_wiki=code)
 
     created = api_as(coordinator).post(
         "/api/projects/",
@@ -67,10 +67,10 @@ def test_a_project_refuses_a_wiki_code_that_names_another_host_on_every_way_in(c
 
 
 def test_a_project_accepts_hyphenated_wiki_codes(coordinator):
-    project = authoring.project_create(
+    project = project_create(
         name="Min Nan", slug="nan-cmn", local_language="nan", standard_language="cmn", local_wiki="zh-min-nan"
     )
-    authoring.project_update(project=project, local_wiki="bat-smg", standard_wiki="be-tarask")
+    project_update(project=project, local_wiki="bat-smg", standard_wiki="be-tarask")
 
     assert (project.local_wiki, project.standard_wiki) == ("bat-smg", "be-tarask")
 

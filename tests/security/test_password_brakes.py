@@ -1,5 +1,5 @@
 """Brakes around passwords: reset e-mails per address and per client, guesses of the old password per person;
-through the API and the pages alike (DRF throttles, annotation/throttles.py)."""
+through the API and the pages alike (DRF throttles, accounts/throttles.py)."""
 
 from __future__ import annotations
 

@@ -32,8 +32,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from drf_spectacular.generators import SchemaGenerator
 
 from annotation import ingest
-from annotation import services as authoring
 from annotation.models import Membership, Project
+from annotation.services import members as authoring
 from archive import services as archives
 from endpoints import services as endpoints
 from evaluation.models import EvaluationRun
@@ -252,7 +252,7 @@ class Worlds:
 
     def _create(self, kind: str, slug: str, owner: Any) -> Project:
         from multichoice import entities
-        from multichoice import services as trivia
+        from multichoice.services import projects as trivia
         from tests.multichoice.conftest import CATEGORIES
         from tests.multichoice.test_entities import ATTRIBUTES
         from validation import services as validation
@@ -321,16 +321,17 @@ class Worlds:
 
     def _b_trivia(self) -> dict[str, Any]:
         from annotation.models import ImportJob
-        from multichoice import services as trivia
+        from multichoice.services.files import trivia_import_jsonl
+        from multichoice.services.items import trivia_item_create
         from tests.multichoice.conftest import item_values
 
         project, owner, annotator, _ = self._b_of_kind(Project.Kind.TRIVIA)
-        item = trivia.trivia_item_create(project=project, user=annotator, **item_values())
+        item = trivia_item_create(project=project, user=annotator, **item_values())
         line = {"id": "9", "category": "C", "subset": "local", "difficulty": 1, "question": "Q?", "answer": 0}
         data = json.dumps(
             line | {"candidates": ["a", "b", "c"], "target_question": "Q?", "target_candidates": ["a", "b", "c"]}
         )
-        imported = trivia.trivia_import_jsonl(project=project, data=data.encode(), user=owner)
+        imported = trivia_import_jsonl(project=project, data=data.encode(), user=owner)
         job = ImportJob.objects.create(project=project, created_by=owner, format="csv", status=ImportJob.Status.DONE)
         values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"], "job_id": job.pk}
         return {"owner": owner, "values": values}

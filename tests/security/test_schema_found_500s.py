@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services
+from annotation.services.projects import project_update
 from common.errors import InvalidInput
 from review import queue as review_queue
 from tests.conftest import api_as
@@ -23,7 +23,7 @@ def test_a_lead_qa_minimum_out_of_range_is_a_400(project, coordinator, value):
 
 def test_a_negative_lead_qa_minimum_is_refused_by_the_service_too(project, coordinator):
     with pytest.raises(InvalidInput, match="lead_qa_min"):
-        services.project_update(project=project, actor=coordinator, lead_qa_min=-1)
+        project_update(project=project, actor=coordinator, lead_qa_min=-1)
 
 
 @pytest.mark.parametrize("verdict", [{"pass": True}, ["pass"], 1, None, True])

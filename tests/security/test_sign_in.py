@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import ApiToken
+from accounts.models import ApiToken
 from tests import factories
 from tests.factories import PASSWORD
 
@@ -146,9 +146,9 @@ def test_there_is_one_lockout_mechanism():
     """The hand-written lockout is gone: axes' backend guards authenticate() for every caller."""
     from django.conf import settings
 
-    assert settings.AUTHENTICATION_BACKENDS[0] == "annotation.signin.LockoutBackend"
+    assert settings.AUTHENTICATION_BACKENDS[0] == "accounts.signin.LockoutBackend"
     assert "axes.middleware.AxesMiddleware" in settings.MIDDLEWARE
-    from annotation.views import auth  # the sign-in pages: Django's views, no counter of their own
+    from accounts.views import auth  # the sign-in pages: Django's views, no counter of their own
 
     source = inspect.getsource(auth)
     assert "cache" not in source and "LOGIN_MAX_FAILURES" not in source

@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import tokens
-from annotation.models import ApiToken
+from accounts import tokens
+from accounts.models import ApiToken
 from tests import factories
 from tests.conftest import api_as
 from tests.factories import PASSWORD

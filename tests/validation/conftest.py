@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation import services as annotation_services
 from annotation.importers.sources import ImportSource
+from annotation.services.members import membership_set
 from tests import factories
 from validation import services
 
@@ -47,9 +47,9 @@ def vproject(coordinator, annotator, reviewer, second_reviewer):
     project = services.validation_project_create(
         name="Qatar validation", slug="qa-eng", language="eng", location="Qatar", created_by=coordinator
     )
-    annotation_services.membership_set(project=project, user=annotator, roles={"annotator"})
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
-    annotation_services.membership_set(project=project, user=second_reviewer, roles={"reviewer"})
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=second_reviewer, roles={"reviewer"})
     return project
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation import services as annotation_services
 from annotation.models import Project
+from annotation.services.members import membership_set
 from exports.services import release_build_now, release_file_path
 from tests.conftest import api_as
 from tests.validation.conftest import ARABIC_TSV, NATIVQA, TSV_HEADER
@@ -31,8 +31,8 @@ def test_a_validation_project_runs_from_import_to_release_through_the_api(
     assert created.status_code == 201, created.data
     assert (created.data["kind"], created.data["language"]) == ("validation", "arb")
     project = Project.objects.get(slug="doha")
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
-    annotation_services.membership_set(project=project, user=coordinator, roles={"coordinator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=coordinator, roles={"coordinator"})
     client = api_as(coordinator)
     base = "/api/projects/doha/validation/"
 

@@ -133,12 +133,12 @@ def test_the_duplicates_page_merges_every_set_with_one_button(client, vproject, 
 
 
 def test_items_go_to_validators_who_read_their_language(coordinator, reviewer, second_reviewer):
-    from annotation import services as annotation_services
+    from annotation.services.members import membership_set
     from review.reviewers import reviewer_languages_set
 
     project = services.validation_project_create(name="Two languages", language="arb", created_by=coordinator)
     for user in (reviewer, second_reviewer):
-        annotation_services.membership_set(project=project, user=user, roles={"reviewer"})
+        membership_set(project=project, user=user, roles={"reviewer"})
     reviewer_languages_set(project=project, user=second_reviewer, languages=["arb", "eng"], actor=coordinator)
     rows = TSV_HEADER.replace("\tengine", "\tlanguage\tengine") + (
         "a\tt\tq\tما هو الطبق الوطني في قطر؟\tالمجبوس.\tfactoid\t\tarb\tg\n"

@@ -307,11 +307,11 @@ def test_the_setting_releases_what_it_no_longer_leaves_out(vproject, coordinator
 
 
 def test_the_card_lists_the_languages_of_the_released_rows(coordinator, reviewer):
-    from annotation import services as annotation_services
+    from annotation.services.members import membership_set
     from review.reviewers import reviewer_languages_set
 
     project = services.validation_project_create(name="Doha ar", language="arb", created_by=coordinator)
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     reviewer_languages_set(project=project, user=reviewer, languages=["arb", "eng"], actor=coordinator)
     english = TSV_HEADER.replace("\tengine", "\tlanguage\tengine") + (
         "e1\tfood\tq\tWhat is the national dish of Qatar?\tMachboos.\tfactoid\t\teng\tg\n"

@@ -15,7 +15,7 @@ from annotation import lifecycle
 from annotation.languages import direction_of
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import ItemEvent, Membership, Project, QAItem, QAItemRevision
-from annotation.services import qa_item_revision_create
+from annotation.services.revisions import qa_item_revision_create
 from common.errors import InvalidInput, InvalidState, StaleEdit
 from review import queue as review_queue
 from review import reviewers as review_reviewers

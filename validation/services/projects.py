@@ -10,8 +10,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import services as annotation_services
 from annotation.models import Project
+from annotation.services.projects import project_create, project_update
 from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, StaleEdit
@@ -38,7 +38,7 @@ def validation_project_create(
 ) -> Project:
     """A project of kind `validation`: one language (question and answer), N validators per item."""
     with transaction.atomic():
-        project = annotation_services.project_create(
+        project = project_create(
             name=name,
             slug=slug,
             local_language=language,
@@ -119,7 +119,7 @@ def validation_settings_update(
         changes["release_leave_out"] = [rule for rule in LeaveOut.values if rule in set(release_leave_out)]
     with transaction.atomic():
         if validators_per_item is not None:
-            annotation_services.project_update(project=project, reviewers_per_item=validators_per_item)
+            project_update(project=project, reviewers_per_item=validators_per_item)
         query = ValidationSettings.objects.filter(pk=settings.pk)
         if version is not None:
             query = query.filter(version=version)

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import services
 from annotation.importers.services import pairs_import
 from annotation.importers.sources import FORMATS
 from annotation.models import Project
+from annotation.services.projects import project_region_vocabulary_map
 from common.errors import ServiceError
 
 
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         if options["map_region"]:
             mapping = dict(entry.rpartition("=")[::2] for entry in options["map_region"])
             try:
-                services.project_region_vocabulary_map(project=project, mapping=mapping)
+                project_region_vocabulary_map(project=project, mapping=mapping)
             except ServiceError as error:
                 raise CommandError(error.message) from None
         report = pairs_import(

@@ -3,8 +3,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
 
-from annotation import services
 from annotation.management.commands._common import project_url
+from annotation.services.projects import project_create
 from common.errors import ServiceError
 
 
@@ -35,7 +35,7 @@ class Command(BaseCommand):
             except get_user_model().DoesNotExist:
                 raise CommandError(f"No user named {options['coordinator']!r}; create the user first.") from None
         try:
-            project = services.project_create(
+            project = project_create(
                 name=options["name"],
                 slug=slug,
                 local_language=options["local"],

@@ -12,11 +12,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import CommandError
 
-from annotation import services
 from annotation.models import PagePair, Project, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.pairs import pair_claim_next, pair_screen
+from annotation.services.projects import project_update
+from annotation.services.submission import pair_submit
 from exports import services as exports
 from multichoice import entities as entity_services
-from multichoice import services as trivia_services
+from multichoice.services.items import trivia_item_create, trivia_items
+from multichoice.services.reviews import trivia_review
+from multichoice.services.translation import translation_claim_next, translation_submit
 from review import judging as review_judging
 from review import queue as review_queue
 
@@ -49,17 +54,17 @@ def _criteria(project: Project, flag: str = "", comment: str = "") -> dict[str, 
 
 
 def _annotate(project: Project, user: User, title: str, submit: bool) -> list[QAItem]:
-    pair = services.pair_claim_next(project=project, user=user)
+    pair = pair_claim_next(project=project, user=user)
     if pair is None or pair.local_title != title:
         raise CommandError(f"Demo {project.slug}: expected to hand {user} the pair {title!r}, got {pair}.")
-    services.pair_screen(pair=pair, user=user, decision="annotate")
+    pair_screen(pair=pair, user=user, decision="annotate")
     items = []
     for question, standard, local, evidence in WIKIPEDIA_ITEMS[project.slug][title]:
         start = pair.local_lead.find(evidence)
         if start < 0:
             raise CommandError(f"Demo {project.slug}: {evidence!r} is not in the lead of {title!r}.")
         items.append(
-            services.qa_item_create(
+            qa_item_create(
                 pair=pair,
                 user=user,
                 question=question,
@@ -69,7 +74,7 @@ def _annotate(project: Project, user: User, title: str, submit: bool) -> list[QA
             )
         )
     if submit:
-        services.pair_submit(pair=pair, user=user)
+        pair_submit(pair=pair, user=user)
     return items
 
 
@@ -77,7 +82,7 @@ def wikipedia_states(project: Project, users: Users) -> None:
     """yue-cmn: a pair reviewed (one item accepted, one sent back with a comment) and released, a pair being
     annotated; bar-deu: a pair in review. The other pairs wait in the pool."""
     if project.slug == "yue-cmn":
-        services.project_update(project=project, lead_qa_min=1)
+        project_update(project=project, lead_qa_min=1)
         _annotate(project, users["annotator1"], "缽仔糕", submit=True)
         for flag in ("", "standalone"):
             slot = review_queue.review_claim_next(project=project, user=users["reviewer"])
@@ -118,20 +123,18 @@ def trivia_states(project: Project, users: Users, demo_dir: Path) -> None:
         state, author = record.pop("state"), users[record.pop("author")]
         comment = record.pop("comment", "")
         target = (record.pop("target_question", ""), record.pop("target_candidates", []))
-        item = trivia_services.trivia_item_create(project=project, user=author, **record)
+        item = trivia_item_create(project=project, user=author, **record)
         if state == "in_review":
             continue
-        item = trivia_services.trivia_items(project).get(pk=item.pk)
+        item = trivia_items(project).get(pk=item.pk)
         keys = [c["key"] for c in project.review_criteria]
         met = {key: state != "sent_back" or index > 0 for index, key in enumerate(keys)}
-        trivia_services.trivia_review(item=item, user=users["reviewer"], criteria=met, comment=comment)
+        trivia_review(item=item, user=users["reviewer"], criteria=met, comment=comment)
         if state == "translated":
             translator = users["annotator2"] if author == users["annotator1"] else users["annotator1"]
-            claimed = trivia_services.translation_claim_next(project=project, user=translator)
+            claimed = translation_claim_next(project=project, user=translator)
             assert claimed is not None and claimed.pk == item.pk
-            trivia_services.translation_submit(
-                item=claimed, user=translator, target_question=target[0], target_candidates=target[1]
-            )
+            translation_submit(item=claimed, user=translator, target_question=target[0], target_candidates=target[1])
     exports.release_build_now(project=project, user=users["coordinator"], changelog="Demo release")
 
 

@@ -12,11 +12,12 @@ from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation import services
 from annotation.importers.services import pairs_import_jsonl
 from annotation.languages import get_language
 from annotation.management.commands._common import DEV_SERVER, project_url
 from annotation.models import Membership, PagePair, Project, QAItem
+from annotation.services.members import membership_set
+from annotation.services.projects import project_create
 from common.errors import ServiceError
 from demo.management.commands import _demo_states as states
 from endpoints import services as endpoints
@@ -110,7 +111,7 @@ def _validation_project(**common: Any) -> Project:
 
 
 def _trivia_project(**common: Any) -> Project:
-    from multichoice.services import trivia_project_create
+    from multichoice.services.projects import trivia_project_create
 
     categories = ["Essen und Trinken", "Bräuche", "Geographie"]
     return trivia_project_create(source_language="deu", target_language="eng", categories=categories, **common)
@@ -197,7 +198,7 @@ class Command(BaseCommand):
     def _ensure_project(self, demo: DemoProject, users: dict[str, User], guidelines_template: str) -> None:
         project = Project.objects.filter(slug=demo.slug).first()
         if project is None:
-            project = services.project_create(
+            project = project_create(
                 name=demo.name,
                 slug=demo.slug,
                 local_language=demo.local,
@@ -244,7 +245,7 @@ class Command(BaseCommand):
                 demo_user.roles
                 and not Membership.objects.filter(project=project, user=users[demo_user.username]).exists()
             ):
-                services.membership_set(project=project, user=users[demo_user.username], roles=demo_user.roles)
+                membership_set(project=project, user=users[demo_user.username], roles=demo_user.roles)
 
     def _ensure_other_kind(self, demo: OtherKind, users: dict[str, User]) -> None:
         """A validation, trivia or entity-question project: created once with its demo work, then left alone."""

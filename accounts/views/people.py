@@ -13,10 +13,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from annotation import people, services
+from accounts import people
+from accounts.forms import PeopleCsvForm, PersonForm
 from annotation.access import get_project_for_user
-from annotation.forms import PeopleCsvForm, PersonForm
 from annotation.models import Membership, Project, Role
+from annotation.services.members import membership_remove
 from annotation.views.common import report_error
 from common.errors import ServiceError
 from common.requests import SignedInRequest
@@ -46,7 +47,7 @@ def _page(
         "role_choices": Role.choices,
         "row_error": row_error,  # a member's row whose roles could not be saved, and why
     }
-    return render(request, "annotation/members.html", context, status=status)
+    return render(request, "accounts/members.html", context, status=status)
 
 
 def _send_invitations(request: SignedInRequest, project: Project, added: list[people.PersonAdded]) -> None:
@@ -133,7 +134,7 @@ def project_member_remove(request: SignedInRequest, slug: str, username: str) ->
     user = get_user_model().objects.filter(username=username).first()
     if user is not None:
         try:
-            services.membership_remove(project=project, user=user, actor=request.user)
+            membership_remove(project=project, user=user, actor=request.user)
         except ServiceError as error:
             report_error(request, error)
         else:

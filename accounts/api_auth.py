@@ -1,6 +1,6 @@
 """Signing in through the API, and the person's own API tokens: see them, make one, revoke one or all.
 
-`POST /api/auth/token/` goes through Django's `authenticate()`, so the sign-in lockout (annotation/signin.py)
+`POST /api/auth/token/` goes through Django's `authenticate()`, so the sign-in lockout (accounts/signin.py)
 counts its failures and refuses a locked-out name with 429, like the sign-in form; it is also throttled per
 client address (`API_THROTTLE_AUTH`).
 """
@@ -21,9 +21,9 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotation import people, tokens
-from annotation.models import ApiToken
-from annotation.signin import lockout_message, lockout_username
+from accounts import people, tokens
+from accounts.models import ApiToken
+from accounts.signin import lockout_message, lockout_username
 from common.api import NO_CONTENT, paginated, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest

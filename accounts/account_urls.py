@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import account
+from accounts.views import account
 
 urlpatterns = [
     path("tokens/", account.api_tokens_page, name="api_tokens_page"),

@@ -12,7 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation import people
+from accounts import people
 from tests.security.harness import LOGIN, Cell, api_cells, check_api, check_pages, page_cells
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.

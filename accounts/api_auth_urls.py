@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation import api_auth
+from accounts import api_auth
 
 urlpatterns = [
     path("token/", api_auth.TokenObtainApi.as_view(), name="api_token"),

@@ -31,11 +31,12 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from accounts.models import Account, ApiToken
+from accounts.tokens import api_tokens_revoke_all
 from annotation.languages import UnknownLanguage, get_language
-from annotation.models import Account, ApiToken, Membership, PagePair, Project, Role
+from annotation.models import Membership, PagePair, Project, Role
 from annotation.review_hooks import review_hooks
-from annotation.services import LAST_COORDINATOR, coordinator_is_last, membership_set
-from annotation.tokens import api_tokens_revoke_all
+from annotation.services.members import LAST_COORDINATOR, coordinator_is_last, membership_set
 from audit import services as audit
 from audit.models import Action
 from common import csvfile

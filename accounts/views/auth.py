@@ -2,7 +2,7 @@
 
 Django's own auth views, with our templates (templates/registration/) and one addition each: whoever
 sets their own password is no longer made to change it. Password guessing is braked by django-axes, which
-watches every `authenticate()` (annotation/signin.py), not here.
+watches every `authenticate()` (accounts/signin.py), not here.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views import csrf as csrf_views
 from rest_framework.throttling import ScopedRateThrottle
 
-from annotation import people
-from annotation.middleware import MUST_CHANGE_PASSWORD, is_script_request
+from accounts import people
+from accounts.middleware import MUST_CHANGE_PASSWORD, is_script_request
+from accounts.throttles import PASSWORD_RESET_THROTTLES, throttled_for, wait_message
 from annotation.models import Membership
-from annotation.throttles import PASSWORD_RESET_THROTTLES, throttled_for, wait_message
 
 
 class LoginView(auth_views.LoginView):
@@ -45,7 +45,7 @@ class _SetsOwnPassword:
 
 
 class PasswordChangeView(_SetsOwnPassword, auth_views.PasswordChangeView):
-    throttle_scope = "password"  # the API's brake on guessing the old password (annotation/throttles.py)
+    throttle_scope = "password"  # the API's brake on guessing the old password (accounts/throttles.py)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         wait = throttled_for(request, self, [ScopedRateThrottle])

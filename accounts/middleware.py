@@ -13,7 +13,7 @@ from django.shortcuts import redirect, resolve_url
 from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-# Set in the session at sign-in (annotation.views.auth.LoginView), so the check costs no query per request.
+# Set in the session at sign-in (accounts.views.auth.LoginView), so the check costs no query per request.
 MUST_CHANGE_PASSWORD = "localqa_must_change_password"  # noqa: S105 (a session key, not a password)
 ALLOWED_URL_NAMES = {"password_change", "password_change_done", "logout", "login"}
 SCRIPT_FETCH_MODES = {"cors", "same-origin", "no-cors"}  # Sec-Fetch-Mode of fetch/XHR; a page load is "navigate"

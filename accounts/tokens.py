@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from annotation.models import ApiToken
+from accounts.models import ApiToken
 from common.errors import InvalidInput
 
 LAST_USED_EVERY = timedelta(minutes=1)  # last_used_at is written at most this often per token

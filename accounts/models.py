@@ -1,4 +1,8 @@
-"""API tokens: many per person, each with a name, an expiry, and a revocation; only a digest is stored."""
+"""What localqa keeps about people beyond Django's user: their account, and their API tokens.
+
+Both tables were made while these models lived in `annotation` and keep their names (`db_table`); the move was
+a state-only migration (accounts/migrations/0001_initial.py), so no row was copied.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,34 @@ from django.db import models
 from django.utils import timezone
 
 
+class Account(models.Model):
+    """What localqa keeps about a person beyond Django's user: whether they must choose a new password."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account")
+    must_change_password = models.BooleanField(
+        default=False, help_text="Set when someone else chose the password; cleared when the person sets their own."
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The project whose coordinator made the account: only that project may hand it a new link or password,
+    # and only while nobody has used it (accounts.people.person_access_issue). Empty: made elsewhere.
+    created_in = models.ForeignKey(
+        "annotation.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    password_set_at = models.DateTimeField(null=True, blank=True, help_text="When the person last chose a password.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "annotation_account"
+
+    def __str__(self) -> str:
+        return f"account of {self.user}"
+
+
 class ApiToken(models.Model):
+    """Many per person, each with a name, an expiry, and a revocation; only a digest is stored."""
+
     class Via(models.TextChoices):
         SIGN_IN = "sign_in", "Signed in through the API"
         PAGE = "page", "Created on the tokens page"
@@ -26,6 +57,7 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "annotation_apitoken"
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "-created_at"], name="apitoken_user_idx")]
 

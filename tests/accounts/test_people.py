@@ -14,9 +14,11 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import people
-from annotation import services as authoring
-from annotation.models import Account, Membership, QAItem
+from accounts import people
+from accounts.models import Account
+from annotation.models import Membership, QAItem
+from annotation.services.items import qa_item_create
+from annotation.services.members import membership_set
 from audit.models import Action, AuditEvent
 from review import queue as review_queue
 from review import reviewers as review_reviewers
@@ -220,7 +222,7 @@ def test_the_forced_change_keeps_what_was_typed_when_it_fails(client, project, c
 
 def test_an_existing_account_by_email_just_gets_the_membership(client, project, coordinator, other_project):
     someone = factories.user("someone")
-    authoring.membership_set(project=other_project, user=someone, roles={"annotator"})
+    membership_set(project=other_project, user=someone, roles={"annotator"})
     client.force_login(coordinator)
 
     response = client.post(
@@ -485,7 +487,7 @@ def test_the_sign_in_page_offers_the_reset(client, db):
 def test_a_deactivated_annotator_keeps_their_items_and_history_but_cannot_work(
     client, project, coordinator, annotator, annotating_pair
 ):
-    item = authoring.qa_item_create(pair=annotating_pair, user=annotator, question="问题？")
+    item = qa_item_create(pair=annotating_pair, user=annotator, question="问题？")
     events_before = AuditEvent.objects.count()
     client.force_login(coordinator)
 
@@ -505,7 +507,7 @@ def test_a_deactivated_annotator_keeps_their_items_and_history_but_cannot_work(
 
 def test_a_deactivated_reviewer_gives_back_their_claim_and_cannot_claim(client, project, coordinator, reviewer):
     author = factories.user("author")
-    authoring.membership_set(project=project, user=author, roles={"annotator"})
+    membership_set(project=project, user=author, roles={"annotator"})
     _, items = submitted_pair(project, author)
     slot = review_queue.review_claim(item=items[0], user=reviewer)
 
@@ -549,7 +551,7 @@ def test_adding_a_deactivated_member_again_reactivates_them(project, coordinator
 def test_a_superuser_deactivates_an_account_and_nothing_it_made_goes(
     client, project, superuser, annotator, annotating_pair
 ):
-    item = authoring.qa_item_create(pair=annotating_pair, user=annotator, question="问题？")
+    item = qa_item_create(pair=annotating_pair, user=annotator, question="问题？")
     client.force_login(superuser)
 
     client.post(reverse("account_deactivate", args=[project.slug, "annotator"]))

@@ -1,6 +1,6 @@
 """The people API: add people (one, or a CSV), new invitation links, deactivation, passwords.
 
-The same services as the Members page (annotation.people); the invitation link and the initial
+The same services as the Members page (accounts.people); the invitation link and the initial
 password are in the response of the call that made them, and nowhere else.
 """
 
@@ -21,11 +21,14 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotation import access, people
-from annotation.models import ApiToken, Membership, Project, Role
-from annotation.serializers import MembershipOutput
-from annotation.throttles import PASSWORD_RESET_THROTTLES
-from common.api import BAD_INPUT, responses, validated
+from accounts import people
+from accounts.models import ApiToken
+from accounts.throttles import PASSWORD_RESET_THROTTLES
+from annotation import access
+from annotation.models import Membership, Project, Role
+from annotation.serializers import MembershipCreateInput, MembershipOutput, MembershipRolesInput
+from annotation.services.members import membership_remove, membership_set
+from common.api import BAD_INPUT, NO_CONTENT, responses, validated
 from common.errors import InvalidInput
 from common.requests import SignedInApiRequest
 
@@ -95,11 +98,17 @@ def _sent(request: SignedInApiRequest, project: Project, results: list[people.Pe
     return results
 
 
-def _member(project: Project, username: str) -> Any:
-    membership = Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
+def _membership(project: Project, username: str) -> Membership:
+    membership = (  # deactivated members too: their roles can change, and they can be removed
+        Membership.all_objects.select_related("user").filter(project=project, user__username=username).first()
+    )
     if membership is None:
         raise Http404("No such member of this project.")
-    return membership.user
+    return membership
+
+
+def _member(project: Project, username: str) -> Any:
+    return _membership(project, username).user
 
 
 class PeopleApi(APIView):
@@ -263,3 +272,54 @@ class PasswordResetApi(APIView):
         if form.is_valid():
             form.save(request=request._request, use_https=request.is_secure())
         return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class MemberListApi(APIView):
+    @extend_schema(
+        summary="Members of a project and their roles, deactivated ones too (coordinator)",
+        responses=responses({200: MembershipOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        return Response(MembershipOutput(people.members_of(project), many=True).data)
+
+    @extend_schema(
+        summary="Add a member, or set the roles of an existing one (coordinator)",
+        request=MembershipCreateInput,
+        responses=responses({200: MembershipOutput}, conflict=False),
+    )
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        data = validated(MembershipCreateInput, request.data)
+        user = get_user_model().objects.filter(username=data["username"]).first()
+        if user is None:
+            raise InvalidInput(f"No user is called {data['username']!r}.", field="username")
+        membership = membership_set(project=project, user=user, roles=data["roles"], actor=request.user)
+        return Response(MembershipOutput(membership).data)
+
+
+class MemberDetailApi(APIView):
+    @extend_schema(
+        summary="Set a member's roles (coordinator)",
+        request=MembershipRolesInput,
+        responses=responses({200: MembershipOutput}, conflict=False),
+    )
+    def patch(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        membership = _membership(project, username)
+        data = validated(MembershipRolesInput, request.data)
+        membership = membership_set(project=project, user=membership.user, roles=data["roles"], actor=request.user)
+        return Response(MembershipOutput(membership).data)
+
+    @extend_schema(
+        summary="Remove a member (coordinator); a project keeps at least one coordinator",
+        responses=responses({204: NO_CONTENT}, bad_input=False),
+    )
+    def delete(self, request: SignedInApiRequest, slug: str, username: str) -> Response:
+        project = access.get_project_for_user(request.user, slug, role=Role.COORDINATOR)
+        membership = _membership(project, username)
+        membership_remove(project=project, user=membership.user, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# Page pairs, the queue and screening

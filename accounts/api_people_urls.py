@@ -1,10 +1,12 @@
 from django.urls import path
 
-from annotation import api_people
+from accounts import api_people
 
 M = "projects/<slug:slug>/members/<str:username>/"
 
 urlpatterns = [
+    path("projects/<slug:slug>/members/", api_people.MemberListApi.as_view(), name="api_members"),
+    path("projects/<slug:slug>/members/<str:username>/", api_people.MemberDetailApi.as_view(), name="api_member"),
     path("auth/password/", api_people.PasswordChangeApi.as_view(), name="api_password_change"),
     path("auth/password-reset/", api_people.PasswordResetApi.as_view(), name="api_password_reset"),
     path("projects/<slug:slug>/people/", api_people.PeopleApi.as_view(), name="api_people"),

@@ -10,8 +10,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import tokens
-from annotation.models import ApiToken
+from accounts import tokens
+from accounts.models import ApiToken
 from common.errors import ServiceError
 from common.requests import SignedInRequest
 
@@ -41,7 +41,7 @@ def api_tokens_page(request: SignedInRequest) -> HttpResponse:
         "tokens": tokens.api_tokens_of(request.user)[:200],
         "days": settings.API_TOKEN_DAYS,
     }
-    response = render(request, "annotation/api_tokens.html", context)
+    response = render(request, "accounts/api_tokens.html", context)
     response["Cache-Control"] = "no-store"  # the new key is on this page once; no cache keeps it
     return response
 
