@@ -128,7 +128,7 @@ def main() -> None:
     from django.db import connection
 
     from annotation.models import Project
-    from annotation.services import pair_claim_next
+    from annotation.services.pairs import pair_claim_next
     from review.queue import review_claim_next
 
     call_command("migrate", verbosity=0)

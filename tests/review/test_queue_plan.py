@@ -9,8 +9,8 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation import services
 from annotation.models import PagePair, QAItem, QAItemRevision
+from annotation.services.members import membership_set
 from common.claims import waiting_reads
 from review.models import ReviewSlot
 from review.queue import _claimable, _waiting, review_claim_next
@@ -47,7 +47,7 @@ def test_the_first_read_of_the_review_queue_takes_the_projects_waiting_slots_not
     earlier = factories.project(coordinator, slug="earlier")
     _slots(earlier, annotator, 6000, ReviewSlot.Status.OPEN)  # another project's, all waiting: lower ids
     project = factories.project(coordinator, slug="later")
-    services.membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
     _slots(project, annotator, 1500, ReviewSlot.Status.DONE)  # this project's first slots, done
     _slots(project, annotator, 500, ReviewSlot.Status.OPEN)
     with connection.cursor() as cursor:
