@@ -5,6 +5,9 @@ from evaluation import api, judge_api
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
     path(
+        "projects/<slug:slug>/evaluation/leaderboard/", api.LeaderboardApi.as_view(), name="api_evaluation_leaderboard"
+    ),
+    path(
         "projects/<slug:slug>/evaluation/runs/generate/", api.RunGenerateApi.as_view(), name="api_evaluation_generate"
     ),
     path("projects/<slug:slug>/evaluation/runs/<int:run_id>/", api.RunDetailApi.as_view(), name="api_evaluation_run"),
