@@ -317,6 +317,9 @@ class BoardOutput(serializers.Serializer):
     rows = BoardRowOutput(many=True, help_text="Ordered by the unweighted mean of their cells (a ranking only).")
 
 
+BOARD_FIELDS = ("release_version", "versions", "kind", "kinds", "mode", "metric", "convention", "scenarios", "rows")
+
+
 class LeaderboardApi(APIView):
     @extend_schema(
         summary="The project's leaderboard: models × scenarios on one release under one metric, n and interval",
@@ -337,7 +340,7 @@ class LeaderboardApi(APIView):
             metric=request.query_params.get("metric", "")[:64],
         )
         data = {
-            **{field: getattr(board, field) for field in BoardOutput().fields if field != "metrics"},
+            **{name: getattr(board, name) for name in BOARD_FIELDS},
             "metrics": [f"{mode}:{metric}" for mode, metric in board.metrics],
         }
         return Response(BoardOutput(data).data)

@@ -37,7 +37,7 @@ def chart(
         for label, row in bars:
             y += LINE
             mean = None if row is None else row.get("mean")
-            if mean is None:
+            if row is None or mean is None:
                 shapes.append({"type": "label", "y": y - 4, "text": f"{label}: no item scored"})
                 y += GAP
                 continue
@@ -50,7 +50,7 @@ def chart(
             bar: dict[str, Any] = {"type": "bar", "label_y": y - LINE - 4, "value_y": y - 4, "y": y, "x": f"{LEFT}%"}
             bar["text"], bar["value"] = label, value
             bar["width"] = f"{BAR_WIDTH * max(0.0, min(1.0, mean)):.2f}%"
-            if interval:
+            if low is not None and high is not None:
                 bar["low"] = f"{LEFT + BAR_WIDTH * max(0.0, low):.2f}%"
                 bar["high"] = f"{LEFT + BAR_WIDTH * min(1.0, high):.2f}%"
             bar["mid"] = y + BAR / 2

@@ -58,7 +58,7 @@ def leaderboard(project: Project, *, version: int | None = None, kind: str = "",
     if version not in versions:
         version = versions[0] if versions else None
     newest: dict[tuple[str, str], tuple[int, dict[tuple[str, str, str], dict[str, Any]]]] = {}
-    for run_id, results in runs.filter(release_version=version).values_list("id", "results"):
+    for run_id, results in runs.filter(release_version=version or 0).values_list("id", "results"):
         found: dict[tuple[str, str], dict[tuple[str, str, str], dict[str, Any]]] = {}
         for row in results:
             if row["stratum"] == "all":
@@ -77,19 +77,16 @@ def leaderboard(project: Project, *, version: int | None = None, kind: str = "",
     if chosen not in metrics:
         chosen = metrics[0] if metrics else ("", "")
     scenarios = sorted({s for _, rows in entries.values() for (s, m, n) in rows if (m, n) == chosen}, key=_order)
-    board_rows = []
+    ranked: list[tuple[float, dict[str, Any]]] = []
     for model, (run_id, rows) in entries.items():
-        cells = []
+        cells: list[dict[str, Any] | None] = []
         for scenario in scenarios:
             row = rows.get((scenario, *chosen))
             cells.append({"scenario": scenario, **{f: row[f] for f in CELL_FIELDS}} if row else None)
         means = [cell["mean"] for cell in cells if cell and cell["mean"] is not None]
-        board_rows.append(
-            {"model": model, "run": run_id, "cells": cells, "_rank": sum(means) / len(means) if means else -1}
-        )
-    board_rows.sort(key=lambda row: (-row["_rank"], row["model"]))
-    for row in board_rows:
-        del row["_rank"]
+        ranked.append((sum(means) / len(means) if means else -1.0, {"model": model, "run": run_id, "cells": cells}))
+    ranked.sort(key=lambda entry: (-entry[0], entry[1]["model"]))
+    board_rows = [row for _, row in ranked]
     return Board(version, versions, kind, kinds, chosen[0], chosen[1], metrics, scenarios, board_rows)
 
 

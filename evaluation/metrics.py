@@ -283,7 +283,7 @@ def bertscore_unavailable(language: str) -> str:
     """Why no BERTScore is reported for answers in `language`, in words (checked on disk only, never online)."""
     model, layer = bertscore_model(language)
     try:
-        import bert_score  # noqa: F401
+        import bert_score  # type: ignore[import-not-found]  # noqa: F401
     except ImportError:
         return (
             f"BERTScore is not available on this server: it needs the bert-score package and the model {model} "

@@ -46,11 +46,11 @@ def extract(reply: str | None, item: ItemGold, scenario: str, gold: ReleaseGold)
     """Outcome and text, strict (and tolerant, for multiple choice); a missing prediction is `missing`."""
     if reply is None:
         missing = extraction.MISSING
-        tolerant = missing if gold.multiple_choice and not gold.entity else ""
-        return {"extraction": missing, "extracted": "", "extraction_tolerant": tolerant}
+        both = gold.multiple_choice and not gold.entity  # trivia records a tolerant outcome too
+        return {"extraction": missing, "extracted": "", "extraction_tolerant": missing if both else ""}
     if gold.entity:
-        found = extraction.json_letter(reply, item.options.get(scenario, 0))
-        return {"extraction": found.outcome, "extracted": found.text}
+        letter = extraction.json_letter(reply, item.options.get(scenario, 0))
+        return {"extraction": letter.outcome, "extracted": letter.text}
     if gold.multiple_choice:
         options = item.options.get(scenario, 0)
         strict, tolerant = extraction.letter_strict(reply, options), extraction.letter_tolerant(reply, options)
@@ -71,8 +71,8 @@ def score(extracted: dict[str, str], item: ItemGold, gold: ReleaseGold, unavaila
     if gold.entity:  # parity: the study left unparseable answers out; recommended: they are wrong, and counted
         parsed = extracted.get("extraction") == extraction.FOUND
         right = float(extracted.get("extracted") == item.gold)
-        scores = {"recommended:accuracy_json": right, "recommended:unparseable": float(not parsed)}
-        return {**scores, "parity:accuracy_parsed": right} if parsed else scores
+        entity = {"recommended:accuracy_json": right, "recommended:unparseable": float(not parsed)}
+        return {**entity, "parity:accuracy_parsed": right} if parsed else entity
     if gold.multiple_choice:
         return {
             "parity:accuracy_strict": float(extracted.get("extracted") == item.gold),

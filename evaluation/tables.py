@@ -71,7 +71,7 @@ def results_tables(
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in results:
         grouped[(row["kind"], row["model"])].append(row)
-    tables = []
+    tables: list[dict[str, Any]] = []
     for (kind, model), rows in sorted(grouped.items()):
         overall = [row for row in rows if row["stratum"] == "all"]
         columns = sorted({(row["mode"], row["metric"]) for row in overall}, key=lambda key: (key[0] != "parity", key))
