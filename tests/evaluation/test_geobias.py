@@ -196,3 +196,5 @@ def test_the_run_page_shows_conditions_and_change_rates_in_words(entity_release,
     assert "Misleading context" in html and "No context" in html
     assert "Misled: right without context → wrong" in html
     assert "Accuracy of parsed answers (unparseable left out, as the study)" in html
+    # an attribute's key is shown as code beside its words, never as the row's words
+    assert html.count("key_people") == html.count("<code>key_people</code>")
