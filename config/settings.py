@@ -174,6 +174,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory: tests start servers and Celery workers in other processes that must see the data.
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test_localqa.sqlite3"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A backend module of one's own that subclasses Django's (the test suite's, tests/postgresql_backend, empties
+    # tables faster between tests); Django's own by default.
+    DATABASES["default"]["ENGINE"] = env.str("POSTGRESQL_BACKEND", default="django.db.backends.postgresql")
     # A persistent connection that died with a PostgreSQL restart is replaced, not reused (no app restart).
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A database that does not answer fails a request within seconds, as a 503 (config/errors.py), not a hang.

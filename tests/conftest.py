@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation import services
@@ -43,7 +44,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """`@pytest.mark.postgresql(reason=...)`: behaviour only PostgreSQL has; skipped on the embedded default.
     `@pytest.mark.one_engine`: access rules and pure logic, the same on both engines; run on the embedded default
     only, and on PostgreSQL deselected (pytest's summary counts them as deselected)."""
-    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    if connection.vendor == "postgresql":
         if os.environ.get("LOCALQA_EVERY_ENGINE") != "1":
             kept = [item for item in items if item.get_closest_marker("one_engine") is None]
             config.hook.pytest_deselected(items=[item for item in items if item not in kept])
