@@ -22,6 +22,7 @@ from evaluation import services
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.leaderboard import leaderboard
 from evaluation.models import EvaluationRun, Prediction
+from evaluation.nativqa import nativqa_results
 from exports.access import get_release_of_project
 
 SourceField = named_enum(EvaluationRun.Source, "EvaluationSource")
@@ -344,3 +345,44 @@ class LeaderboardApi(APIView):
             "metrics": [f"{mode}:{metric}" for mode, metric in board.metrics],
         }
         return Response(BoardOutput(data).data)
+
+
+class LikertOutput(serializers.Serializer):
+    criterion = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
+    n = serializers.IntegerField(help_text="Scores given.")
+    items = serializers.IntegerField()
+    mean = serializers.FloatField(allow_null=True, help_text="On the 1–5 scale.")
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    sd = serializers.FloatField(allow_null=True)
+    rwg_j = serializers.FloatField(allow_null=True)
+    krippendorff_alpha = serializers.FloatField(allow_null=True)
+
+
+class CategoricalOutput(serializers.Serializer):
+    task = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
+    judgments = serializers.IntegerField()
+    units = serializers.IntegerField(help_text="Items judged by two or more validators.")
+    observed = serializers.FloatField(allow_null=True)
+    gwet_ac1 = serializers.FloatField(allow_null=True)
+    cohen_kappa = serializers.FloatField(allow_null=True)
+
+
+class NativqaOutput(serializers.Serializer):
+    validation = serializers.BooleanField(help_text="False: not a validation project; NativQA results are theirs.")
+    judgments = serializers.IntegerField()
+    likert = LikertOutput(many=True)
+    categorical = CategoricalOutput(many=True)
+    convention = serializers.CharField()
+
+
+class NativqaApi(APIView):
+    @extend_schema(
+        summary="A validation project's NativQA results: Likert means with intervals and agreement",
+        responses=responses({200: NativqaOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
+        access = evaluation_access(request.user, slug)
+        return Response(NativqaOutput(nativqa_results(access.project)).data)

@@ -4,6 +4,7 @@ from evaluation import api, judge_api
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
+    path("projects/<slug:slug>/evaluation/nativqa/", api.NativqaApi.as_view(), name="api_evaluation_nativqa"),
     path(
         "projects/<slug:slug>/evaluation/leaderboard/", api.LeaderboardApi.as_view(), name="api_evaluation_leaderboard"
     ),

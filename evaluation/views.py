@@ -22,6 +22,7 @@ from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
 from evaluation.models import Prediction
+from evaluation.nativqa import nativqa_results
 from evaluation.words import metric_name
 from exports.access import get_release_of_project, releases_for_project
 
@@ -215,3 +216,12 @@ def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
         "small_cell": tables.SMALL_CELL,
     }
     return render(request, "evaluation/leaderboard.html", context)
+
+
+@login_required
+def nativqa(request: SignedInRequest, slug: str) -> HttpResponse:
+    """A validation project's NativQA results: Likert means with intervals and agreement, the categorical tasks."""
+    access = evaluation_access(request.user, slug)
+    project = access.project
+    context = {"project": project, "membership": access.membership, "results": nativqa_results(project)}
+    return render(request, "evaluation/nativqa.html", context)

@@ -45,6 +45,8 @@ NOT_LINKED = {
         ],
         "the demo holds none yet",
     ),
+    "evaluation_nativqa": "linked from a validation project's evaluation pages, and the walk opens another "
+    "project's evaluation pages first (one visit per page); tests/evaluation/test_nativqa.py opens it",
     # The demo's evaluation run is judged by no model: a judge needs a model server, and the demo asks none.
     **dict.fromkeys(
         ["evaluation_judgment", "evaluation_judge_check", "evaluation_judgment_csv"],
