@@ -20,7 +20,9 @@ from common.requests import SignedInApiRequest
 from endpoints.access import get_endpoint_for_user
 from evaluation import services
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
+from evaluation.leaderboard import leaderboard
 from evaluation.models import EvaluationRun, Prediction
+from evaluation.nativqa import nativqa_results
 from exports.access import get_release_of_project
 
 SourceField = named_enum(EvaluationRun.Source, "EvaluationSource")
@@ -285,3 +287,102 @@ class RunResultsCsvApi(APIView):
         response = HttpResponse(services.evaluation_run_results_csv(run), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{slug}-run{run.pk}-results.csv"'
         return response
+
+
+class BoardCellOutput(serializers.Serializer):
+    scenario = serializers.CharField()
+    n = serializers.IntegerField(help_text="Items scored in the cell.")
+    mean = serializers.FloatField(allow_null=True, help_text="In [0, 1]; null when no item was scored.")
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    interval = serializers.CharField(help_text="wilson (proportions) or bootstrap (means, by page pair).")
+    left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
+
+
+class BoardRowOutput(serializers.Serializer):
+    model = serializers.CharField()
+    run = serializers.IntegerField(help_text="The model's newest scored run on this release, whose rows these are.")
+    cells = BoardCellOutput(many=True, allow_null=True, help_text="One per scenario, in `scenarios` order.")
+
+
+class BoardOutput(serializers.Serializer):
+    release_version = serializers.IntegerField(allow_null=True)
+    versions = serializers.ListField(child=serializers.IntegerField(), help_text="Releases with a scored run.")
+    kind = serializers.CharField(help_text="lead, document or trivia.")
+    kinds = serializers.ListField(child=serializers.CharField())
+    mode = serializers.CharField()
+    metric = serializers.CharField()
+    metrics = serializers.ListField(child=serializers.CharField(), help_text="mode:metric pairs on offer.")
+    convention = serializers.CharField(help_text="The metric, its mode and the interval, in words.")
+    scenarios = serializers.ListField(child=serializers.CharField())
+    rows = BoardRowOutput(many=True, help_text="Ordered by the unweighted mean of their cells (a ranking only).")
+
+
+BOARD_FIELDS = ("release_version", "versions", "kind", "kinds", "mode", "metric", "convention", "scenarios", "rows")
+
+
+class LeaderboardApi(APIView):
+    @extend_schema(
+        summary="The project's leaderboard: models × scenarios on one release under one metric, n and interval",
+        parameters=[
+            OpenApiParameter("release", int, required=False, description="Default: the newest with a scored run."),
+            OpenApiParameter("kind", str, required=False, description="lead, document or trivia."),
+            OpenApiParameter("metric", str, required=False, description="mode:metric, e.g. recommended:rouge_l."),
+        ],
+        responses=responses({200: BoardOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
+        access = evaluation_access(request.user, slug)
+        version = request.query_params.get("release", "")
+        board = leaderboard(
+            access.project,
+            version=int(version) if version.isdigit() else None,
+            kind=request.query_params.get("kind", "")[:16],
+            metric=request.query_params.get("metric", "")[:64],
+        )
+        data = {
+            **{name: getattr(board, name) for name in BOARD_FIELDS},
+            "metrics": [f"{mode}:{metric}" for mode, metric in board.metrics],
+        }
+        return Response(BoardOutput(data).data)
+
+
+class LikertOutput(serializers.Serializer):
+    criterion = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
+    n = serializers.IntegerField(help_text="Scores given.")
+    items = serializers.IntegerField()
+    mean = serializers.FloatField(allow_null=True, help_text="On the 1–5 scale.")
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    sd = serializers.FloatField(allow_null=True)
+    rwg_j = serializers.FloatField(allow_null=True)
+    krippendorff_alpha = serializers.FloatField(allow_null=True)
+
+
+class CategoricalOutput(serializers.Serializer):
+    task = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the JSON key, not Field.label
+    judgments = serializers.IntegerField()
+    units = serializers.IntegerField(help_text="Items judged by two or more validators.")
+    observed = serializers.FloatField(allow_null=True)
+    gwet_ac1 = serializers.FloatField(allow_null=True)
+    cohen_kappa = serializers.FloatField(allow_null=True)
+
+
+class NativqaOutput(serializers.Serializer):
+    validation = serializers.BooleanField(help_text="False: not a validation project; NativQA results are theirs.")
+    judgments = serializers.IntegerField()
+    likert = LikertOutput(many=True)
+    categorical = CategoricalOutput(many=True)
+    convention = serializers.CharField()
+
+
+class NativqaApi(APIView):
+    @extend_schema(
+        summary="A validation project's NativQA results: Likert means with intervals and agreement",
+        responses=responses({200: NativqaOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
+        access = evaluation_access(request.user, slug)
+        return Response(NativqaOutput(nativqa_results(access.project)).data)

@@ -4,6 +4,10 @@ from evaluation import api, judge_api
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
+    path("projects/<slug:slug>/evaluation/nativqa/", api.NativqaApi.as_view(), name="api_evaluation_nativqa"),
+    path(
+        "projects/<slug:slug>/evaluation/leaderboard/", api.LeaderboardApi.as_view(), name="api_evaluation_leaderboard"
+    ),
     path(
         "projects/<slug:slug>/evaluation/runs/generate/", api.RunGenerateApi.as_view(), name="api_evaluation_generate"
     ),

@@ -6,10 +6,15 @@
   reply, without surrounding whitespace, is exactly one of the option letters ("A." is wrong). *Tolerant* is what
   the harnesses' regex filters do: the first option letter standing alone ("(B)", "Answer: B.", "B) Paris"), Arabic
   letters أ/ب/ج/د read as A–D.
+* Entity questions (geo-bias): the prompt asks for `{"response": "A"}`; as the study's code did, the text between
+  the first `{` and the last `}` is parsed as JSON and its `response` is the letter. What does not parse, or names
+  no option letter, is `not_found` (the study left such answers out; localqa scores them wrong and shows their
+  rate beside the accuracy).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -49,3 +54,19 @@ def letter_tolerant(reply: str, options: int) -> Extracted:
     allowed = LETTERS[:options]
     match = re.search(rf"(?<![A-Za-z])([{allowed}])(?![A-Za-z])", text)
     return Extracted(FOUND, match.group(1)) if match else Extracted(NOT_FOUND, "")
+
+
+def json_letter(reply: str, options: int) -> Extracted:
+    text = reply.strip()
+    if not text:
+        return Extracted(EMPTY, "")
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return Extracted(NOT_FOUND, "")
+    try:
+        parsed = json.loads(text[start : end + 1])
+    except ValueError:
+        return Extracted(NOT_FOUND, "")
+    response = parsed.get("response") if isinstance(parsed, dict) else None
+    letter = response.strip().upper() if isinstance(response, str) else ""
+    return Extracted(FOUND, letter) if len(letter) == 1 and letter in LETTERS[:options] else Extracted(NOT_FOUND, "")

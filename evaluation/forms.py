@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from evaluation.models import EvaluationRun
+from evaluation.words import SCENARIO_NAMES
 
 
 class UploadForm(forms.Form):
@@ -32,13 +33,8 @@ class GenerateForm(forms.Form):
     release = forms.TypedChoiceField(coerce=int, label="Release")
     endpoint = forms.TypedChoiceField(coerce=int, label="Model endpoint", help_text="Set up by a coordinator.")
     scenarios = forms.MultipleChoiceField(
-        choices=[
-            ("question_only", "Question only"),
-            ("standard_lead", "With the standard lead"),
-            ("local_lead", "With the local lead"),
-            ("both_leads", "With both leads"),
-        ],
-        initial=["question_only", "standard_lead", "local_lead", "both_leads"],
+        choices=list(SCENARIO_NAMES.items()),
+        initial=list(SCENARIO_NAMES),
         widget=forms.CheckboxSelectMultiple,
         label="Scenarios",
     )

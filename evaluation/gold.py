@@ -21,6 +21,8 @@ from exports.models import Release
 WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
 WIKIPEDIA_STRATA = ("topic", "region", "split")
 TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
+ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
+ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)
 MAX_GOLD_CHARS = 20_000
 
 
@@ -45,7 +47,11 @@ class ReleaseGold:
 
     @property
     def multiple_choice(self) -> bool:
-        return self.project_kind == "trivia"
+        return self.project_kind in ("trivia", "entity_qa")
+
+    @property
+    def entity(self) -> bool:
+        return self.project_kind == "entity_qa"
 
 
 def _lines(release: Release, name: str, files: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -88,8 +94,11 @@ def release_gold(release: Release) -> ReleaseGold:
         return _wikipedia_gold(release)
     if kind == "trivia":
         return _trivia_gold(release)
+    if kind == "entity_qa":
+        return _entity_gold(release)
     raise InvalidInput(
-        f"Scoring {release.project.get_kind_display()} releases is not built yet (Wikipedia QA and trivia are).",
+        f"Scoring {release.project.get_kind_display()} releases is not built yet "
+        "(Wikipedia QA, trivia and entity questions are).",
         field="release",
     )
 
@@ -140,6 +149,34 @@ def _trivia_gold(release: Release) -> ReleaseGold:
         for language in options:
             scenarios.setdefault(language, set()).add(identifier)
     return ReleaseGold("trivia", "", items, scenarios, files, TRIVIA_STRATA)
+
+
+def _entity_gold(release: Release) -> ReleaseGold:
+    """Entity questions (geo-bias): every question under each context condition its record has a context for
+    (`none` always; `perfect` only where the context states the fact). Items of one entity are resampled together."""
+    files: list[dict[str, str]] = []
+    items: dict[str, ItemGold] = {}
+    scenarios: dict[str, set[str]] = {}
+    groupings: set[str] = set()
+    for record in _lines(release, "entity_questions.jsonl", files):
+        identifier = str(record["id"])
+        answer, options = record.get("answer"), record.get("options") or []
+        contexts = record.get("contexts") or {}
+        conditions = [c for c in ENTITY_CONDITIONS if c == "none" or str(contexts.get(c) or "").strip()]
+        grouped = {str(k): _text(v) or "(none)" for k, v in (record.get("groupings") or {}).items()}
+        groupings.update(grouped)
+        items[identifier] = ItemGold(
+            kind="entity",
+            gold=LETTERS[answer] if isinstance(answer, int) and 0 <= answer < len(options) else "",
+            cluster=_text(record.get("entity")) or identifier,
+            strata={**{s: _text(record.get(s)) or "(none)" for s in ENTITY_STRATA}, **grouped},
+            options=dict.fromkeys(conditions, len(options)),
+            question=_text(record.get("question")).strip(),
+        )
+        for condition in conditions:
+            scenarios.setdefault(condition, set()).add(identifier)
+    strata = (*ENTITY_STRATA, *sorted(groupings))
+    return ReleaseGold("entity_qa", "", items, scenarios, files, strata)
 
 
 def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:

@@ -265,3 +265,39 @@ def exact_match(prediction: str, gold: str, language: str) -> float:
     first = normalise(prediction, language).strip(_EDGE_PUNCTUATION)
     second = normalise(gold, language).strip(_EDGE_PUNCTUATION)
     return float(bool(second) and first == second)
+
+
+# BERTScore: WiLoVa's third metric. Its model is never downloaded at run time (this server cannot fetch model
+# weights), so it is computed only where the package and the study's model are already on disk; everywhere else
+# the run reports it unavailable, in words, and shows no number for it.
+
+BERTSCORE_MODELS = {"zh": ("bert-base-chinese", 8), "other": ("bert-base-multilingual-cased", 9)}
+
+
+def bertscore_model(language: str) -> tuple[str, int]:
+    """The study's model and layer for the gold answers' language (Chinese scripts: bert-base-chinese)."""
+    return BERTSCORE_MODELS["zh" if language in CJK_LANGUAGES else "other"]
+
+
+def bertscore_unavailable(language: str) -> str:
+    """Why no BERTScore is reported for answers in `language`, in words (checked on disk only, never online)."""
+    model, layer = bertscore_model(language)
+    try:
+        import bert_score  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return (
+            f"BERTScore is not available on this server: it needs the bert-score package and the model {model} "
+            f"(layer {layer}) on disk, and no model weights can be downloaded here. No BERTScore is reported"
+        )
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        found = None
+    else:
+        found = try_to_load_from_cache(model, "config.json")  # the local cache only: never the network
+    if not isinstance(found, str):
+        return (
+            f"BERTScore is not available on this server: its model {model} (layer {layer}) is not on disk, and no "
+            "model weights can be downloaded here. No BERTScore is reported"
+        )
+    return f"BERTScore with {model} found on disk, but scoring with a local model is not built yet"

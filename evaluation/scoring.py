@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from evaluation import extraction, metrics
+from evaluation import extraction, metrics, words
 from evaluation.gold import ItemGold, ReleaseGold
 from evaluation.statistics import (
     Estimate,
@@ -25,29 +25,32 @@ from evaluation.statistics import (
     proportion,
     sign_flip_p,
 )
+from evaluation.words import CHANGES
 
-PROPORTIONS = frozenset({"exact_match", "exact_match_folded", "accuracy_strict", "accuracy_tolerant"})
-METRIC_NAMES = {
-    "rouge_l": "ROUGE-L F1",
-    "rouge_l_folded": "ROUGE-L F1, script folded (OpenCC t2s)",
-    "chrf": "chrF",
-    "chrf_pp": "chrF++",
-    "exact_match": "Exact match",
-    "exact_match_folded": "Exact match, script folded",
-    "accuracy_strict": "Accuracy, strict letter",
-    "accuracy_tolerant": "Accuracy, tolerant letter",
-}
-MODE_NAMES = {
-    "parity": "paper parity (each study's conventions)",
-    "recommended": "recommended (language-aware)",
-}
+PROPORTIONS = frozenset(
+    {
+        "exact_match",
+        "exact_match_folded",
+        "accuracy_strict",
+        "accuracy_tolerant",
+        "accuracy_parsed",
+        "accuracy_json",
+        "unparseable",
+        *CHANGES,
+    }
+)
+METRIC_NAMES, MODE_NAMES = words.METRIC_NAMES, words.MODE_NAMES
 
 
 def extract(reply: str | None, item: ItemGold, scenario: str, gold: ReleaseGold) -> dict[str, str]:
     """Outcome and text, strict (and tolerant, for multiple choice); a missing prediction is `missing`."""
     if reply is None:
         missing = extraction.MISSING
-        return {"extraction": missing, "extracted": "", "extraction_tolerant": missing if gold.multiple_choice else ""}
+        both = gold.multiple_choice and not gold.entity  # trivia records a tolerant outcome too
+        return {"extraction": missing, "extracted": "", "extraction_tolerant": missing if both else ""}
+    if gold.entity:
+        letter = extraction.json_letter(reply, item.options.get(scenario, 0))
+        return {"extraction": letter.outcome, "extracted": letter.text}
     if gold.multiple_choice:
         options = item.options.get(scenario, 0)
         strict, tolerant = extraction.letter_strict(reply, options), extraction.letter_tolerant(reply, options)
@@ -65,6 +68,11 @@ def score(extracted: dict[str, str], item: ItemGold, gold: ReleaseGold, unavaila
     """The item's scores in [0, 1]; {} when the item has no gold (left out of every score)."""
     if not item.gold:
         return {}
+    if gold.entity:  # parity: the study left unparseable answers out; recommended: they are wrong, and counted
+        parsed = extracted.get("extraction") == extraction.FOUND
+        right = float(extracted.get("extracted") == item.gold)
+        entity = {"recommended:accuracy_json": right, "recommended:unparseable": float(not parsed)}
+        return {**entity, "parity:accuracy_parsed": right} if parsed else entity
     if gold.multiple_choice:
         return {
             "parity:accuracy_strict": float(extracted.get("extracted") == item.gold),
@@ -222,4 +230,59 @@ def comparison_rows(
     for family in families.values():
         for row, adjusted in zip(family, holm([row["p"] for row in family]), strict=True):
             row["p_holm"] = adjusted
+    return rows
+
+
+CHANGE_BASELINE = "none"
+# condition → (metric, items counted: right or wrong without context, what counts as a change)
+CHANGE_RULES = {
+    "perfect": ("change_correction", False, True),  # wrong without context → right with the perfect one
+    "misleading": ("change_misleading", True, False),  # right without context → wrong with the misleading one
+    "distraction": ("change_distraction", True, False),  # right without context → wrong with a distractor's text
+}
+
+
+def change_rows(scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold) -> list[dict[str, Any]]:
+    """Geo-bias answer-change rates against the no-context answer to the same item, per model, condition and
+    stratum: a proportion of the items right (or wrong) without context, with n and its Wilson interval. The
+    correctness is the recommended one (an unparseable answer is wrong)."""
+    if not gold.entity:
+        return []
+    right: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
+    for model, scenario, item_id, scores in scored:
+        if "recommended:accuracy_json" in scores:
+            right[(model, scenario)][item_id] = bool(scores["recommended:accuracy_json"])
+    cells: dict[tuple[str, str, str, str, str], list[float]] = defaultdict(list)
+    for (model, scenario), answers in right.items():
+        if scenario not in CHANGE_RULES or (model, CHANGE_BASELINE) not in right:
+            continue
+        metric, counted, changed = CHANGE_RULES[scenario]
+        base = right[(model, CHANGE_BASELINE)]
+        for item_id, now in answers.items():
+            if item_id not in base or base[item_id] != counted:
+                continue
+            item = gold.items[item_id]
+            places = [("all", "all")] + [(s, item.strata.get(s, "(none)")) for s in gold.strata]
+            for stratum, value in places:
+                cells[(model, scenario, metric, stratum, value)].append(float(now == changed))
+    rows = []
+    for (model, scenario, metric, stratum, value), values in sorted(cells.items()):
+        found = proportion(values)
+        rows.append(
+            {
+                "kind": "entity",
+                "model": model,
+                "scenario": scenario,
+                "metric": metric,
+                "mode": "recommended",
+                "stratum": stratum,
+                "value": value,
+                "n": found.n,
+                "mean": found.mean,
+                "ci_low": found.low,
+                "ci_high": found.high,
+                "interval": "wilson",
+                "left_out": 0,
+            }
+        )
     return rows

@@ -21,7 +21,7 @@ from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
-from evaluation import scoring
+from evaluation import metrics, scoring
 from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.uploads import parse_upload
@@ -175,6 +175,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
                 pause_between_steps()
         Prediction.objects.bulk_update(batch, fields)
         missing = _add_missing(run, gold, seen, unavailable)
+        if not gold.multiple_choice:  # WiLoVa's third metric: reported unavailable unless its model is on disk
+            unavailable["parity:bertscore"] = metrics.bertscore_unavailable(gold.language)
         job.beat(force=True, progress_done=total, stage="Computing intervals")
         scored = [
             (model, scenario, item_id, scores)
@@ -183,6 +185,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
             )
         ]
         results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed, beat=job.beat)
+        results += scoring.change_rows(scored, gold)
         counts = {
             **run.counts,
             "predictions": total,

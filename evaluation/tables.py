@@ -5,19 +5,29 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from evaluation.charts import SMALL_CELL, chart
 from evaluation.scoring import METRIC_NAMES, MODE_NAMES
+from evaluation.words import KIND_NAMES, scenario_name
 
-SMALL_CELL = 10  # a cell with fewer items is marked: its interval is wide, its mean fragile
-KIND_NAMES = {"lead": "Lead-section QA", "document": "Document-level QA", "trivia": "Trivia (multiple choice)"}
-SCENARIO_ORDER = ("question_only", "standard_lead", "local_lead", "both_leads")
+SCENARIO_ORDER = (
+    "question_only",
+    "standard_lead",
+    "local_lead",
+    "both_leads",
+    "none",
+    "perfect",
+    "misleading",
+    "distraction",
+)
 PRIMARY = {
     "lead": ("recommended", "rouge_l"),
     "document": ("recommended", "rouge_l"),
     "trivia": ("parity", "accuracy_strict"),
+    "entity": ("recommended", "accuracy_json"),
 }
 
 
-def _cell(row: dict[str, Any]) -> dict[str, Any]:
+def cell(row: dict[str, Any]) -> dict[str, Any]:
     def pct(value: float | None) -> str:
         return "" if value is None else f"{100 * value:.1f}"
 
@@ -61,7 +71,7 @@ def results_tables(
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in results:
         grouped[(row["kind"], row["model"])].append(row)
-    tables = []
+    tables: list[dict[str, Any]] = []
     for (kind, model), rows in sorted(grouped.items()):
         overall = [row for row in rows if row["stratum"] == "all"]
         columns = sorted({(row["mode"], row["metric"]) for row in overall}, key=lambda key: (key[0] != "parity", key))
@@ -76,7 +86,7 @@ def results_tables(
         }
         body = []
         for scenario in scenarios:
-            cells = [_cell(index[(scenario, *column)]) if (scenario, *column) in index else None for column in columns]
+            cells = [cell(index[(scenario, *column)]) if (scenario, *column) in index else None for column in columns]
             body.append({"scenario": scenario, "cells": cells, "delta": _compared(paired.get(scenario))})
         strata = []
         for stratum in sorted({row["stratum"] for row in rows} - {"all"}):
@@ -90,7 +100,7 @@ def results_tables(
                     "rows": [
                         {
                             "value": value,
-                            "cells": [_cell(by[(value, s)]) if (value, s) in by else None for s in scenarios],
+                            "cells": [cell(by[(value, s)]) if (value, s) in by else None for s in scenarios],
                         }
                         for value in values
                     ],
@@ -109,6 +119,12 @@ def results_tables(
                 "has_delta": baseline is not None and kind != "trivia",
                 "primary": {"mode": primary[0], "name": METRIC_NAMES.get(primary[1], primary[1])},
                 "strata": strata,
+                "chart": chart(
+                    [("", [(scenario_name(s), index.get((s, *primary))) for s in scenarios if (s, *primary) in index])],
+                    id=f"chart-{kind}-{len(tables) + 1}",
+                    title=f"{METRIC_NAMES.get(primary[1], primary[1])} by scenario, {model}",
+                    caption=f"{METRIC_NAMES.get(primary[1], primary[1])}, {MODE_NAMES.get(primary[0], primary[0])}.",
+                ),
             }
         )
     return tables

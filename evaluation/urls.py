@@ -4,6 +4,8 @@ from evaluation import judge_views, views
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/", views.run_list, name="evaluation_runs"),
+    path("projects/<slug:slug>/evaluation/nativqa/", views.nativqa, name="evaluation_nativqa"),
+    path("projects/<slug:slug>/evaluation/leaderboard/", views.leaderboard, name="evaluation_leaderboard"),
     path("projects/<slug:slug>/evaluation/new/", views.run_create, name="evaluation_run_create"),
     path("projects/<slug:slug>/evaluation/generate/", views.run_generate, name="evaluation_run_generate"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/", views.run_detail, name="evaluation_run"),

@@ -16,11 +16,14 @@ from common.errors import ServiceError
 from common.requests import SignedInRequest
 from endpoints.access import get_endpoint_for_user
 from endpoints.models import Endpoint
+from evaluation import leaderboard as boards
 from evaluation import services, tables
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
 from evaluation.models import Prediction
+from evaluation.nativqa import nativqa_results
+from evaluation.words import metric_name
 from exports.access import get_release_of_project, releases_for_project
 
 
@@ -189,3 +192,36 @@ def run_score(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
     except ServiceError as error:
         messages.error(request, error.message)
     return redirect(run.get_absolute_url())
+
+
+@login_required
+def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Models × scenarios on one release under one metric, each cell a run's result (n, interval), and its chart."""
+    access = evaluation_access(request.user, slug)
+    version = request.GET.get("release", "")
+    board = boards.leaderboard(
+        access.project,
+        version=int(version) if version.isdigit() else None,
+        kind=request.GET.get("kind", "")[:16],
+        metric=request.GET.get("metric", "")[:64],
+    )
+    context = {
+        "project": access.project,
+        "membership": access.membership,
+        "board": board,
+        "kinds": boards.kind_names(board.kinds),
+        "metrics": [(f"{mode}:{metric}", metric_name(f"{mode}:{metric}")) for mode, metric in board.metrics],
+        "chosen_metric": f"{board.mode}:{board.metric}",
+        "chart": boards.leaderboard_chart(board) if board.rows else None,
+        "small_cell": tables.SMALL_CELL,
+    }
+    return render(request, "evaluation/leaderboard.html", context)
+
+
+@login_required
+def nativqa(request: SignedInRequest, slug: str) -> HttpResponse:
+    """A validation project's NativQA results: Likert means with intervals and agreement, the categorical tasks."""
+    access = evaluation_access(request.user, slug)
+    project = access.project
+    context = {"project": project, "membership": access.membership, "results": nativqa_results(project)}
+    return render(request, "evaluation/nativqa.html", context)

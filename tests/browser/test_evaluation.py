@@ -58,7 +58,7 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     page.reload()
     table = page.locator(".results").first
     expect(table.locator("h2")).to_contain_text("Lead-section QA")
-    row = table.locator("tbody tr", has_text="local_lead").first
+    row = table.locator("tbody tr", has_text="With the local lead").first
     expect(row).to_contain_text("100.0")
     expect(table.locator("table[data-stratum='topic']")).to_be_visible()
     expect(table.locator(".results-caption")).to_contain_text("paper parity")

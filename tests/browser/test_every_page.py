@@ -39,12 +39,18 @@ NOT_LINKED = {
     **dict.fromkeys(
         [
             "agreement_report", "agreement_download", "archive_import_detail", "collection_detail", "entity_job",
-            "evaluation_run", "evaluation_items", "evaluation_csv", "import_detail", "project_archive_detail",
-            "project_archive_download", "trivia_job", "validation_import_job", "validation_search_detail",
-            "endpoint_edit", "project_format", "document_qa", "trivia_resolve", "evaluation_judgments",
-            "evaluation_judgment", "evaluation_judge_check", "evaluation_compare", "evaluation_judgment_csv",
+            "import_detail", "project_archive_detail", "project_archive_download", "trivia_job",
+            "validation_import_job", "validation_search_detail", "endpoint_edit", "project_format", "document_qa",
+            "trivia_resolve",
         ],
         "the demo holds none yet",
+    ),
+    "evaluation_nativqa": "linked from a validation project's evaluation pages, and the walk opens another "
+    "project's evaluation pages first (one visit per page); tests/evaluation/test_nativqa.py opens it",
+    # The demo's evaluation run is judged by no model: a judge needs a model server, and the demo asks none.
+    **dict.fromkeys(
+        ["evaluation_judgment", "evaluation_judge_check", "evaluation_judgment_csv"],
+        "the demo holds no judgment (a judge needs a model server)",
     ),
 }  # fmt: skip
 

@@ -326,3 +326,68 @@ def test_the_prompt_is_edited_on_the_judge_page_and_a_waiting_judgment_polls_its
     content = status.content.decode()
     assert 'id="judgment-status"' in content and "hx-get" in content and "0 of 6 answers judged" in content
     assert judgment.prompt_version == 3
+
+
+def test_the_evaluate_command_judges_the_run_it_scored_with_the_pages_service(
+    yue_release, coordinator, model_stub, tmp_path, capsys
+):
+    """`evaluate … --judge NAME`: the same judgment as the page (re-asks, unscored counted), in the calling
+    process; accuracy and its Wilson interval equal statsmodels' for the counts the judge gave."""
+    import json
+
+    from django.core.management import call_command
+    from statsmodels.stats.proportion import proportion_confint
+
+    from tests.evaluation.conftest import write
+
+    lines = prompt_lines(yue_release, "question_only")
+    scripts = {line["question"]: ["YES"] for line in lines[:4]}
+    scripts[lines[4]["question"]] = ["Yes.", "NO"]
+    scripts[lines[5]["question"]] = ["maybe"] * 10
+    model_stub.answer(lambda request: _scripted(scripts, request))
+    make_endpoint(yue_release.project, coordinator, model_stub, name="judge")
+    data = predictions(
+        yue_release, lambda line: f"<answer>{line['answer_standard']}</answer>", scenarios=["question_only"]
+    )
+    path = write(tmp_path, "predictions.jsonl", data)
+
+    call_command(
+        "evaluate", "yue-cmn", "1", str(path), "--out", str(tmp_path / "out"), "--draws", "0", "--judge", "judge"
+    )
+
+    document = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    judged = document["judgment"]
+    assert (judged["endpoint"], judged["prompt_version"], judged["temperature"]) == ("judge", 1, 0.1)
+    (row,) = judged["results"]
+    assert (row["yes"], row["no"], row["unscored"], row["n"]) == (4, 1, 1, 5)
+    low, high = proportion_confint(4, 5, method="wilson")
+    assert row["accuracy"] == pytest.approx(0.8)
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    verdicts = list(csv_module.DictReader(io.StringIO((tmp_path / "out" / "judgment.csv").read_text("utf-8"))))
+    assert sorted(v["verdict"] for v in verdicts) == ["no", "unscored", "yes", "yes", "yes", "yes"]
+    out = capsys.readouterr().out
+    assert "LLM judge judge" in out and "Question only: 80.0" in out and "n=5" in out
+    assert JudgedItem.objects.filter(judgment_id=judged["id"]).count() == 6
+
+
+def _scripted(scripts: dict[str, list[str]], request) -> str:
+    """The judge's next scripted output for the question in this prompt (re-asks walk down the script)."""
+    question = next(q for q in scripts if f"Question: {q}\n" in request.prompt_text)
+    script = scripts[question]
+    reply = script[0]
+    if len(script) > 1:
+        scripts[question] = script[1:]
+    return reply
+
+
+def test_the_evaluate_command_names_the_projects_endpoints_when_the_judge_is_unknown(yue_release, tmp_path):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from tests.evaluation.conftest import write
+
+    path = write(tmp_path, "predictions.jsonl", predictions(yue_release, lambda line: "", scenarios=["question_only"]))
+
+    with pytest.raises(CommandError, match="No model endpoint 'nobody' in yue-cmn"):
+        call_command("evaluate", "yue-cmn", "1", str(path), "--out", str(tmp_path / "out"), "--judge", "nobody")
+    assert not EvaluationRun.objects.exists()

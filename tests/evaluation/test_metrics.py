@@ -225,3 +225,28 @@ def test_holm_mcnemar_and_the_sign_flip_test():
     p = sign_flip_p([0.5] * 12, [f"p{n // 2}" for n in range(12)], draws=20_000, seed=3)
     assert p == pytest.approx(2 / 64, abs=0.01)
     assert sign_flip_p([0.0, 0.0], ["a", "b"], draws=100, seed=1) == 1.0
+
+
+def test_bertscore_says_plainly_it_is_unavailable_and_never_gives_a_number(yue_release, researcher, client):
+    """No model weights can be downloaded on this server: a run names BERTScore as unavailable with the study's
+    model for the language, stores no BERTScore for any item, and the run page says so in words."""
+    from evaluation import metrics, services
+    from tests.evaluation.conftest import predictions
+
+    data = predictions(
+        yue_release, lambda line: f"<answer>{line['answer_standard']}</answer>", scenarios=["both_leads"]
+    )
+    run = services.evaluation_run_create(
+        project=yue_release.project, release=yue_release, user=researcher, data=data, enqueue=False
+    )
+    run = services.evaluation_run_score(run_id=run.pk)
+
+    why = run.counts["unavailable"]["parity:bertscore"]
+    assert why.startswith("BERTScore is not available on this server")
+    assert "bert-base-chinese (layer 8)" in why and "no model weights can be downloaded here" in why
+    assert not any("bertscore" in row["metric"] for row in run.results)
+    assert not any("bertscore" in key for p in run.predictions.all() for key in p.scores)
+    assert metrics.bertscore_model("deu") == ("bert-base-multilingual-cased", 9)
+    client.force_login(researcher)
+    html = client.get(run.get_absolute_url()).content.decode()
+    assert "<strong>BERTScore F1 (rescaled) (paper parity)</strong>" in html

@@ -36,6 +36,8 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_judge_check": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_judged_override": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "evaluation_compare": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_leaderboard": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_nativqa": ("get", (LOGIN, 404, 403, 403, 200, 200)),
 }
 
 JUDGMENT = "projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"
@@ -59,6 +61,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", JUDGMENT + "items/{judged_id}/check/", {}, (403, 404, 403, 403, 400, 400)),
     ("post", JUDGMENT + "items/{judged_id}/override/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/compare/", None, (403, 404, 403, 403, 400, 400)),  # no baseline
+    ("get", "projects/{slug}/evaluation/leaderboard/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/nativqa/", None, (403, 404, 403, 403, 200, 200)),
 ]  # fmt: skip
 
 

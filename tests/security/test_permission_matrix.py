@@ -658,6 +658,8 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_judge_check": OK,
     "evaluation_judged_override": 400,
     "evaluation_compare": OK,
+    "evaluation_leaderboard": OK,
+    "evaluation_nativqa": OK,
 }
 # API: (method, OpenAPI path) -> status; any other operation of a project is refused (403).
 RESEARCHER_API: dict[tuple[str, str], int] = {
@@ -692,6 +694,8 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/check/"): 400,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/override/"): 400,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/compare/"): 400,  # no baseline
+    ("get", "/api/projects/{slug}/evaluation/leaderboard/"): OK,
+    ("get", "/api/projects/{slug}/evaluation/nativqa/"): OK,
 }
 
 

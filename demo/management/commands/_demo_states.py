@@ -158,3 +158,60 @@ def entity_states(project: Project, users: Users, demo_dir: Path) -> None:
 
 def pairs_waiting(project: Project) -> int:
     return PagePair.objects.filter(project=project).available().count()
+
+
+# Made-up models whose answers the demo writes itself from the release (no model server, no network). Wikipedia QA:
+# one answers every item with the gold, the other copies the Cantonese answer (traditional script, so the folded
+# metrics differ from the raw ones) and, asked the question alone, says it does not know without an answer tag.
+# Trivia: one answers the gold letter, the other always "A." (wrong for the strict letter rule, read as A by the
+# tolerant one).
+DEMO_MODELS = ("demo: gold answers", "demo: Cantonese answers", "demo: always A")
+
+
+def _demo_predictions(project: Project, release: Any) -> list[dict[str, str]]:
+    name = "lead_qa.jsonl" if project.kind == Project.Kind.WIKIPEDIA_QA else "trivia.jsonl"
+    text = exports.release_file_path(release, name).read_text(encoding="utf-8")
+    lines = []
+    for record in (json.loads(line) for line in text.splitlines() if line.strip()):
+        if name == "trivia.jsonl":
+            gold = "ABCD"[record["answer"]]
+            answers = {language: ((DEMO_MODELS[0], gold), (DEMO_MODELS[2], "A.")) for language in record["languages"]}
+        else:
+            answers = {
+                scenario: (
+                    (DEMO_MODELS[0], f"<answer>{record['answer_standard']}</answer>"),
+                    (
+                        DEMO_MODELS[1],
+                        "我唔知。" if scenario == "question_only" else f"<answer>{record['answer_local']}</answer>",
+                    ),
+                )
+                for scenario in ("question_only", "standard_lead", "local_lead", "both_leads")
+            }
+        for scenario, pairs in answers.items():
+            lines += [{"id": record["id"], "scenario": scenario, "prediction": p, "model": m} for m, p in pairs]
+    return lines
+
+
+def evaluation_states(project: Project, users: Users) -> None:
+    """One finished evaluation run on the project's latest release, scored in this process."""
+    from evaluation import services as evaluation
+    from exports.models import Release
+
+    release = Release.objects.filter(project=project).published().order_by("-version").first()
+    if release is None:
+        return
+    lines = _demo_predictions(project, release)
+    data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+    run = evaluation.evaluation_run_create(
+        project=project,
+        release=release,
+        user=users["researcher"],
+        data=data,
+        file_name="demo-predictions.jsonl",
+        enqueue=False,
+    )
+    if run.status == run.Status.REFUSED:  # the demo writes the file from the release; a refusal is a bug
+        raise CommandError(f"Demo evaluation run refused: {run.error} {run.problems[:3]}")
+    scored = evaluation.evaluation_run_score(run_id=run.pk)
+    if scored is None or scored.status != scored.Status.DONE:
+        raise CommandError(f"Demo evaluation run failed: {scored.error if scored else 'not claimed'}")

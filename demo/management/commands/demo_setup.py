@@ -169,6 +169,7 @@ class Command(BaseCommand):
             for other in OTHER_KINDS:
                 self._ensure_other_kind(other, users)
             self._ensure_endpoint(users)
+            self._ensure_evaluation_run(users)
 
         self.stdout.write(f"\nLogins at {DEV_SERVER}/accounts/login/ (password for all: {DEMO_PASSWORD}):")
         for demo_user in USERS:
@@ -238,6 +239,17 @@ class Command(BaseCommand):
             self.stdout.write(f"{project.slug}: no demo model endpoint ({error.message})")
         else:
             self.stdout.write(f"{project.slug}: model endpoint {DEMO_ENDPOINT['name']}.")
+
+    def _ensure_evaluation_run(self, users: dict[str, User]) -> None:
+        """A scored evaluation run on the Cantonese project's release and on the trivia release (answers the demo
+        writes itself), so the evaluation pages have results to show."""
+        from evaluation.models import EvaluationRun
+
+        for slug in (PROJECTS[0].slug, "bavaria-trivia"):
+            project = Project.objects.get(slug=slug)
+            if not EvaluationRun.objects.filter(project=project).exists():
+                states.evaluation_states(project, users)
+                self.stdout.write(f"{project.slug}: an evaluation run of the demo release.")
 
     def _ensure_members(self, project: Project, users: dict[str, User]) -> None:
         for demo_user in USERS:

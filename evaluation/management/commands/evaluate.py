@@ -1,12 +1,14 @@
 import json
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Project
 from common.errors import ServiceError
 from common.jobs import JobStatus
-from evaluation import services, tables
+from endpoints.models import Endpoint
+from evaluation import judging, services, tables, words
 from evaluation.models import EvaluationRun
 from exports.access import get_release_of_project
 
@@ -26,6 +28,13 @@ class Command(BaseCommand):
         parser.add_argument("--model", default="", help="The model of a harness log.")
         parser.add_argument("--scenario", default="", help="The scenario of a harness log whose docs name none.")
         parser.add_argument("--draws", type=int, default=1000, help="Bootstrap draws (0 to 10,000).")
+        parser.add_argument(
+            "--judge",
+            default="",
+            metavar="ENDPOINT",
+            help="Then have this model endpoint of the project (its name or id) judge every answer YES or NO, "
+            "with the project's current judge prompt; writes judgment.csv and the accuracies into results.json.",
+        )
 
     def handle(self, *args, **options) -> None:
         project = Project.objects.filter(slug=options["project"]).first()
@@ -36,6 +45,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path} is not a file.")
         if path.stat().st_size > services.upload_limit():
             raise CommandError(services.too_large(path.stat().st_size).message)
+        judge = self._judge_endpoint(project, options["judge"]) if options["judge"] else None
         try:
             release = get_release_of_project(project, options["version"])
             run = services.evaluation_run_create(
@@ -66,6 +76,8 @@ class Command(BaseCommand):
         document = {"provenance": services.evaluation_run_provenance(scored), "counts": scored.counts}
         document["results"] = scored.results
         document["comparisons"] = scored.comparisons
+        if judge is not None:
+            document["judgment"] = self._judge(scored, judge, out)
         (out / "results.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
         (out / "results.csv").write_text(services.evaluation_run_results_csv(scored), encoding="utf-8")
         for table in tables.results_tables(scored.results):
@@ -76,5 +88,48 @@ class Command(BaseCommand):
                     for column, cell in zip(table["columns"], row["cells"], strict=True)
                     if cell
                 ]
-                self.stdout.write(f"  {row['scenario']}: " + "; ".join(cells))
+                self.stdout.write(f"  {words.scenario_name(row['scenario'])}: " + "; ".join(cells))
         self.stdout.write(self.style.SUCCESS(f"Run {scored.pk} scored; results in {out}"))
+
+    def _judge_endpoint(self, project: Project, name: str) -> Endpoint:
+        """The judge named on the command line, checked before anything is scored."""
+        endpoints = Endpoint.objects.filter(project=project)
+        found = endpoints.filter(pk=int(name)).first() if name.isdigit() else endpoints.filter(name=name).first()
+        if found is None:
+            known = ", ".join(repr(endpoint.name) for endpoint in endpoints) or "none; a coordinator sets them up"
+            raise CommandError(f"No model endpoint {name!r} in {project.slug} (its endpoints: {known}).")
+        return found
+
+    def _judge(self, run: EvaluationRun, endpoint: Endpoint, out: Path) -> dict[str, Any]:
+        """The same judgment the page and the API start, run in this process; its results as results.json holds
+        them, every verdict in judgment.csv, and the accuracies printed."""
+        try:
+            judgment = judging.judgment_start(run=run, endpoint=endpoint, user=None, enqueue=False)
+        except ServiceError as error:
+            raise CommandError(f"Run {run.pk} was scored (results in {out}), but not judged: {error.message}") from None
+        judged = judging.judgment_run(judgment_id=judgment.pk)
+        if judged is None or judged.status != JobStatus.DONE:
+            raise CommandError(f"The judgment failed: {judged.error if judged else 'another worker holds it'}")
+        results = judging.judgment_results(judged)
+        (out / "judgment.csv").write_text(judging.judgment_csv(judged), encoding="utf-8")
+        self.stdout.write(
+            f"\nLLM judge {judged.endpoint_name} ({judged.endpoint_model}), prompt v{judged.prompt_version}, "
+            f"temperature {judged.temperature}: accuracy = YES / (YES + NO) × 100, Wilson 95% interval"
+        )
+        for row in results:
+            accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}"
+            interval = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}]"
+            self.stdout.write(
+                f"  {row['model']} · {words.scenario_name(row['scenario'])}: {accuracy}{interval} n={row['n']}"
+                f" (YES {row['yes']}, NO {row['no']}, unscored {row['unscored']}, failed calls {row['failed']})"
+            )
+        return {
+            "id": judged.pk,
+            "endpoint": judged.endpoint_name,
+            "model": judged.endpoint_model,
+            "prompt_version": judged.prompt_version,
+            "temperature": judged.temperature,
+            "max_asks": judged.max_asks,
+            "accuracy": "YES / (YES + NO); unscored outputs left out of n and counted; Wilson 95% interval",
+            "results": results,
+        }
