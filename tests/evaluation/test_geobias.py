@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from annotation import services as annotation_services
+from annotation.services.members import membership_set
 from evaluation import extraction, services
 from evaluation.gold import release_gold
 from exports.services import release_build_now, release_file_path
@@ -48,8 +48,8 @@ def entity_release(coordinator, reviewer, researcher):
         seed=5,
         created_by=coordinator,
     )
-    annotation_services.membership_set(project=project, user=reviewer, roles={"reviewer"})
-    annotation_services.membership_set(project=project, user=researcher, roles={"researcher"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    membership_set(project=project, user=researcher, roles={"researcher"})
     entities.entities_import(project=project, data=CSV.encode(), name="companies.csv")
     entities.questions_generate(project=project)
     for _ in range(ACCEPTED):
