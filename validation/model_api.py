@@ -161,8 +161,8 @@ class ModelJobDetailApi(APIView):
         summary="A model job's status, counts and failures (coordinator)",
         responses=responses({200: ModelJobOutput}, bad_input=False, conflict=False),
     )
-    def get(self, request: SignedInApiRequest, slug: str, job_id: int) -> Response:
-        return Response(_job(get_model_job(request.user, slug, job_id)))
+    def get(self, request: SignedInApiRequest, slug: str, model_job_id: int) -> Response:
+        return Response(_job(get_model_job(request.user, slug, model_job_id)))
 
 
 class SeedDraftListApi(APIView):

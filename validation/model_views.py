@@ -31,6 +31,13 @@ def _endpoint_id(text: str) -> int | None:
         return None
 
 
+FIELDS = ("endpoint", "locations", "topics", "count")  # shown beside their input; any other error above the form
+
+
+def _form_error(errors: dict[str, str]) -> str:
+    return next((message for field, message in errors.items() if field not in FIELDS), "")
+
+
 def _jobs(project: Project, purpose: str) -> Any:
     return ModelJob.objects.filter(project=project, purpose=purpose).select_related("created_by")[:20]
 
@@ -55,6 +62,8 @@ def validation_suggestions(request: SignedInRequest, slug: str) -> HttpResponse:
     context = {
         "project": project,
         "errors": errors,
+        "form_error": _form_error(errors),
+        "values": {"endpoint": request.POST.get("endpoint", "")},
         "endpoints": Endpoint.objects.filter(project=project).order_by("name"),
         "jobs": _jobs(project, ModelJob.Purpose.SUGGEST),
     }
@@ -63,8 +72,8 @@ def validation_suggestions(request: SignedInRequest, slug: str) -> HttpResponse:
 
 @login_required
 @vary_on_headers("HX-Request")
-def validation_model_job(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
-    job = get_model_job(request.user, slug, job_id)
+def validation_model_job(request: SignedInRequest, slug: str, model_job_id: int) -> HttpResponse:
+    job = get_model_job(request.user, slug, model_job_id)
     failed = (
         Suggestion.objects.filter(job=job, ok=False).select_related("item").order_by("item_id")[:FAILED_SHOWN]
         if job.purpose == ModelJob.Purpose.SUGGEST
@@ -86,7 +95,7 @@ def validation_seed_drafts(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
     errors: dict[str, str] = {}
     values = {"locations": "\n".join(Location.objects.filter(project=project).values_list("name", flat=True))}
-    values |= {"topics": "", "count": "5"}
+    values |= {"topics": "", "count": "5", "endpoint": ""}
     if request.method == "POST":
         values = {name: request.POST.get(name, "") for name in ("locations", "topics", "count", "endpoint")}
         try:
@@ -109,6 +118,7 @@ def validation_seed_drafts(request: SignedInRequest, slug: str) -> HttpResponse:
     context = {
         "project": project,
         "errors": errors,
+        "form_error": _form_error(errors),
         "values": values,
         "endpoints": Endpoint.objects.filter(project=project).order_by("name"),
         "jobs": _jobs(project, ModelJob.Purpose.SEED_DRAFTS),
