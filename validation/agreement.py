@@ -73,7 +73,7 @@ MODEL_COMPARED: list[tuple[str, str, str, list[str], Callable[[Any], str | None]
     (
         "question",
         Task.QUESTION,
-        "Model vs validators: question good/bad",
+        "Model vs validators: Question good/bad",
         ["good", "bad"],
         lambda s: None if s.question_good is None else ("good" if s.question_good else "bad"),
         CATEGORICAL[0][4],
@@ -81,7 +81,7 @@ MODEL_COMPARED: list[tuple[str, str, str, list[str], Callable[[Any], str | None]
     (
         "location",
         Task.LOCATION,
-        "Model vs validators: location relevance",
+        "Model vs validators: Location relevance",
         ["yes", "no"],
         lambda s: None if s.location_relevant is None else ("yes" if s.location_relevant else "no"),
         CATEGORICAL[1][4],

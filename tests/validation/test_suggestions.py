@@ -276,7 +276,7 @@ def test_model_vs_validators_agreement_gives_kappa_and_ac1_with_n(five, endpoint
     model = services.validation_agreement(five)["model"]
 
     question, question_without = model["rows"][0], model["rows"][1]
-    assert question["label"] == "question good/bad" and question["items"] == 4
+    assert question["label"] == "Question good/bad" and question["items"] == 4
     assert question["observed"]["value"] == pytest.approx(0.75)
     assert question["cohen_kappa"]["value"] == pytest.approx(0.5)  # (0.75 - 0.5) / (1 - 0.5)
     assert question["gwet_ac1"]["value"] == pytest.approx(0.28125 / 0.53125)  # pe = 2 × 0.625 × 0.375
