@@ -33,8 +33,8 @@ from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import Project, QAItem
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps
-from common.jsontext import NonFiniteNumber, loads
 from endpoints.models import Endpoint
+from endpoints.replies import NotUnderstood, reply_object, reply_start
 from endpoints.services import Completion, ModelRequest, endpoint_complete_many
 from validation.models import (
     QUESTION_BAD_REASONS,
@@ -60,32 +60,6 @@ REPLY_KEPT = 4000  # characters of a reply kept on a suggestion
 REASONS = dict(QUESTION_BAD_REASONS)
 Purpose = ModelJob.Purpose
 Field = SuggestionUse.Field
-
-
-# Reading a model's reply
-
-
-class NotUnderstood(ValueError):
-    """The reply is not the JSON object asked for; the message says what is wrong, in words."""
-
-
-def reply_object(text: str) -> dict[str, Any]:
-    """The JSON object in a model's reply (code fences and words around it allowed), else NotUnderstood."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise NotUnderstood("no JSON object in the reply")
-    try:
-        value = loads(text[start : end + 1])
-    except (ValueError, NonFiniteNumber, RecursionError):
-        raise NotUnderstood("the JSON object in the reply does not parse") from None
-    if not isinstance(value, dict):
-        raise NotUnderstood("the reply is not a JSON object")
-    return value
-
-
-def _quote(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # Suggestions for validators
@@ -251,7 +225,7 @@ def _suggest(run: JobRun, job: ModelJob, endpoint: Endpoint) -> None:
             try:
                 read = suggestion_read(completion.text, tasks=tasks, answer=vitem.item.answer_standard)
             except NotUnderstood as problem:
-                suggestion.error = f"Reply not understood ({problem}): {_quote(completion.text)}"
+                suggestion.error = f"Reply not understood ({problem}): {reply_start(completion.text)}"
             else:
                 suggestion.ok = True
                 suggestion.question_good, suggestion.question_reason = read.question_good, read.question_reason
@@ -435,7 +409,9 @@ def _draft(run: JobRun, job: ModelJob, endpoint: Endpoint) -> None:
             try:
                 queries = drafts_read(completion.text, count=count)
             except NotUnderstood as problem:
-                failures.append({"what": what, "error": f"Reply not understood ({problem}): {_quote(completion.text)}"})
+                failures.append(
+                    {"what": what, "error": f"Reply not understood ({problem}): {reply_start(completion.text)}"}
+                )
         with transaction.atomic():
             SeedDraft.objects.bulk_create(
                 SeedDraft(
