@@ -340,6 +340,10 @@ class Worlds:
         imported = trivia_import_jsonl(project=project, data=data.encode(), user=owner)
         job = ImportJob.objects.create(project=project, created_by=owner, format="csv", status=ImportJob.Status.DONE)
         values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"], "job_id": job.pk}
+        from multichoice.models import TranslationSuggestionJob
+
+        suggestion_job = TranslationSuggestionJob.objects.create(project=project, endpoint_name="e", model="m")
+        values["model_job_id"] = suggestion_job.pk
         return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
