@@ -136,3 +136,61 @@ def test_a_validator_takes_and_overrides_suggestions_by_keyboard_and_the_coordin
     no_sideways_scroll(page)
     assert list(SeedQuery.objects.values_list("query", flat=True)) == ["best machboos restaurants in Doha"]
     assert SeedDraft.objects.filter(status="draft").count() == 0
+
+
+@pytest.fixture
+def trivia_suggested(coordinator, annotator, second_annotator, reviewer, model_stub):
+    from multichoice.services.items import trivia_item_create
+    from multichoice.services.projects import trivia_project_create
+    from multichoice.services.reviews import trivia_review
+    from multichoice.services.suggestions import translation_suggestions_start
+    from tests.multichoice.conftest import CATEGORIES, item_values
+
+    project = trivia_project_create(
+        name="Basque trivia",
+        slug="basque-suggest",
+        source_language="eus",
+        target_language="eng",
+        categories=CATEGORIES,
+        created_by=coordinator,
+    )
+    membership_set(project=project, user=annotator, roles={"annotator"})
+    membership_set(project=project, user=second_annotator, roles={"annotator"})
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    item = trivia_item_create(project=project, user=annotator, **item_values())
+    trivia_review(item=item, user=reviewer, criteria={c["key"]: True for c in project.review_criteria})
+    model_stub.default_text = json.dumps(
+        {"question": "Where is Atxondo?", "candidates": ["In Biscay", "In Gipuzkoa", "In Navarre"]}
+    )
+    endpoint = endpoints.endpoint_create(
+        project=project, user=coordinator, name="stub", base_url=model_stub.base_url, model="stub-7b"
+    )
+    translation_suggestions_start(project=project, endpoint_id=endpoint.pk, user=coordinator)  # run at commit
+    return project
+
+
+def test_a_translator_takes_a_suggested_translation_with_a_and_changes_one_candidate(page: Page, trivia_suggested):
+    from multichoice.models import TranslationSuggestion
+
+    page.set_viewport_size({"width": 1440, "height": 900})
+    log_in(page, "annotator2")
+    page.goto(f"/projects/{trivia_suggested.slug}/trivia/")
+    page.locator("#trivia-translate-next").click()
+    expect(page.locator("#trivia-translate-form")).to_have_attribute("data-suggestions-ready", "")
+    expect(page.locator("#suggestion-translation")).to_contain_text("Where is Atxondo?")
+    page.keyboard.press("a")
+    expect(page.get_by_label("Translated question")).to_have_value("Where is Atxondo?")
+    page.get_by_label("Translated candidate 2").fill("In Navarra")
+    shot(page, "suggestions-translate-1440")
+    no_sideways_scroll(page)
+    page.get_by_role("button", name="Save the translation").click()
+    expect(page.locator(".message.success")).to_contain_text("Translation saved")
+    assert TranslationSuggestion.objects.get().outcome == "changed"
+
+    page.context.clear_cookies()
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{trivia_suggested.slug}/trivia/")
+    nav_to(page, "Suggested translations", "Review")
+    expect(page.locator("#suggestion-outcomes")).to_contain_text("1 accepted, then changed")
+    expect(page.locator("#trivia-suggestion-jobs")).to_contain_text("Done")
+    no_sideways_scroll(page)
