@@ -58,8 +58,10 @@ CATEGORICAL: list[tuple[str, str, str, list[str], Callable[[Any], str | None]]] 
         "better_answer",
         Task.BETTER_ANSWER,
         "Better answer",
-        ["original", "alternative", "model", "neither"],
-        lambda j: j.better_choice or None,
+        ["original", "alternative", "neither"],
+        # The second answer is the imported alternative or the model-edited one (never both on one item): for
+        # agreement both are "the other answer", so the categories stay three.
+        lambda j: "alternative" if j.better_choice == ValidationJudgment.Choice.MODEL else j.better_choice or None,
     ),
 ]
 
