@@ -389,3 +389,39 @@ def test_drafting_through_the_api_and_a_500_recorded_per_location_and_topic(
     reviewed = client.post(url + f"{drafts[0]['id']}/", {"action": "accept"}, format="json")
     assert reviewed.status_code == 200 and reviewed.json()["seed"] is not None
     assert client.post(url + f"{drafts[0]['id']}/", {"action": "reject"}, format="json").status_code == 409
+
+
+def test_the_pages_start_a_job_show_its_failures_and_review_a_draft_in_place(
+    client, five, endpoint, coordinator, model_stub
+):
+    model_stub.default_text = "no JSON here"
+    client.force_login(coordinator)
+    base = f"/projects/{five.slug}/validation/"
+
+    started = client.post(base + "suggestions/", {"endpoint": endpoint.pk})
+    job = ModelJob.objects.get(purpose="suggest")
+    assert started.status_code == 302 and started["Location"] == f"{base}model-jobs/{job.pk}/"
+    run(job)
+    page = client.get(started["Location"]).content.decode()
+    assert "Finished: 0 items answered, 5 failed or not understood" in page
+    assert "Reply not understood (no JSON object in the reply): no JSON here" in page
+    again = client.post(base + "suggestions/", {"endpoint": "nope"})
+    assert again.status_code == 400 and "choose one of the project" in again.content.decode()
+
+    refused = client.post(
+        base + "seeds/drafts/", {"endpoint": endpoint.pk, "locations": "Doha", "topics": "", "count": 5}
+    )
+    assert refused.status_code == 400 and "topics: give at least one topic." in refused.content.decode()
+    model_stub.default_text = json.dumps({"queries": ["Doha food"]})
+    client.post(base + "seeds/drafts/", {"endpoint": endpoint.pk, "locations": "Doha", "topics": "food", "count": 1})
+    run(ModelJob.objects.get(purpose="seed_drafts"))
+    draft = SeedDraft.objects.get()
+    row = client.post(
+        base + f"seeds/drafts/{draft.pk}/", {"action": "accept", "query": "Doha food"}, HTTP_HX_REQUEST="true"
+    )
+    assert (
+        row.status_code == 200
+        and f'id="draft-{draft.pk}"' in row.content.decode()
+        and "Accepted" in row.content.decode()
+    )
+    assert SeedQuery.objects.filter(project=five, query="Doha food").exists()
