@@ -27,6 +27,7 @@ from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
 from validation.models import QUESTION_BAD_REASONS, SeedQuery, SourceDomain
 from validation.serializers import (
+    SuggestionOutput,
     ValidationAgreementOutput,
     ValidationDomainDetailOutput,
     ValidationDomainImportInput,
@@ -414,6 +415,7 @@ def _task_data(slot: ReviewSlot) -> dict[str, Any]:
         "question_bad_reasons": [reason for reason, _ in QUESTION_BAD_REASONS],
         "better_answers": [text for _, text in context["better_options"]] if context["better_options"] else None,
         "likert_criteria": settings.likert_criteria,
+        "suggestion": SuggestionOutput(context["suggestion"]).data if context["suggestion"] else None,
     }
 
 

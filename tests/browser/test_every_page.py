@@ -41,7 +41,7 @@ NOT_LINKED = {
             "agreement_report", "agreement_download", "archive_import_detail", "collection_detail", "entity_job",
             "import_detail", "project_archive_detail", "project_archive_download", "trivia_job",
             "validation_import_job", "validation_search_detail", "endpoint_edit", "project_format", "document_qa",
-            "trivia_resolve",
+            "trivia_resolve", "validation_model_job",
         ],
         "the demo holds none yet",
     ),
