@@ -218,20 +218,24 @@ def requests(cast: dict[str, Any]) -> dict[str, tuple[Any, str, str, dict[str, A
             "answer_local": "深水埗", "spans": [{"start": start, "end": start + 3, "text": "深水埗"}]}  # fmt: skip
     judgments = {c["key"]: {"verdict": "pass", "comment": ""} for c in project.review_criteria}
     items = reverse("item_list", args=[SMALL])
+    filtered = f"{items}?status=submitted&text=深水埗&kind=lead"
     return {
         "POST queue/next": (cast["annotator"], "post", f"{api}/queue/next/", None),
         "PATCH items/{id} (save)": (cast["writer"], "patch", f"{api}/items/{item.pk}/", save),
         "POST pairs/{id}/submit": (cast["writer"], "post", f"{api}/pairs/{held.pk}/submit/", None),
         "POST review/next": (cast["reviewer"], "post", f"{api}/review/next/", None),
         "POST review/slots/{id} (judge)": (
-            cast["judge"], "post", f"{api}/review/slots/{slot.pk}/", {"version": slot.version, "judgments": judgments}
-        ),  # fmt: skip
+            cast["judge"],
+            "post",
+            f"{api}/review/slots/{slot.pk}/",
+            {"version": slot.version, "judgments": judgments},
+        ),
         "GET dashboard page": (cast["coordinator"], "get", reverse("dashboard", args=[SMALL]), None),
         "GET releases/readiness (API)": (cast["coordinator"], "get", f"{api}/releases/readiness/", None),
         "GET releases page (readiness)": (cast["coordinator"], "get", reverse("release_list", args=[SMALL]), None),
         "GET items page": (cast["coordinator"], "get", items, None),
-        "GET items page, filtered": (cast["coordinator"], "get", f"{items}?status=submitted&text=深水埗&kind=lead", None),
-    }  # fmt: skip
+        "GET items page, filtered": (cast["coordinator"], "get", filtered, None),
+    }
 
 
 def measure(cast: dict[str, Any]) -> dict[str, tuple[float, int]]:
@@ -297,7 +301,7 @@ def main() -> None:
     print(f"platform: {args.projects} projects of 4 kinds, {args.pairs:,} pairs and {args.items:,} items in all "
           f"(each item a revision, a review slot, three judgments if accepted), around `{SMALL}` of "
           f"{args.small_pairs:,} pairs" + (f"; built in {built:.0f} s" if built else ""))  # fmt: skip
-    print(f"\n| request | alone ms | in the platform ms | ratio | statements alone / platform | within 1.5× |")
+    print("\n| request | alone ms | in the platform ms | ratio | statements alone / platform | within 1.5× |")
     print("|---|---:|---:|---:|---|---|")
     worst = 0.0
     for name, (alone_ms, alone_q) in runs["alone"]["results"].items():

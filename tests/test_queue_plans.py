@@ -20,7 +20,6 @@ from multichoice.services import translation
 from multichoice.services.projects import trivia_project_create
 from review import queue as review_queue
 from review.models import ReviewSlot
-from tests import factories
 from tests.plans import analyze, scans
 from validation.models import ValidationItem
 from validation.services.judging import validation_claim_next, validation_routing

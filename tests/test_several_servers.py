@@ -17,6 +17,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import httpx
@@ -168,13 +169,13 @@ def test_two_servers_and_two_workers_give_the_answers_one_server_gives(
 
     def annotators_then_done() -> None:
         try:
-            assert not run_all([lambda s=sessions[a.pk]: annotate(s, pairs_handed) for a in annotators])
+            assert not run_all([partial(annotate, sessions[a.pk], pairs_handed) for a in annotators])
         finally:
             annotating.clear()
 
     errors = run_all([
         annotators_then_done,
-        *[lambda s=sessions[r.pk]: review(s, slots_handed, annotating.is_set) for r in reviewers],
+        *[partial(review, sessions[r.pk], slots_handed, annotating.is_set) for r in reviewers],
     ])  # fmt: skip
     assert not errors, errors
 
