@@ -243,7 +243,7 @@ def requests(cast: dict[str, Any]) -> dict[str, tuple[Any, str, str, dict[str, A
     }
 
 
-def measure(cast: dict[str, Any]) -> dict[str, tuple[float, int]]:
+def measure(cast: dict[str, Any]) -> dict[str, tuple[float, int, int]]:
     from django.db import connection, transaction
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
