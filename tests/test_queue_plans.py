@@ -74,8 +74,8 @@ def test_the_translation_queue_reads_the_projects_open_items_not_a_walk_of_the_i
     now = timezone.now()
     first_read = waiting_reads(translation._translatable(project, second_annotator), translation._waiting(now))[0]
     first = scans(first_read, "multichoice_triviaitem")[0]
-    assert first.get("Index Name") == "trivia_open_idx", first
-    assert first.get("Actual Rows") == 1 and first.get("Rows Removed by Filter", 0) == 0  # not 6,000 read
+    assert first.get("Index Name") == "trivia_waiting_idx", first
+    assert first.get("Actual Rows") == 1 and first.get("Rows Removed by Filter", 0) == 0  # not 7,500 read
 
     claimed = translation.translation_claim_next(project=project, user=second_annotator)
     assert claimed is not None and claimed.project_id == project.pk
