@@ -158,7 +158,7 @@ def test_two_servers_and_two_workers_give_the_answers_one_server_gives(
     for server in servers:
         server.wait_ready()
     for worker in workers:
-        worker.wait_for(lambda worker=worker: " ready." in worker.log())
+        worker.wait_for(lambda worker=worker: " ready." in worker.log(), timeout=60)
 
     pairs_handed: list[int] = []
     slots_handed: list[int] = []

@@ -183,8 +183,10 @@ class LiveServer:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
-        """Wait until the sign-in page answers; fail with the server's log if it never does."""
+    def wait_ready(self, timeout: float = 2 * READY_TIMEOUT) -> None:
+        """Wait until the sign-in page answers; fail with the server's log if it never does. (Longer than a
+        worker's wait: gunicorn imports every view and template before it answers, and tests start several at once
+        on a busy machine; 30 s was seen not to be enough there.)"""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
