@@ -152,9 +152,15 @@ class TriviaItem(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["project", "translation_status", "id"], name="trivia_queue_idx"),
-            # The translation queue's first read (the lowest open item), as the pair queue's `pair_new_idx`: not a
-            # walk of the primary key past every item translated already and every other project's.
-            models.Index(fields=["project", "id"], condition=Q(translation_status="open"), name="trivia_open_idx"),
+            # The translation queue's first reads (the lowest open item, the lowest claim left to expire), as the
+            # review queue's `slot_waiting_idx`: not a walk of the primary key past every item translated already
+            # and every other project's. With the status in the key, the planner sees how few rows of the project
+            # wait (with `(project, id) WHERE open` it walked the primary key past another project's 7,500 rows).
+            models.Index(
+                fields=["project", "translation_status", "id"],
+                condition=Q(translation_status__in=["open", "claimed"]),
+                name="trivia_waiting_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(answer__gte=0), name="trivia_answer_not_negative"),
