@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0022_account_and_api_token_move_to_accounts'),
-        ('multichoice', '0007_trivia_open_queue_index'),
+        ('multichoice', '0008_translation_suggestions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
