@@ -565,3 +565,4 @@ from annotation.models_ingest import (  # noqa: E402, F401
     SourceRow,
     WikiPage,
 )
+from annotation.models_checks import LocalCheck  # noqa: E402, F401

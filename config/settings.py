@@ -416,6 +416,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 *
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
 EVALUATION_STALE_SECONDS = env.int("EVALUATION_STALE_SECONDS", default=300)
+# The local-knowledge check (evaluation/local_checks.py): a check waits this long after the save that asked for it
+# (autosave while typing asks again; only the last request is sent), and a failed one is tried again this many
+# times, after LOCAL_CHECK_RETRY_SECONDS doubling.
+LOCAL_CHECK_DELAY_SECONDS = env.float("LOCAL_CHECK_DELAY_SECONDS", default=3.0)
+LOCAL_CHECK_MAX_TRIES = env.int("LOCAL_CHECK_MAX_TRIES", default=4)
+LOCAL_CHECK_RETRY_SECONDS = env.float("LOCAL_CHECK_RETRY_SECONDS", default=60.0)
 EVALUATION_MAX_BYTES = env.int("EVALUATION_MAX_BYTES", default=50 * 1024 * 1024)  # a predictions upload
 AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
 # Tests only: seconds a job pauses between its steps, so a fault test can kill its worker mid-way. Keep 0.
