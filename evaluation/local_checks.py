@@ -25,6 +25,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import LocalCheck, Project, QAItem
@@ -224,7 +225,11 @@ def local_check_run(*, check_id: int) -> LocalCheck | None:
 
 def _ask(endpoint: Endpoint, messages: list[dict[str, str]]) -> Completion:
     completion = endpoint_complete(
-        endpoint=endpoint, purpose=PURPOSE, messages=messages, decoding={"temperature": 0}, max_attempts=ATTEMPTS_PER_TRY
+        endpoint=endpoint,
+        purpose=PURPOSE,
+        messages=messages,
+        decoding={"temperature": 0},
+        max_attempts=ATTEMPTS_PER_TRY,
     )
     if not completion.ok:
         raise _CheckFailed(completion_words(completion))
@@ -260,3 +265,20 @@ def _fail(run: Any, check: LocalCheck, reason: str) -> None:
     if retry:
         job_enqueue(JOB, check.pk, countdown=wait)
 
+
+def local_check_counts(project: Project) -> dict[str, int]:
+    """The project's items by check outcome: results of finished checks, plus waiting and failed ones (one query)."""
+    counts = {"waiting": 0, "failed": 0, **{value: 0 for value in LocalCheckResult.values if value}}
+    for status, result, n in (
+        LocalCheck.objects.filter(project=project, item__deleted_at__isnull=True)
+        .values_list("status", "result")
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
+        if status == JobStatus.DONE and result:
+            counts[result] += n
+        elif status == JobStatus.FAILED:
+            counts["failed"] += n
+        else:
+            counts["waiting"] += n
+    return counts

@@ -134,7 +134,9 @@ def test_a_revised_answer_reruns_the_check_and_an_unchanged_one_does_not(
     assert ModelCall.objects.filter(purpose="local_check", cached=True).count() == 2
 
 
-def test_the_check_is_off_by_default(project, annotating_pair, annotator, model_stub, django_capture_on_commit_callbacks):
+def test_the_check_is_off_by_default(
+    project, annotating_pair, annotator, model_stub, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         item = _item(annotating_pair, annotator)
     assert not LocalCheck.objects.filter(item=item).exists()
@@ -150,9 +152,11 @@ def test_a_judge_decides_instead_of_chrf_when_one_is_set(
         project=project, user=coordinator, enabled=True, endpoint=checking, threshold=0.5, judge=judge
     )
     model_stub.answer(
-        lambda request: ("YES" if "Generated answer: 城寨" in request.prompt_text else "NO")
-        if request.model == "judge-model"
-        else "城寨"
+        lambda request: (
+            ("YES" if "Generated answer: 城寨" in request.prompt_text else "NO")
+            if request.model == "judge-model"
+            else "城寨"
+        )
     )
     with django_capture_on_commit_callbacks(execute=True):
         item = _item(annotating_pair, annotator)
