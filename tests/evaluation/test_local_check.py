@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import LocalCheck
+from annotation.models import LocalCheck, QAItem
 from annotation.services.items import qa_item_create, qa_item_update
 from endpoints.models import ModelCall
 from evaluation import local_checks
@@ -177,3 +177,38 @@ def test_an_endpoint_of_another_project_is_refused(checking, other_project, coor
             endpoint=make_endpoint(other_project, coordinator, model_stub),
             threshold=0.5,
         )
+
+
+def test_the_flag_travels_into_the_release_and_the_evaluation_strata(
+    checking, project, annotator, coordinator, model_stub, django_capture_on_commit_callbacks, tmp_path, settings
+):
+    pytest.importorskip("datasets")
+    from evaluation.gold import release_gold
+    from exports import services as releases
+    from exports.models import Release
+    from tests.exports.conftest import authored_pair
+    from tests.exports.loading import assert_release_loads
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    # The model knows one answer from the standard lead; it knows nothing else.
+    model_stub.answer(
+        lambda request: "菠蘿油同埋鴛鴦（标准）" if "Question: 关于「菠蘿油" in request.prompt_text else "不知道"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        authored_pair(project, annotator)  # two lead QAs
+    changed = LocalCheck.objects.get(question__contains="老闆姓陳")
+    QAItem.objects.filter(pk=changed.item_id).update(answer_standard="陈先生")  # changed after its check
+
+    release = releases.release_build_now(project=project, user=coordinator, seed=1)
+    assert release.status == Release.Status.DONE, release.error
+    loaded = assert_release_loads(release, tmp_path / "hf")
+    rows = [row for split in loaded["lead_qa"] for row in loaded["lead_qa"][split]]
+    values = {row["question"]: row["local_knowledge_check"] for row in rows}
+    assert values == {"关于「菠蘿油同埋鴛鴦」的问题？": "standard_lead", "关于「老闆姓陳」的问题？": None}
+
+    gold = release_gold(release)
+    assert "local_knowledge_check" in gold.strata
+    assert sorted(item.strata["local_knowledge_check"] for item in gold.items.values()) == [
+        "(none)",
+        "standard_lead",
+    ]
