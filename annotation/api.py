@@ -345,7 +345,10 @@ class ItemWarningsApi(APIView):
 
 
 class LocalCheckOutput(serializers.Serializer):
-    status = serializers.CharField(help_text="pending, running, done or failed (no check yet: 404).")
+    status = serializers.CharField(
+        help_text="none (never asked: the project's check is off, or the item has no text yet), pending, running, "
+        "done or failed."
+    )
     status_words = serializers.CharField()
     result = serializers.CharField(
         help_text="Once done: not_answered (local knowledge), closed_book or standard_lead (a model answers it)."
@@ -362,12 +365,12 @@ class LocalCheckOutput(serializers.Serializer):
     error = serializers.CharField(help_text="Why the check failed.")
     failures = serializers.IntegerField()
     retry_at = serializers.DateTimeField(allow_null=True, help_text="When a failed check is tried again.")
-    requested_at = serializers.DateTimeField()
+    requested_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
 def _local_check_data(check: LocalCheck, item: QAItem) -> dict[str, Any]:
-    fields = [str(name) for name in LocalCheckOutput().fields.keys() if name not in ("status_words", "current")]
+    fields = [str(name) for name in LocalCheckOutput().fields if name not in ("status_words", "current")]
     return {
         **{name: getattr(check, name) for name in fields},
         "status_words": check.status_words,
@@ -384,7 +387,18 @@ class ItemLocalCheckApi(APIView):
         item = access.get_item_for_user(request.user, slug, item_id)
         check = LocalCheck.objects.filter(item=item).first()
         if check is None:
-            raise Http404("This item has no local-knowledge check (the project's check is off, or it has no text).")
+            never = {name: "" for name in LocalCheckOutput().fields} | {
+                "status": "none",
+                "status_words": "Not checked",
+                "current": False,
+                "closed_book_score": None,
+                "lead_score": None,
+                "failures": 0,
+                "retry_at": None,
+                "requested_at": None,
+                "finished_at": None,
+            }
+            return Response(LocalCheckOutput(never).data)
         return Response(LocalCheckOutput(_local_check_data(check, item)).data)
 
     @extend_schema(
