@@ -48,3 +48,33 @@ def image_shown(url: str) -> bool:
         if allowed is not None and allowed.matches(host, port):
             return True
     return False
+
+
+MAX_SHOWN = 4  # image results beside the QA on the validation screen (the item keeps up to ten)
+
+
+def item_images(metadata: object) -> list[dict[str, str]]:
+    """The image results an item's search brought, as the validation screen shows them: `src` what the page loads
+    (the thumbnail, else the image, when allowed; "" when neither is), `url` the image, `page` its source page."""
+    search = metadata.get("search") if isinstance(metadata, dict) else None
+    images = search.get("images") if isinstance(search, dict) else None
+    shown = []
+    for image in images if isinstance(images, list) else []:
+        if not isinstance(image, dict):
+            continue
+        url, thumbnail = web_url(image.get("url")), web_url(image.get("thumbnail"))
+        src = next((candidate for candidate in (thumbnail, url) if candidate and image_shown(candidate)), "")
+        link = url or thumbnail
+        shown.append(
+            {
+                "src": src,
+                "url": link,
+                "host": urlsplit(link).hostname or "",
+                "page": web_url(image.get("source_url")),
+                "source": str(image.get("source") or "")[:200],
+                "title": str(image.get("title") or "")[:500],
+            }
+        )
+        if len(shown) == MAX_SHOWN:
+            break
+    return shown

@@ -89,3 +89,23 @@ def test_only_https_images_of_the_allowed_hosts_are_loaded(settings):
     assert not image_shown("javascript:alert(1)")
     assert not image_shown("data:image/png;base64,AAAA")
     assert "https://*.gstatic.com" in settings.CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"]
+
+
+def test_a_validator_sees_the_allowed_images_beside_the_qa_and_the_others_only_as_links(
+    client, serpapi_stub, seeded, coordinator, reviewer
+):
+    _collect(seeded, coordinator)
+    slot = services.validation_claim_next(project=seeded, user=reviewer)
+    assert slot is not None
+    client.force_login(reviewer)
+
+    page = client.get(f"/projects/{seeded.slug}/validation/tasks/{slot.pk}/").content.decode()
+
+    assert 'id="search-images"' in page
+    # SerpApi's and Google's thumbnails (allowed hosts, https) are loaded; the blog's http image is not.
+    assert '<img src="https://serpapi.com/searches/6750b3d2e4b0/images/9f8e7d6c5b4a1.jpeg"' in page
+    assert '<img src="https://encrypted-tbn0.gstatic.com/images?q=tbn:ANd9GcQ_souq_waqif_lanterns"' in page
+    assert '<img src="http://images.example-tracker.net' not in page
+    assert 'href="http://images.example-tracker.net/souq-large.jpg"' in page
+    assert "Open the image on images.example-tracker.net" in page
+    assert 'referrerpolicy="no-referrer"' in page
