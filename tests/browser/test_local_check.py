@@ -110,6 +110,7 @@ def test_a_validator_sees_an_image_result_at_390_px_without_sideways_scroll(
     page.set_viewport_size({"width": 390, "height": 844})
     log_in(page, "reviewer")
     slot = services.validation_claim_next(project=vproject, user=reviewer)
+    assert slot is not None
     page.goto(f"/projects/{vproject.slug}/validation/tasks/{slot.pk}/")
     shown = page.locator("#search-images img").first
     expect(shown).to_be_visible()

@@ -109,3 +109,11 @@ def test_a_validator_sees_the_allowed_images_beside_the_qa_and_the_others_only_a
     assert 'href="http://images.example-tracker.net/souq-large.jpg"' in page
     assert "Open the image on images.example-tracker.net" in page
     assert 'referrerpolicy="no-referrer"' in page
+
+
+def test_the_command_runs_an_image_search(serpapi_stub, seeded, capsys):
+    from django.core.management import call_command
+
+    call_command("search_collect", seeded.slug, "--budget", "3", "--search-type", "images", "--gl", "qa")
+    assert serpapi_stub.requests[0]["engine"] == "google_images"
+    assert ValidationItem.objects.filter(project=seeded, question_type="image").count() == 1
