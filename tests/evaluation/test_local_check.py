@@ -212,3 +212,47 @@ def test_the_flag_travels_into_the_release_and_the_evaluation_strata(
         "(none)",
         "standard_lead",
     ]
+
+
+def test_the_author_reads_the_check_and_asks_again_through_the_api_and_the_card(
+    checking, annotating_pair, annotator, reviewer, client, model_stub, django_capture_on_commit_callbacks
+):
+    from tests.conftest import api_as
+
+    model_stub.answer(_lead_only)
+    with django_capture_on_commit_callbacks(execute=True):
+        item = _item(annotating_pair, annotator)
+    url = f"/api/projects/{item.project.slug}/items/{item.pk}/local-check/"
+    body = api_as(annotator).get(url).json()
+    assert (body["status"], body["result"], body["lead_answer"], body["current"]) == (
+        "done",
+        "standard_lead",
+        ANSWER,
+        True,
+    )
+    assert api_as(reviewer).get(url).status_code == 403
+    with django_capture_on_commit_callbacks(execute=False):
+        again = api_as(annotator).post(url)
+    assert again.status_code == 202 and again.json()["status"] == "pending"
+
+    client.force_login(annotator)
+    card = client.get(f"/projects/{item.project.slug}/items/{item.pk}/local-check/", HTTP_HX_REQUEST="true")
+    html = card.content.decode()
+    assert 'hx-trigger="every 2s"' in html  # pending: the card keeps asking
+    LocalCheck.objects.filter(item=item).update(status="failed", error="Timed out: No answer within 1 s.")
+    html = client.get(card.request["PATH_INFO"], HTTP_HX_REQUEST="true").content.decode()
+    assert "Local-knowledge check failed." in html and "Timed out" in html
+    assert "every 2s" not in html  # nothing running: no more polling
+
+
+def test_the_coordinator_turns_the_check_on_from_its_page(client, project, coordinator, model_stub):
+    endpoint = make_endpoint(project, coordinator, model_stub)
+    client.force_login(coordinator)
+    url = f"/projects/{project.slug}/local-knowledge-check/"
+    refused = client.post(url, {"enabled": "on", "threshold": "0.5"})
+    assert refused.status_code == 400 and "choose the model" in refused.content.decode()
+    assert client.post(url, {"enabled": "on", "endpoint": endpoint.pk, "threshold": "2"}).status_code == 400
+    assert client.post(url, {"enabled": "on", "endpoint": endpoint.pk, "threshold": "0.6"}).status_code == 302
+    setting = LocalCheckSetting.objects.get(project=project)
+    assert setting.enabled and setting.endpoint_id == endpoint.pk and setting.threshold == 0.6
+    assert "Items so far" in client.get(url).content.decode()
