@@ -36,6 +36,18 @@ class EvaluationConfig(AppConfig):
 
         from common import kinds
 
+        # The local-knowledge check of Wikipedia QA items: beside the model endpoints it asks.
+        check = kinds.Link("Settings", "Local-knowledge check", "local_check_settings", kinds.COORD)
+        try:
+            wikipedia = kinds.get("wikipedia_qa")
+        except LookupError:
+            wikipedia = None
+        if wikipedia is not None and check not in wikipedia.nav:
+            nav = list(wikipedia.nav)
+            after = next((n + 1 for n, each in enumerate(nav) if each.url_name == "endpoint_list"), len(nav))
+            nav.insert(after, check)
+            kinds.extend("wikipedia_qa", nav=tuple(nav))
+
         link = kinds.Link("Data", "Evaluation", "evaluation_runs", ("researcher", "coordinator"))
         for value in EVALUATED_KINDS:
             try:
