@@ -142,12 +142,18 @@ def local_check_request(*, item: QAItem, force: bool = False) -> LocalCheck | No
         "stage": "",
         "finished_at": None,
     }
-    try:
-        with transaction.atomic():
-            check, _ = LocalCheck.objects.update_or_create(item=item, defaults=values)
-    except IntegrityError:  # another save created it meanwhile: write over that one
-        LocalCheck.objects.filter(item=item).update(**values)
-        check = LocalCheck.objects.get(item=item)
+    if existing is not None:  # one statement: a save that asks again costs no more than that
+        LocalCheck.objects.filter(pk=existing.pk).update(**values)
+        for name, value in values.items():
+            setattr(existing, name, value)
+        check = existing
+    else:
+        try:
+            with transaction.atomic():
+                check = LocalCheck.objects.create(item=item, **values)
+        except IntegrityError:  # another save created it meanwhile: write over that one
+            LocalCheck.objects.filter(item=item).update(**values)
+            check = LocalCheck.objects.get(item=item)
     job_enqueue(JOB, check.pk, countdown=float(settings.LOCAL_CHECK_DELAY_SECONDS))
     return check
 

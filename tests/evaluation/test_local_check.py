@@ -256,3 +256,47 @@ def test_the_coordinator_turns_the_check_on_from_its_page(client, project, coord
     setting = LocalCheckSetting.objects.get(project=project)
     assert setting.enabled and setting.endpoint_id == endpoint.pk and setting.threshold == 0.6
     assert "Items so far" in client.get(url).content.decode()
+
+
+def test_the_reviewer_sees_the_flag_on_the_review_screen(
+    checking, project, annotator, reviewer, client, model_stub, django_capture_on_commit_callbacks
+):
+    from review import queue as review_queue
+    from tests.review.conftest import submitted_pair
+
+    model_stub.answer(lambda request: "深水埗")  # it says where the café is, even without the lead
+    with django_capture_on_commit_callbacks(execute=True):
+        _, items = submitted_pair(project, annotator, evidences=("深水埗", "姓陳"))
+    check = LocalCheck.objects.get(item=items[0])
+    assert check.result == LocalCheck.Result.CLOSED_BOOK, (check.answer, check.error)
+    slot = review_queue.review_claim(item=items[0], user=reviewer)
+    client.force_login(reviewer)
+
+    page = client.get(f"/projects/{project.slug}/review/{slot.pk}/").content.decode()
+
+    assert 'id="local-check-line"' in page
+    assert "A model answers this without any article" in page
+
+
+def test_a_save_with_the_check_on_costs_a_few_queries_and_no_model_call(
+    checking, project, coordinator, annotating_pair, annotator, model_stub, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    item = _item(annotating_pair, annotator)  # its check exists: a later save rewrites it
+
+    def save(question: str) -> int:
+        nonlocal item
+        with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=False):
+            item = qa_item_update(
+                item=item, user=annotator, version=item.version, question=question, answer_standard=ANSWER
+            )
+        return len(queries)
+
+    on = save("香港哪個地方曾經是城寨？")
+    LocalCheckSetting.objects.filter(project=project).update(enabled=False)
+    off = save("香港哪個地方曾經是無法可管的城寨？")
+    print(f"\nqueries of one save: {off} with the check off, {on} with it on")
+    assert on - off <= 3  # is the check on, the check as it was, the check written
+    assert model_stub.requests == []
