@@ -557,6 +557,7 @@ class ItemEvent(models.Model):
 
 
 # Collections, import jobs and the original rows of imported releases live in their own module.
+from annotation.models_checks import LocalCheck  # noqa: E402, F401
 from annotation.models_ingest import (  # noqa: E402, F401
     Collection,
     CollectionTitle,

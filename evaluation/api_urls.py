@@ -1,8 +1,13 @@
 from django.urls import path
 
-from evaluation import api, judge_api
+from evaluation import api, judge_api, local_check_api
 
 urlpatterns = [
+    path(
+        "projects/<slug:slug>/local-knowledge-check/",
+        local_check_api.LocalCheckSettingApi.as_view(),
+        name="api_local_check_settings",
+    ),
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
     path("projects/<slug:slug>/evaluation/nativqa/", api.NativqaApi.as_view(), name="api_evaluation_nativqa"),
     path(

@@ -19,7 +19,7 @@ from exports import services as releases
 from exports.models import Release
 
 WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
-WIKIPEDIA_STRATA = ("topic", "region", "split")
+WIKIPEDIA_STRATA = ("topic", "region", "split", "local_knowledge_check")
 TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
 ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
 ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)

@@ -1,8 +1,13 @@
 from django.urls import path
 
-from evaluation import judge_views, views
+from evaluation import judge_views, local_check_views, views
 
 urlpatterns = [
+    path(
+        "projects/<slug:slug>/local-knowledge-check/",
+        local_check_views.local_check_settings,
+        name="local_check_settings",
+    ),
     path("projects/<slug:slug>/evaluation/", views.run_list, name="evaluation_runs"),
     path("projects/<slug:slug>/evaluation/nativqa/", views.nativqa, name="evaluation_nativqa"),
     path("projects/<slug:slug>/evaluation/leaderboard/", views.leaderboard, name="evaluation_leaderboard"),

@@ -45,7 +45,14 @@ OUTCOME_NAMES = {
     "missing": "No prediction for this item",
     "error": "The model call failed",
 }
-STRATUM_NAMES = {"region_detail": "finer region"}
+STRATUM_NAMES = {
+    "region_detail": "finer region",
+    "local_knowledge_check": "local-knowledge check",
+    # its values (annotation.models_checks.LocalCheckResult)
+    "not_answered": "a model does not answer it (local knowledge)",
+    "closed_book": "a model answers it without any article",
+    "standard_lead": "a model answers it from the standard article",
+}
 KIND_NAMES = {
     "lead": "Lead-section QA",
     "document": "Document-level QA",

@@ -14,6 +14,7 @@ from annotation.lifecycle import (
     qa_item_transition,
     require_may_review,
 )
+from annotation.local_checks import local_check_request
 from annotation.models import ItemEvent, QAItem, QAItemRevision
 from annotation.services.items import check_document_evidence
 from annotation.services.revisions import qa_item_revision_create
@@ -161,4 +162,5 @@ def qa_item_reviewer_rewrite(
             after=Status.SUBMITTED,
             revision_number=revision.number,
         )
+        local_check_request(item=item)  # the rewritten text is checked again, after the commit
     return item

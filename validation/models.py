@@ -278,6 +278,11 @@ class SearchEngine(models.TextChoices):
     YAHOO = "yahoo", "Yahoo"
 
 
+class SearchType(models.TextChoices):
+    TEXT = "text", "Text search (people also ask)"
+    IMAGES = "images", "Image search (Google Images)"
+
+
 class SearchKey(models.Model):
     """A project's SerpApi key, encrypted (common/secrets.py). No row: the project has no key."""
 
@@ -301,6 +306,12 @@ class SearchCollection(Job):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="search_collections")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     engine = models.CharField(max_length=16, choices=SearchEngine.choices, default=SearchEngine.GOOGLE)
+    search_type = models.CharField(
+        max_length=8,
+        choices=SearchType.choices,
+        default=SearchType.TEXT,
+        help_text="Text: people-also-ask pairs; images: image results (Google Images), one item each.",
+    )
     location = models.CharField(max_length=200, blank=True, help_text="SerpApi location (Google), e.g. Doha, Qatar.")
     gl = models.CharField(max_length=8, blank=True, help_text="Country code (gl), e.g. qa.")
     hl = models.CharField(max_length=16, blank=True, help_text="Interface language code (hl), e.g. ar.")

@@ -13,7 +13,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.access import MEMBERSHIP, project_access
+from annotation.local_checks import panel as local_check_panel
 from annotation.models import Project, QAItem, QAItemRevision, Role
+from annotation.models_checks import LocalCheck
 from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
@@ -227,6 +229,7 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
         **evidence_context(item),
     }
     verification = review_verification.verification_current(item)
+    context["local_check"] = local_check_panel(LocalCheck.objects.filter(item=item).first(), item)
     context["verification"] = verification
     context["verification_outdated"] = verification is not None and not verification.is_current_for(item)
     return render(request, "review/review.html", context, status=status)

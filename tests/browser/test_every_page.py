@@ -45,6 +45,8 @@ NOT_LINKED = {
         ],
         "the demo holds none yet",
     ),
+    "item_local_check": "polled by an item card (htmx) while its local-knowledge check runs; the demo checks no "
+    "item (a check needs a model server); tests/browser/test_local_check.py watches it",
     "evaluation_nativqa": "linked from a validation project's evaluation pages, and the walk opens another "
     "project's evaluation pages first (one visit per page); tests/evaluation/test_nativqa.py opens it",
     # The demo's evaluation run is judged by no model: a judge needs a model server, and the demo asks none.

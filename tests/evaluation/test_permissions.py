@@ -20,6 +20,7 @@ pytestmark = pytest.mark.one_engine
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_runs": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "local_check_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),  # coordinators only (researchers: 403)
     "evaluation_run_create": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no file: the form again, with errors
     "evaluation_run_generate": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no endpoint: the form again
     "evaluation_run": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -45,6 +46,8 @@ JUDGMENT = "projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("get", "projects/{slug}/evaluation/runs/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/local-knowledge-check/", None, (403, 404, 403, 403, 200, 200)),
+    ("put", "projects/{slug}/local-knowledge-check/", {}, (403, 404, 403, 403, 400, 400)),  # `enabled` missing
     ("post", "projects/{slug}/evaluation/runs/", {}, (403, 404, 403, 403, 415, 415)),  # a file comes as multipart
     ("post", "projects/{slug}/evaluation/runs/generate/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/", None, (403, 404, 403, 403, 200, 200)),

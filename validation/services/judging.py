@@ -21,6 +21,7 @@ from review import queue as review_queue
 from review import reviewers as review_reviewers
 from review import routing as review_routing
 from review.models import ReviewSlot
+from validation.images import item_images
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
@@ -268,6 +269,7 @@ def task_context(slot: ReviewSlot, settings: ValidationSettings) -> dict[str, An
         "domain": domain,
         "better_options": options,
         "suggestion": item_suggestion(slot.item_id) if slot.status == ReviewSlot.Status.CLAIMED else None,
+        "images": item_images(vitem.metadata),
         "settings": settings,
         "tasks": set(settings.tasks),
         "language": vitem.text_language,
