@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evaluation import api, judge_api
+from evaluation import api, goldflags_api, judge_api
 
 urlpatterns = [
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
@@ -16,6 +16,16 @@ urlpatterns = [
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/predictions/",
         api.RunPredictionsApi.as_view(),
         name="api_evaluation_predictions",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<str:release_item>/",
+        goldflags_api.RunItemApi.as_view(),
+        name="api_evaluation_item",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<str:release_item>/gold-flags/",
+        goldflags_api.GoldFlagApi.as_view(),
+        name="api_evaluation_gold_flag",
     ),
     path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",

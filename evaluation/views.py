@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -16,15 +16,16 @@ from common.errors import ServiceError
 from common.requests import SignedInRequest
 from endpoints.access import get_endpoint_for_user
 from endpoints.models import Endpoint
+from evaluation import goldflags, services, tables
 from evaluation import leaderboard as boards
-from evaluation import services, tables
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
-from evaluation.models import Prediction
+from evaluation.models import EvaluationRun, Prediction
 from evaluation.nativqa import nativqa_results
 from evaluation.words import metric_name
 from exports.access import get_release_of_project, releases_for_project
+from review.decisions import GOLD_NOTE_MAX
 
 
 def _versions(project: Project) -> list[int]:
@@ -225,3 +226,55 @@ def nativqa(request: SignedInRequest, slug: str) -> HttpResponse:
     project = access.project
     context = {"project": project, "membership": access.membership, "results": nativqa_results(project)}
     return render(request, "evaluation/nativqa.html", context)
+
+
+def _item_context(access: ProjectAccess, run: EvaluationRun, item: goldflags.RunItem, **extra: object) -> dict:
+    project = access.project
+    language = project.standard if project.kind == Project.Kind.WIKIPEDIA_QA else None
+    return {
+        "project": project,
+        "membership": access.membership,
+        "run": run,
+        "item": item,
+        "answer_lang": project.standard_language if language else "",
+        "answer_dir": language.direction if language else "auto",
+        "note_max": GOLD_NOTE_MAX,
+        **extra,
+    }
+
+
+def _run_item(run: EvaluationRun, item_id: str) -> goldflags.RunItem:
+    try:
+        return goldflags.run_item(run, item_id)
+    except ServiceError as error:
+        raise Http404(error.message) from None
+
+
+@login_required
+def run_item(request: SignedInRequest, slug: str, run_id: int, release_item: str) -> HttpResponse:
+    """One item as the run saw it: question, gold and evidence from the release, every model's answer under every
+    scenario side by side, the live item's review history and its gold flags, and *gold looks wrong*."""
+    access, run = get_run_for_user(request.user, slug, run_id)
+    item = _run_item(run, release_item)
+    return render(request, "evaluation/run_item.html", _item_context(access, run, item))
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def gold_flag(request: SignedInRequest, slug: str, run_id: int, release_item: str) -> HttpResponse:
+    """*Gold looks wrong*: the item goes back to review for the next release, with the note and this run."""
+    access, run = get_run_for_user(request.user, slug, run_id)
+    item = _run_item(run, release_item)
+    note = request.POST.get("note", "")
+    try:
+        goldflags.gold_flag_create(run=run, item_id=item.item_id, user=request.user, note=note)
+    except ServiceError as error:
+        context = _item_context(access, run, item, flag_error=error.message, note=note)
+        template = "evaluation/run_item.html#gold-flag" if request.htmx else "evaluation/run_item.html"
+        return render(request, template, context, status=400)
+    item = _run_item(run, release_item)
+    if request.htmx:
+        return render(request, "evaluation/run_item.html#gold-flag", _item_context(access, run, item, flagged=True))
+    messages.success(request, "Flagged: the item goes back to review for the next release.")
+    return redirect("evaluation_item", slug, run.pk, item.item_id)
