@@ -24,6 +24,9 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_run_generate": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no endpoint: the form again
     "evaluation_run": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    # One item's drill-down, and *gold looks wrong* on it (the world's item is in no project: the form again, 400).
+    "evaluation_item": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_gold_flag": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "evaluation_run_score": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "evaluation_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     # The LLM judge: a run's judgments (start one), the prompt (a new version; an empty one is refused and the page
@@ -50,6 +53,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/evaluation/runs/{run_id}/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/predictions/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/results.csv", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/gold-flags/", {}, (403, 404, 403, 403, 400, 400)),  # no note
     ("get", "projects/{slug}/evaluation/judge-prompt/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/evaluation/judge-prompt/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/judgments/", None, (403, 404, 403, 403, 200, 200)),
@@ -77,7 +82,13 @@ def evaluation_world(release_world):  # noqa: F811
         status="done",
     )
     judgment, judged = judged_objects(run)
-    return {**release_world, "run_id": run.pk, "judgment_id": judgment.pk, "judged_id": judged.pk}
+    return {
+        **release_world,
+        "run_id": run.pk,
+        "judgment_id": judgment.pk,
+        "judged_id": judged.pk,
+        "release_item": judged.prediction.item_id,
+    }
 
 
 def judged_objects(run: EvaluationRun) -> tuple[Judgment, JudgedItem]:
@@ -100,6 +111,8 @@ def page_url(name: str, world: dict) -> str:
         "evaluation_judgment_csv",
     }:
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"]})
+    if name in {"evaluation_item", "evaluation_gold_flag"}:
+        return reverse(name, kwargs={**ids, "release_item": world["release_item"]})
     if name == "evaluation_judged_override":
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"], "judged_id": world["judged_id"]})
     if name in {
