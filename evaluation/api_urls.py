@@ -9,6 +9,11 @@ urlpatterns = [
         "projects/<slug:slug>/evaluation/leaderboard/", api.LeaderboardApi.as_view(), name="api_evaluation_leaderboard"
     ),
     path(
+        "projects/<slug:slug>/evaluation/leaderboard.<str:fmt>",
+        api.LeaderboardDownloadApi.as_view(),
+        name="api_evaluation_leaderboard_download",
+    ),
+    path(
         "projects/<slug:slug>/evaluation/runs/generate/", api.RunGenerateApi.as_view(), name="api_evaluation_generate"
     ),
     path("projects/<slug:slug>/evaluation/runs/<int:run_id>/", api.RunDetailApi.as_view(), name="api_evaluation_run"),
@@ -31,6 +36,11 @@ urlpatterns = [
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",
         api.RunResultsCsvApi.as_view(),
         name="api_evaluation_csv",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.<str:fmt>",
+        api.RunResultsDownloadApi.as_view(),
+        name="api_evaluation_results",
     ),
     path("projects/<slug:slug>/evaluation/judge-prompt/", judge_api.JudgePromptApi.as_view(), name="api_judge_prompt"),
     path(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -199,13 +201,7 @@ def run_score(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
 def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
     """Models × scenarios on one release under one metric, each cell a run's result (n, interval), and its chart."""
     access = evaluation_access(request.user, slug)
-    version = request.GET.get("release", "")
-    board = boards.leaderboard(
-        access.project,
-        version=int(version) if version.isdigit() else None,
-        kind=request.GET.get("kind", "")[:16],
-        metric=request.GET.get("metric", "")[:64],
-    )
+    board = _board(request, access.project)
     context = {
         "project": access.project,
         "membership": access.membership,
@@ -214,6 +210,10 @@ def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
         "metrics": [(f"{mode}:{metric}", metric_name(f"{mode}:{metric}")) for mode, metric in board.metrics],
         "chosen_metric": f"{board.mode}:{board.metric}",
         "chart": boards.leaderboard_chart(board) if board.rows else None,
+        "board_query": urlencode(
+            {"release": board.release_version or "", "kind": board.kind, "metric": f"{board.mode}:{board.metric}"}
+        ),
+        "download_formats": [("csv", "CSV"), ("md", "Markdown"), ("tex", "LaTeX")],
         "small_cell": tables.SMALL_CELL,
     }
     return render(request, "evaluation/leaderboard.html", context)
@@ -278,3 +278,41 @@ def gold_flag(request: SignedInRequest, slug: str, run_id: int, release_item: st
         return render(request, "evaluation/run_item.html#gold-flag", _item_context(access, run, item, flagged=True))
     messages.success(request, "Flagged: the item goes back to review for the next release.")
     return redirect("evaluation_item", slug, run.pk, item.item_id)
+
+
+def download_response(text: str, fmt: str, name: str) -> HttpResponse:
+    """A results download (page and API alike): `name.fmt` as an attachment of the format's type."""
+    response = HttpResponse(text, content_type=f"{services.DOWNLOAD_TYPES[fmt]}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response
+
+
+@login_required
+def run_results_download(request: SignedInRequest, slug: str, run_id: int, fmt: str) -> HttpResponse:
+    """The run's results as CSV, results.json, Markdown or LaTeX (the tables of the run page)."""
+    _, run = get_run_for_user(request.user, slug, run_id)
+    if fmt not in services.DOWNLOAD_TYPES:
+        raise Http404("No such download: csv, json, md or tex.")
+    text = services.evaluation_run_results_download(run, fmt)
+    return download_response(text, fmt, f"{slug}-v{run.release_version}-run{run.pk}-results")
+
+
+def _board(request: SignedInRequest, project: Project) -> boards.Board:
+    version = request.GET.get("release", "")
+    return boards.leaderboard(
+        project,
+        version=int(version) if version.isdigit() else None,
+        kind=request.GET.get("kind", "")[:16],
+        metric=request.GET.get("metric", "")[:64],
+    )
+
+
+@login_required
+def leaderboard_download(request: SignedInRequest, slug: str, fmt: str) -> HttpResponse:
+    """The leaderboard (same choices as the page) as CSV, JSON, Markdown or LaTeX."""
+    access = evaluation_access(request.user, slug)
+    if fmt not in services.DOWNLOAD_TYPES:
+        raise Http404("No such download: csv, json, md or tex.")
+    board = _board(request, access.project)
+    text = boards.leaderboard_download(board, access.project, fmt)
+    return download_response(text, fmt, f"{slug}-v{board.release_version}-leaderboard")
