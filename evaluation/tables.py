@@ -167,6 +167,11 @@ def figure_text(row: dict[str, Any], *, small_mark: str = "⚠") -> str:
     return text + (f" {small_mark}" if row["n"] < SMALL_CELL else "")
 
 
+def _delta_text(compared: dict[str, str]) -> str:
+    interval = f" ({compared['low']}, {compared['high']})" if compared["low"] else ""
+    return f"{compared['delta']}{interval}, p Holm {compared['p_holm']}, n={compared['n']}"
+
+
 def run_grids(
     run_results: list[dict[str, Any]], comparisons: list[dict[str, Any]], *, draws: int, seed: int
 ) -> list[Grid]:
@@ -195,7 +200,7 @@ def run_grids(
             ]
             if delta:
                 d = row["delta"]
-                cells.append(f"{d['delta']} ({d['low']}, {d['high']}), p Holm {d['p_holm']}, n={d['n']}" if d else None)
+                cells.append(_delta_text(d) if d else None)
             rows.append((scenario_name(row["scenario"]), cells))
         what = f"{table['kind_name']}, {model}"
         grids.append(
@@ -220,7 +225,7 @@ def run_grids(
             grids.append(
                 Grid(
                     name=f"{kind} · {model} · by {stratum['name']}",
-                    caption=f"{what}: {table['primary']['name']} ({MODE_NAMES.get(table['primary']['mode'], '')}), "
+                    caption=f"{what}: {table['primary']['name']} ({table['primary']['mode']}), "
                     f"mean × 100 (95% interval), n by {stratum_name(stratum['name'])}. {intervals}. "
                     f"⚠: fewer than {SMALL_CELL} items.",
                     stub=stratum_name(stratum["name"]).capitalize(),
@@ -293,6 +298,9 @@ LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "|": r"\textbar{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
     "⚠": r"$^{\dagger}$",
     "Δ": r"$\Delta$",
     "×": r"$\times$",

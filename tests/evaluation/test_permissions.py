@@ -54,7 +54,8 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/evaluation/runs/{run_id}/predictions/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/results.csv", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/", None, (403, 404, 403, 403, 200, 200)),
-    ("post", "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/gold-flags/", {}, (403, 404, 403, 403, 400, 400)),  # no note
+    # no note
+    ("post", "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/gold-flags/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/judge-prompt/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/evaluation/judge-prompt/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/judgments/", None, (403, 404, 403, 403, 200, 200)),
