@@ -23,6 +23,8 @@ WIKIPEDIA_STRATA = ("topic", "region", "split")
 TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
 ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
 ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)
+VALIDATION_STRATA = ("location", "language", "topic", "split")
+VALIDATION_SCENARIO = "question_only"  # a validation release has no prompt files: the question is asked alone
 MAX_GOLD_CHARS = 20_000
 
 
@@ -34,6 +36,7 @@ class ItemGold:
     strata: dict[str, str]
     options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
     question: str = ""  # what an LLM judge is shown beside the gold (Wikipedia QA)
+    language: str = ""  # the gold's language when items differ (validation); else the release's
 
 
 @dataclass(slots=True)
@@ -52,6 +55,10 @@ class ReleaseGold:
     @property
     def entity(self) -> bool:
         return self.project_kind == "entity_qa"
+
+    @property
+    def validation(self) -> bool:
+        return self.project_kind == "validation"
 
 
 def _lines(release: Release, name: str, files: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -96,9 +103,11 @@ def release_gold(release: Release) -> ReleaseGold:
         return _trivia_gold(release)
     if kind == "entity_qa":
         return _entity_gold(release)
+    if kind == "validation":
+        return _validation_gold(release)
     raise InvalidInput(
         f"Scoring {release.project.get_kind_display()} releases is not built yet "
-        "(Wikipedia QA, trivia and entity questions are).",
+        "(Wikipedia QA, trivia, entity questions and validation are).",
         field="release",
     )
 
@@ -177,6 +186,27 @@ def _entity_gold(release: Release) -> ReleaseGold:
             scenarios.setdefault(condition, set()).add(identifier)
     strata = (*ENTITY_STRATA, *sorted(groupings))
     return ReleaseGold("entity_qa", "", items, scenarios, files, strata)
+
+
+def _validation_gold(release: Release) -> ReleaseGold:
+    """A validation project's release (`validation_qa.jsonl`): each item's validated answer (the coordinator's
+    chosen revision, else the latest) is the gold of its question, asked alone (`question_only`); the item's own
+    language picks the metrics' language rules. Each item is its own cluster (NativQA pairs share no page)."""
+    files: list[dict[str, str]] = []
+    items: dict[str, ItemGold] = {}
+    fallback = release.project.standard_language
+    for record in _lines(release, "validation_qa.jsonl", files):
+        identifier = str(record["id"])
+        items[identifier] = ItemGold(
+            kind="validation",
+            gold=_text(record.get("answer")).strip(),
+            cluster=identifier,
+            strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in VALIDATION_STRATA},
+            question=_text(record.get("question")).strip(),
+            language=_text(record.get("language")) or fallback,
+        )
+    scenarios = {VALIDATION_SCENARIO: set(items)}
+    return ReleaseGold("validation", fallback, items, scenarios, files, VALIDATION_STRATA)
 
 
 def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from evaluation.scoring import PROPORTIONS
 from evaluation.tables import PRIMARY, SCENARIO_ORDER, Grid, render
 from evaluation.words import KIND_NAMES, MODE_NAMES, metric_name, scenario_name
 
-KIND_ORDER = ("lead", "document", "trivia", "entity")
+KIND_ORDER = ("lead", "document", "trivia", "entity", "validation")
 CELL_FIELDS = ("n", "mean", "ci_low", "ci_high", "interval", "left_out")
 
 

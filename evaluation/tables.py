@@ -28,6 +28,7 @@ PRIMARY = {
     "document": ("recommended", "rouge_l"),
     "trivia": ("parity", "accuracy_strict"),
     "entity": ("recommended", "accuracy_json"),
+    "validation": ("recommended", "rouge_l"),
 }
 
 

@@ -51,6 +51,7 @@ KIND_NAMES = {
     "document": "Document-level QA",
     "trivia": "Trivia (multiple choice)",
     "entity": "Entity questions (multiple choice, JSON answer)",
+    "validation": "Validated QA (against the validated answer)",
 }
 
 
