@@ -19,7 +19,7 @@ from exports import services as releases
 from exports.models import Release
 
 WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
-WIKIPEDIA_STRATA = ("topic", "region", "split")
+WIKIPEDIA_STRATA = ("topic", "region", "region_detail", "verification", "review", "split")
 TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
 ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
 ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)
@@ -112,6 +112,18 @@ def release_gold(release: Release) -> ReleaseGold:
     )
 
 
+def _wikipedia_strata(record: dict[str, Any]) -> dict[str, str]:
+    """Topic, region (local / standard / other) and the finer region as labelled; whether the full-document check
+    found the answer; whether review had the item rewritten; the split."""
+    strata = {name: _text(record.get(name)) or "(none)" for name in ("topic", "region", "region_detail", "split")}
+    verification = record.get("verification")
+    strata["verification"] = _text(verification.get("status") if isinstance(verification, dict) else None) or "(none)"
+    revisions = record.get("revisions")
+    rewritten = isinstance(revisions, int) and revisions > 1
+    strata["review"] = "rewritten after review" if rewritten else "accepted as first written"
+    return strata
+
+
 def _wikipedia_gold(release: Release) -> ReleaseGold:
     files: list[dict[str, str]] = []
     items: dict[str, ItemGold] = {}
@@ -123,7 +135,7 @@ def _wikipedia_gold(release: Release) -> ReleaseGold:
                 kind=str(record.get("kind") or name.split("_")[0]),
                 gold=_text(record.get("answer_standard")).strip(),
                 cluster=str(record.get("pair_id") or record["id"]),
-                strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in WIKIPEDIA_STRATA},
+                strata=_wikipedia_strata(record),
                 question=_text(record.get("question")).strip(),
             )
     scenarios: dict[str, set[str]] = {}

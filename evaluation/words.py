@@ -45,7 +45,11 @@ OUTCOME_NAMES = {
     "missing": "No prediction for this item",
     "error": "The model call failed",
 }
-STRATUM_NAMES = {"region_detail": "finer region"}
+STRATUM_NAMES = {
+    "region_detail": "finer region",
+    "verification": "full-document check",
+    "review": "review history",
+}
 KIND_NAMES = {
     "lead": "Lead-section QA",
     "document": "Document-level QA",

@@ -195,7 +195,8 @@ def qa_item_gold_flag(*, item: QAItem, user: User, note: str) -> ItemEvent:
                 content=last.content if last is not None else None,
             )
             items_route(items=[item], actor=user, revisions=[revision])
-            after, number = Status.SUBMITTED, revision.number
+            after: str = Status.SUBMITTED
+            number: int | None = revision.number
         elif before in (Status.SUBMITTED, Status.NEEDS_REWRITE):
             after, number = before, None
         else:
