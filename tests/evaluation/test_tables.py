@@ -101,6 +101,9 @@ def test_a_runs_tables_download_as_markdown_and_latex_with_their_conventions(bav
     assert "+0.0, p Holm 1, n=2" in text  # a single page pair: no interval, and none pretended
     assert as_json.json()["provenance"]["release_version"] == 1 and as_json.json()["results"] == run["results"]
     assert api.get(base + "xls").status_code == 404
+    strata = {(row["stratum"], row["value"]) for row in run["results"]}
+    assert {("verification", "not_checked"), ("review", "accepted as first written")} <= strata
+    assert "| Review history | Question only |" in text
 
 
 def test_the_leaderboard_downloads_as_csv_markdown_and_latex(client, bavarian_run):
