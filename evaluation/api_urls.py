@@ -22,15 +22,16 @@ urlpatterns = [
         api.RunPredictionsApi.as_view(),
         name="api_evaluation_predictions",
     ),
+    # A release item id may hold a slash (a trivia item's external id): `path`, the flags' route matched first.
     path(
-        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<str:release_item>/",
-        goldflags_api.RunItemApi.as_view(),
-        name="api_evaluation_item",
-    ),
-    path(
-        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<str:release_item>/gold-flags/",
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<path:release_item>/gold-flags/",
         goldflags_api.GoldFlagApi.as_view(),
         name="api_evaluation_gold_flag",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<path:release_item>/",
+        goldflags_api.RunItemApi.as_view(),
+        name="api_evaluation_item",
     ),
     path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",

@@ -15,15 +15,16 @@ urlpatterns = [
     path("projects/<slug:slug>/evaluation/generate/", views.run_generate, name="evaluation_run_generate"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/", views.run_detail, name="evaluation_run"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/items/", views.run_items, name="evaluation_items"),
+    # A release item id may hold a slash (a trivia item's external id): `path`, the flag's route matched first.
     path(
-        "projects/<slug:slug>/evaluation/<int:run_id>/items/<str:release_item>/",
-        views.run_item,
-        name="evaluation_item",
-    ),
-    path(
-        "projects/<slug:slug>/evaluation/<int:run_id>/items/<str:release_item>/gold-flag/",
+        "projects/<slug:slug>/evaluation/<int:run_id>/items/<path:release_item>/gold-flag/",
         views.gold_flag,
         name="evaluation_gold_flag",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/items/<path:release_item>/",
+        views.run_item,
+        name="evaluation_item",
     ),
     path("projects/<slug:slug>/evaluation/<int:run_id>/score/", views.run_score, name="evaluation_run_score"),
     path("projects/<slug:slug>/evaluation/<int:run_id>/results.csv", views.run_results_csv, name="evaluation_csv"),

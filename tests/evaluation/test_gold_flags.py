@@ -109,3 +109,16 @@ def test_the_page_form_without_javascript_redirects_and_an_error_is_shown_in_the
 
     assert empty.status_code == 400 and 'id="gold-flag-error"' in empty.content.decode()
     assert done.status_code == 302 and done["Location"].endswith(f"/items/{bar_run['release_item']}/")
+
+
+def test_an_item_id_with_a_slash_has_its_page(bar_run):
+    from evaluation.models import Prediction
+
+    Prediction.objects.create(
+        run_id=bar_run["run"], item_id="eu/q1", item_kind="trivia", scenario="eus", model="m", prediction="A"
+    )
+    url = reverse("evaluation_item", args=["bar-deu", bar_run["run"], "eu/q1"])
+
+    assert url.endswith("/items/eu/q1/")
+    shown = bar_run["api"].get(f"/api/projects/bar-deu/evaluation/runs/{bar_run['run']}/items/eu/q1/").json()
+    assert shown["item_id"] == "eu/q1" and shown["record"] is None and not shown["can_flag"]
