@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, QuerySet
+from django.db.models import OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -30,8 +32,9 @@ PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
 
 
-def review_items(project: Project, status: str = "", kind: str = "") -> QuerySet[QAItem]:
-    """Submitted (never draft) items for the filtered list, with review progress, in one query; the two
+def review_items(project: Project, status: str = "", kind: str = "", text: str = "") -> QuerySet[QAItem]:
+    """Submitted (never draft) items for the filtered list, with review progress, in one query (`text` found in
+    the question or either answer); the two
     columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
     are the kind's words (`common.kinds.Words`)."""
     words = kinds.of(project).words
@@ -54,6 +57,10 @@ def review_items(project: Project, status: str = "", kind: str = "") -> QuerySet
         items = items.filter(status=status)
     if words.kind_filter and kind in QAItem.Kind.values:
         items = items.filter(kind=kind)
+    if text:
+        items = items.filter(
+            Q(question__icontains=text) | Q(answer_standard__icontains=text) | Q(answer_local__icontains=text)
+        )
     return items
 
 
@@ -63,7 +70,9 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
     project = access.project
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
     kind = request.GET.get("kind", "")
-    page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    text = request.GET.get("text", "").strip()[:200]
+    query = urlencode({key: value for key, value in (("status", status), ("kind", kind), ("text", text)) if value})
+    page = Paginator(review_items(project, status, kind, text), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     words = kinds.of(project).words
     for item in page:
         # Display attributes for the template's rows, as on the project list (annotation.views.projects).
@@ -84,6 +93,8 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
         "page": page,
         "status": status,
         "kind": kind,
+        "text": text,
+        "query": query,  # the filter, for the pager's links
         "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
         "kinds": QAItem.Kind.choices if words.kind_filter else [],
         "words": words,
