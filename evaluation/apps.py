@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-EVALUATED_KINDS = ("wikipedia_qa", "trivia")
+EVALUATED_KINDS = ("wikipedia_qa", "trivia", "validation")
 
 
 class EvaluationConfig(AppConfig):

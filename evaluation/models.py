@@ -237,3 +237,26 @@ class LocalCheckSetting(models.Model):
     @property
     def active(self) -> bool:
         return self.enabled and self.endpoint_id is not None
+
+
+class GoldFlag(models.Model):
+    """A person reading a run's answers said an item's gold looks wrong. The flag itself is the review app's: the
+    item's `gold_flagged` event (and, for an accepted item, a new review round); this row keeps which run and
+    release the person was reading, so the drill-down shows it and the event can be traced back to the results."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="gold_flags")
+    item_id = models.CharField(max_length=200, help_text="The release item's stable id.")
+    qa_item = models.ForeignKey("annotation.QAItem", on_delete=models.CASCADE, related_name="gold_flags")
+    event = models.OneToOneField("annotation.ItemEvent", on_delete=models.CASCADE, related_name="gold_flag")
+    note = models.TextField()
+    flagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["qa_item", "created_at"], name="gold_flag_item_idx")]
+
+    def __str__(self) -> str:
+        return f"Gold of {self.item_id} flagged from run {self.run_id}"

@@ -52,12 +52,15 @@ STRATUM_NAMES = {
     "not_answered": "a model does not answer it (local knowledge)",
     "closed_book": "a model answers it without any article",
     "standard_lead": "a model answers it from the standard article",
+    "verification": "full-document check",
+    "review": "review history",
 }
 KIND_NAMES = {
     "lead": "Lead-section QA",
     "document": "Document-level QA",
     "trivia": "Trivia (multiple choice)",
     "entity": "Entity questions (multiple choice, JSON answer)",
+    "validation": "Validated QA (against the validated answer)",
 }
 
 

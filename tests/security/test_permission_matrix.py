@@ -408,6 +408,7 @@ class Worlds:
                 "run_id": run.pk,
                 "judgment_id": judgment.pk,
                 "judged_id": judged.pk,
+                "release_item": judged.prediction.item_id,
             },
         }
 
@@ -655,7 +656,11 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_runs": OK,
     "evaluation_run": OK,
     "evaluation_items": OK,
+    "evaluation_item": OK,
+    "evaluation_gold_flag": 400,  # they flag a gold that looks wrong (no note: the form again)
     "evaluation_csv": OK,
+    "evaluation_results": OK,
+    "evaluation_leaderboard_download": OK,
     "evaluation_run_create": 400,
     "evaluation_run_generate": 400,
     "evaluation_run_score": REDIRECT,
@@ -693,6 +698,10 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/predictions/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.csv"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.{fmt}"): OK,
+    ("get", "/api/projects/{slug}/evaluation/leaderboard.{fmt}"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/gold-flags/"): 400,  # no note
     ("get", "/api/projects/{slug}/evaluation/judge-prompt/"): OK,
     ("post", "/api/projects/{slug}/evaluation/judge-prompt/"): 400,  # no text
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/"): OK,
