@@ -155,7 +155,10 @@ def _items_to_suggest(project: Project, *, redo: bool) -> QuerySet[QAItem]:
     return items.order_by("pk")
 
 
-def _start(project: Project, purpose: str, endpoint: Endpoint, user: User | None, **fields: Any) -> ModelJob:
+def _start(
+    project: Project, purpose: str, endpoint: Endpoint, user: User | None, *, enqueue: bool = True, **fields: Any
+) -> ModelJob:
+    """The job's row, and (with `enqueue`) the worker's task; without it the caller runs it (the commands)."""
     if project.kind != Project.Kind.VALIDATION:
         raise InvalidState("Only a validation project asks a model for this.", field="project")
     with transaction.atomic():
@@ -171,11 +174,14 @@ def _start(project: Project, purpose: str, endpoint: Endpoint, user: User | None
             created_by=user,
             **fields,
         )
-        job_enqueue("model_job", job.pk)
+        if enqueue:
+            job_enqueue("model_job", job.pk)
     return job
 
 
-def suggestions_start(*, project: Project, endpoint_id: int | None, user: User | None, redo: bool = False) -> ModelJob:
+def suggestions_start(
+    *, project: Project, endpoint_id: int | None, user: User | None, redo: bool = False, enqueue: bool = True
+) -> ModelJob:
     """Queue a job asking the endpoint for a suggestion on every item waiting for validation (without `redo`:
     those that have none yet)."""
     endpoint = _endpoint_of(project, endpoint_id)
@@ -189,7 +195,13 @@ def suggestions_start(*, project: Project, endpoint_id: int | None, user: User |
     if not total:
         raise InvalidState("No item is waiting for a suggestion.", field="items")
     return _start(
-        project, Purpose.SUGGEST, endpoint, user, options={"redo": bool(redo)}, progress_total=min(total, MAX_ITEMS)
+        project,
+        Purpose.SUGGEST,
+        endpoint,
+        user,
+        enqueue=enqueue,
+        options={"redo": bool(redo)},
+        progress_total=min(total, MAX_ITEMS),
     )
 
 
@@ -364,6 +376,7 @@ def seed_drafts_start(
     topics: Sequence[str],
     count: int,
     user: User | None,
+    enqueue: bool = True,
 ) -> ModelJob:
     """Queue a job drafting `count` seed queries per location and topic, in each location's language."""
     endpoint = _endpoint_of(project, endpoint_id)
@@ -377,7 +390,13 @@ def seed_drafts_start(
         raise InvalidInput(f"count: 1 to {MAX_DRAFTS_PER_PAIR} queries per location and topic.", field="count")
     options = {"locations": places, "topics": subjects, "count": int(count)}
     return _start(
-        project, Purpose.SEED_DRAFTS, endpoint, user, options=options, progress_total=len(places) * len(subjects)
+        project,
+        Purpose.SEED_DRAFTS,
+        endpoint,
+        user,
+        enqueue=enqueue,
+        options=options,
+        progress_total=len(places) * len(subjects),
     )
 
 

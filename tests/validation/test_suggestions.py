@@ -8,6 +8,7 @@ agreement comes from the review app's statistics; a suggestion reaches a release
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -425,3 +426,61 @@ def test_the_pages_start_a_job_show_its_failures_and_review_a_draft_in_place(
         and "Accepted" in row.content.decode()
     )
     assert SeedQuery.objects.filter(project=five, query="Doha food").exists()
+
+
+def test_a_job_whose_worker_died_is_taken_over_and_asks_only_the_items_not_stored(
+    five, endpoint, coordinator, model_stub
+):
+    import datetime
+
+    from django.utils import timezone
+
+    model_stub.default_text = verdict()
+    job = suggestions.suggestions_start(project=five, endpoint_id=endpoint.pk, user=coordinator)
+    # what a worker stored before it was killed: two suggestions, and a heartbeat that went stale
+    stored = list(QAItem.objects.filter(project=five).order_by("id")[:2])
+    for item in stored:
+        Suggestion.objects.create(item=item, job=job, ok=True, question_good=True, reply=verdict())
+    stale = timezone.now() - datetime.timedelta(hours=1)
+    ModelJob.objects.filter(pk=job.pk).update(
+        status="running", owner="dead", heartbeat_at=stale, attempts=1, progress_done=2, answered=2
+    )
+
+    done = run(job)
+
+    assert done.status == JobStatus.DONE, done.error
+    assert done.attempts == 2
+    assert len(model_stub.requests) == 3  # only the three items without a stored suggestion
+    assert not any(item.question in request.prompt_text for item in stored for request in model_stub.requests)
+    item_ids = list(Suggestion.objects.filter(job=job).values_list("item_id", flat=True))
+    assert len(item_ids) == len(set(item_ids)) == 5
+    assert (done.progress_done, done.answered, done.failed) == (5, 5, 0)
+
+
+def test_the_command_asks_for_suggestions_and_drafts_in_its_own_process(five, endpoint, coordinator, model_stub):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    model_stub.answer(by_question({"Q2": "not JSON at all"}))
+    model_stub.default_text = verdict()
+    out = StringIO()
+    call_command("model_suggest", five.slug, "--endpoint", "stub", stdout=out)
+    printed = out.getvalue()
+    assert "Suggestions for validators" in printed and "stub (stub-7b)" in printed
+    assert re.search(r"answered +4\n", printed) and re.search(r"failed +1\n", printed)
+    assert Suggestion.objects.filter(item__project=five, ok=True).count() == 4
+    assert Suggestion.objects.get(item__question="Q2 dish?").error.startswith("Reply not understood")
+
+    model_stub.answer(lambda request: json.dumps({"queries": ["Souq Waqif food", "Souq Waqif opening hours"]}))
+    out = StringIO()
+    call_command(
+        "model_suggest", five.slug, "--endpoint", "stub", "--draft-seeds", "--location", "Doha", "--topic", "Food",
+        "--count", "2", stdout=out,
+    )  # fmt: skip
+    assert "Drafted seed queries" in out.getvalue()
+    assert SeedDraft.objects.filter(project=five).count() == 2
+    assert not SeedQuery.objects.filter(project=five).exists()  # drafts wait for the coordinator
+
+    with pytest.raises(CommandError, match="no model endpoint named 'nope'"):
+        call_command("model_suggest", five.slug, "--endpoint", "nope")
