@@ -177,7 +177,9 @@ class LocationListApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationLocationSerializer, request.data)
-        location = services.location_save(project=project, name=data["name"], forms=data["forms"], user=request.user)
+        location = services.location_save(
+            project=project, name=data["name"], forms=data["forms"], user=request.user, language=data.get("language")
+        )
         return Response(ValidationLocationSerializer(location).data)
 
 

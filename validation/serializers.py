@@ -257,6 +257,13 @@ class ValidationLocationSerializer(serializers.Serializer):
         help_text="Forms templates need: adjective, demonym; for Arabic bare (without the article) and nisba (the "
         "stem -ي/-ية/-يين attach to). Arabic ones left out are derived from the name.",
     )
+    language = serializers.CharField(
+        max_length=16,
+        required=False,
+        allow_blank=True,
+        help_text="The language its seed queries are drafted in (a code such as arb; empty: the project's). "
+        "Left out: unchanged.",
+    )
 
 
 class ValidationNextInput(serializers.Serializer):
