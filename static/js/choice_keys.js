@@ -4,10 +4,14 @@
 // form with that button, unless its `data-needs` names an empty field: then that field takes the focus (a
 // rejection's reason). Enter saves and opens the next item (the form's [data-save-next] button); inside a text
 // box Ctrl+Enter does (or sends the button the box's `data-submit` names), Esc leaves the box.
-// Keys the form does not name (the 1–5 scores: likert_keys.js) are left to others.
+// Keys the form does not name (the 1–5 scores: likert_keys.js) are left to others. What the form held when sent
+// comes back after a detour through the sign-in page (form_keep.js).
+import { keepOnSubmit, restore } from "./form_keep.js";
 import { keyOf } from "./keymap.js";
 
 for (const form of document.querySelectorAll("form[data-choice-keys]")) {
+  restore(form); // what was sent while signed out elsewhere, back after signing in again
+  keepOnSubmit(form);
   const byKey = new Map(
     [...form.querySelectorAll("input[data-key], button[data-key]")].map((input) => [input.dataset.key, input]),
   );

@@ -12,6 +12,7 @@ from annotation.services.members import membership_set
 from multichoice.models import TriviaItem
 from multichoice.services.items import trivia_item_create
 from multichoice.services.projects import trivia_project_create
+from tests import factories
 from tests.browser.conftest import log_in
 from tests.multichoice.conftest import CATEGORIES
 
@@ -259,3 +260,62 @@ def test_a_verifier_swaps_accepts_and_rejects_questions_by_keyboard_with_an_arab
     assert first.status == "accepted" and swapped_out not in first.options
     assert second.status == "rejected"
     assert second.item.revisions.count() >= 1
+
+
+def test_a_verifiers_reason_survives_a_sign_out_in_another_tab_and_the_same_question_twice_is_refused_once(
+    page: Page, coordinator, reviewer
+):
+    """Signed out in another tab while writing an Arabic reason: sending it leads to the sign-in page, and after
+    signing in the question is back with the reason as typed. The same question open in two tabs: the second
+    decision is refused as stale, in words. Back after a decision shows the question as decided."""
+    from multichoice import entities
+    from multichoice.models import EntityQuestion
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+    project = entities.entity_project_create(
+        name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, created_by=coordinator
+    )
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    entities.entities_import(project=project, data=CSV.encode(), name="c.csv")
+    entities.questions_generate(project=project)
+    log_in(page, "reviewer")
+    page.goto("/projects/companies/entities/")
+    page.locator("#entity-verify-next").click()
+    expect(page.locator("#entity-verify-form[data-keys-ready]")).to_be_attached()
+    question_url = page.url
+    reason = "السؤال يكشف الإجابة 𨋢"
+
+    other = page.context.new_page()  # the same person signs out in another tab
+    other.goto("/projects/companies/entities/")
+    other.locator(".topbar .account-menu summary").click()
+    other.get_by_role("button", name="Log out").click()
+    expect(other.locator(".topbar")).to_contain_text("Log in")
+
+    page.locator("#id_reason").fill(reason)
+    page.locator("#id_reason").press("Control+Enter")  # reject: the sign-in page
+    expect(page).to_have_url(re.compile(r"/accounts/login/"))
+    page.get_by_label("Username").fill("reviewer")
+    page.get_by_label("Password").fill(factories.PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(question_url)
+    expect(page.locator("#form-restored")).to_contain_text("What you entered before signing in again is back")
+    expect(page.locator("#id_reason")).to_have_value(reason)
+    item_id = int(question_url.rstrip("/").rsplit("/", 1)[1])
+    assert EntityQuestion.objects.get(item_id=item_id).status == "generated"  # nothing was decided signed out
+
+    twin = page.context.new_page()  # the same question in a second tab
+    twin.goto(question_url)
+    expect(twin.locator("#entity-verify-form[data-keys-ready]")).to_be_attached()
+    twin.locator("h1").click()
+    twin.keyboard.press("a")
+    expect(twin.locator(".message.success")).to_contain_text("Question verified")
+    page.locator("#id_reason").press("Control+Enter")  # the first tab's reject, now stale
+    expect(page.locator(".message.error")).to_be_visible()
+    assert EntityQuestion.objects.get(item_id=item_id).status == "accepted"
+
+    page.goto(question_url)
+    expect(page.locator("#question-status")).to_have_text("Verified")
+    expect(page.locator("#entity-verify-form")).to_have_count(0)
+    twin.go_back()  # Back to the question just decided: shown as decided, no form to send again
+    twin.reload()
+    expect(twin.locator("#question-status")).to_have_text("Verified")
