@@ -196,11 +196,14 @@ def _wait_ready(stack: Stack, client: Any) -> None:
     raise SystemExit("the Celery worker did not answer within 90 s")
 
 
-def _poll(client: Any, url: str, terminal: set[str]) -> dict[str, Any]:
+def _poll(client: Any, url: str, terminal: set[str], answers: dict[str, int]) -> dict[str, Any]:
+    """Ask every 50 ms until the job has ended; `answers` counts the answers by status code (an error is
+    counted and asked again: SQLite may refuse a read while the job writes)."""
     while True:
-        body = client.get(url).json()
-        if body["status"] in terminal:
-            return body
+        response = client.get(url)
+        answers[str(response.status_code)] = answers.get(str(response.status_code), 0) + 1
+        if response.status_code == 200 and response.json()["status"] in terminal:
+            return response.json()
         time.sleep(0.05)
 
 
@@ -211,19 +214,21 @@ def _import(client: Any, slug: str, path: Path) -> dict[str, Any]:
             f"/api/projects/{slug}/imports/", files={"files": (path.name, handle, "application/x-ndjson")}
         )
     assert response.status_code == 202, response.text[:500]
-    job = response.json()
-    body = _poll(client, f"/api/projects/{slug}/imports/{job['id']}/", {"done", "refused", "failed", "cancelled"})
+    job, answers = response.json(), {}
+    body = _poll(
+        client, f"/api/projects/{slug}/imports/{job['id']}/", {"done", "refused", "failed", "cancelled"}, answers
+    )
     wall = time.perf_counter() - started
     assert body["status"] == "done", json.dumps(body)[:800]
-    return {"wall": wall, "created": body["report"]["created"]}
+    return {"wall": wall, "created": body["report"]["created"], "polls": answers}
 
 
 def _release(client: Any, slug: str) -> dict[str, Any]:
     started = time.perf_counter()
     response = client.post(f"/api/projects/{slug}/releases/", json={})
     assert response.status_code == 202, response.text[:500]
-    version = response.json()["version"]
-    body = _poll(client, f"/api/projects/{slug}/releases/{version}/", {"done", "failed"})
+    version, answers = response.json()["version"], {}
+    body = _poll(client, f"/api/projects/{slug}/releases/{version}/", {"done", "failed"}, answers)
     published = time.perf_counter() - started
     assert body["status"] == "done", json.dumps(body)[:800]
     size = 0
@@ -234,7 +239,7 @@ def _release(client: Any, slug: str) -> dict[str, Any]:
     wall = time.perf_counter() - started
     unpacked = sum(entry["size"] for entry in body["files"])
     return {"wall": wall, "published": published, "zip_mib": size / 2**20, "unpacked_mib": unpacked / 2**20,
-            "files": len(body["files"])}  # fmt: skip
+            "files": len(body["files"]), "polls": answers}  # fmt: skip
 
 
 def _measure(env: dict[str, str], token: str, what: str, run: Any) -> dict[str, Any]:
@@ -318,16 +323,19 @@ def drive(engine: str, sizes: list[int], repeat: int) -> list[dict[str, Any]]:
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         f"{'engine':<9} {'items':>8} {'job':<8} {'wall s':>7} {'published s':>12} {'server CPU s':>13} "
-        f"{'DB CPU s':>9} {'peak worker MiB':>16} {'peak web MiB':>13} {'zip MiB':>8} {'unpacked MiB':>13} {'files':>6}"
+        f"{'DB CPU s':>9} {'peak worker MiB':>16} {'peak web MiB':>13} {'zip MiB':>8} {'unpacked MiB':>13}"
+        f" {'files':>6} {'polls (errors)':>15}"
     ]
     for row in rows:
         published = f"{row['published']:.2f}" if "published" in row else ""
         zipped = f"{row['zip_mib']:.1f}" if "zip_mib" in row else ""
+        answers = row.get("polls", {})
+        polls = f"{sum(answers.values())} ({sum(n for code, n in answers.items() if code != '200')})"
         unpacked = f"{row['unpacked_mib']:.1f}" if "unpacked_mib" in row else f"({row['file_mib']:.1f} in)"
         out.append(
             f"{row['engine']:<9} {row['n']:>8,} {row['what']:<8} {row['wall']:>7.2f} {published:>12} "
             f"{row['server_cpu']:>13.2f} {row['database_cpu']:>9.2f} {row['peak_worker_mib']:>16.0f} "
-            f"{row['peak_web_mib']:>13.0f} {zipped:>8} {unpacked:>13} {row.get('files', ''):>6}"
+            f"{row['peak_web_mib']:>13.0f} {zipped:>8} {unpacked:>13} {row.get('files', ''):>6} {polls:>15}"
         )
     return "\n".join(out)
 
