@@ -214,7 +214,8 @@ def _import(client: Any, slug: str, path: Path) -> dict[str, Any]:
             f"/api/projects/{slug}/imports/", files={"files": (path.name, handle, "application/x-ndjson")}
         )
     assert response.status_code == 202, response.text[:500]
-    job, answers = response.json(), {}
+    job = response.json()
+    answers: dict[str, int] = {}
     body = _poll(
         client, f"/api/projects/{slug}/imports/{job['id']}/", {"done", "refused", "failed", "cancelled"}, answers
     )
@@ -227,7 +228,8 @@ def _release(client: Any, slug: str) -> dict[str, Any]:
     started = time.perf_counter()
     response = client.post(f"/api/projects/{slug}/releases/", json={})
     assert response.status_code == 202, response.text[:500]
-    version, answers = response.json()["version"], {}
+    version = response.json()["version"]
+    answers: dict[str, int] = {}
     body = _poll(client, f"/api/projects/{slug}/releases/{version}/", {"done", "failed"}, answers)
     published = time.perf_counter() - started
     assert body["status"] == "done", json.dumps(body)[:800]
