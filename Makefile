@@ -50,16 +50,16 @@ worker: $(STAMP)
 test: test-sqlite test-postgres
 
 test-sqlite: $(DEV_STAMP)
-	DATABASE_URL=$(TEST_SQLITE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_SQLITE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist worksteal $(PYTEST_ARGS)
 
 # The test database commits without waiting for its WAL to reach the disk (synchronous_commit=off, for every
 # connection: this process, servers and workers it starts): a crash could lose the last commits of a test
 # database, nothing else changes, and the PostgreSQL run takes a fifth less time.
 test-postgres: $(DEV_STAMP)
-	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist worksteal $(PYTEST_ARGS)
 
 test-fast: $(DEV_STAMP)
-	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not browser and not worker" $(PYTEST_ARGS)
+	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist worksteal -m "not browser and not worker" $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

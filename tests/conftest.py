@@ -3,6 +3,7 @@ asks for one, a researcher)."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import tempfile
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.core.management import call_command
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from annotation.services.members import membership_set
@@ -74,6 +76,17 @@ def own_cache_counts(settings):
         **settings.CACHES,
         "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{uuid.uuid4().hex}"},
     }
+
+
+@pytest.fixture(scope="module")
+def demo_once(django_db_setup, django_db_blocker):
+    """demo_setup's projects, made once for a module whose tests read them: the module holds one transaction,
+    each test runs in a savepoint inside it (what it changes is rolled back), and the module's end rolls back the
+    demo. For tests that use `db`; tests that commit (browser, worker) make the demo themselves."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command("demo_setup", stdout=io.StringIO())
+        yield
+        transaction.set_rollback(True)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ tests.test_app_graph` prints the edges (with the module and line of the first im
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,19 +92,27 @@ def _is_import_module(func: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id == "import_module"
 
 
+@functools.cache
+def _app_modules() -> tuple[tuple[str, Path, ast.Module], ...]:
+    """Each app's modules (migrations included), parsed once per process: (app, path, tree)."""
+    return tuple(
+        (app, path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for app in APPS
+        for path in sorted((ROOT / app).rglob("*.py"))
+    )
+
+
 def app_imports() -> list[Import]:
     """Every import from one app into another, in every module of every app (migrations included)."""
     found: list[Import] = []
-    for app in APPS:
-        for path in sorted((ROOT / app).rglob("*.py")):
-            module = _module_name(path)
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            seen: set[tuple[str, int]] = set()
-            for name, line, lazy in _imported_names(tree, module, path.name == "__init__.py"):
-                target = name.split(".")[0]
-                if target in APPS and target != app and (target, line) not in seen:
-                    seen.add((target, line))
-                    found.append(Import(app, target, module, line, lazy))
+    for app, path, tree in _app_modules():
+        module = _module_name(path)
+        seen: set[tuple[str, int]] = set()
+        for name, line, lazy in _imported_names(tree, module, path.name == "__init__.py"):
+            target = name.split(".")[0]
+            if target in APPS and target != app and (target, line) not in seen:
+                seen.add((target, line))
+                found.append(Import(app, target, module, line, lazy))
     return found
 
 
@@ -208,15 +217,14 @@ def test_no_cycle_between_apps() -> None:
 def private_imports() -> list[str]:
     """`from <other app>.<module> import _name`: one app leaning on another's private helper."""
     found = []
-    for app in APPS:
-        for path in sorted((ROOT / app).rglob("*.py")):
-            module = _module_name(path)
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    target = node.module.split(".")[0]
-                    for alias in node.names:
-                        if target in APPS and target != app and alias.name.startswith("_"):
-                            found.append(f"{module}:{node.lineno} imports {node.module}.{alias.name}")
+    for app, path, tree in _app_modules():
+        module = _module_name(path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                target = node.module.split(".")[0]
+                for alias in node.names:
+                    if target in APPS and target != app and alias.name.startswith("_"):
+                        found.append(f"{module}:{node.lineno} imports {node.module}.{alias.name}")
     return found
 
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SKIPPED = {".venv", ".git", "node_modules", "staticfiles", "media", "__pycache__"}
+from tests.tree import ROOT, project_files
 
 DOCUMENTED_META = (
     "get_field|get_fields|label|label_lower|app_label|model_name|db_table|ordering|verbose_name|verbose_name_plural"
@@ -64,13 +63,7 @@ PRIVATE = [
 
 
 def _files() -> list[Path]:
-    found = []
-    for path in ROOT.rglob("*"):
-        if path.suffix not in {".py", ".html"} or SKIPPED & set(path.relative_to(ROOT).parts):
-            continue
-        if path.resolve() != Path(__file__).resolve():
-            found.append(path)
-    return found
+    return [path for path in project_files((".py", ".html")) if path.resolve() != Path(__file__).resolve()]
 
 
 @pytest.mark.parametrize(("what", "pattern", "example"), PRIVATE, ids=[what for what, _p, _e in PRIVATE])

@@ -6,7 +6,6 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from annotation.models import Project
 from annotation.services.members import membership_set
@@ -16,8 +15,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo(db):
-    call_command("demo_setup", stdout=open("/dev/null", "w"))  # noqa: SIM115 -- closed with the process
+def demo(demo_once, db):
+    """The demo, made once for this module (`demo_once`); each test's changes are rolled back."""
 
 
 def page_as(client, username: str, url: str, **kwargs) -> str:

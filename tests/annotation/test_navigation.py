@@ -6,7 +6,6 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from annotation.access import project_access
 from annotation.navigation import project_nav
@@ -22,8 +21,8 @@ HOMES = {
 
 
 @pytest.fixture
-def demo(db):
-    call_command("demo_setup", stdout=open("/dev/null", "w"))  # noqa: SIM115
+def demo(demo_once, db):
+    """The demo, made once for this module (`demo_once`); each test's changes are rolled back."""
 
 
 def bar(username: str, slug: str) -> dict[str, list[str]]:

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from common.csv_safety import csv_writer, spreadsheet_safe
 from tests.conftest import api_as
+from tests.tree import project_files
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # Writers that must stay byte-exact: path -> why. None: every CSV localqa writes is opened by people.
@@ -113,9 +114,9 @@ def test_the_scan_finds_every_way_of_writing_csv():
 
 def test_every_csv_writer_in_the_code_goes_through_the_helper():
     offenders = {}
-    for path in PROJECT_DIR.rglob("*.py"):
+    for path in project_files():
         relative = path.relative_to(PROJECT_DIR).as_posix()
-        if relative.startswith((".venv/", "tests/", "bench/", "node_modules/")) or relative == "common/csv_safety.py":
+        if relative.startswith(("tests/", "bench/")) or relative == "common/csv_safety.py":
             continue
         calls = _csv_writing_calls(path.read_text(encoding="utf-8"))
         if calls and relative not in BYTE_EXACT:
