@@ -380,7 +380,6 @@ def _adjust(label: str, obj: models.Model, slug: str) -> None:
         row.slug = slug
     elif label == "exports.Release" and row.path:
         row.path = release_path(slug, row.version)
-        row.archive = {}  # the zip built at publish is not archived (its files are): downloads zip them as sent
     elif label == "annotation.ImportJob":
         # Uploads are not archived: a stored path would name some other file of this server.
         files = row.files if isinstance(row.files, list) else []
