@@ -14,13 +14,14 @@ from typing import Any
 from django.db.models import OuterRef
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotation import access
-from annotation.models import PagePair, PairSkip, QAItem, Role
+from annotation.local_checks import local_check_again
+from annotation.models import LocalCheck, PagePair, PairSkip, QAItem, Role
 from annotation.next_steps import next_steps
 from annotation.queries import count_of, items_with_spans
 from annotation.serializers import (
@@ -341,3 +342,71 @@ class ItemWarningsApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
         item = access.get_item_for_user(request.user, slug, item_id)
         return Response(WarningOutput(qa_item_warnings(item), many=True).data)
+
+
+class LocalCheckOutput(serializers.Serializer):
+    status = serializers.CharField(
+        help_text="none (never asked: the project's check is off, or the item has no text yet), pending, running, "
+        "done or failed."
+    )
+    status_words = serializers.CharField()
+    result = serializers.CharField(
+        help_text="Once done: not_answered (local knowledge), closed_book or standard_lead (a model answers it)."
+    )
+    current = serializers.BooleanField(help_text="The check is of the item's question and answer as they now read.")
+    question = serializers.CharField()
+    answer = serializers.CharField(help_text="The standard-language answer the model's answers were compared with.")
+    model = serializers.CharField()
+    method = serializers.CharField(help_text="How a model answer counted as right.")
+    closed_book_answer = serializers.CharField()
+    closed_book_score = serializers.FloatField(allow_null=True, help_text="chrF++ (0 to 1).")
+    lead_answer = serializers.CharField()
+    lead_score = serializers.FloatField(allow_null=True, help_text="chrF++ (0 to 1).")
+    error = serializers.CharField(help_text="Why the check failed.")
+    failures = serializers.IntegerField()
+    retry_at = serializers.DateTimeField(allow_null=True, help_text="When a failed check is tried again.")
+    requested_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def _local_check_data(check: LocalCheck, item: QAItem) -> dict[str, Any]:
+    fields = [str(name) for name in LocalCheckOutput().fields if name not in ("status_words", "current")]
+    return {
+        **{name: getattr(check, name) for name in fields},
+        "status_words": check.status_words,
+        "current": check.is_current_for(item.question, item.answer_standard),
+    }
+
+
+class ItemLocalCheckApi(APIView):
+    @extend_schema(
+        summary="Whether a model answers this item: its local-knowledge check",
+        responses=responses({200: LocalCheckOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_user(request.user, slug, item_id)
+        check = LocalCheck.objects.filter(item=item).first()
+        if check is None:
+            never = {name: "" for name in LocalCheckOutput().fields} | {
+                "status": "none",
+                "status_words": "Not checked",
+                "current": False,
+                "closed_book_score": None,
+                "lead_score": None,
+                "failures": 0,
+                "retry_at": None,
+                "requested_at": None,
+                "finished_at": None,
+            }
+            return Response(LocalCheckOutput(never).data)
+        return Response(LocalCheckOutput(_local_check_data(check, item)).data)
+
+    @extend_schema(
+        summary="Ask for the item's local-knowledge check again (its author)",
+        request=None,
+        responses=responses({202: LocalCheckOutput}, bad_input=False),
+    )
+    def post(self, request: SignedInApiRequest, slug: str, item_id: int) -> Response:
+        item = access.get_item_for_user(request.user, slug, item_id)
+        check = local_check_again(item=item, user=request.user)
+        return Response(LocalCheckOutput(_local_check_data(check, item)).data, status=status.HTTP_202_ACCEPTED)

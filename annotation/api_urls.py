@@ -25,6 +25,11 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/items/<int:item_id>/", api.ItemDetailApi.as_view(), name="api_item"),
     path("projects/<slug:slug>/items/<int:item_id>/warnings/", api.ItemWarningsApi.as_view(), name="api_item_warnings"),
+    path(
+        "projects/<slug:slug>/items/<int:item_id>/local-check/",
+        api.ItemLocalCheckApi.as_view(),
+        name="api_item_local_check",
+    ),
     path("projects/<slug:slug>/imports/", api_imports.ImportListApi.as_view(), name="api_imports"),
     path("projects/<slug:slug>/imports/<int:job_id>/", api_imports.ImportDetailApi.as_view(), name="api_import"),
     path(

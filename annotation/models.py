@@ -502,6 +502,7 @@ class QAItemRevision(models.Model):
         COORDINATOR_FIX = "coordinator_fix", "Corrected by a coordinator"
         IMPORTED = "imported", "Imported"
         GENERATED = "generated", "Generated (entity questions)"
+        GOLD_FLAGGED = "gold_flagged", "Sent back to review: its gold answer looked wrong in an evaluation"
 
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
@@ -537,6 +538,7 @@ class ItemEvent(models.Model):
         REVIEWER_REWRITE = "reviewer_rewrite", "Rewritten by a reviewer"
         REJECTED = "rejected", "Rejected"
         VERIFIED = "verified", "Full-document verification recorded"
+        GOLD_FLAGGED = "gold_flagged", "Gold answer looked wrong in an evaluation"
 
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -557,6 +559,7 @@ class ItemEvent(models.Model):
 
 
 # Collections, import jobs and the original rows of imported releases live in their own module.
+from annotation.models_checks import LocalCheck  # noqa: E402, F401
 from annotation.models_ingest import (  # noqa: E402, F401
     Collection,
     CollectionTitle,

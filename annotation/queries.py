@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Self
+from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery
@@ -105,19 +108,47 @@ def annotator_progress(*, project: Project, user: User, session_started: datetim
 
 
 @dataclass(frozen=True)
-class ItemFilter:
-    """What a coordinator narrows a project's item list to; an empty field narrows nothing."""
+class ListFilter:
+    """What a person narrows a list to (its fields are the URL's query keys); an empty field narrows nothing."""
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> Self:
+        """The filter a request's query asks for: each field stripped and cut to 200 characters."""
+        return cls(**{field.name: str(query.get(field.name, "")).strip()[:200] for field in fields(cls)})
+
+    def as_query(self) -> str:
+        """The filter as a URL query, for the pager's links."""
+        return urlencode({key: value for key, value in vars(self).items() if value})
+
+
+@dataclass(frozen=True)
+class ItemFilter(ListFilter):
+    """A project's item list, narrowed."""
 
     text: str = ""  # in the question, either answer or the pair's local title
     status: str = ""
     kind: str = ""
     author: str = ""  # a username
 
-    def as_query(self) -> str:
-        """The filter as a URL query, for the pager's links."""
-        from urllib.parse import urlencode
 
-        return urlencode({key: value for key, value in vars(self).items() if value})
+@dataclass(frozen=True)
+class PairFilter(ListFilter):
+    """A project's page pairs, narrowed."""
+
+    text: str = ""  # in either page's title
+    status: str = ""
+    annotator: str = ""  # the username of the pair's annotator
+
+
+def pairs_filtered(pairs: QuerySet[PagePair], flt: PairFilter) -> QuerySet[PagePair]:
+    """`pairs` narrowed by `flt`: a status that is not a pair's is ignored, not an error."""
+    if flt.status in PagePair.Status.values:
+        pairs = pairs.filter(status=flt.status)
+    if flt.annotator:
+        pairs = pairs.filter(assignee__username=flt.annotator)
+    if flt.text:
+        pairs = pairs.filter(Q(local_title__icontains=flt.text) | Q(standard_title__icontains=flt.text))
+    return pairs
 
 
 def items_filtered(items: QuerySet[QAItem], flt: ItemFilter) -> QuerySet[QAItem]:

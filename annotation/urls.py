@@ -40,6 +40,7 @@ urlpatterns = [
     path("projects/<slug:slug>/pairs/<int:pair_id>/activity/", authoring.pair_activity, name="pair_activity"),
     path("projects/<slug:slug>/pairs/<int:pair_id>/items/new/", authoring.item_create, name="item_create"),
     path("projects/<slug:slug>/items/<int:item_id>/save/", authoring.item_save, name="item_save"),
+    path("projects/<slug:slug>/items/<int:item_id>/local-check/", authoring.item_local_check, name="item_local_check"),
     path("projects/<slug:slug>/items/<int:item_id>/delete/", authoring.item_delete, name="item_delete"),
     path("projects/<slug:slug>/items/<int:item_id>/restore/", deleted.item_restore, name="item_restore"),
 ]

@@ -26,7 +26,7 @@ import django
 django.setup()
 
 from evaluation import scoring  # noqa: E402
-from evaluation.gold import WIKIPEDIA_SCENARIOS, WIKIPEDIA_STRATA, ItemGold, ReleaseGold  # noqa: E402
+from evaluation.gold import WIKIPEDIA_SCENARIOS, ItemGold, ReleaseGold  # noqa: E402
 
 GOLDS = {
     "cmn": ["菠萝油和鸳鸯", "深水埗", "1958年", "陈伯", "星期三休息", "六十几年的老字号茶餐厅"],
@@ -58,7 +58,7 @@ def main() -> None:
         items,
         {scenario: set(items) for scenario in WIKIPEDIA_SCENARIOS},
         [],
-        WIKIPEDIA_STRATA,
+        ("topic", "region", "split"),  # the strata the synthetic items carry
     )
     replies = [
         lambda g: f"<answer>{g}</answer>",

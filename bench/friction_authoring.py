@@ -397,13 +397,18 @@ def serve(root: Path, database: Path) -> tuple[subprocess.Popen, dict]:
         [python, "manage.py", "runserver", "--noreload", f"127.0.0.1:{PORT}"],
         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
+    wait_for_server()
+    return server, paths
+
+
+def wait_for_server() -> None:
+    """Until the server on PORT answers its sign-in page (30 s at most)."""
     for _ in range(150):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{PORT}/accounts/login/", timeout=2)
-            break
+            return
         except OSError:
             time.sleep(0.2)
-    return server, paths
 
 
 def log_in(page, username: str) -> None:

@@ -70,6 +70,12 @@ if MODEL_MAX_ATTEMPTS < 1:
 # first included; a timeout or a server error is tried again after a doubling wait) and the largest reply read.
 SERPAPI_BASE_URL = env.str("SERPAPI_BASE_URL", default="https://serpapi.com")
 SEARCH_ALLOWED_HOSTS = env.list("SEARCH_ALLOWED_HOSTS", default=["serpapi.com"])
+# Hosts whose images (image-search results) pages show inline: `host`, `*.domain`, `host:port` (https), or
+# `http://host:port` (plain http, only when named so). Any other image is shown as a link, never loaded by the
+# page; the page's Content-Security-Policy allows exactly these as image sources (img-src below).
+SEARCH_IMAGE_HOSTS = env.list("SEARCH_IMAGE_HOSTS", default=["serpapi.com", "*.gstatic.com"])
+if any(entry.strip() in {"*", "*.*", "http://*", "https://*"} for entry in SEARCH_IMAGE_HOSTS):
+    raise ImproperlyConfigured("SEARCH_IMAGE_HOSTS may not allow every host: list the image hosts.")
 if any(entry.strip() in {"*", "*.*"} for entry in SEARCH_ALLOWED_HOSTS):
     raise ImproperlyConfigured("SEARCH_ALLOWED_HOSTS may not allow every host: list the search API's host.")
 SEARCH_TIMEOUT_SECONDS = env.float("SEARCH_TIMEOUT_SECONDS", default=30.0)
@@ -244,7 +250,11 @@ CONTENT_SECURITY_POLICY = {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'", "'unsafe-inline'"],
-        "img-src": ["'self'", "data:"],
+        "img-src": [
+            "'self'",
+            "data:",
+            *(entry if entry.startswith("http://") else f"https://{entry}" for entry in SEARCH_IMAGE_HOSTS),
+        ],
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
         "frame-ancestors": ["'none'"],
@@ -416,6 +426,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=5 *
 JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=300)
 RELEASE_STALE_SECONDS = env.int("RELEASE_STALE_SECONDS", default=300)
 EVALUATION_STALE_SECONDS = env.int("EVALUATION_STALE_SECONDS", default=300)
+# The local-knowledge check (evaluation/local_checks.py): a check waits this long after the save that asked for it
+# (autosave while typing asks again; only the last request is sent), and a failed one is tried again this many
+# times, after LOCAL_CHECK_RETRY_SECONDS doubling.
+LOCAL_CHECK_DELAY_SECONDS = env.float("LOCAL_CHECK_DELAY_SECONDS", default=3.0)
+LOCAL_CHECK_MAX_TRIES = env.int("LOCAL_CHECK_MAX_TRIES", default=4)
+LOCAL_CHECK_RETRY_SECONDS = env.float("LOCAL_CHECK_RETRY_SECONDS", default=60.0)
 EVALUATION_MAX_BYTES = env.int("EVALUATION_MAX_BYTES", default=50 * 1024 * 1024)  # a predictions upload
 AGREEMENT_STALE_SECONDS = env.int("AGREEMENT_STALE_SECONDS", default=600)
 # Tests only: seconds a job pauses between its steps, so a fault test can kill its worker mid-way. Keep 0.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -14,15 +14,17 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from annotation.models import Project
 from common.api import named_enum, paginated, responses, validated
 from common.jobs import JobStatus
 from common.requests import SignedInApiRequest
 from endpoints.access import get_endpoint_for_user
 from evaluation import services
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
-from evaluation.leaderboard import leaderboard
+from evaluation.leaderboard import Board, leaderboard, leaderboard_download
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.nativqa import nativqa_results
+from evaluation.views import download_response
 from exports.access import get_release_of_project
 
 SourceField = named_enum(EvaluationRun.Source, "EvaluationSource")
@@ -289,6 +291,29 @@ class RunResultsCsvApi(APIView):
         return response
 
 
+FORMAT_PARAMETER = OpenApiParameter(
+    "fmt",
+    str,
+    OpenApiParameter.PATH,
+    enum=sorted(services.DOWNLOAD_TYPES),
+    description="csv (tidy rows, numbers in [0, 1]), json, md (Markdown) or tex (LaTeX, booktabs).",
+)
+
+
+class RunResultsDownloadApi(APIView):
+    @extend_schema(
+        summary="An evaluation run's results as CSV, results.json, or its tables as Markdown or LaTeX",
+        parameters=[FORMAT_PARAMETER],
+        responses=responses({200: OpenApiResponse(OpenApiTypes.BINARY)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, run_id: int, fmt: str) -> HttpResponse:
+        _, run = get_run_for_user(request.user, slug, run_id)
+        if fmt not in services.DOWNLOAD_TYPES:
+            raise Http404("No such download: csv, json, md or tex.")
+        text = services.evaluation_run_results_download(run, fmt)
+        return download_response(text, fmt, f"{slug}-v{run.release_version}-run{run.pk}-results")
+
+
 class BoardCellOutput(serializers.Serializer):
     scenario = serializers.CharField()
     n = serializers.IntegerField(help_text="Items scored in the cell.")
@@ -321,30 +346,52 @@ class BoardOutput(serializers.Serializer):
 BOARD_FIELDS = ("release_version", "versions", "kind", "kinds", "mode", "metric", "convention", "scenarios", "rows")
 
 
+BOARD_PARAMETERS = [
+    OpenApiParameter("release", int, required=False, description="Default: the newest with a scored run."),
+    OpenApiParameter("kind", str, required=False, description="lead, document, trivia or entity."),
+    OpenApiParameter("metric", str, required=False, description="mode:metric, e.g. recommended:rouge_l."),
+]
+
+
 class LeaderboardApi(APIView):
     @extend_schema(
         summary="The project's leaderboard: models × scenarios on one release under one metric, n and interval",
-        parameters=[
-            OpenApiParameter("release", int, required=False, description="Default: the newest with a scored run."),
-            OpenApiParameter("kind", str, required=False, description="lead, document or trivia."),
-            OpenApiParameter("metric", str, required=False, description="mode:metric, e.g. recommended:rouge_l."),
-        ],
+        parameters=BOARD_PARAMETERS,
         responses=responses({200: BoardOutput}, bad_input=False, conflict=False),
     )
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         access = evaluation_access(request.user, slug)
-        version = request.query_params.get("release", "")
-        board = leaderboard(
-            access.project,
-            version=int(version) if version.isdigit() else None,
-            kind=request.query_params.get("kind", "")[:16],
-            metric=request.query_params.get("metric", "")[:64],
-        )
+        board = _board(request, access.project)
         data = {
             **{name: getattr(board, name) for name in BOARD_FIELDS},
             "metrics": [f"{mode}:{metric}" for mode, metric in board.metrics],
         }
         return Response(BoardOutput(data).data)
+
+
+def _board(request: SignedInApiRequest, project: Project) -> Board:
+    version = request.query_params.get("release", "")
+    return leaderboard(
+        project,
+        version=int(version) if version.isdigit() else None,
+        kind=request.query_params.get("kind", "")[:16],
+        metric=request.query_params.get("metric", "")[:64],
+    )
+
+
+class LeaderboardDownloadApi(APIView):
+    @extend_schema(
+        summary="The leaderboard (same choices as the leaderboard) as CSV, JSON, Markdown or LaTeX",
+        parameters=[FORMAT_PARAMETER, *BOARD_PARAMETERS],
+        responses=responses({200: OpenApiResponse(OpenApiTypes.BINARY)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, fmt: str) -> HttpResponse:
+        access = evaluation_access(request.user, slug)
+        if fmt not in services.DOWNLOAD_TYPES:
+            raise Http404("No such download: csv, json, md or tex.")
+        board = _board(request, access.project)
+        text = leaderboard_download(board, access.project, fmt)
+        return download_response(text, fmt, f"{slug}-v{board.release_version}-leaderboard")
 
 
 class LikertOutput(serializers.Serializer):

@@ -1,12 +1,22 @@
 from django.urls import path
 
-from evaluation import api, judge_api
+from evaluation import api, goldflags_api, judge_api, local_check_api
 
 urlpatterns = [
+    path(
+        "projects/<slug:slug>/local-knowledge-check/",
+        local_check_api.LocalCheckSettingApi.as_view(),
+        name="api_local_check_settings",
+    ),
     path("projects/<slug:slug>/evaluation/runs/", api.RunListApi.as_view(), name="api_evaluation_runs"),
     path("projects/<slug:slug>/evaluation/nativqa/", api.NativqaApi.as_view(), name="api_evaluation_nativqa"),
     path(
         "projects/<slug:slug>/evaluation/leaderboard/", api.LeaderboardApi.as_view(), name="api_evaluation_leaderboard"
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/leaderboard.<str:fmt>",
+        api.LeaderboardDownloadApi.as_view(),
+        name="api_evaluation_leaderboard_download",
     ),
     path(
         "projects/<slug:slug>/evaluation/runs/generate/", api.RunGenerateApi.as_view(), name="api_evaluation_generate"
@@ -17,10 +27,26 @@ urlpatterns = [
         api.RunPredictionsApi.as_view(),
         name="api_evaluation_predictions",
     ),
+    # A release item id may hold a slash (a trivia item's external id): `path`, the flags' route matched first.
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<path:release_item>/gold-flags/",
+        goldflags_api.GoldFlagApi.as_view(),
+        name="api_evaluation_gold_flag",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/items/<path:release_item>/",
+        goldflags_api.RunItemApi.as_view(),
+        name="api_evaluation_item",
+    ),
     path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.csv",
         api.RunResultsCsvApi.as_view(),
         name="api_evaluation_csv",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/results.<str:fmt>",
+        api.RunResultsDownloadApi.as_view(),
+        name="api_evaluation_results",
     ),
     path("projects/<slug:slug>/evaluation/judge-prompt/", judge_api.JudgePromptApi.as_view(), name="api_judge_prompt"),
     path(

@@ -40,6 +40,15 @@ def answer_tag(reply: str) -> Extracted:
     return Extracted(FOUND, text)
 
 
+def answer_or_reply(reply: str) -> Extracted:
+    """A validation question is asked alone, without the release's answer-tag prompt: the `<answer>` tag when the
+    reply has one, else the whole reply, trimmed."""
+    if _ANSWER_TAG.search(reply):
+        return answer_tag(reply)
+    text = reply.strip()
+    return Extracted(FOUND, text) if text and text != "..." else Extracted(EMPTY, "")
+
+
 def letter_strict(reply: str, options: int) -> Extracted:
     text = reply.strip()
     if not text:

@@ -20,10 +20,12 @@ from exports.formats.prompts import prompt_fill
 from exports.models import Release
 
 WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
-WIKIPEDIA_STRATA = ("topic", "region", "split")
+WIKIPEDIA_STRATA = ("topic", "region", "region_detail", "verification", "review", "split", "local_knowledge_check")
 TRIVIA_STRATA = ("subset", "category", "difficulty", "split")
 ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
 ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)
+VALIDATION_STRATA = ("location", "language", "topic", "split")
+VALIDATION_SCENARIO = "question_only"  # a validation release has no prompt files: the question is asked alone
 MAX_GOLD_CHARS = 20_000
 
 
@@ -35,6 +37,7 @@ class ItemGold:
     strata: dict[str, str]
     options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
     question: str = ""  # what an LLM judge is shown beside the gold (Wikipedia QA)
+    language: str = ""  # the gold's language when items differ (validation); else the release's
 
 
 @dataclass(slots=True)
@@ -53,6 +56,10 @@ class ReleaseGold:
     @property
     def entity(self) -> bool:
         return self.project_kind == "entity_qa"
+
+    @property
+    def validation(self) -> bool:
+        return self.project_kind == "validation"
 
 
 def _lines(release: Release, name: str, files: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -97,11 +104,25 @@ def release_gold(release: Release) -> ReleaseGold:
         return _trivia_gold(release)
     if kind == "entity_qa":
         return _entity_gold(release)
+    if kind == "validation":
+        return _validation_gold(release)
     raise InvalidInput(
         f"Scoring {release.project.get_kind_display()} releases is not built yet "
-        "(Wikipedia QA, trivia and entity questions are).",
+        "(Wikipedia QA, trivia, entity questions and validation are).",
         field="release",
     )
+
+
+def _wikipedia_strata(record: dict[str, Any]) -> dict[str, str]:
+    """Topic, region (local / standard / other) and the finer region as labelled; whether the full-document check
+    found the answer; whether review had the item rewritten; the split."""
+    strata = {name: _text(record.get(name)) or "(none)" for name in ("topic", "region", "region_detail", "split")}
+    verification = record.get("verification")
+    strata["verification"] = _text(verification.get("status") if isinstance(verification, dict) else None) or "(none)"
+    revisions = record.get("revisions")
+    rewritten = isinstance(revisions, int) and revisions > 1
+    strata["review"] = "rewritten after review" if rewritten else "accepted as first written"
+    return strata
 
 
 def _wikipedia_gold(release: Release) -> ReleaseGold:
@@ -115,7 +136,7 @@ def _wikipedia_gold(release: Release) -> ReleaseGold:
                 kind=str(record.get("kind") or name.split("_")[0]),
                 gold=_text(record.get("answer_standard")).strip(),
                 cluster=str(record.get("pair_id") or record["id"]),
-                strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in WIKIPEDIA_STRATA},
+                strata=_wikipedia_strata(record),
                 question=_text(record.get("question")).strip(),
             )
     scenarios: dict[str, set[str]] = {}
@@ -202,6 +223,27 @@ def _entity_gold(release: Release) -> ReleaseGold:
             scenarios.setdefault(condition, set()).add(identifier)
     strata = (*ENTITY_STRATA, *sorted(groupings))
     return ReleaseGold("entity_qa", "", items, scenarios, files, strata)
+
+
+def _validation_gold(release: Release) -> ReleaseGold:
+    """A validation project's release (`validation_qa.jsonl`): each item's validated answer (the coordinator's
+    chosen revision, else the latest) is the gold of its question, asked alone (`question_only`); the item's own
+    language picks the metrics' language rules. Each item is its own cluster (NativQA pairs share no page)."""
+    files: list[dict[str, str]] = []
+    items: dict[str, ItemGold] = {}
+    fallback = release.project.standard_language
+    for record in _lines(release, "validation_qa.jsonl", files):
+        identifier = str(record["id"])
+        items[identifier] = ItemGold(
+            kind="validation",
+            gold=_text(record.get("answer")).strip(),
+            cluster=identifier,
+            strata={stratum: _text(record.get(stratum)) or "(none)" for stratum in VALIDATION_STRATA},
+            question=_text(record.get("question")).strip(),
+            language=_text(record.get("language")) or fallback,
+        )
+    scenarios = {VALIDATION_SCENARIO: set(items)}
+    return ReleaseGold("validation", fallback, items, scenarios, files, VALIDATION_STRATA)
 
 
 def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:

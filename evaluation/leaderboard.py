@@ -3,18 +3,20 @@ interval), and the bar charts drawn from results rows as inline SVG geometry (no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
+
+import orjson
 
 from annotation.models import Project
 from common.jobs import JobStatus
-from evaluation.charts import chart
+from evaluation.charts import SMALL_CELL, chart
 from evaluation.models import EvaluationRun
 from evaluation.scoring import PROPORTIONS
-from evaluation.tables import PRIMARY, SCENARIO_ORDER
+from evaluation.tables import PRIMARY, SCENARIO_ORDER, Grid, render
 from evaluation.words import KIND_NAMES, MODE_NAMES, metric_name, scenario_name
 
-KIND_ORDER = ("lead", "document", "trivia", "entity")
+KIND_ORDER = ("lead", "document", "trivia", "entity", "validation")
 CELL_FIELDS = ("n", "mean", "ci_low", "ci_high", "interval", "left_out")
 
 
@@ -104,3 +106,32 @@ def leaderboard_chart(board: Board) -> dict[str, Any]:
 
 def kind_names(kinds: list[str]) -> list[tuple[str, str]]:
     return [(kind, KIND_NAMES.get(kind, kind)) for kind in kinds]
+
+
+def leaderboard_grid(board: Board, project: Project) -> Grid:
+    """The board as a table to download (evaluation.tables.render): models × scenarios, its convention captioned."""
+    kind = KIND_NAMES.get(board.kind, board.kind)
+    return Grid(
+        name="leaderboard",
+        caption=f"{project.name}, release v{board.release_version}, {kind}. {board.convention}; each row is the "
+        f"model's newest scored run. ⚠: fewer than {SMALL_CELL} items.",
+        stub="Model (run)",
+        columns=[scenario_name(s) for s in board.scenarios],
+        rows=[(f"{row['model']} (run {row['run']})", list(row["cells"])) for row in board.rows],
+    )
+
+
+def leaderboard_download(board: Board, project: Project, fmt: str) -> str:
+    """The board as CSV (one tidy line per cell), Markdown or LaTeX (the table, its convention as the caption), or
+    JSON (what the API gives)."""
+    if fmt == "json":
+        return orjson.dumps({**asdict(board), "convention": board.convention}, option=orjson.OPT_INDENT_2).decode()
+    fixed = {
+        "project": project.slug,
+        "release_version": board.release_version,
+        "kind": board.kind,
+        "mode": board.mode,
+        "metric": board.metric,
+    }
+    title = f"Leaderboard of {project.name}, release v{board.release_version}"
+    return render([leaderboard_grid(board, project)], fmt, title=title, fixed=fixed)

@@ -195,3 +195,68 @@ class JudgedItem(models.Model):
     def effective(self) -> str:
         """What counts in the accuracy: a person's override, else the judge's verdict."""
         return self.override or self.verdict
+
+
+# Is it local knowledge? (evaluation/local_checks.py; the checks themselves are annotation's LocalCheck rows)
+
+
+class LocalCheckSetting(models.Model):
+    """A Wikipedia QA project's local-knowledge check: off by default; on, each saved item is asked of `endpoint`
+    closed-book and with the standard lead, and counts as answered when chrF++ reaches `threshold` (or, with a
+    `judge`, when the judge says YES)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="local_check_setting")
+    enabled = models.BooleanField(default=False)
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    threshold = models.FloatField(
+        default=0.5, help_text="chrF++ (0 to 1) from which the model's answer counts as the author's answer."
+    )
+    judge = models.ForeignKey(
+        "endpoints.Endpoint",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="A judge endpoint instead of chrF++ (it reads the project's judge prompt).",
+    )
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(threshold__gte=0, threshold__lte=1), name="localchecksetting_threshold_0_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Local-knowledge check of {self.project_id} ({'on' if self.enabled else 'off'})"
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and self.endpoint_id is not None
+
+
+class GoldFlag(models.Model):
+    """A person reading a run's answers said an item's gold looks wrong. The flag itself is the review app's: the
+    item's `gold_flagged` event (and, for an accepted item, a new review round); this row keeps which run and
+    release the person was reading, so the drill-down shows it and the event can be traced back to the results."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="gold_flags")
+    item_id = models.CharField(max_length=200, help_text="The release item's stable id.")
+    qa_item = models.ForeignKey("annotation.QAItem", on_delete=models.CASCADE, related_name="gold_flags")
+    event = models.OneToOneField("annotation.ItemEvent", on_delete=models.CASCADE, related_name="gold_flag")
+    note = models.TextField()
+    flagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["qa_item", "created_at"], name="gold_flag_item_idx")]
+
+    def __str__(self) -> str:
+        return f"Gold of {self.item_id} flagged from run {self.run_id}"

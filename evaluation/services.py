@@ -12,6 +12,7 @@ import io
 import logging
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -21,7 +22,7 @@ from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
-from evaluation import metrics, scoring
+from evaluation import metrics, scoring, tables
 from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.uploads import parse_upload
@@ -260,6 +261,36 @@ def evaluation_run_results_csv(run: EvaluationRun) -> str:
             [run.project.slug, run.release_version, run.manifest_sha256, run.pk, *(row.get(f) for f in RESULT_FIELDS)]
         )
     return stream.getvalue()
+
+
+def evaluation_run_results_document(run: EvaluationRun) -> dict[str, Any]:
+    """`results.json`: the run's provenance, counts, tidy result rows and paired comparisons."""
+    return {
+        "provenance": evaluation_run_provenance(run),
+        "counts": run.counts,
+        "results": run.results,
+        "comparisons": run.comparisons,
+    }
+
+
+DOWNLOAD_TYPES = {**tables.FORMATS, "json": "application/json"}
+
+
+def evaluation_run_results_download(run: EvaluationRun, fmt: str) -> str:
+    """The run's results in one format: `csv` (tidy rows with provenance), `json` (results.json), `md` or `tex`
+    (each study's tables as the run page shows them, captions stating modes, intervals and n)."""
+    if fmt == "csv":
+        return evaluation_run_results_csv(run)
+    if fmt == "json":
+        return orjson.dumps(evaluation_run_results_document(run), option=orjson.OPT_INDENT_2).decode()
+    if fmt not in tables.FORMATS:
+        raise InvalidInput(f"No download as {fmt[:20]!r}: csv, json, md or tex.", field="format")
+    grids = tables.run_grids(run.results, run.comparisons, draws=run.bootstrap_draws, seed=run.seed)
+    title = (
+        f"{run.project.name}: evaluation run {run.pk} on release v{run.release_version} "
+        f"(manifest sha256 {run.manifest_sha256[:16]})"
+    )
+    return tables.render(grids, fmt, title=title)
 
 
 def evaluation_run_provenance(run: EvaluationRun) -> dict[str, Any]:

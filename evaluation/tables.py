@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import re
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
+from common.csv_safety import csv_writer
 from evaluation.charts import SMALL_CELL, chart
 from evaluation.scoring import METRIC_NAMES, MODE_NAMES
-from evaluation.words import KIND_NAMES, scenario_name
+from evaluation.words import KIND_NAMES, scenario_name, stratum_name
 
 SCENARIO_ORDER = (
     "question_only",
@@ -24,6 +28,7 @@ PRIMARY = {
     "document": ("recommended", "rouge_l"),
     "trivia": ("parity", "accuracy_strict"),
     "entity": ("recommended", "accuracy_json"),
+    "validation": ("recommended", "rouge_l"),
 }
 
 
@@ -132,3 +137,205 @@ def results_tables(
 
 def mode_captions() -> dict[str, str]:
     return MODE_NAMES
+
+
+# Downloads: the tables above (and the leaderboard) as CSV, Markdown and LaTeX, rendered in one place.
+
+FORMATS = {"csv": "text/csv", "md": "text/markdown", "tex": "application/x-tex"}
+FIGURE_FIELDS = ("mean", "ci_low", "ci_high", "n", "left_out")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One table to download: a stub column of row labels, columns of cells. A cell is a results row (a mean with
+    its interval and n, written in words in Markdown and LaTeX and as numbers in CSV), a text, or None (empty)."""
+
+    name: str  # what the CSV calls the table
+    caption: str
+    stub: str
+    columns: list[str]
+    rows: list[tuple[str, list[dict[str, Any] | str | None]]]
+
+
+def figure_text(row: dict[str, Any], *, small_mark: str = "⚠") -> str:
+    """`61.2 (55.0–67.1), n=40`, × 100; no interval when there is none; a dash when nothing was scored."""
+    if row.get("mean") is None:
+        return f"—, n={row['n']}"
+    text = f"{100 * row['mean']:.1f}"
+    if row.get("ci_low") is not None and row.get("ci_high") is not None:
+        text += f" ({100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f})"
+    text += f", n={row['n']}"
+    return text + (f" {small_mark}" if row["n"] < SMALL_CELL else "")
+
+
+def _delta_text(compared: dict[str, str]) -> str:
+    interval = f" ({compared['low']}, {compared['high']})" if compared["low"] else ""
+    return f"{compared['delta']}{interval}, p Holm {compared['p_holm']}, n={compared['n']}"
+
+
+def run_grids(
+    run_results: list[dict[str, Any]], comparisons: list[dict[str, Any]], *, draws: int, seed: int
+) -> list[Grid]:
+    """The run page's tables as grids: per item kind and model, scenarios × metrics (with the Δ against question
+    only), then each stratum × scenarios under the primary metric. Each caption states what its numbers are."""
+    grids: list[Grid] = []
+    intervals = (
+        f"95% intervals: Wilson for proportions (exact match, accuracy); percentile bootstrap for means, resampled "
+        f"by page pair ({draws:,} draws, seed {seed})"
+    )
+    modes = "; ".join(f"{mode} = {words}" for mode, words in MODE_NAMES.items())
+    index = {
+        (r["kind"], r["model"], r["scenario"], r["mode"], r["metric"]): r for r in run_results if r["stratum"] == "all"
+    }
+    for table in results_tables(run_results, comparisons):
+        kind, model = table["kind"], table["model"]
+        columns = [f"{column['name']} ({column['mode']})" for column in table["columns"]]
+        delta = table["has_delta"]
+        if delta:
+            columns.append(f"Δ vs question only ({table['primary']['name']}, {table['primary']['mode']})")
+        rows: list[tuple[str, list[dict[str, Any] | str | None]]] = []
+        for row in table["rows"]:
+            cells: list[dict[str, Any] | str | None] = [
+                index.get((kind, model, row["scenario"], column["mode"], column["metric"]))
+                for column in table["columns"]
+            ]
+            if delta:
+                d = row["delta"]
+                cells.append(_delta_text(d) if d else None)
+            rows.append((scenario_name(row["scenario"]), cells))
+        what = f"{table['kind_name']}, {model}"
+        grids.append(
+            Grid(
+                name=f"{kind} · {model} · by scenario",
+                caption=f"{what}: mean × 100 (95% interval), n by scenario. Modes: {modes}. {intervals}. "
+                f"⚠: fewer than {SMALL_CELL} items.",
+                stub="Scenario",
+                columns=columns,
+                rows=rows,
+            )
+        )
+        primary = PRIMARY.get(kind)
+        for stratum in table["strata"]:
+            by = {
+                (r["value"], r["scenario"]): r
+                for r in run_results
+                if (r["kind"], r["model"], r["stratum"]) == (kind, model, stratum["name"])
+                and primary is not None
+                and (r["mode"], r["metric"]) == primary
+            }
+            grids.append(
+                Grid(
+                    name=f"{kind} · {model} · by {stratum['name']}",
+                    caption=f"{what}: {table['primary']['name']} ({table['primary']['mode']}), "
+                    f"mean × 100 (95% interval), n by {stratum_name(stratum['name'])}. {intervals}. "
+                    f"⚠: fewer than {SMALL_CELL} items.",
+                    stub=stratum_name(stratum["name"]).capitalize(),
+                    columns=[scenario_name(s) for s in stratum["scenarios"]],
+                    rows=[
+                        (row["value"], [by.get((row["value"], s)) for s in stratum["scenarios"]])
+                        for row in stratum["rows"]
+                    ],
+                )
+            )
+    return grids
+
+
+def render(grids: list[Grid], fmt: str, *, title: str, fixed: dict[str, Any] | None = None) -> str:
+    """The grids in one format: `csv` (one tidy line per cell, numbers in [0, 1], `fixed` columns — the run's or
+    board's provenance — repeated on every line), `md` or `tex` (the tables as printed, captions included)."""
+    if fmt == "csv":
+        return _csv(grids, fixed or {})
+    if fmt == "md":
+        return _markdown(grids, title)
+    if fmt == "tex":
+        return _latex(grids, title)
+    raise ValueError(f"unknown table format {fmt!r}")
+
+
+def _csv(grids: list[Grid], fixed: dict[str, Any]) -> str:
+    stream = io.StringIO()
+    writer = csv_writer(stream)
+    writer.writerow([*fixed, "table", "row", "column", *FIGURE_FIELDS, "text"])
+    for grid in grids:
+        for label, cells in grid.rows:
+            for column, value in zip(grid.columns, cells, strict=True):
+                if value is None:
+                    continue
+                numbers = [value.get(f) for f in FIGURE_FIELDS] if isinstance(value, dict) else [None] * 5
+                text = figure_text(value) if isinstance(value, dict) else value
+                writer.writerow([*fixed.values(), grid.name, label, column, *numbers, text])
+    return stream.getvalue()
+
+
+def markdown_escape(text: str) -> str:
+    """A table cell's text for Markdown: pipes and backslashes escaped, line breaks as spaces, inline markup
+    (`*`, `_`, backticks, brackets, `<`) escaped so a model's or a stratum's name is shown as it is."""
+    text = " ".join(str(text).split())
+    return re.sub(r"([\\|*_`\[\]<>#])", r"\\\1", text)
+
+
+def _markdown(grids: list[Grid], title: str) -> str:
+    out = [f"# {markdown_escape(title)}", ""]
+    for grid in grids:
+        out += [f"**{markdown_escape(grid.caption)}**", ""]
+        header = [grid.stub, *grid.columns]
+        out.append("| " + " | ".join(markdown_escape(h) for h in header) + " |")
+        out.append("|" + "|".join([" --- "] + [" ---: "] * len(grid.columns)) + "|")
+        for label, cells in grid.rows:
+            texts = ["" if c is None else figure_text(c) if isinstance(c, dict) else c for c in cells]
+            out.append("| " + " | ".join(markdown_escape(t) for t in [label, *texts]) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "|": r"\textbar{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "⚠": r"$^{\dagger}$",
+    "Δ": r"$\Delta$",
+    "×": r"$\times$",
+    "—": "---",
+    "–": "--",
+}
+_LATEX = re.compile("|".join(re.escape(key) for key in LATEX_SPECIALS))
+
+
+def latex_escape(text: str) -> str:
+    """Text for LaTeX: every special character as its command (in one pass, so no escape is escaped again),
+    line breaks as spaces."""
+    return _LATEX.sub(lambda match: LATEX_SPECIALS[match.group(0)], " ".join(str(text).split()))
+
+
+def _latex(grids: list[Grid], title: str) -> str:
+    out = [
+        f"% {' '.join(title.split())}",
+        "% Needs \\usepackage{booktabs}; non-Latin text (model names, strata) compiles with XeLaTeX or LuaLaTeX.",
+        f"% $^{{\\dagger}}$: fewer than {SMALL_CELL} items in the cell.",
+        "",
+    ]
+    for grid in grids:
+        out += [
+            "\\begin{table}[ht]",
+            "\\centering",
+            f"\\caption{{{latex_escape(grid.caption)}}}",
+            "\\begin{tabular}{l" + "r" * len(grid.columns) + "}",
+            "\\toprule",
+            " & ".join(latex_escape(h) for h in [grid.stub, *grid.columns]) + " \\\\",
+            "\\midrule",
+        ]
+        for label, cells in grid.rows:
+            texts = ["" if c is None else figure_text(c) if isinstance(c, dict) else c for c in cells]
+            out.append(" & ".join(latex_escape(t) for t in [label, *texts]) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(out)

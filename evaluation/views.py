@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -16,15 +18,16 @@ from common.errors import ServiceError
 from common.requests import SignedInRequest
 from endpoints.access import get_endpoint_for_user
 from endpoints.models import Endpoint
+from evaluation import goldflags, services, tables
 from evaluation import leaderboard as boards
-from evaluation import services, tables
 from evaluation.access import ROLES, evaluation_access, get_run_for_user
 from evaluation.forms import GenerateForm, UploadForm
 from evaluation.metrics import CHRF_PLAIN_SIGNATURE, CHRF_SIGNATURE
-from evaluation.models import Prediction
+from evaluation.models import EvaluationRun, Prediction
 from evaluation.nativqa import nativqa_results
 from evaluation.words import metric_name
 from exports.access import get_release_of_project, releases_for_project
+from review.decisions import GOLD_NOTE_MAX
 
 
 def _versions(project: Project) -> list[int]:
@@ -198,13 +201,7 @@ def run_score(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
 def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
     """Models × scenarios on one release under one metric, each cell a run's result (n, interval), and its chart."""
     access = evaluation_access(request.user, slug)
-    version = request.GET.get("release", "")
-    board = boards.leaderboard(
-        access.project,
-        version=int(version) if version.isdigit() else None,
-        kind=request.GET.get("kind", "")[:16],
-        metric=request.GET.get("metric", "")[:64],
-    )
+    board = _board(request, access.project)
     context = {
         "project": access.project,
         "membership": access.membership,
@@ -213,6 +210,10 @@ def leaderboard(request: SignedInRequest, slug: str) -> HttpResponse:
         "metrics": [(f"{mode}:{metric}", metric_name(f"{mode}:{metric}")) for mode, metric in board.metrics],
         "chosen_metric": f"{board.mode}:{board.metric}",
         "chart": boards.leaderboard_chart(board) if board.rows else None,
+        "board_query": urlencode(
+            {"release": board.release_version or "", "kind": board.kind, "metric": f"{board.mode}:{board.metric}"}
+        ),
+        "download_formats": [("csv", "CSV"), ("md", "Markdown"), ("tex", "LaTeX")],
         "small_cell": tables.SMALL_CELL,
     }
     return render(request, "evaluation/leaderboard.html", context)
@@ -225,3 +226,93 @@ def nativqa(request: SignedInRequest, slug: str) -> HttpResponse:
     project = access.project
     context = {"project": project, "membership": access.membership, "results": nativqa_results(project)}
     return render(request, "evaluation/nativqa.html", context)
+
+
+def _item_context(access: ProjectAccess, run: EvaluationRun, item: goldflags.RunItem, **extra: object) -> dict:
+    project = access.project
+    language = project.standard if project.kind == Project.Kind.WIKIPEDIA_QA else None
+    return {
+        "project": project,
+        "membership": access.membership,
+        "run": run,
+        "item": item,
+        "answer_lang": project.standard_language if language else "",
+        "answer_dir": language.direction if language else "auto",
+        "note_max": GOLD_NOTE_MAX,
+        **extra,
+    }
+
+
+def _run_item(run: EvaluationRun, item_id: str) -> goldflags.RunItem:
+    try:
+        return goldflags.run_item(run, item_id)
+    except ServiceError as error:
+        raise Http404(error.message) from None
+
+
+@login_required
+def run_item(request: SignedInRequest, slug: str, run_id: int, release_item: str) -> HttpResponse:
+    """One item as the run saw it: question, gold and evidence from the release, every model's answer under every
+    scenario side by side, the live item's review history and its gold flags, and *gold looks wrong*."""
+    access, run = get_run_for_user(request.user, slug, run_id)
+    item = _run_item(run, release_item)
+    return render(request, "evaluation/run_item.html", _item_context(access, run, item))
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def gold_flag(request: SignedInRequest, slug: str, run_id: int, release_item: str) -> HttpResponse:
+    """*Gold looks wrong*: the item goes back to review for the next release, with the note and this run."""
+    access, run = get_run_for_user(request.user, slug, run_id)
+    item = _run_item(run, release_item)
+    note = request.POST.get("note", "")
+    try:
+        goldflags.gold_flag_create(run=run, item_id=item.item_id, user=request.user, note=note)
+    except ServiceError as error:
+        context = _item_context(access, run, item, flag_error=error.message, note=note)
+        template = "evaluation/run_item.html#gold-flag" if request.htmx else "evaluation/run_item.html"
+        return render(request, template, context, status=400)
+    item = _run_item(run, release_item)
+    if request.htmx:
+        return render(request, "evaluation/run_item.html#gold-flag", _item_context(access, run, item, flagged=True))
+    messages.success(request, "Flagged: the item goes back to review for the next release.")
+    return redirect("evaluation_item", slug, run.pk, item.item_id)
+
+
+def download_response(text: str, fmt: str, name: str) -> HttpResponse:
+    """A results download (page and API alike): `name.fmt` as an attachment of the format's type."""
+    response = HttpResponse(text, content_type=f"{services.DOWNLOAD_TYPES[fmt]}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    return response
+
+
+@login_required
+def run_results_download(request: SignedInRequest, slug: str, run_id: int, fmt: str) -> HttpResponse:
+    """The run's results as CSV, results.json, Markdown or LaTeX (the tables of the run page)."""
+    _, run = get_run_for_user(request.user, slug, run_id)
+    if fmt not in services.DOWNLOAD_TYPES:
+        raise Http404("No such download: csv, json, md or tex.")
+    text = services.evaluation_run_results_download(run, fmt)
+    return download_response(text, fmt, f"{slug}-v{run.release_version}-run{run.pk}-results")
+
+
+def _board(request: SignedInRequest, project: Project) -> boards.Board:
+    version = request.GET.get("release", "")
+    return boards.leaderboard(
+        project,
+        version=int(version) if version.isdigit() else None,
+        kind=request.GET.get("kind", "")[:16],
+        metric=request.GET.get("metric", "")[:64],
+    )
+
+
+@login_required
+def leaderboard_download(request: SignedInRequest, slug: str, fmt: str) -> HttpResponse:
+    """The leaderboard (same choices as the page) as CSV, JSON, Markdown or LaTeX."""
+    access = evaluation_access(request.user, slug)
+    if fmt not in services.DOWNLOAD_TYPES:
+        raise Http404("No such download: csv, json, md or tex.")
+    board = _board(request, access.project)
+    text = boards.leaderboard_download(board, access.project, fmt)
+    return download_response(text, fmt, f"{slug}-v{board.release_version}-leaderboard")

@@ -45,12 +45,22 @@ OUTCOME_NAMES = {
     "missing": "No prediction for this item",
     "error": "The model call failed",
 }
-STRATUM_NAMES = {"region_detail": "finer region"}
+STRATUM_NAMES = {
+    "region_detail": "finer region",
+    "local_knowledge_check": "local-knowledge check",
+    # its values (annotation.models_checks.LocalCheckResult)
+    "not_answered": "a model does not answer it (local knowledge)",
+    "closed_book": "a model answers it without any article",
+    "standard_lead": "a model answers it from the standard article",
+    "verification": "full-document check",
+    "review": "review history",
+}
 KIND_NAMES = {
     "lead": "Lead-section QA",
     "document": "Document-level QA",
     "trivia": "Trivia (multiple choice)",
     "entity": "Entity questions (multiple choice, JSON answer)",
+    "validation": "Validated QA (against the validated answer)",
 }
 
 

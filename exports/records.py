@@ -25,7 +25,16 @@ from typing import Any, NamedTuple, TypeVar
 from django.db import connection
 from django.db.models import Count, F, Lookup
 
-from annotation.models import EvidenceSpan, ItemQuerySet, PagePair, Project, QAItem, QAItemRevision, Screening
+from annotation.models import (
+    EvidenceSpan,
+    ItemQuerySet,
+    LocalCheck,
+    PagePair,
+    Project,
+    QAItem,
+    QAItemRevision,
+    Screening,
+)
 from exports.snapshot import Snapshot
 from exports.splits import ReleaseUnits
 
@@ -209,6 +218,8 @@ class ItemContext:
     spans: dict[int, list[tuple]]  # item pk → (document, start, end, text, match) in order
     revisions: dict[int, int]
     review: ReviewData
+    # item pk → (result, question, answer) of its finished local-knowledge check
+    local_checks: dict[int, tuple[str, str, str]] = field(default_factory=dict)
 
 
 class PairFacts(NamedTuple):
@@ -276,6 +287,7 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
         "region": pair.region,
         "region_detail": pair.region_detail,  # the finer region (Hong Kong, Guangdong) the region folds
         "review_outcome": status,
+        "local_knowledge_check": _local_knowledge(context.local_checks.get(pk), question, answer_standard),
         "revisions": context.revisions.get(pk, 0),
         "reviews": review.reviews.get(pk, 0),
         "local_lead": pair.local_lead,
@@ -285,6 +297,14 @@ def item_record(item: tuple, context: ItemContext) -> dict[str, Any]:
         # The document its evidence points into, so the line stays self-contained.
         record["local_text"] = context.local_texts.get(pair_pk, "")
     return record
+
+
+def _local_knowledge(check: tuple[str, str, str] | None, question: str, answer: str) -> str | None:
+    """The outcome of the item's local-knowledge check when it checked this very text (else null)."""
+    if check is None:
+        return None
+    result, checked_question, checked_answer = check
+    return result if result and (checked_question, checked_answer) == (question, answer) else None
 
 
 def release_items(project: Project, statuses: Iterable[str]) -> ItemQuerySet:
@@ -321,6 +341,7 @@ def iter_item_chunks(
     """
     statuses = list(statuses)
     present = ReviewData.present(project)
+    checks_present = LocalCheck.objects.filter(project=project, status=LocalCheck.Status.DONE).exists()
     items = release_items(project, statuses).order_by("pair_id", "id").values_list(*ITEM_COLUMNS)
     for chunk in streamed_chunks(items, chunk_size):
         item_pks = [row[0] for row in chunk]
@@ -344,6 +365,14 @@ def iter_item_chunks(
             spans=spans,
             revisions=_counts(QAItemRevision.objects.filter(AnyOf(F("item_id"), item_pks))),
             review=review,
+            local_checks={
+                item_pk: (result, question, answer)
+                for item_pk, result, question, answer in LocalCheck.objects.filter(
+                    AnyOf(F("item_id"), item_pks), status=LocalCheck.Status.DONE
+                ).values_list("item_id", "result", "question", "answer")
+            }
+            if checks_present
+            else {},
         )
         yield ItemChunk(chunk, context)
 

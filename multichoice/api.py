@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -19,7 +21,7 @@ from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from multichoice import jobs
 from multichoice.access import get_translation_item, get_trivia_item, get_trivia_project
-from multichoice.models import TriviaImport, TriviaItem
+from multichoice.models import TranslationSuggestionJob, TriviaImport, TriviaItem
 from multichoice.serializers import (
     KindJobOutput,
     TriviaBalanceOutput,
@@ -46,6 +48,7 @@ from multichoice.services.files import trivia_export_csv, trivia_export_jsonl, t
 from multichoice.services.items import trivia_item_rewrite, trivia_item_submit, trivia_items
 from multichoice.services.projects import trivia_project_create, trivia_settings, trivia_settings_update
 from multichoice.services.reviews import trivia_review, trivia_review_next
+from multichoice.services.suggestions import translation_suggestions_start
 from multichoice.services.translation import (
     translation_claim_next,
     translation_resolve,
@@ -375,3 +378,90 @@ class ExportJsonlApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str) -> HttpResponse:
         project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
         return _download(trivia_export_jsonl(project), f"{project.slug}-trivia.jsonl", "application/x-ndjson")
+
+
+class TranslationSuggestionJobOutput(serializers.ModelSerializer):
+    status_words = serializers.CharField()
+    percent = serializers.IntegerField()
+    total = serializers.IntegerField(source="progress_total", read_only=True)
+    done = serializers.IntegerField(source="progress_done", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
+    failed_items = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TranslationSuggestionJob
+        fields = [
+            "id",
+            "status",
+            "status_words",
+            "endpoint_name",
+            "model",
+            "total",
+            "done",
+            "percent",
+            "answered",
+            "failed",
+            "failed_items",
+            "stage",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "object", "properties": {"item": {"type": "integer"}, "error": {}}}}
+    )
+    def get_failed_items(self, job: TranslationSuggestionJob) -> list[dict[str, Any]]:
+        rows = job.suggestions.filter(ok=False).order_by("trivia_id").values("trivia__item_id", "error")[:1000]
+        return [{"item": row["trivia__item_id"], "error": row["error"]} for row in rows]
+
+
+class TranslationSuggestionsInput(serializers.Serializer):
+    endpoint = serializers.IntegerField(help_text="One of the project's model endpoints.")
+
+
+class TranslationSuggestionListApi(APIView):
+    parser_classes = [JSONParser]
+    pagination_class = api_settings.DEFAULT_PAGINATION_CLASS
+
+    @extend_schema(
+        tags=TAG,
+        summary="Suggested-translation jobs of the project, newest first (coordinator)",
+        responses=responses({200: TranslationSuggestionJobOutput(many=True)}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        rows = TranslationSuggestionJob.objects.filter(project=project).select_related("created_by").order_by("-id")
+        return paginated(self, request, rows, TranslationSuggestionJobOutput)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Ask a model endpoint for a suggested translation of every item open for translation (coordinator)",
+        description="Answers 202 with the job; a worker asks the model. Translators see the suggestion beside their "
+        "fields; only what they save is a translation.",
+        request=TranslationSuggestionsInput,
+        responses=responses({202: TranslationSuggestionJobOutput}),
+    )
+    def post(self, request: SignedInApiRequest, slug: str) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        data = validated(TranslationSuggestionsInput, request.data)
+        with transaction.atomic():
+            job = translation_suggestions_start(project=project, endpoint_id=data["endpoint"], user=request.user)
+            body = TranslationSuggestionJobOutput(job).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class TranslationSuggestionJobApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="A suggested-translation job: status, counts, failed items with why (coordinator)",
+        responses=responses({200: TranslationSuggestionJobOutput}, bad_input=False, conflict=False),
+    )
+    def get(self, request: SignedInApiRequest, slug: str, model_job_id: int) -> Response:
+        project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+        job = TranslationSuggestionJob.objects.filter(project=project, pk=model_job_id).first()
+        if job is None:
+            raise Http404("No such suggested-translation job in this project.")
+        return Response(TranslationSuggestionJobOutput(job).data)

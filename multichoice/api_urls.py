@@ -13,6 +13,12 @@ urlpatterns = [
     path(P + "items/<int:item_id>/translation/", api.TranslationApi.as_view(), name="api_trivia_translation"),
     path(P + "items/<int:item_id>/resolution/", api.ResolutionApi.as_view(), name="api_trivia_resolution"),
     path(P + "review/next/", api.ReviewNextApi.as_view(), name="api_trivia_review_next"),
+    path(P + "suggestions/", api.TranslationSuggestionListApi.as_view(), name="api_trivia_suggestions"),
+    path(
+        P + "suggestions/<int:model_job_id>/",
+        api.TranslationSuggestionJobApi.as_view(),
+        name="api_trivia_suggestion_job",
+    ),
     path(P + "translate/next/", api.TranslateNextApi.as_view(), name="api_trivia_translate_next"),
     path(P + "problems/", api.ProblemListApi.as_view(), name="api_trivia_problems"),
     path(P + "balance/", api.BalanceApi.as_view(), name="api_trivia_balance"),

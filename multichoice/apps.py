@@ -6,6 +6,16 @@ class MultichoiceConfig(AppConfig):
     verbose_name = "Multiple-choice projects"
 
     def ready(self) -> None:
+        from common.jobs import job_type_register
+        from multichoice.models import TranslationSuggestionJob
+
+        job_type_register(
+            "translation_suggestions",
+            model=TranslationSuggestionJob,
+            task="multichoice.tasks.translation_suggestions_run",
+            stale_setting="JOB_STALE_SECONDS",
+        )
+
         from multichoice import kind
 
         kind.register()

@@ -22,6 +22,7 @@ TRIVIA_NAV = (
     Link("Review", "Agreement", "agreement", READ),
     Link("Review", "Reviewers", "reviewers", COORD),
     Link("Review", "Tagged translations", "trivia_problems", COORD),
+    Link("Review", "Suggested translations", "trivia_suggestions", COORD),
     Link("Review", "Balance", "trivia_balance", COORD),
     Link("Data", "Releases", "release_list", PUBLIC),
     Link("Data", "Items", "trivia_items", COORD),

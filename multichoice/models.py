@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Project, QAItem
+from common.jobs import Job
 
 DEFAULT_TRIVIA_CRITERIA = [
     {"key": "one_correct", "label": "One correct answer only", "help": "Exactly one candidate is right."},
@@ -151,9 +152,15 @@ class TriviaItem(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["project", "translation_status", "id"], name="trivia_queue_idx"),
-            # The translation queue's first read (the lowest open item), as the pair queue's `pair_new_idx`: not a
-            # walk of the primary key past every item translated already and every other project's.
-            models.Index(fields=["project", "id"], condition=Q(translation_status="open"), name="trivia_open_idx"),
+            # The translation queue's first reads (the lowest open item, the lowest claim left to expire), as the
+            # review queue's `slot_waiting_idx`: not a walk of the primary key past every item translated already
+            # and every other project's. With the status in the key, the planner sees how few rows of the project
+            # wait (with `(project, id) WHERE open` it walked the primary key past another project's 7,500 rows).
+            models.Index(
+                fields=["project", "translation_status", "id"],
+                condition=Q(translation_status__in=["open", "claimed"]),
+                name="trivia_waiting_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(answer__gte=0), name="trivia_answer_not_negative"),
@@ -321,3 +328,53 @@ class EntityQuestion(models.Model):
     def content(self) -> dict[str, object]:
         """The multiple-choice part of a revision (`QAItemRevision.content`)."""
         return {"options": list(self.options), "answer": self.answer, "distractors": list(self.distractors)}
+
+
+class TranslationSuggestionJob(Job):
+    """One run of a model endpoint drafting translations of the items open for translation (a suggestion each)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="translation_suggestion_jobs")
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    endpoint_name = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    answered = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0, help_text="Items whose request failed or was not understood.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"Translation suggestions {self.pk} of {self.project}"
+
+
+class TranslationSuggestion(models.Model):
+    """A model's suggested translation of one item, shown to its translator; never a translation by itself.
+
+    `ok` False: the request failed or the reply was not understood (`error`). `outcome` is what the translator
+    did with it when they saved: accepted, accepted then changed, or translated without it."""
+
+    class Outcome(models.TextChoices):
+        ACCEPTED = "accepted", "Accepted"
+        CHANGED = "changed", "Accepted, then changed"
+        IGNORED = "ignored", "Translated without it"
+
+    trivia = models.ForeignKey(TriviaItem, on_delete=models.CASCADE, related_name="suggestions")
+    job = models.ForeignKey(TranslationSuggestionJob, on_delete=models.CASCADE, related_name="suggestions")
+    ok = models.BooleanField(default=False)
+    target_question = models.TextField(blank=True)
+    target_candidates = models.JSONField(default=list, blank=True)
+    reply = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    call = models.ForeignKey("endpoints.ModelCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["trivia_id", "-id"]
+        constraints = [models.UniqueConstraint(fields=["job", "trivia"], name="translation_suggestion_one_per_job")]
+
+    def __str__(self) -> str:
+        return f"Suggested translation of {self.trivia_id}"

@@ -154,13 +154,30 @@ class TriviaItemOutput(serializers.ModelSerializer):
         ]
 
 
+class TranslationSuggestionOutput(serializers.Serializer):
+    """A model's suggested translation: the translator may take it (`suggestion`, `suggestion_taken` when saving)."""
+
+    id = serializers.IntegerField()
+    target_question = serializers.CharField()
+    target_candidates = serializers.ListField(child=serializers.CharField())
+    model = serializers.CharField(source="job.model")
+
+
 class TriviaItemDetailOutput(TriviaItemOutput):
     revision = serializers.SerializerMethodField()
     revisions = serializers.SerializerMethodField()
     reviews = serializers.SerializerMethodField()
+    suggestion = serializers.SerializerMethodField()
 
     class Meta(TriviaItemOutput.Meta):
-        fields = [*TriviaItemOutput.Meta.fields, "revision", "revisions", "reviews"]
+        fields = [*TriviaItemOutput.Meta.fields, "revision", "revisions", "reviews", "suggestion"]
+
+    @extend_schema_field(TranslationSuggestionOutput(allow_null=True))
+    def get_suggestion(self, item: TriviaItem) -> dict | None:
+        from multichoice.services.suggestions import translation_suggestion_latest
+
+        latest = translation_suggestion_latest(item)
+        return TranslationSuggestionOutput(latest).data if latest is not None else None
 
     @extend_schema_field(serializers.IntegerField())
     def get_revision(self, item: TriviaItem) -> int:
@@ -188,6 +205,12 @@ class TriviaTranslationInput(serializers.Serializer):
     target_candidates = serializers.ListField(child=serializers.CharField(allow_blank=True))
     problem_tags = serializers.ListField(child=serializers.ChoiceField(choices=ProblemTag.choices), default=list)
     problem_note = serializers.CharField(required=False, allow_blank=True, default="")
+    suggestion = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="The id of the model's suggested translation shown."
+    )
+    suggestion_taken = serializers.BooleanField(
+        default=False, help_text="Whether you took the suggestion (then kept it: accepted, or changed it)."
+    )
 
 
 class TriviaSourceFix(serializers.Serializer):

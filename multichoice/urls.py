@@ -17,6 +17,7 @@ urlpatterns = [
     path(P + "translate/next/", views.trivia_translate_next, name="trivia_translate_next"),
     path(P + "translate/<int:item_id>/", views.trivia_translate, name="trivia_translate"),
     path(P + "problems/", views.trivia_problems, name="trivia_problems"),
+    path(P + "suggestions/", views.trivia_suggestions, name="trivia_suggestions"),
     path(P + "balance/", views.trivia_balance, name="trivia_balance"),
     path(P + "import/", views.trivia_import, name="trivia_import"),
     path(P + "jobs/<int:job_id>/", views.trivia_job, name="trivia_job"),

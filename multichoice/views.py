@@ -18,6 +18,7 @@ from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
 from common.requests import SignedInRequest
+from endpoints.models import Endpoint
 from multichoice import jobs, services
 from multichoice.access import (
     get_translation_item,
@@ -26,7 +27,20 @@ from multichoice.access import (
     trivia_access,
     trivia_item_access,
 )
-from multichoice.models import Difficulty, ProblemTag, Subset, TriviaImport, TriviaItem
+from multichoice.models import (
+    Difficulty,
+    ProblemTag,
+    Subset,
+    TranslationSuggestion,
+    TranslationSuggestionJob,
+    TriviaImport,
+    TriviaItem,
+)
+from multichoice.services.suggestions import (
+    translation_suggestion_latest,
+    translation_suggestion_outcomes,
+    translation_suggestions_start,
+)
 
 FORM_CANDIDATES = 6
 
@@ -270,6 +284,7 @@ def trivia_translate_next(request: SignedInRequest, slug: str) -> HttpResponse:
 @login_required
 def trivia_translate(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_translation_item(request.user, slug, item_id)
+    suggestion = translation_suggestion_latest(item)
     targets = item.target_candidates or [""] * len(item.candidates)
     values = {"target_question": item.target_question, "tags": item.problem_tags, "note": item.problem_note}
     if request.method == "POST":
@@ -287,6 +302,8 @@ def trivia_translate(request: SignedInRequest, slug: str, item_id: int) -> HttpR
                 target_candidates=targets,
                 problem_tags=values["tags"],
                 problem_note=values["note"],
+                suggestion=int(request.POST["suggestion"]) if request.POST.get("suggestion", "").isdigit() else None,
+                suggestion_taken=request.POST.get("suggestion_taken") == "translation",
             )
         except ServiceError as error:
             report_error(request, error)
@@ -304,8 +321,42 @@ def trivia_translate(request: SignedInRequest, slug: str, item_id: int) -> HttpR
         "values": values,
         "tags": ProblemTag.choices,
         "editable": item.translation_status == TriviaItem.Translation.CLAIMED,
+        "suggestion": suggestion,
     }
     return render(request, "multichoice/translate.html", context)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def trivia_suggestions(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Ask a model for suggested translations of the items open for translation; the jobs, polled by htmx."""
+    project = get_trivia_project(request.user, slug, role=Role.COORDINATOR)
+    error = ""
+    if request.method == "POST":
+        endpoint = request.POST.get("endpoint", "")
+        try:
+            translation_suggestions_start(
+                project=project, endpoint_id=int(endpoint) if endpoint.isdigit() else None, user=request.user
+            )
+        except ServiceError as problem:
+            error = problem.message
+        else:
+            messages.success(request, "Asked: the suggestions arrive below as the model answers.")
+            return redirect("trivia_suggestions", project.slug)
+    jobs = TranslationSuggestionJob.objects.filter(project=project).select_related("created_by")[:20]
+    failed = TranslationSuggestion.objects.filter(trivia__project=project, ok=False).select_related("trivia")
+    context = {
+        "project": project,
+        "error": error,
+        "endpoints": Endpoint.objects.filter(project=project).order_by("name"),
+        "jobs": jobs,
+        "active": any(job.is_active for job in jobs),
+        "failed": failed.order_by("-id")[:100],
+        "outcomes": translation_suggestion_outcomes(project),
+    }
+    if request.htmx:
+        return render(request, "multichoice/suggestions.html#trivia-suggestion-jobs", context)
+    return render(request, "multichoice/suggestions.html", context, status=400 if error else 200)
 
 
 @login_required

@@ -15,7 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from annotation.access import require_project_creator
 from annotation.languages import language_choices
-from annotation.models import Role
+from annotation.models import Project, Role
 from annotation.next_steps import next_steps
 from annotation.views.common import field_errors, report_error
 from common.errors import InvalidInput, ServiceError
@@ -229,6 +229,11 @@ def entity_generate(request: SignedInRequest, slug: str) -> HttpResponse:
 @require_POST
 def entity_verify_next(request: SignedInRequest, slug: str) -> HttpResponse:
     project = get_entity_project(request.user, slug, role=Role.REVIEWER)
+    return _open_next_question(request, project)
+
+
+def _open_next_question(request: SignedInRequest, project: Project) -> HttpResponse:
+    """The verifier's next question (claimed for them), or the project's page when none is waiting."""
     try:
         question = services.verification_next(project=project, user=request.user)
     except ServiceError as error:
@@ -268,12 +273,17 @@ def entity_verify(request: SignedInRequest, slug: str, item_id: int) -> HttpResp
                 messages.success(request, "Distractor swapped.")
                 return redirect("entity_verify", question.project.slug, question.item_id)
             messages.success(request, f"Question {question.get_status_display().lower()}.")
-            return redirect("entity_home", question.project.slug)
+            return _open_next_question(request, question.project)  # save and next: one key per question
         typed = {"question": request.POST.get("question", ""), "reason": request.POST.get("reason", "")}
     else:
         typed = {"question": question.question, "reason": ""}
     project, membership = access.project, access.membership
-    options = [(index, text, index == question.answer) for index, text in enumerate(question.options)]
+    # (index, text, correct, key): the distractors take the keys 1, 2, 3 in the order they are shown
+    distractor_keys = iter(range(1, len(question.options)))
+    options = [
+        (index, text, index == question.answer, None if index == question.answer else next(distractor_keys))
+        for index, text in enumerate(question.options)
+    ]
     context = {
         "project": project,
         "membership": membership,

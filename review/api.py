@@ -94,7 +94,7 @@ class ReviewItemListApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=access.REVIEWING)
         query = validated(ReviewFilterInput, request.query_params)
-        items = review_items(project, query.get("status", ""), query.get("kind", ""))
+        items = review_items(project, query.get("status", ""), query.get("kind", ""), query.get("text", "").strip())
         return paginated(self, request, items, ReviewItemOutput)
 
 

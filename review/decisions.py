@@ -14,6 +14,7 @@ from annotation.lifecycle import (
     qa_item_transition,
     require_may_review,
 )
+from annotation.local_checks import local_check_request
 from annotation.models import ItemEvent, QAItem, QAItemRevision
 from annotation.services.items import check_document_evidence
 from annotation.services.revisions import qa_item_revision_create
@@ -161,4 +162,59 @@ def qa_item_reviewer_rewrite(
             after=Status.SUBMITTED,
             revision_number=revision.number,
         )
+        local_check_request(item=item)  # the rewritten text is checked again, after the commit
     return item
+
+
+GOLD_NOTE_MAX = 2000
+
+
+def qa_item_gold_flag(*, item: QAItem, user: User, note: str) -> ItemEvent:
+    """Someone reading model results says the item's gold answer looks wrong, and why.
+
+    An accepted item goes back to review: a new revision (reason `gold_flagged`) and a new review round, so the
+    next release carries the item only once reviewers have passed it again (or its author rewrote what they
+    flagged). An item already in review or sent back for a rewrite keeps its course; the note is recorded either
+    way as the item's `gold_flagged` event, which its history shows to reviewers and the author. A rejected item is
+    not in any release: refused. Returns the event (its item as it is now).
+    """
+    require_flow(item.project)
+    note = (note or "").strip()
+    if not note:
+        raise InvalidInput("Say what looks wrong with the gold answer.", field="note")
+    if len(note) > GOLD_NOTE_MAX:
+        raise InvalidInput(f"The note is longer than {GOLD_NOTE_MAX:,} characters.", field="note")
+    with transaction.atomic():
+        item.refresh_from_db()
+        before = item.status
+        if before == Status.ACCEPTED:
+            qa_item_transition(item=item, allowed=[Status.ACCEPTED], to=Status.SUBMITTED, doing="sent back to review")
+            last = item.revisions.order_by("-number").first()  # another kind's content (options) carried on
+            revision = qa_item_revision_create(
+                item=item,
+                author=user,
+                reason=QAItemRevision.Reason.GOLD_FLAGGED,
+                content=last.content if last is not None else None,
+            )
+            items_route(items=[item], actor=user, revisions=[revision])
+            after: str = Status.SUBMITTED
+            number: int | None = revision.number
+        elif before in (Status.SUBMITTED, Status.NEEDS_REWRITE):
+            after, number = before, None
+        else:
+            raise InvalidState(
+                f"The item is {item.get_status_display().lower()}: only accepted items and items in review can be "
+                "flagged.",
+                field="item",
+            )
+        event = item_event_record(
+            item=item,
+            actor=user,
+            action=ItemEvent.Action.GOLD_FLAGGED,
+            before=before,
+            after=after,
+            revision_number=number,
+            note=note,
+        )
+    item.refresh_from_db()
+    return event

@@ -60,6 +60,9 @@ class ReviewItemOutput(serializers.Serializer):
 class ReviewFilterInput(serializers.Serializer):
     status = ItemStatusField(required=False)
     kind = ItemKindField(required=False)
+    text = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="In the question or either answer"
+    )
 
 
 class CriterionOutput(serializers.Serializer):

@@ -17,7 +17,7 @@ SKIPPED = {".venv", ".git", "node_modules", "staticfiles", "media", "__pycache__
 @functools.cache
 def project_files(suffixes: tuple[str, ...] = (".py",)) -> tuple[Path, ...]:
     """Every file of the checkout ending in one of `suffixes`, sorted, skipped folders not entered."""
-    found = []
+    found: list[Path] = []
     for folder, subfolders, names in os.walk(ROOT):
         subfolders[:] = sorted(
             name for name in subfolders if name not in SKIPPED and not name.startswith("localqa-test-")

@@ -10,6 +10,9 @@ requires `transactional_db`.
     def test_collection_runs_on_the_worker(live_worker, project):
         ...  # enqueue with transaction.on_commit / .delay()
         live_worker.wait_for(lambda: Collection.objects.get(pk=pk).status == "done")
+
+`start_server` starts gunicorn servers the same way (same database, Redis and queue as the workers), for tests
+that send real HTTP requests to several app servers at once.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -75,13 +81,17 @@ class LiveWorker:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
-    def stop(self) -> None:
+    def terminate(self) -> None:
+        """Ask it to stop (a warm shutdown), without waiting: `stop()` waits."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+
+    def stop(self) -> None:
+        self.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
 
 
 @pytest.fixture
@@ -151,6 +161,8 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
         yield start
     finally:
         celery_app.conf.update(saved)
+        for worker in workers:  # all asked at once, then waited for: their shutdowns overlap
+            worker.terminate()
         for worker in workers:
             worker.stop()
         for log in logs:
@@ -160,3 +172,92 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
 @pytest.fixture
 def live_worker(start_worker) -> LiveWorker:
     return start_worker()
+
+
+@dataclass
+class LiveServer:
+    url: str
+    log_path: Path
+    process: subprocess.Popen
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def wait_ready(self, timeout: float = 2 * READY_TIMEOUT) -> None:
+        """Wait until the sign-in page answers; fail with the server's log if it never does. (Longer than a
+        worker's wait: gunicorn imports every view and template before it answers, and tests start several at once
+        on a busy machine; 30 s was seen not to be enough there.)"""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"gunicorn exited with {self.process.returncode}:\n{self.log()[-4000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/accounts/login/", timeout=5) as response:  # noqa: S310
+                    if response.status == 200:
+                        return
+            except (OSError, urllib.error.HTTPError):
+                pass
+            time.sleep(0.1)
+        pytest.fail(f"gunicorn did not answer within {timeout} s:\n{self.log()[-4000:]}")
+
+    def terminate(self) -> None:
+        """Ask gunicorn to stop (its workers finish their requests), without waiting: `stop()` waits."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+
+    def stop(self) -> None:
+        self.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def start_server(start_worker, tmp_path, live_worker_env) -> Iterator[Callable[..., LiveServer]]:
+    """Start gunicorn servers on 127.0.0.1 (a free port each) against the test database, Redis and the queue the
+    `start_worker` workers take tasks from, with the workers' environment; all are stopped at the end.
+    `start(wait_ready=False)` returns at once (several servers then start side by side: `server.wait_ready()`)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "CELERY_QUEUE": celery_app.conf.task_default_queue,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        **live_worker_env,
+    }
+    servers: list[LiveServer] = []
+    logs = []
+
+    def start(*, workers: int = 2, threads: int = 2, wait_ready: bool = True) -> LiveServer:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        log_path = tmp_path / f"server-{len(servers) + 1}.log"
+        log = log_path.open("wb")
+        logs.append(log)
+        process = subprocess.Popen(
+            [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads), "--preload",
+             "--timeout", "30", "--graceful-timeout", "5"],
+            cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        server = LiveServer(url=f"http://127.0.0.1:{port}", log_path=log_path, process=process)
+        servers.append(server)
+        if wait_ready:
+            server.wait_ready()
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.stop()
+        for log in logs:
+            log.close()

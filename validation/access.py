@@ -13,7 +13,7 @@ from django.http import Http404
 from annotation.access import AnyUser, ProjectAccess, RoleOption, project_access
 from annotation.models import Project, Role
 from review.models import ReviewSlot
-from validation.models import SearchCollection, ValidationItem
+from validation.models import ModelJob, SearchCollection, SeedDraft, ValidationItem
 
 
 def validation_access(user: AnyUser, slug: str, *, role: RoleOption = None) -> ProjectAccess:
@@ -60,3 +60,23 @@ def get_search_collection(user: AnyUser, slug: str, collection_id: int) -> Searc
         raise Http404("No such search collection in this project.")
     collection.project = project
     return collection
+
+
+def get_model_job(user: AnyUser, slug: str, job_id: int) -> ModelJob:
+    """A model job of the project: suggestions or drafted seed queries (coordinators only)."""
+    project = get_validation_project(user, slug, role=Role.COORDINATOR)
+    job = ModelJob.objects.select_related("created_by").filter(project=project, pk=job_id).first()
+    if job is None:
+        raise Http404("No such model job in this project.")
+    job.project = project
+    return job
+
+
+def get_seed_draft(user: AnyUser, slug: str, draft_id: int) -> SeedDraft:
+    """A drafted seed query of the project (coordinators only)."""
+    project = get_validation_project(user, slug, role=Role.COORDINATOR)
+    draft = SeedDraft.objects.filter(project=project, pk=draft_id).first()
+    if draft is None:
+        raise Http404("No such drafted seed query in this project.")
+    draft.project = project
+    return draft

@@ -13,11 +13,19 @@ statistics of every scope:
 
 A unit is an item (every validator judges the same imported revision). The same
 scopes feed the validation page's quick figures (`validation.services.validation_agreement`).
+
+Model vs people (`model_scopes`): when a model suggested answers (validation/suggestions.py), the scopes
+`validation:model:question` and `validation:model:location` hold two raters per item, the model's latest
+suggestion and the validators' majority (an item whose validators tie is left out and counted in the notes),
+so Cohen's kappa, Gwet's AC1 and their n come from the same statistics as every other scope. A stratum says
+whether a validator took the suggestion: agreement on the items answered without it is the fair measure of
+how far to trust the model, since taking a suggestion makes the two agree by construction.
 """
 
 from __future__ import annotations
 
 import statistics as stats
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +35,7 @@ from scipy.stats import binomtest
 from annotation.models import Project
 from review.agreement import NO_STRATUM
 from review.reports import Scope
-from validation.models import Task, ValidationItem, ValidationJudgment
+from validation.models import Suggestion, SuggestionOutcome, SuggestionUse, Task, ValidationItem, ValidationJudgment
 
 LIKERT_SCALE = [1, 2, 3, 4, 5]
 # (scope key, task that must be on, label, categories, value of a judgment or None)
@@ -51,9 +59,95 @@ CATEGORICAL: list[tuple[str, str, str, list[str], Callable[[Any], str | None]]] 
         Task.BETTER_ANSWER,
         "Better answer",
         ["original", "alternative", "neither"],
-        lambda j: j.better_choice or None,
+        # The second answer is the imported alternative or the model-edited one (never both on one item): for
+        # agreement both are "the other answer", so the categories stay three.
+        lambda j: "alternative" if j.better_choice == ValidationJudgment.Choice.MODEL else j.better_choice or None,
     ),
 ]
+
+
+MODEL_RATER = "Model"
+PEOPLE_RATER = "Validators (majority)"
+TAKEN = "Taken by a validator"
+NOT_TAKEN = "Answered without it"
+# (scope key, task, label, categories, the suggestion's value, a judgment's value)
+MODEL_COMPARED: list[tuple[str, str, str, list[str], Callable[[Any], str | None], Callable[[Any], str | None]]] = [
+    (
+        "question",
+        Task.QUESTION,
+        "Model vs validators: Question good/bad",
+        ["good", "bad"],
+        lambda s: None if s.question_good is None else ("good" if s.question_good else "bad"),
+        CATEGORICAL[0][4],
+    ),
+    (
+        "location",
+        Task.LOCATION,
+        "Model vs validators: Location relevance",
+        ["yes", "no"],
+        lambda s: None if s.location_relevant is None else ("yes" if s.location_relevant else "no"),
+        CATEGORICAL[1][4],
+    ),
+]
+
+
+def majority(values: Iterable[Any]) -> Any:
+    """The most frequent value (None and "" aside); None on a tie or without values."""
+    counts = Counter(value for value in values if value is not None and value != "")
+    ranked = counts.most_common(2)
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+def model_scopes(
+    judgments: Sequence[Any],
+    suggestions: Mapping[int, Any],
+    *,
+    tasks: Iterable[str],
+    taken: Mapping[str, set[int]],
+) -> list[Scope]:
+    """Model vs validators per suggested task: `suggestions` maps an item id to its latest suggestion, `taken`
+    a field to the items where a validator took the suggestion (pure: no database)."""
+    tasks = set(tasks)
+    by_item: dict[int, list[Any]] = {}
+    for judgment in judgments:
+        by_item.setdefault(judgment.item_id, []).append(judgment)
+    scopes = []
+    for key, task, label, categories, suggested, judged in MODEL_COMPARED:
+        if task not in tasks:
+            continue
+        rows: list[tuple[Hashable, Hashable, Any]] = []
+        units: set[int] = set()
+        ties = 0
+        for item_id, suggestion in suggestions.items():
+            model_value = suggested(suggestion)
+            people = [v for j in by_item.get(item_id, []) if (v := judged(j)) is not None]
+            if model_value is None or not people:
+                continue
+            verdict = majority(people)
+            if verdict is None:
+                ties += 1
+                continue
+            rows += [(item_id, MODEL_RATER, model_value), (item_id, PEOPLE_RATER, verdict)]
+            units.add(item_id)
+        scope = Scope(
+            key=f"validation:model:{key}",
+            kind="validation",
+            label=label,
+            level="nominal",
+            categories=categories,
+            unit="item",
+            judgments=rows,
+            strata={"suggestion": {u: TAKEN if u in taken.get(key, set()) else NOT_TAKEN for u in units}},
+            links={unit: {"item_id": unit} for unit in units},
+        )
+        scope.notes.append(
+            "Two raters per item: the model's latest suggestion and the validators' majority. "
+            f"{ties} item{'s' if ties != 1 else ''} whose validators tied left out."
+        )
+        scopes.append(scope)
+    return scopes
 
 
 def binomial_two_sided(k: int, n: int) -> float:
@@ -169,6 +263,24 @@ def validation_scopes(project: Project) -> list[Scope]:
     )
     topics = dict(ValidationItem.objects.filter(project=project).values_list("item_id", "topic"))
     settings = validation_settings(project)
-    return build_scopes(
+    scopes = build_scopes(
         judgments, tasks=settings.tasks, criteria=settings.likert_criteria, rater=names.__getitem__, topics=topics
     )
+    suggestions, taken = latest_suggestions(project)
+    return scopes + model_scopes(judgments, suggestions, tasks=settings.tasks, taken=taken)
+
+
+def latest_suggestions(project: Project) -> tuple[dict[int, Any], dict[str, set[int]]]:
+    """Each live item's latest suggestion, and per field the items where a validator took it (two queries)."""
+    suggestions: dict[int, Any] = {}
+    rows = Suggestion.objects.filter(item__project=project, item__deleted_at__isnull=True, ok=True).order_by("id")
+    for suggestion in rows:
+        suggestions[suggestion.item_id] = suggestion  # the latest wins
+    taken: dict[str, set[int]] = {}
+    uses = SuggestionUse.objects.filter(
+        suggestion__in=[s.pk for s in suggestions.values()],
+        outcome__in=[SuggestionOutcome.ACCEPTED, SuggestionOutcome.CHANGED],
+    ).values_list("field", "suggestion__item_id")
+    for field_name, item_id in uses:
+        taken.setdefault(field_name, set()).add(item_id)
+    return suggestions, taken

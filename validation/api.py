@@ -27,6 +27,7 @@ from validation import services
 from validation.access import get_slot_for_validator, get_validation_item, get_validation_project
 from validation.models import QUESTION_BAD_REASONS, SeedQuery, SourceDomain
 from validation.serializers import (
+    SuggestionOutput,
     ValidationAgreementOutput,
     ValidationDomainDetailOutput,
     ValidationDomainImportInput,
@@ -176,7 +177,9 @@ class LocationListApi(APIView):
     def post(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_validation_project(request.user, slug, role=Role.COORDINATOR)
         data = validated(ValidationLocationSerializer, request.data)
-        location = services.location_save(project=project, name=data["name"], forms=data["forms"], user=request.user)
+        location = services.location_save(
+            project=project, name=data["name"], forms=data["forms"], user=request.user, language=data.get("language")
+        )
         return Response(ValidationLocationSerializer(location).data)
 
 
@@ -414,6 +417,7 @@ def _task_data(slot: ReviewSlot) -> dict[str, Any]:
         "question_bad_reasons": [reason for reason, _ in QUESTION_BAD_REASONS],
         "better_answers": [text for _, text in context["better_options"]] if context["better_options"] else None,
         "likert_criteria": settings.likert_criteria,
+        "suggestion": SuggestionOutput(context["suggestion"]).data if context["suggestion"] else None,
     }
 
 

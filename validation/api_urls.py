@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation import api, search_api
+from validation import api, model_api, search_api
 
 P = "projects/<slug:slug>/validation/"
 
@@ -25,6 +25,10 @@ urlpatterns = [
     path(P + "tasks/<int:slot_id>/", api.TaskApi.as_view(), name="api_validation_task"),
     path(P + "tasks/<int:slot_id>/skip/", api.TaskSkipApi.as_view(), name="api_validation_task_skip"),
     path(P + "agreement/", api.AgreementApi.as_view(), name="api_validation_agreement"),
+    path(P + "suggestions/", model_api.SuggestionJobListApi.as_view(), name="api_validation_suggestions"),
+    path(P + "model-jobs/<int:model_job_id>/", model_api.ModelJobDetailApi.as_view(), name="api_validation_model_job"),
+    path(P + "seeds/drafts/", model_api.SeedDraftListApi.as_view(), name="api_validation_seed_drafts"),
+    path(P + "seeds/drafts/<int:draft_id>/", model_api.SeedDraftReviewApi.as_view(), name="api_validation_seed_draft"),
     path(P + "search/key/", search_api.SearchKeyApi.as_view(), name="api_validation_search_key"),
     path(P + "search/", search_api.SearchCollectionListApi.as_view(), name="api_validation_searches"),
     path(

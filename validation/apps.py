@@ -7,13 +7,16 @@ class ValidationConfig(AppConfig):
 
     def ready(self) -> None:
         from common.jobs import job_type_register
-        from validation.models import SearchCollection
+        from validation.models import ModelJob, SearchCollection
 
         job_type_register(
             "search",
             model=SearchCollection,
             task="validation.tasks.search_collection_run",
             stale_setting="JOB_STALE_SECONDS",
+        )
+        job_type_register(
+            "model_job", model=ModelJob, task="validation.tasks.model_job_run", stale_setting="JOB_STALE_SECONDS"
         )
 
         from common.secrets import secret_rotator_register

@@ -17,10 +17,12 @@ from validation.services import UPLOAD_IMPORTER, validation_release_units
 NAV = (
     Link("Review", "Duplicates", "validation_duplicates", COORD),
     Link("Review", "Agreement", "validation_agreement", COORD),
+    Link("Review", "Model suggestions", "validation_suggestions", COORD),
     Link("Data", "Releases", "release_list", PUBLIC),
     Link("Data", "Items", "validation_items", COORD),
     Link("Data", "Import", "validation_import", COORD),
     Link("Data", "Seed queries", "validation_seeds", COORD),
+    Link("Data", "Drafted seed queries", "validation_seed_drafts", COORD),
     Link("Data", "Search collection", "validation_search", COORD),
     Link("Data", "Domains", "validation_domains", COORD),
     Link("Settings", "Validation settings", "validation_settings", COORD),

@@ -126,6 +126,9 @@ class Location(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locations")
     name = models.CharField(max_length=200)
     forms = models.JSONField(default=dict, blank=True, help_text="Form name (LOCATION_FORMS) → text.")
+    language = models.CharField(
+        max_length=16, blank=True, help_text="The language its seed queries are written in (empty: the project's)."
+    )
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -222,6 +225,7 @@ class ValidationJudgment(models.Model):
     class Choice(models.TextChoices):
         ORIGINAL = "original", "Original answer"
         ALTERNATIVE = "alternative", "Other answer"
+        MODEL = "model", "Model-edited answer"
         NEITHER = "neither", "Neither"
 
     slot = models.OneToOneField(ReviewSlot, on_delete=models.CASCADE, related_name="validation_judgment")
@@ -274,6 +278,11 @@ class SearchEngine(models.TextChoices):
     YAHOO = "yahoo", "Yahoo"
 
 
+class SearchType(models.TextChoices):
+    TEXT = "text", "Text search (people also ask)"
+    IMAGES = "images", "Image search (Google Images)"
+
+
 class SearchKey(models.Model):
     """A project's SerpApi key, encrypted (common/secrets.py). No row: the project has no key."""
 
@@ -297,6 +306,12 @@ class SearchCollection(Job):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="search_collections")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     engine = models.CharField(max_length=16, choices=SearchEngine.choices, default=SearchEngine.GOOGLE)
+    search_type = models.CharField(
+        max_length=8,
+        choices=SearchType.choices,
+        default=SearchType.TEXT,
+        help_text="Text: people-also-ask pairs; images: image results (Google Images), one item each.",
+    )
     location = models.CharField(max_length=200, blank=True, help_text="SerpApi location (Google), e.g. Doha, Qatar.")
     gl = models.CharField(max_length=8, blank=True, help_text="Country code (gl), e.g. qa.")
     hl = models.CharField(max_length=16, blank=True, help_text="Interface language code (hl), e.g. ar.")
@@ -370,3 +385,119 @@ class SearchResponse(models.Model):
 
     def __str__(self) -> str:
         return f"{self.params.get('engine')}: {self.params.get('q')}"
+
+
+# A model as a collaborator (validation/suggestions.py): suggestions for validators, drafted seed queries
+
+
+class ModelJob(Job):
+    """One run of a model endpoint over a project's work: suggestions for its items, or drafted seed queries."""
+
+    class Purpose(models.TextChoices):
+        SUGGEST = "suggest", "Suggestions for validators"
+        SEED_DRAFTS = "seed_drafts", "Drafted seed queries"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="model_jobs")
+    purpose = models.CharField(max_length=16, choices=Purpose.choices)
+    endpoint = models.ForeignKey(
+        "endpoints.Endpoint", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    endpoint_name = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    options = models.JSONField(default=dict, blank=True, help_text="What was asked for (locations, topics, count).")
+    answered = models.PositiveIntegerField(default=0, help_text="Requests the model answered as asked.")
+    failed = models.PositiveIntegerField(default=0, help_text="Requests that failed or were not understood.")
+    failures = models.JSONField(default=list, blank=True, help_text="[{what, error}] per failed request.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_purpose_display()} {self.pk} of {self.project}"
+
+
+class SuggestionOutcome(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    CHANGED = "changed", "Accepted, then changed"
+    IGNORED = "ignored", "Answered without it"
+
+
+class Suggestion(models.Model):
+    """A model's pre-annotation of one item: a suggestion beside the validator's controls, never a verdict.
+
+    `ok` False: the request failed or its reply was not understood (`error` says which); nothing is suggested."""
+
+    item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="model_suggestions")
+    job = models.ForeignKey(ModelJob, on_delete=models.CASCADE, related_name="suggestions")
+    ok = models.BooleanField(default=False)
+    question_good = models.BooleanField(null=True, blank=True)
+    question_reason = models.CharField(max_length=32, blank=True)
+    answer = models.TextField(blank=True, help_text="The model's edit of the answer (empty: none).")
+    location_relevant = models.BooleanField(null=True, blank=True)
+    reply = models.TextField(blank=True, help_text="The model's reply as it came.")
+    error = models.TextField(blank=True)
+    call = models.ForeignKey("endpoints.ModelCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["item_id", "-id"]
+        constraints = [models.UniqueConstraint(fields=["job", "item"], name="suggestion_one_per_item_and_job")]
+        indexes = [models.Index(fields=["item", "-id"], name="suggestion_latest_idx")]
+
+    def __str__(self) -> str:
+        return f"Suggestion for item {self.item_id} ({'ok' if self.ok else 'failed'})"
+
+
+class SuggestionUse(models.Model):
+    """What a validator did with one suggested field: accepted it, accepted then changed it, or answered alone."""
+
+    class Field(models.TextChoices):
+        QUESTION = "question", "Question good?"
+        ANSWER = "answer", "Edited answer"
+        LOCATION = "location", "Location relevance"
+
+    suggestion = models.ForeignKey(Suggestion, on_delete=models.CASCADE, related_name="uses")
+    judgment = models.ForeignKey(ValidationJudgment, on_delete=models.CASCADE, related_name="suggestion_uses")
+    field = models.CharField(max_length=16, choices=Field.choices)
+    outcome = models.CharField(max_length=16, choices=SuggestionOutcome.choices)
+
+    class Meta:
+        ordering = ["judgment_id", "field"]
+        constraints = [models.UniqueConstraint(fields=["judgment", "field"], name="suggestion_use_one_per_field")]
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.outcome}"
+
+
+class SeedDraft(models.Model):
+    """A seed query a model drafted for one location and topic; a coordinator accepts, edits or rejects it before
+    any search runs, and only an accepted one becomes a `SeedQuery`."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Waiting for review"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="seed_drafts")
+    job = models.ForeignKey(ModelJob, on_delete=models.CASCADE, related_name="seed_drafts")
+    location = models.CharField(max_length=200)
+    topic = models.CharField(max_length=100)
+    language = models.CharField(max_length=16)
+    drafted = models.TextField(help_text="The query as the model wrote it.")
+    query = models.TextField(help_text="The query as accepted (the coordinator may have edited it).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    seed = models.ForeignKey(SeedQuery, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.CharField(max_length=300, blank=True, help_text="Why it did not become a seed query, if so.")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["project", "status"], name="seed_draft_status_idx")]
+
+    def __str__(self) -> str:
+        return self.query

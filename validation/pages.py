@@ -20,6 +20,9 @@ def judgment_data_from_form(post: Any, settings: ValidationSettings) -> dict[str
     if post.get("answer") is not None:
         data["answer"] = post.get("answer")
     data["likert"] = {c["key"]: post.get(f"likert_{c['key']}") for c in settings.likert_criteria}
+    if post.get("suggestion"):  # the model's suggestion shown, and the fields taken from it (a key or a button)
+        data["suggestion"] = post.get("suggestion")
+        data["suggestion_taken"] = [field for field in post.getlist("suggestion_taken") if field]
     return data
 
 

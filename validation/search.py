@@ -46,8 +46,17 @@ from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, pause_between_steps, stalled
 from common.secrets import SecretUnreadable, secret_decrypt, secret_encrypt, secret_rotate
 from endpoints.hosts import DEFAULT_PORTS, HostRefused, HostUnresolvable, addresses_allowed, allowed_host_parse
+from validation.images import web_url
 from validation.importers import CollectedPair
-from validation.models import SearchCollection, SearchEngine, SearchKey, SearchQuery, SearchResponse, SeedQuery
+from validation.models import (
+    SearchCollection,
+    SearchEngine,
+    SearchKey,
+    SearchQuery,
+    SearchResponse,
+    SearchType,
+    SeedQuery,
+)
 from validation.services.imports import collected_pairs_store
 from validation.services.projects import validation_settings
 from validation.text import find_duplicates, normalise
@@ -58,6 +67,7 @@ MAX_ITERATIONS = 5
 MAX_BUDGET = 10_000
 MAX_QUERIES = 20_000  # seed and follow-up queries of one collection
 MAX_KEY_LENGTH = 200
+MAX_IMAGES = 10  # image results of one response attached to its item (the rest stay in the stored response)
 Status = SearchQuery.Status
 
 # The `hl` a project's language suggests (the coordinator may change it).
@@ -220,6 +230,11 @@ ClientFactory = Callable[[str], serpapi.Client]
 def search_params(collection: SearchCollection, query: str) -> dict[str, str]:
     """The request's parameters (the key aside): what the cache is keyed by."""
     engine = collection.engine
+    if collection.search_type == SearchType.IMAGES:  # Google Images: the same location, gl and hl
+        params = {"engine": "google_images", "q": query}
+        if collection.location:
+            params["location"] = collection.location
+        return params | {key: value for key, value in (("gl", collection.gl), ("hl", collection.hl)) if value}
     params = {"engine": engine, ("p" if engine == SearchEngine.YAHOO else "q"): query}
     if collection.location and engine != SearchEngine.YAHOO:
         params["location"] = collection.location
@@ -254,6 +269,7 @@ def search_collection_start(
     project: Project,
     user: User | None,
     engine: str = SearchEngine.GOOGLE,
+    search_type: str = SearchType.TEXT,
     iterations: int = 1,
     budget: int,
     location: str = "",
@@ -266,6 +282,10 @@ def search_collection_start(
         raise InvalidState("Only a validation project collects from a search engine.", field="project")
     if engine not in SearchEngine.values:
         raise InvalidInput(f"engine: use {', '.join(SearchEngine.values)}.", field="engine")
+    if search_type not in SearchType.values:
+        raise InvalidInput(f"search_type: use {', '.join(SearchType.values)}.", field="search_type")
+    if search_type == SearchType.IMAGES and engine != SearchEngine.GOOGLE:
+        raise InvalidInput("search_type: image search goes through Google Images; choose Google.", field="search_type")
     if not 1 <= int(iterations) <= MAX_ITERATIONS:
         raise InvalidInput(f"iterations: 1 to {MAX_ITERATIONS}.", field="iterations")
     if not 1 <= int(budget) <= MAX_BUDGET:
@@ -287,6 +307,7 @@ def search_collection_start(
             project=project,
             created_by=user,
             engine=engine,
+            search_type=search_type,
             iterations=int(iterations),
             budget=int(budget),
             location=location,
@@ -313,6 +334,7 @@ def search_collection_start(
             collection,
             project=project,
             engine=engine,
+            search_type=search_type,
             iterations=collection.iterations,
             budget=collection.budget,
             seeds=len(seeds),
@@ -540,6 +562,8 @@ def response_read(
     body: Mapping[str, Any], *, query: SearchQuery, collection: SearchCollection, response_id: int
 ) -> Found:
     """The QA pairs and follow-up queries of a stored response (hostile input: every field checked)."""
+    if collection.search_type == SearchType.IMAGES:
+        return images_read(body, query=query, collection=collection, response_id=response_id)
     pairs: list[CollectedPair] = []
     follow: list[tuple[str, str]] = []
     without = 0
@@ -587,6 +611,73 @@ def response_read(
         if text:
             follow.append((text, SearchQuery.Origin.RELATED_SEARCH))
     return Found(pairs, follow, without)
+
+
+def images_read(
+    body: Mapping[str, Any], *, query: SearchQuery, collection: SearchCollection, response_id: int
+) -> Found:
+    """An image search's response as one QA pair: the query as the question, the top image's title as the answer
+    to check, and its image results (URL, thumbnail, source page, size) attached for validators to see beside it.
+    A result without an http(s) image URL is left out (counted); its related searches feed the next iteration."""
+    images: list[dict[str, Any]] = []
+    left_out = 0
+    entries = body.get("images_results")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            left_out += 1
+            continue
+        url, thumbnail = web_url(entry.get("original")), web_url(entry.get("thumbnail"))
+        if not (url or thumbnail):
+            left_out += 1
+            continue
+        if len(images) == MAX_IMAGES:
+            continue
+        images.append(
+            {
+                "position": entry.get("position") if isinstance(entry.get("position"), int) else len(images) + 1,
+                "url": url,
+                "thumbnail": thumbnail,
+                "source": _text(entry.get("source") or "", 200),
+                "source_url": web_url(entry.get("link")),
+                "title": _text(entry.get("title") or "", 500),
+                "width": entry.get("original_width") if isinstance(entry.get("original_width"), int) else None,
+                "height": entry.get("original_height") if isinstance(entry.get("original_height"), int) else None,
+                "raw": entry,
+            }
+        )
+    follow: list[tuple[str, str]] = []
+    searches = body.get("related_searches")
+    for entry in searches if isinstance(searches, list) else []:
+        text = _text(entry.get("query") or "", 500) if isinstance(entry, dict) else ""
+        if text:
+            follow.append((text, SearchQuery.Origin.RELATED_SEARCH))
+    if not images:
+        return Found([], follow, left_out)
+    top = images[0]
+    pair = CollectedPair(
+        line=1,
+        question=_text(query.query, 2000),
+        answer=top["title"] or top["source"] or "(an image)",
+        source_urls=[top["source_url"]] if top["source_url"] else [],
+        location=query.location,
+        language=collection.project.standard_language,
+        topic=query.topic,
+        input_query=query.query,
+        data_id=f"search-{collection.pk}-{query.pk}-images",
+        question_type="image",
+        metadata={
+            "search": {
+                "collection": collection.pk,
+                "engine": "google_images",
+                "iteration": query.iteration,
+                "query_origin": query.origin,
+                "response": response_id,
+                "images": images,
+                "images_left_out": left_out,
+            }
+        },
+    )
+    return Found([pair], follow, left_out)
 
 
 def _record(

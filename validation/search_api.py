@@ -19,11 +19,12 @@ from common.parsers import JSONParser
 from common.requests import SignedInApiRequest
 from validation import search
 from validation.access import get_search_collection, get_validation_project
-from validation.models import SearchCollection, SearchEngine, SearchQuery
+from validation.models import SearchCollection, SearchEngine, SearchQuery, SearchType
 
 TAG = ["validation"]
 
 EngineField = named_enum(SearchEngine, "SearchEngineEnum")
+SearchTypeField = named_enum(SearchType, "SearchTypeEnum")
 QueryOriginField = named_enum(SearchQuery.Origin, "SearchQueryOriginEnum")
 QueryStatusField = named_enum(SearchQuery.Status, "SearchQueryStatusEnum")
 
@@ -38,6 +39,7 @@ class SearchKeyOutput(serializers.Serializer):
 
 class SearchCollectionInput(serializers.Serializer):
     engine = EngineField(default=SearchEngine.GOOGLE)
+    search_type = SearchTypeField(default=SearchType.TEXT)
     iterations = serializers.IntegerField(
         min_value=1, max_value=search.MAX_ITERATIONS, default=1, help_text="1: the seed queries only."
     )
@@ -58,6 +60,7 @@ class SearchResumeInput(serializers.Serializer):
 class SearchCollectionOutput(serializers.ModelSerializer):
     status_words = serializers.CharField()
     engine = EngineField()
+    search_type = SearchTypeField()
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     percent = serializers.IntegerField()
     total = serializers.IntegerField(source="progress_total", read_only=True, help_text="Queries so far.")
@@ -71,6 +74,7 @@ class SearchCollectionOutput(serializers.ModelSerializer):
             "status",
             "status_words",
             "engine",
+            "search_type",
             "location",
             "gl",
             "hl",

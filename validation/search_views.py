@@ -17,11 +17,11 @@ from common.errors import InvalidInput, ServiceError
 from common.requests import SignedInRequest
 from validation import search, services
 from validation.access import get_search_collection, get_validation_project
-from validation.models import SearchCollection, SearchEngine, SearchQuery, SeedQuery, ValidationItem
+from validation.models import SearchCollection, SearchEngine, SearchQuery, SearchType, SeedQuery, ValidationItem
 
 LATEST_ITEMS = 20
 QUERIES_SHOWN = 200  # the first ones; the API lists them all
-FIELDS = ("engine", "iterations", "budget", "location", "gl", "hl")
+FIELDS = ("engine", "search_type", "iterations", "budget", "location", "gl", "hl")
 
 
 def _defaults(project: Project) -> dict[str, str]:
@@ -31,6 +31,7 @@ def _defaults(project: Project) -> dict[str, str]:
         return {field: str(getattr(last, field)) for field in FIELDS}
     return {
         "engine": SearchEngine.GOOGLE,
+        "search_type": SearchType.TEXT,
         "iterations": "1",
         "budget": "100",
         "location": services.validation_settings(project).location,
@@ -61,6 +62,7 @@ def validation_search(request: SignedInRequest, slug: str) -> HttpResponse:
                 project=project,
                 user=request.user,
                 engine=values["engine"],
+                search_type=values["search_type"] or SearchType.TEXT,
                 iterations=_number(values["iterations"], "iterations"),
                 budget=_number(values["budget"], "budget"),
                 location=values["location"],
@@ -76,6 +78,7 @@ def validation_search(request: SignedInRequest, slug: str) -> HttpResponse:
         "values": values,
         "errors": errors,
         "engines": SearchEngine.choices,
+        "search_types": SearchType.choices,
         "key_hint": search.search_key_hint(project),
         "seed_count": SeedQuery.objects.filter(project=project).count(),
         "collections": SearchCollection.objects.filter(project=project).select_related("created_by")[:20],

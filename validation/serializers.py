@@ -12,7 +12,17 @@ from annotation.api_imports import ImportJobOutput
 from annotation.languages import language_choices
 from annotation.models import ImportJob
 from validation.importers import ITEM_FORMATS
-from validation.models import QUESTION_BAD_REASONS, DomainLabel, LeaveOut, SeedQuery, SourceDomain, Task, ValidationItem
+from validation.models import (
+    QUESTION_BAD_REASONS,
+    DomainLabel,
+    LeaveOut,
+    SeedQuery,
+    SourceDomain,
+    Suggestion,
+    SuggestionUse,
+    Task,
+    ValidationItem,
+)
 from validation.services.domains import source_domain_history
 
 LABEL_HELP = "The source domain's reliability: " + ", ".join(DomainLabel.values) + "."
@@ -247,6 +257,13 @@ class ValidationLocationSerializer(serializers.Serializer):
         help_text="Forms templates need: adjective, demonym; for Arabic bare (without the article) and nisba (the "
         "stem -ي/-ية/-يين attach to). Arabic ones left out are derived from the name.",
     )
+    language = serializers.CharField(
+        max_length=16,
+        required=False,
+        allow_blank=True,
+        help_text="The language its seed queries are drafted in (a code such as arb; empty: the project's). "
+        "Left out: unchanged.",
+    )
 
 
 class ValidationNextInput(serializers.Serializer):
@@ -275,6 +292,20 @@ class ValidationDuplicateGroupOutput(serializers.Serializer):
     duplicates = ValidationItemOutput(many=True)
 
 
+class SuggestionOutput(serializers.Serializer):
+    """A model's suggestion: never a verdict, only what a validator may take."""
+
+    id = serializers.IntegerField()
+    question = serializers.SerializerMethodField(help_text='"good", "bad" or null (not suggested).')
+    question_reason = serializers.CharField()
+    answer = serializers.CharField(help_text="The model-edited answer; empty when it suggests no edit.")
+    location_relevant = serializers.BooleanField(allow_null=True)
+    model = serializers.CharField(source="job.model")
+
+    def get_question(self, suggestion: Suggestion) -> str | None:
+        return None if suggestion.question_good is None else ("good" if suggestion.question_good else "bad")
+
+
 class ValidationTaskOutput(serializers.Serializer):
     """One validation task: what the validator sees (blind: the imported question and answer)."""
 
@@ -296,6 +327,9 @@ class ValidationTaskOutput(serializers.Serializer):
         child=serializers.CharField(), allow_null=True, help_text="Answer 1 and answer 2, in this validator's order."
     )
     likert_criteria = ValidationCriterionSerializer(many=True)
+    suggestion = SuggestionOutput(
+        allow_null=True, help_text="The model's latest suggestion for this item: take it, change it or ignore it."
+    )
 
 
 class ValidationJudgmentInput(serializers.Serializer):
@@ -308,6 +342,15 @@ class ValidationJudgmentInput(serializers.Serializer):
     better = serializers.ChoiceField(choices=["1", "2", "neither"], required=False)
     better_comment = serializers.CharField(required=False, allow_blank=True, max_length=5000)
     likert = serializers.DictField(child=serializers.IntegerField(min_value=1, max_value=5), required=False)
+    suggestion = serializers.IntegerField(
+        required=False, help_text="The id of the model's suggestion you were shown (the task's `suggestion.id`)."
+    )
+    suggestion_taken = serializers.ListField(
+        child=serializers.ChoiceField(choices=SuggestionUse.Field.values),
+        required=False,
+        help_text="The suggested fields you took (then kept: accepted, or changed before saving); the others of "
+        "the suggestion are recorded as answered without it.",
+    )
 
 
 class ValidationJudgmentOutput(serializers.Serializer):
@@ -330,3 +373,8 @@ class ValidationAgreementOutput(serializers.Serializer):
     categorical = serializers.ListField(child=serializers.DictField())
     likert = serializers.ListField(child=serializers.DictField())
     position_bias = serializers.DictField(allow_null=True)
+    model = serializers.DictField(
+        help_text="Model vs validators: `rows` (per suggested task, Cohen's kappa, Gwet's AC1 and the items they "
+        "count, on every item and on those answered without the suggestion) and `uses` (accepted, changed, "
+        "ignored per suggested field)."
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from common.jobs import retry_when_the_database_returns
-from validation import search
+from validation import search, suggestions
 
 
 @shared_task(
@@ -19,3 +19,12 @@ from validation import search
 )
 def search_collection_run(collection_id: int) -> None:
     search.search_collection_run(collection_id=collection_id)
+
+
+@shared_task(
+    name="validation.model_job_run",
+    ignore_result=True,
+    **retry_when_the_database_returns("JOB_STALE_SECONDS"),
+)
+def model_job_run(job_id: int) -> None:
+    suggestions.model_job_run(job_id=job_id)

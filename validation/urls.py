@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation import search_views, views
+from validation import model_views, search_views, views
 
 P = "projects/<slug:slug>/validation/"
 
@@ -22,6 +22,10 @@ urlpatterns = [
     path(P + "next/", views.validation_next, name="validation_next"),
     path(P + "tasks/<int:slot_id>/", views.validation_task, name="validation_task"),
     path(P + "agreement/", views.validation_agreement, name="validation_agreement"),
+    path(P + "suggestions/", model_views.validation_suggestions, name="validation_suggestions"),
+    path(P + "model-jobs/<int:model_job_id>/", model_views.validation_model_job, name="validation_model_job"),
+    path(P + "seeds/drafts/", model_views.validation_seed_drafts, name="validation_seed_drafts"),
+    path(P + "seeds/drafts/<int:draft_id>/", model_views.validation_seed_draft, name="validation_seed_draft"),
     path(P + "search/", search_views.validation_search, name="validation_search"),
     path(P + "search/<int:collection_id>/", search_views.validation_search_detail, name="validation_search_detail"),
     path(

@@ -192,6 +192,7 @@ def validation_seeds(request: SignedInRequest, slug: str) -> HttpResponse:
                     name=request.POST.get("name", ""),
                     forms={key: request.POST.get(f"form_{key}", "") for key, _ in LOCATION_FORMS},
                     user=request.user,
+                    language=request.POST.get("language", "").strip(),
                 )
                 messages.success(request, f"Forms of {location.name} saved.")
                 return redirect("validation_seeds", project.slug)
@@ -229,6 +230,7 @@ def validation_seeds(request: SignedInRequest, slug: str) -> HttpResponse:
         "topics": topics,
         "seeds": seeds,
         "locations": _location_rows(project),
+        "languages": language_choices(),
     }
     return render(request, "validation/seeds.html", context)
 
@@ -247,7 +249,13 @@ def _location_rows(project: Project) -> list[dict[str, Any]]:
             }
             for key, label in LOCATION_FORMS
         ]
-        rows.append({"name": location.name if location else "", "fields": fields})
+        rows.append(
+            {
+                "name": location.name if location else "",
+                "fields": fields,
+                "language": location.language if location else "",
+            }
+        )
     return rows
 
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from annotation import lifecycle
 from annotation.access import is_coordinator
 from annotation.lifecycle import MAX_TEXT_FIELD, SpanInput, qa_item_text_check, qa_item_transition, spans_check
+from annotation.local_checks import local_check_request
 from annotation.models import EvidenceSpan, PagePair, QAItem
 from annotation.services.pairs import require_assignee
 from audit import services as audit
@@ -63,6 +64,8 @@ def qa_item_create(*, pair: PagePair, user: User, kind: str = QAItem.Kind.LEAD, 
         item.save(force_insert=True)
         if spans is not None:
             _spans_write(item, document, spans, replace=False)
+        if content:
+            local_check_request(item=item)  # a pending row; the model is asked after the commit, never here
     return item
 
 
@@ -136,6 +139,9 @@ def qa_item_update(
         setattr(item, name, value)
     item.version = version + 1
     item.updated_at = now
+    if "question" in changes or "answer_standard" in changes:
+        # A revised question or answer is checked again (a pending row; the model is asked after the commit).
+        local_check_request(item=item)
     return item
 
 

@@ -17,6 +17,8 @@ from annotation import services
 from annotation.access import get_item_for_user, get_pair_for_user, get_project_for_user, membership_of, pair_access
 from annotation.forms import ScreeningForm
 from annotation.lifecycle import MAX_TEXT_FIELD
+from annotation.local_checks import local_check_again, local_checks_of
+from annotation.local_checks import panel as local_check_panel
 from annotation.models import Membership, PagePair, PairSkip, QAItem, Role, Screening
 from annotation.queries import annotator_progress, pair_items_with_spans, pair_screenings
 from annotation.review_hooks import review_hooks
@@ -42,8 +44,15 @@ def queue_next(request: SignedInRequest, slug: str) -> HttpResponse:
     return redirect("pair_detail", project.slug, pair.pk)
 
 
-def _item_context(item: QAItem, verification: dict | None = None, questions: ProjectQuestions | None = None) -> dict:
+def _item_context(
+    item: QAItem,
+    verification: dict | None = None,
+    questions: ProjectQuestions | None = None,
+    checks: dict[int, Any] | None = None,
+) -> dict:
+    checks = local_checks_of([item]) if checks is None else checks
     return {
+        "local": local_check_panel(checks.get(item.pk), item),
         "item": item,
         "spans_json": json.dumps(
             [{"start": s.start, "end": s.end, "text": s.text} for s in item.spans.all()], ensure_ascii=False
@@ -100,6 +109,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
     # The project's questions read once for the page, not once for each item (the near-duplicate advice), and only
     # when an item has a question to compare.
     questions = project_questions(project) if any(item.question.strip() for item in items) else None
+    checks = local_checks_of(items)
     entries = [
         {
             **_item_context(
@@ -108,6 +118,7 @@ def _pair_context(request: SignedInRequest, pair: PagePair, membership: Membersh
                 if item.kind == QAItem.Kind.LEAD and is_mine
                 else None,
                 questions,
+                checks,
             ),
             **_NOT_REFUSED,
         }
@@ -367,6 +378,34 @@ def _refused_save_page(request: SignedInRequest, item: QAItem, refused: dict, st
             field_notes=refused.get("field_notes") or {},
         )
     return render(request, "annotation/pair_detail.html", context, status=status)
+
+
+@login_required
+@vary_on_headers("HX-Request")
+def item_local_check(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
+    """The item's local-knowledge check as the item card shows it (htmx polls it while the model is asked);
+    POST: its author asks for the check again. Without htmx, back to the item on its pair's page."""
+    item = get_item_for_user(request.user, slug, item_id)  # its author, or a coordinator
+    if request.method == "POST":
+        try:
+            local_check_again(item=item, user=request.user)
+        except ServiceError as error:
+            if not request.htmx:
+                report_error(request, error)
+            else:
+                return render(request, "annotation/pair_detail.html#item-error", {"error": error}, status=200)
+        else:
+            if not request.htmx:
+                messages.success(request, "The check is asked for again.")
+    if not request.htmx:
+        return redirect(f"{item.pair.get_absolute_url()}#item-{item.pk}")
+    context = {
+        "project": item.project,
+        "item": item,
+        "is_mine": item.author_id == request.user.pk,
+        **_item_context(item),
+    }
+    return render(request, "annotation/pair_detail.html#local-check", context)
 
 
 @login_required

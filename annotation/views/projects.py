@@ -16,9 +16,9 @@ from annotation.access import (
     user_projects,
 )
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
-from annotation.models import PagePair, Project, QAItem, Role
+from annotation.models import PagePair, Project, QAItem, Role, Screening
 from annotation.next_steps import next_steps, sent_back_everywhere
-from annotation.queries import ItemFilter, count_of, items_filtered
+from annotation.queries import ItemFilter, PairFilter, count_of, items_filtered, pairs_filtered
 from common import kinds
 from common.errors import ServiceError
 from common.requests import SignedInRequest
@@ -142,15 +142,28 @@ def pair_list(request: SignedInRequest, slug: str) -> HttpResponse:
         )
         .order_by("id")
     )
-    status = request.GET.get("status", "")
-    if status in PagePair.Status.values:
-        pairs = pairs.filter(status=status)
-    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "annotation/pair_list.html",
-        {"project": project, "page": page, "status": status, "statuses": PagePair.Status.choices},
+    flt = PairFilter.from_query(request.GET)
+    page = Paginator(pairs_filtered(pairs, flt), PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    for pair in page:  # the screening decision in words, as the pair's page shows it
+        pair.screening_text = (  # type: ignore[attr-defined]
+            Screening.Decision(pair.screening_decision).label
+            if pair.screening_decision in Screening.Decision.values
+            else pair.screening_decision
+        )
+    annotators = (
+        PagePair.objects.filter(project=project, assignee__isnull=False)
+        .order_by("assignee__username")
+        .values_list("assignee__username", flat=True)
+        .distinct()
     )
+    context = {
+        "project": project,
+        "page": page,
+        "filter": flt,
+        "statuses": PagePair.Status.choices,
+        "annotators": list(annotators),
+    }
+    return render(request, "annotation/pair_list.html", context)
 
 
 @login_required
@@ -176,9 +189,7 @@ def item_list(request: SignedInRequest, slug: str) -> HttpResponse:
         )
         .order_by("-updated_at", "-id")
     )
-    flt = ItemFilter(
-        **{field: request.GET.get(field, "").strip()[:200] for field in ("text", "status", "kind", "author")}
-    )
+    flt = ItemFilter.from_query(request.GET)
     page = Paginator(items_filtered(items, flt), PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     authors = (
         QAItem.objects.alive()

@@ -53,6 +53,7 @@ LEAD_QA: Schema = {
     "region": S,
     "region_detail": S,
     "review_outcome": S,
+    "local_knowledge_check": S,
     "revisions": N,
     "reviews": N,
     "local_lead": S,

@@ -26,6 +26,7 @@ from multichoice.services.items import (
     trivia_item_qa_fields,
     trivia_items,
 )
+from multichoice.services.suggestions import translation_suggestion_outcome_record
 from review import decisions as review_decisions
 
 RESOLUTIONS = ("fix", "accept", "drop")
@@ -121,9 +122,12 @@ def translation_submit(
     target_candidates: Sequence[str],
     problem_tags: Iterable[str] = (),
     problem_note: str = "",
+    suggestion: int | None = None,
+    suggestion_taken: bool = False,
 ) -> TriviaItem:
     """The target-language version (same order, so the same correct index); any problem tag sends the item
-    to the coordinator instead of finishing it."""
+    to the coordinator instead of finishing it. `suggestion`: the model's suggested translation shown (its id),
+    `suggestion_taken` whether the translator took it; what they did with it is recorded on it."""
     tags = _check_tags(problem_tags)
     if tags:
         question, candidates = target_question.strip(), [str(t).strip() for t in target_candidates]
@@ -147,6 +151,9 @@ def translation_submit(
             updated_at=timezone.now(),
         ):
             raise InvalidState("This item is no longer yours to translate (the claim expired or it was done).")
+        translation_suggestion_outcome_record(
+            item=item, suggestion_id=suggestion, taken=suggestion_taken, question=question, candidates=candidates
+        )
         audit.record(user, Action.TRIVIA_TRANSLATED, item.item, project=item.project, problem_tags=tags)
     return trivia_items(item.project).get(pk=item.pk)
 

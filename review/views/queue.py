@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, QuerySet
+from django.db.models import OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.access import MEMBERSHIP, project_access
+from annotation.local_checks import panel as local_check_panel
 from annotation.models import Project, QAItem, QAItemRevision, Role
+from annotation.models_checks import LocalCheck
 from annotation.queries import count_of
 from annotation.views.common import report_error
 from common import kinds
@@ -30,8 +34,9 @@ PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
 
 
-def review_items(project: Project, status: str = "", kind: str = "") -> QuerySet[QAItem]:
-    """Submitted (never draft) items for the filtered list, with review progress, in one query; the two
+def review_items(project: Project, status: str = "", kind: str = "", text: str = "") -> QuerySet[QAItem]:
+    """Submitted (never draft) items for the filtered list, with review progress, in one query (`text` found in
+    the question or either answer); the two
     columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
     are the kind's words (`common.kinds.Words`)."""
     words = kinds.of(project).words
@@ -54,6 +59,10 @@ def review_items(project: Project, status: str = "", kind: str = "") -> QuerySet
         items = items.filter(status=status)
     if words.kind_filter and kind in QAItem.Kind.values:
         items = items.filter(kind=kind)
+    if text:
+        items = items.filter(
+            Q(question__icontains=text) | Q(answer_standard__icontains=text) | Q(answer_local__icontains=text)
+        )
     return items
 
 
@@ -63,7 +72,9 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
     project = access.project
     status = request.GET.get("status", QAItem.Status.SUBMITTED)
     kind = request.GET.get("kind", "")
-    page = Paginator(review_items(project, status, kind), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    text = request.GET.get("text", "").strip()[:200]
+    query = urlencode({key: value for key, value in (("status", status), ("kind", kind), ("text", text)) if value})
+    page = Paginator(review_items(project, status, kind, text), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     words = kinds.of(project).words
     for item in page:
         # Display attributes for the template's rows, as on the project list (annotation.views.projects).
@@ -84,6 +95,8 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
         "page": page,
         "status": status,
         "kind": kind,
+        "text": text,
+        "query": query,  # the filter, for the pager's links
         "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
         "kinds": QAItem.Kind.choices if words.kind_filter else [],
         "words": words,
@@ -216,6 +229,7 @@ def review_slot(request: SignedInRequest, slug: str, slot_id: int) -> HttpRespon
         **evidence_context(item),
     }
     verification = review_verification.verification_current(item)
+    context["local_check"] = local_check_panel(LocalCheck.objects.filter(item=item).first(), item)
     context["verification"] = verification
     context["verification_outdated"] = verification is not None and not verification.is_current_for(item)
     return render(request, "review/review.html", context, status=status)

@@ -1,12 +1,16 @@
 // One key per choice on a judging form, whatever the keyboard layout (keys read through keymap.js).
 // A choice's key is its input's `data-key` (shown beside it in a <kbd>): a radio is chosen, a checkbox
-// toggled; `data-focus` names what takes the focus next (the reason list after "bad"). Enter saves and opens
-// the next item (the form's [data-save-next] button); inside a text box Ctrl+Enter does, Esc leaves the box.
+// toggled; `data-focus` names what takes the focus next (the reason list after "bad"). A button's key sends the
+// form with that button, unless its `data-needs` names an empty field: then that field takes the focus (a
+// rejection's reason). Enter saves and opens the next item (the form's [data-save-next] button); inside a text
+// box Ctrl+Enter does (or sends the button the box's `data-submit` names), Esc leaves the box.
 // Keys the form does not name (the 1–5 scores: likert_keys.js) are left to others.
 import { keyOf } from "./keymap.js";
 
 for (const form of document.querySelectorAll("form[data-choice-keys]")) {
-  const byKey = new Map([...form.querySelectorAll("input[data-key]")].map((input) => [input.dataset.key, input]));
+  const byKey = new Map(
+    [...form.querySelectorAll("input[data-key], button[data-key]")].map((input) => [input.dataset.key, input]),
+  );
   const next = form.querySelector("[data-save-next]");
   const saveNext = () => (next ? form.requestSubmit(next) : form.requestSubmit());
 
@@ -24,7 +28,9 @@ for (const form of document.querySelectorAll("form[data-choice-keys]")) {
         event.preventDefault();
       } else if (key === "Enter" && (event.ctrlKey || event.metaKey) && form.contains(target)) {
         event.preventDefault();
-        saveNext();
+        const own = target.dataset.submit ? form.querySelector(target.dataset.submit) : null;
+        if (own) form.requestSubmit(own);
+        else saveNext();
       }
       return;
     }
@@ -38,6 +44,12 @@ for (const form of document.querySelectorAll("form[data-choice-keys]")) {
     const input = byKey.get(key);
     if (!input) return;
     event.preventDefault();
+    if (input instanceof HTMLButtonElement) {
+      const needed = input.dataset.needs ? form.querySelector(input.dataset.needs) : null;
+      if (needed && !needed.value.trim()) needed.focus();
+      else form.requestSubmit(input);
+      return;
+    }
     input.checked = input.type === "checkbox" ? !input.checked : true;
     input.dispatchEvent(new Event("change", { bubbles: true }));
     const follow = input.dataset.focus ? form.querySelector(input.dataset.focus) : null;

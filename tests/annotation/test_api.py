@@ -495,6 +495,9 @@ ENDPOINTS: list[tuple[str, str, Body, tuple[int, ...]]] = [
      (403, 404, 200, 403, 403, 403)),
     ("delete", "projects/{slug}/items/{item}/", lambda w: None, (403, 404, 204, 403, 403, 204)),
     ("get", "projects/{slug}/items/{item}/warnings/", lambda w: None, (403, 404, 200, 403, 403, 200)),
+    # The project's local-knowledge check is off here: status "none" to read, nothing to ask for again (409).
+    ("get", "projects/{slug}/items/{item}/local-check/", lambda w: None, (403, 404, 200, 403, 403, 200)),
+    ("post", "projects/{slug}/items/{item}/local-check/", lambda w: None, (403, 404, 409, 403, 403, 409)),
     ("post", "projects/{slug}/pairs/{pair}/submit/", lambda w: None, (403, 404, 200, 403, 403, 403)),
     ("post", "projects/{slug}/pairs/{pair}/activity/", lambda w: {"seconds": 30}, (403, 404, 204, 403, 403, 403)),
     # 404: nobody in this world skipped the pair (tests/annotation/test_skips_and_counts.py takes one back)

@@ -41,6 +41,8 @@ EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "pair_activity": ("post", (LOGIN, 404, 204, 403, 403, 403)),
     "item_create": ("post", (LOGIN, 404, 302, 403, 403, 403)),
     "item_save": ("post", (LOGIN, 404, 302, 403, 403, 403)),
+    # The item's local-knowledge check (htmx polls it); without htmx back to the item on its pair's page.
+    "item_local_check": ("get", (LOGIN, 404, 302, 403, 302, 302)),
     "item_delete": ("post", (LOGIN, 404, 302, 403, 302, 302)),  # its author (a draft) or a coordinator
     "login": ("get", (200,) * 6),
     "session_state": ("get", (200,) * 6),

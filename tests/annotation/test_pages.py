@@ -393,6 +393,37 @@ def test_the_item_list_finds_by_text_author_and_kind_and_pages_keep_the_filter(
     assert paged.context["filter"].as_query() == "text=%E9%97%AE%E9%A2%98"  # what the pager's links carry
 
 
+def test_the_pair_list_finds_by_either_title_status_and_annotator_and_shows_decisions_in_words(
+    client, project, annotator, coordinator
+):
+    factories.pair(project, local_title="𨋢 喺香港", standard_title="香港电梯", assignee=annotator)
+    factories.pair(
+        project,
+        local_title="深水埗",
+        standard_title="深水埗区",
+        assignee=annotator,
+        status=PagePair.Status.EXCLUDED,
+        screening_decision="structural",
+    )
+    factories.pair(project, local_title="Weißwuascht", standard_title="Weißwurst")
+    client.force_login(coordinator)
+    url = reverse("pair_list", args=[project.slug])
+
+    def count(**query) -> int:
+        return client.get(url, query).context["page"].paginator.count
+
+    assert count(text="𨋢") == 1  # a character outside the BMP, in the local title
+    assert count(text="电梯") == 1  # in the standard title
+    assert count(text="weißwurst") == 1  # case folded
+    assert count(annotator="annotator") == 2 and count(annotator="reviewer") == 0
+    assert count(status="excluded", annotator="annotator") == 1
+    assert count(status="no-such-status") == 3  # ignored, not an error
+    page = client.get(url, {"status": "excluded"}).content.decode()
+    assert "Structural mismatch" in page and "· structural" not in page
+    paged = client.get(url, {"text": "深水埗", "page": 1})
+    assert paged.context["filter"].as_query() == "text=%E6%B7%B1%E6%B0%B4%E5%9F%97"  # what the pager's links carry
+
+
 def test_superuser_sees_the_admin_for_every_annotation_model(client, superuser, annotating_pair, annotator):
     add_item(annotating_pair, annotator)
     client.force_login(superuser)

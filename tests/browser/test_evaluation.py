@@ -7,6 +7,7 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
+from annotation.models import ItemEvent, QAItem
 from exports import services as releases
 from tests.browser.conftest import log_in, nav_to
 from tests.exports.conftest import authored_pair
@@ -69,6 +70,11 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     with page.expect_download() as download:
         page.locator("#download-csv").click()
     assert download.value.suggested_filename.endswith("-results.csv")
+    with page.expect_download() as download:
+        page.locator("#download-md").click()
+    assert download.value.suggested_filename.endswith("-results.md")
+    markdown = download.value.path().read_text(encoding="utf-8")
+    assert "| With the local lead | 100.0" in markdown and "Wilson" in markdown
 
     # the drill-down: every item's answer and scores, filtered from the keyboard
     page.locator("#run-items-link").click()
@@ -81,6 +87,26 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     expect(page.locator("#run-items tbody tr").first).to_contain_text("不知道")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path="/tmp/evaluation-items-390.png", full_page=True)
+
+    # one item's drill-down: question, gold, every answer; its gold looks wrong → back to review, shown flagged
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.locator("#run-items tbody tr").first.locator("a").first.click()
+    expect(page.locator("h1")).to_contain_text("item")
+    expect(page.locator("#item-answers tbody tr")).to_have_count(2)  # question only and the local lead
+    expect(page.locator("#item-status")).to_have_text("Accepted")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1440
+    page.get_by_label("What looks wrong").fill("The gold names the district, the question asks for the street")
+    page.get_by_role("button", name="Gold looks wrong: send to review").click()
+    expect(page.locator("#gold-flag-done")).to_be_visible()  # swapped in place by htmx
+    expect(page.locator("#item-status")).to_have_text("In review")
+    expect(page.locator("#gold-flags")).to_contain_text("asks for the street")
+    flagged = QAItem.objects.get(events__action=ItemEvent.Action.GOLD_FLAGGED)
+    assert flagged.status == QAItem.Status.SUBMITTED and flagged.review_slots.filter(status="open").exists()
+    page.reload()
+    expect(page.locator("#gold-flags li")).to_have_count(1)
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path="/tmp/evaluation-item-390.png", full_page=True)
 
 
 def test_a_researcher_has_a_run_judged_checks_the_judge_by_keyboard_and_reads_the_agreement(

@@ -41,10 +41,12 @@ NOT_LINKED = {
             "agreement_report", "agreement_download", "archive_import_detail", "collection_detail", "entity_job",
             "import_detail", "project_archive_detail", "project_archive_download", "trivia_job",
             "validation_import_job", "validation_search_detail", "endpoint_edit", "project_format", "document_qa",
-            "trivia_resolve",
+            "trivia_resolve", "validation_model_job",
         ],
         "the demo holds none yet",
     ),
+    "item_local_check": "polled by an item card (htmx) while its local-knowledge check runs; the demo checks no "
+    "item (a check needs a model server); tests/browser/test_local_check.py watches it",
     "evaluation_nativqa": "linked from a validation project's evaluation pages, and the walk opens another "
     "project's evaluation pages first (one visit per page); tests/evaluation/test_nativqa.py opens it",
     # The demo's evaluation run is judged by no model: a judge needs a model server, and the demo asks none.

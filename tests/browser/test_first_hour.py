@@ -212,9 +212,16 @@ def test_entity_questions_import_generate_verify_release(page: Page):
     open_project(page, "Bavarian companies")
     expect(step(page, "entity-verify-next")).to_contain_text(f"{waiting} questions waiting for you")
     page.locator("#entity-verify-next").click()
-    page.get_by_role("button", name="Accept").click()
+    first = page.url
+    expect(page.locator("#entity-verify-form[data-keys-ready]")).to_be_attached()
+    page.keyboard.press("a")  # accept and next: one key, and the next question opens
     expect(page.locator(".message.success")).to_contain_text("Question verified")
-    expect(step(page, "entity-verify-next")).to_contain_text(f"{waiting - 1} questions waiting for you")
+    expect(page).not_to_have_url(first)
+    expect(page.locator("#entity-verify-form")).to_be_visible()
+    open_project(page, "Bavarian companies")
+    # one verified, and the next one opened is held by this verifier
+    expect(step(page, "entity-verify-next")).to_contain_text(f"{waiting - 2} questions waiting for you")
+    expect(step(page, "entity-verify-next")).to_contain_text("1 held by you")
 
     as_user(page, "coordinator")
     open_project(page, "Bavarian companies")

@@ -14,7 +14,9 @@ from playwright.sync_api import BrowserContext
 
 from tests.security.hostile import PAYLOADS, build_hostile_world
 
-pytestmark = pytest.mark.browser
+# How hostile text reads in Chromium does not depend on the engine; its way through the database is checked on
+# both by tests/security/test_hostile_text.py.
+pytestmark = [pytest.mark.browser, pytest.mark.one_engine]
 
 # The payloads that would run if anything were unescaped, and those that only test how text reads.
 # (All payloads go through tests/security/test_hostile_text.py's HTML check; these few through a browser too.)

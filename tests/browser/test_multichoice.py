@@ -132,7 +132,7 @@ def test_entities_are_imported_with_visible_normalisation_generated_and_verified
     page.get_by_role("button", name="Swap the chosen distractor").click()
     expect(page.locator(".message.success")).to_contain_text("Distractor swapped")
     page.get_by_label("Question (fix the wording if needed)").fill("Where is this company based?")
-    page.get_by_role("button", name="Accept").click()
+    page.get_by_role("button", name="Accept and next").click()
     expect(page.locator(".message.success")).to_contain_text("Question verified")
 
     question = EntityQuestion.objects.select_related("item").get(item__status="accepted")
@@ -203,3 +203,59 @@ def test_a_trivia_review_is_made_by_keyboard_and_enter_opens_the_next_item(page:
     expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)
     assert page.url != first
     assert TriviaItem.objects.filter(item__status="accepted").count() == 1
+
+
+def test_a_verifier_swaps_accepts_and_rejects_questions_by_keyboard_with_an_arabic_layout(
+    page: Page, coordinator, reviewer
+):
+    """Entity verification, one key per decision (an Arabic layout active: keys match by physical key): 1 and S
+    swap a distractor, A accepts and opens the next question, R opens the reason and Ctrl+Enter there rejects.
+    Before: 18 keys and three page loads per question (Tab to Accept, Enter, the project page, Verify next)."""
+    from multichoice import entities
+    from multichoice.models import EntityQuestion
+    from tests.browser.test_author_walk import arabic
+    from tests.multichoice.test_entities import ATTRIBUTES, CSV
+
+    project = entities.entity_project_create(
+        name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES, created_by=coordinator
+    )
+    membership_set(project=project, user=reviewer, roles={"reviewer"})
+    entities.entities_import(project=project, data=CSV.encode(), name="c.csv")
+    entities.questions_generate(project=project)
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "reviewer")
+    page.goto("/projects/companies/entities/")
+    page.locator("#entity-verify-next").click()
+    form = page.locator("#entity-verify-form[data-keys-ready]")
+    expect(form).to_be_attached()
+    first = EntityQuestion.objects.get(item_id=int(page.url.rstrip("/").rsplit("/", 1)[1]))
+    swapped_out = next(text for index, text in enumerate(first.options) if index != first.answer)
+
+    page.screenshot(path="/tmp/shots-entity/verify-390.png", full_page=True)
+    page.locator("h1").click()  # the focus on the page, not in a box
+    arabic(page, "1")  # the first distractor
+    expect(page.locator("input[name=swap][data-key='1']")).to_be_checked()
+    arabic(page, "s")
+    expect(page.locator(".message.success")).to_contain_text("Distractor swapped")
+    expect(form).to_be_attached()
+    page.locator("h1").click()
+    page.keyboard.press("a")  # accept: the next question opens
+    expect(page.locator(".message.success")).to_contain_text("Question verified")
+    expect(page).not_to_have_url(re.compile(rf"/questions/{first.item_id}/$"))
+    expect(form).to_be_attached()
+    second = EntityQuestion.objects.get(item_id=int(page.url.rstrip("/").rsplit("/", 1)[1]))
+
+    page.locator("h1").click()
+    page.keyboard.press("r")  # no reason yet: the reason box takes the focus
+    expect(page.locator("#id_reason")).to_be_focused()
+    page.keyboard.type("السؤال يكشف الإجابة")
+    page.keyboard.press("Control+Enter")
+    expect(page.locator(".message.success")).to_contain_text("Question rejected")
+    expect(form).to_be_attached()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.status == "accepted" and swapped_out not in first.options
+    assert second.status == "rejected"
+    assert second.item.revisions.count() >= 1

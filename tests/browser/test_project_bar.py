@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 from annotation.models import Project
 from tests.browser.conftest import log_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.one_engine]  # the bar's layout: no query changes it
 
 HOMES = [
     "/projects/yue-cmn/",

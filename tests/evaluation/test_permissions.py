@@ -20,12 +20,18 @@ pytestmark = pytest.mark.one_engine
 # name: (method, statuses in the order of ROLES: anonymous, outsider, annotator, reviewer, coordinator, superuser)
 PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_runs": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "local_check_settings": ("get", (LOGIN, 404, 403, 403, 200, 200)),  # coordinators only (researchers: 403)
     "evaluation_run_create": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no file: the form again, with errors
     "evaluation_run_generate": ("post", (LOGIN, 404, 403, 403, 400, 400)),  # no endpoint: the form again
     "evaluation_run": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_items": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    # One item's drill-down, and *gold looks wrong* on it (the world's item is in no project: the form again, 400).
+    "evaluation_item": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_gold_flag": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "evaluation_run_score": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "evaluation_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_results": ("get", (LOGIN, 404, 403, 403, 200, 200)),  # Markdown, LaTeX, results.json
+    "evaluation_leaderboard_download": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     # The LLM judge: a run's judgments (start one), the prompt (a new version; an empty one is refused and the page
     # shown again), one judgment, resume it, check it item by item, override one item (no verdict: 400), compare.
     "evaluation_judgments": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -41,15 +47,22 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 JUDGMENT = "projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/"
+ITEM = "projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/"
 
 API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("get", "projects/{slug}/evaluation/runs/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/local-knowledge-check/", None, (403, 404, 403, 403, 200, 200)),
+    ("put", "projects/{slug}/local-knowledge-check/", {}, (403, 404, 403, 403, 400, 400)),  # `enabled` missing
     ("post", "projects/{slug}/evaluation/runs/", {}, (403, 404, 403, 403, 415, 415)),  # a file comes as multipart
     ("post", "projects/{slug}/evaluation/runs/generate/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/predictions/", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/results.csv", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/evaluation/runs/{run_id}/results.md", None, (403, 404, 403, 403, 200, 200)),
+    ("get", ITEM, None, (403, 404, 403, 403, 200, 200)),
+    ("post", ITEM + "gold-flags/", {}, (403, 404, 403, 403, 400, 400)),  # no note
+    ("get", "projects/{slug}/evaluation/leaderboard.tex", None, (403, 404, 403, 403, 200, 200)),
     ("get", "projects/{slug}/evaluation/judge-prompt/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/evaluation/judge-prompt/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/judgments/", None, (403, 404, 403, 403, 200, 200)),
@@ -77,7 +90,13 @@ def evaluation_world(release_world):  # noqa: F811
         status="done",
     )
     judgment, judged = judged_objects(run)
-    return {**release_world, "run_id": run.pk, "judgment_id": judgment.pk, "judged_id": judged.pk}
+    return {
+        **release_world,
+        "run_id": run.pk,
+        "judgment_id": judgment.pk,
+        "judged_id": judged.pk,
+        "release_item": judged.prediction.item_id,
+    }
 
 
 def judged_objects(run: EvaluationRun) -> tuple[Judgment, JudgedItem]:
@@ -100,6 +119,12 @@ def page_url(name: str, world: dict) -> str:
         "evaluation_judgment_csv",
     }:
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"]})
+    if name == "evaluation_results":
+        return reverse(name, kwargs={**ids, "fmt": "tex"})
+    if name == "evaluation_leaderboard_download":
+        return reverse(name, kwargs={"slug": world["slug"], "fmt": "md"})
+    if name in {"evaluation_item", "evaluation_gold_flag"}:
+        return reverse(name, kwargs={**ids, "release_item": world["release_item"]})
     if name == "evaluation_judged_override":
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"], "judged_id": world["judged_id"]})
     if name in {

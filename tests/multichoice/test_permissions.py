@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from annotation.models import ImportJob
 from annotation.services.members import membership_set
+from multichoice.models import TranslationSuggestionJob
 from multichoice.services.files import trivia_import_jsonl
 from multichoice.services.items import trivia_item_create
 from multichoice.services.reviews import trivia_review
@@ -50,6 +51,7 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "trivia_export_jsonl": ("get", COORDINATOR_ONLY),
     "trivia_import_undo": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "trivia_send_back": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "trivia_suggestions": ("get", COORDINATOR_ONLY),
 }
 
 
@@ -89,6 +91,7 @@ def world(trivia, annotator, second_annotator, reviewer, coordinator, outsider, 
         "slug": trivia.slug,
         "import": imported["import_id"],
         "job": ImportJob.objects.create(project=trivia, format="csv").pk,
+        "suggestion_job": TranslationSuggestionJob.objects.create(project=trivia, endpoint_name="e", model="m").pk,
         "in_review": in_review.item_id,
         "held": held.item_id,
         "flagged": flagged.item_id,
@@ -166,6 +169,9 @@ API_EXPECTED: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("post", P + "import/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", P + "export/csv/", None, (403, 404, 403, 403, 200, 200)),
     ("get", P + "export/jsonl/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", P + "suggestions/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", P + "suggestions/", {"endpoint": 987654321}, (403, 404, 403, 403, 400, 400)),
+    ("get", P + "suggestions/{suggestion_job}/", None, (403, 404, 403, 403, 200, 200)),
 ]  # fmt: skip
 
 

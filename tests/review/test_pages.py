@@ -242,3 +242,28 @@ def test_the_review_screen_of_a_rewritten_item_shows_the_earlier_flags_its_evide
     assert '<mark class="hl c1">' in page and 'id="judgment-form"' in page
     first = client.get(reverse("review_slot", args=[project.slug, slot.pk]))  # the first reviewer's, done
     assert first.status_code == 403
+
+
+def test_the_review_list_finds_by_text_in_the_question_or_an_answer_on_the_page_and_the_api(
+    client, project, reviewer, submitted
+):
+    from tests.conftest import api_as
+
+    client.force_login(reviewer)
+    url = reverse("review_queue", args=[project.slug])
+
+    def found(**query) -> list[str]:
+        return [item.question for item in client.get(url, query).context["page"]]
+
+    assert found(text="深水埗") == ["关于深水埗的问题？"]
+    assert found(text="姓陳", status="submitted") == ["关于姓陳的问题？"]
+    assert found(text="𨋢") == []
+    response = client.get(url, {"text": "问题", "status": "submitted"})
+    assert response.context["query"] == "status=submitted&text=%E9%97%AE%E9%A2%98"  # what the pager's links carry
+    assert 'name="text" value="问题"' in response.content.decode()
+
+    api = api_as(reviewer).get(f"/api/projects/{project.slug}/review/items/", {"text": "姓陳"})
+    assert api.status_code == 200, api.content
+    assert [row["question"] for row in api.json()["results"]] == ["关于姓陳的问题？"]
+    too_long = api_as(reviewer).get(f"/api/projects/{project.slug}/review/items/", {"text": "x" * 201})
+    assert too_long.status_code == 400 and too_long.json()["field"] == "text"

@@ -74,7 +74,7 @@ OWN_API: list[tuple[str, str, Any, tuple[int, ...]]] = [
 # URL parameters that name one object by a database id (global across projects) ...
 OBJECT_IDS = {
     "pair_id", "item_id", "slot_id", "job_id", "collection_id", "report_id", "archive_id", "endpoint_id", "domain",
-    "run_id", "judgment_id", "judged_id",
+    "run_id", "judgment_id", "judged_id", "model_job_id", "draft_id",
 }  # fmt: skip
 # ... and the ones that only mean something inside a project (a release number, a file or member name).
 NOT_FOUND_ID = 987_654_321
@@ -297,7 +297,7 @@ class Worlds:
         from annotation.models import ImportJob
         from tests.validation.conftest import COLLECTED_TSV, tsv_source
         from validation import services as validation
-        from validation.models import SearchCollection
+        from validation.models import ModelJob, SearchCollection, SeedDraft
 
         project, owner, _, reviewer = self._b_of_kind(Project.Kind.VALIDATION)
         report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=owner)
@@ -309,6 +309,10 @@ class Worlds:
             project=project, domain="b-only.org", label="not_sure", user=owner, origin="coordinator"
         )
         search = SearchCollection.objects.create(project=project, created_by=owner, budget=5)
+        model_job = ModelJob.objects.create(project=project, purpose="seed_drafts", endpoint_name="e", model="m")
+        draft = SeedDraft.objects.create(
+            project=project, job=model_job, location="L", topic="t", language="eng", drafted="q", query="q"
+        )
         values = {
             "slug": project.slug,
             "item_id": slot.item_id,
@@ -316,6 +320,8 @@ class Worlds:
             "job_id": job.pk,
             "domain": "b-only.org",
             "collection_id": search.pk,
+            "model_job_id": model_job.pk,
+            "draft_id": draft.pk,
         }
         return {"owner": owner, "values": values}
 
@@ -334,6 +340,10 @@ class Worlds:
         imported = trivia_import_jsonl(project=project, data=data.encode(), user=owner)
         job = ImportJob.objects.create(project=project, created_by=owner, format="csv", status=ImportJob.Status.DONE)
         values = {"slug": project.slug, "item_id": item.item_id, "import_id": imported["import_id"], "job_id": job.pk}
+        from multichoice.models import TranslationSuggestionJob
+
+        suggestion_job = TranslationSuggestionJob.objects.create(project=project, endpoint_name="e", model="m")
+        values["model_job_id"] = suggestion_job.pk
         return {"owner": owner, "values": values}
 
     def _b_entities(self) -> dict[str, Any]:
@@ -398,6 +408,7 @@ class Worlds:
                 "run_id": run.pk,
                 "judgment_id": judgment.pk,
                 "judged_id": judged.pk,
+                "release_item": judged.prediction.item_id,
             },
         }
 
@@ -645,7 +656,11 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_runs": OK,
     "evaluation_run": OK,
     "evaluation_items": OK,
+    "evaluation_item": OK,
+    "evaluation_gold_flag": 400,  # they flag a gold that looks wrong (no note: the form again)
     "evaluation_csv": OK,
+    "evaluation_results": OK,
+    "evaluation_leaderboard_download": OK,
     "evaluation_run_create": 400,
     "evaluation_run_generate": 400,
     "evaluation_run_score": REDIRECT,
@@ -683,6 +698,10 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/predictions/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.csv"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/results.{fmt}"): OK,
+    ("get", "/api/projects/{slug}/evaluation/leaderboard.{fmt}"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/"): OK,
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/items/{release_item}/gold-flags/"): 400,  # no note
     ("get", "/api/projects/{slug}/evaluation/judge-prompt/"): OK,
     ("post", "/api/projects/{slug}/evaluation/judge-prompt/"): 400,  # no text
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/"): OK,

@@ -92,7 +92,7 @@ def test_locations_are_saved_from_the_api_and_the_seed_page(client, vproject, co
         format="json",
     )
     assert response.status_code == 200, response.content
-    assert response.json() == {"name": "الدوحة", "forms": {"nisba": "دوح"}}
+    assert response.json() == {"name": "الدوحة", "forms": {"nisba": "دوح"}, "language": ""}
     bad = api_as(coordinator).post(
         f"/api/projects/{vproject.slug}/validation/locations/",
         {"name": "Doha", "forms": {"plural": "x"}},
@@ -107,3 +107,24 @@ def test_locations_are_saved_from_the_api_and_the_seed_page(client, vproject, co
     )
     page = client.get(f"/projects/{vproject.slug}/validation/seeds/").content.decode()
     assert 'value="New Yorkers"' in page and 'placeholder="دوحة"' in page  # the derived bare form of الدوحة
+
+
+def test_a_locations_language_is_set_on_its_row_and_through_the_api_and_drafts_use_it(client, vproject, coordinator):
+    from validation.suggestions import location_language
+
+    url = f"/api/projects/{vproject.slug}/validation/locations/"
+    saved = api_as(coordinator).post(url, {"name": "الدوحة", "language": "arb"}, format="json")
+    assert saved.status_code == 200 and saved.json()["language"] == "arb"
+    unknown = api_as(coordinator).post(url, {"name": "الدوحة", "language": "xx-evil"}, format="json")
+    assert unknown.status_code == 400 and unknown.json()["field"] == "language"
+    kept = api_as(coordinator).post(url, {"name": "الدوحة", "forms": {"nisba": "دوح"}}, format="json")
+    assert kept.json()["language"] == "arb"  # left out: unchanged
+    assert location_language(vproject, "الدوحة") == "arb"
+
+    client.force_login(coordinator)
+    client.post(
+        f"/projects/{vproject.slug}/validation/seeds/", {"action": "location", "name": "الدوحة", "language": ""}
+    )
+    assert location_language(vproject, "الدوحة") == vproject.standard_language  # back to the project's
+    page = client.get(f"/projects/{vproject.slug}/validation/seeds/").content.decode()
+    assert "Language of its queries" in page and '<option value="arb">' in page

@@ -17,7 +17,7 @@ from annotation.models import ImportJob
 from tests.conftest import api_as
 from tests.security.harness import LOGIN, Cell, api_cells, check_api, check_pages, page_cells
 from validation import services
-from validation.models import SearchCollection
+from validation.models import ModelJob, SearchCollection, SeedDraft
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -45,6 +45,10 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "validation_search_detail": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "validation_search_cancel": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "validation_search_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
+    "validation_suggestions": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_model_job": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_seed_drafts": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "validation_seed_draft": ("post", (LOGIN, 404, 403, 403, 302, 302)),
 }
 
 
@@ -54,6 +58,10 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
     group = services.duplicate_groups(imported)[0]
     job = ImportJob.objects.create(project=imported, created_by=coordinator, status=ImportJob.Status.DONE)
     collection = SearchCollection.objects.create(project=imported, created_by=coordinator, budget=5)
+    model_job = ModelJob.objects.create(project=imported, purpose="seed_drafts", endpoint_name="e", model="m")
+    draft = SeedDraft.objects.create(
+        project=imported, job=model_job, location="Doha", topic="food", language="eng", drafted="q", query="q"
+    )
     services.source_domain_label(
         project=imported, domain="b.org", label="not_sure", user=coordinator, origin="coordinator"
     )
@@ -73,6 +81,8 @@ def world(imported, annotator, reviewer, coordinator, outsider, superuser):
         "duplicate": group["duplicates"][0].item_id,
         "job": job.pk,
         "collection": collection.pk,
+        "model_job": model_job.pk,
+        "draft": draft.pk,
         "domain": "b.org",
         "users": users,
     }
@@ -90,6 +100,10 @@ def page_url(name: str, world: dict) -> str:
         kwargs["job_id"] = world["job"]
     if name.startswith("validation_search_"):
         kwargs["collection_id"] = world["collection"]
+    if name == "validation_model_job":
+        kwargs["model_job_id"] = world["model_job"]
+    if name == "validation_seed_draft":
+        kwargs["draft_id"] = world["draft"]
     return reverse(name, kwargs=kwargs)
 
 
@@ -116,6 +130,7 @@ def test_a_validator_cannot_open_another_validators_task(client, world, second_r
 
 LABEL = {"domain": "a.org", "label": "not_sure"}
 RELABEL = {"label": "very_reliable"}
+DRAFTING = {"endpoint": 987654321, "locations": ["Doha"], "topics": ["food"]}
 API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
     # method, path, body, statuses in the order of ROLES
     ("post", "validation/projects/", {"name": "N", "slug": "n-new", "language": "ara"}, (403, 403, 403, 403, 403, 201)),
@@ -153,6 +168,12 @@ API_ENDPOINTS: list[tuple[str, str, dict | str | None, tuple[int, ...]]] = [
     ("get", "projects/{slug}/validation/search/{collection}/queries/", None, (403, 404, 403, 403, 200, 200)),
     ("post", "projects/{slug}/validation/search/{collection}/cancel/", None, (403, 404, 403, 403, 200, 409)),
     ("post", "projects/{slug}/validation/search/{collection}/resume/", {}, (403, 404, 403, 403, 409, 409)),
+    ("get", "projects/{slug}/validation/suggestions/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/suggestions/", {"endpoint": 987654321}, (403, 404, 403, 403, 400, 400)),
+    ("get", "projects/{slug}/validation/model-jobs/{model_job}/", None, (403, 404, 403, 403, 200, 200)),
+    ("get", "projects/{slug}/validation/seeds/drafts/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", "projects/{slug}/validation/seeds/drafts/", DRAFTING, (403, 404, 403, 403, 400, 400)),
+    ("post", "projects/{slug}/validation/seeds/drafts/{draft}/", {"action": "reject"}, (403, 404, 403, 403, 200, 409)),
 ]  # fmt: skip
 
 

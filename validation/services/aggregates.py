@@ -3,40 +3,29 @@
 from __future__ import annotations
 
 import statistics as stats
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.db.models import Count
+
 from annotation.models import Project
 from review.agreement import agreement_summary
-from validation.agreement import build_scopes
+from validation.agreement import NOT_TAKEN, build_scopes, latest_suggestions, majority, model_scopes
 from validation.models import (
+    SuggestionOutcome,
+    SuggestionUse,
     Task,
     ValidationJudgment,
 )
 from validation.services.projects import validation_settings
 
 
-def _majority(values: list[Any]) -> Any:
-    """The most frequent value; None on a tie or without values."""
-    counts: dict[Any, int] = defaultdict(int)
-    for value in values:
-        if value is not None and value != "":
-            counts[value] += 1
-    if not counts:
-        return None
-    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return None
-    return ranked[0][0]
-
-
 def judgments_aggregate(
     judgments: Sequence[ValidationJudgment], criteria: Sequence[Mapping[str, str]]
 ) -> dict[str, Any]:
     """Majority votes (None on a tie) and mean Likert scores of one item's judgments."""
-    good = _majority([j.question_good for j in judgments])
-    reasons = _majority([j.question_reason for j in judgments if j.question_good is False])
+    good = majority([j.question_good for j in judgments])
+    reasons = majority([j.question_reason for j in judgments if j.question_good is False])
     likert: dict[str, Any] = {}
     for criterion in criteria:
         scores = [j.likert[criterion["key"]] for j in judgments if criterion["key"] in j.likert]
@@ -45,8 +34,8 @@ def judgments_aggregate(
         "validators": len(judgments),
         "question": None if good is None else ("good" if good else "bad"),
         "question_reason": reasons,
-        "location_relevant": _majority([j.location_relevant for j in judgments]),
-        "better_answer": _majority([j.better_choice for j in judgments]),
+        "location_relevant": majority([j.location_relevant for j in judgments]),
+        "better_answer": majority([j.better_choice for j in judgments]),
         "answer_edited_by": sum(1 for j in judgments if j.edit_revision_id),
         "likert_mean": likert,
     }
@@ -133,4 +122,46 @@ def validation_agreement(project: Project, *, judgments: Sequence[ValidationJudg
                 "rwg_j": _figure(summary, "rwg_star_j"),
             }
         result["likert"].append(entry)
+    result["model"] = model_agreement(project, judgments)
     return result
+
+
+def _model_row(scope: Any, label: str, units: set[Any] | None) -> dict[str, Any]:
+    rows = [row for row in scope.judgments if units is None or row[0] in units]
+    entry: dict[str, Any] = {"task": scope.key.removeprefix("validation:model:"), "label": label, "items": 0}
+    if rows:
+        summary = agreement_summary(rows, "nominal", categories=scope.categories, bootstrap=0, pairwise=False).to_dict()
+        entry |= {
+            "items": summary["n_units"],
+            "observed": _figure(summary, "percent_agreement"),
+            "gwet_ac1": _figure(summary, "gwet_ac1"),
+            "cohen_kappa": _figure(summary, "cohen_kappa_mean"),
+        }
+    return entry
+
+
+def model_agreement(project: Project, judgments: Sequence[ValidationJudgment]) -> dict[str, Any]:
+    """Model vs validators (the `validation:model:*` scopes): per suggested task, on every item with both, and on
+    the items where no validator took the suggestion; and what validators did with each suggested field."""
+    suggestions, taken = latest_suggestions(project)
+    tasks = validation_settings(project).tasks
+    rows = []
+    for scope in model_scopes(judgments, suggestions, tasks=tasks, taken=taken):
+        without = {unit for unit, stratum in scope.strata["suggestion"].items() if stratum == NOT_TAKEN}
+        rows.append(_model_row(scope, scope.label.removeprefix("Model vs validators: "), None))
+        rows.append(_model_row(scope, "… answered without the suggestion", without) | {"subset": True})
+        rows[-2]["note"] = scope.notes[0]
+    counts: dict[str, dict[str, int]] = {
+        field: {outcome: 0 for outcome in SuggestionOutcome.values} for field in SuggestionUse.Field.values
+    }
+    uses = SuggestionUse.objects.filter(judgment__item__project=project, judgment__item__deleted_at__isnull=True)
+    for field, outcome, n in uses.values_list("field", "outcome").annotate(n=Count("id")).order_by():
+        counts[field][outcome] = n
+    return {
+        "suggested_items": len(suggestions),
+        "rows": rows,
+        "uses": [
+            {"field": field, "label": SuggestionUse.Field(field).label, **counts[field]}
+            for field in SuggestionUse.Field.values
+        ],
+    }

@@ -21,6 +21,7 @@ from review import queue as review_queue
 from review import reviewers as review_reviewers
 from review import routing as review_routing
 from review.models import ReviewSlot
+from validation.images import item_images
 from validation.models import (
     QUESTION_BAD_REASONS,
     DomainLabel,
@@ -31,6 +32,7 @@ from validation.models import (
     ValidationSettings,
 )
 from validation.services.projects import validation_settings
+from validation.suggestions import item_suggestion, suggestion_for_judgment, suggestion_uses_record
 
 
 def validation_routing(*, project: Project, user: User, skipped: Iterable[int] = ()) -> Q:
@@ -70,11 +72,16 @@ def validation_skip(*, slot: ReviewSlot, user: User) -> None:
 def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
     """The two answers to compare, in this validator's order (random per slot, stable on reload); None if only one.
 
-    The second answer is the imported alternative if there is one, else the
-    latest edit of the answer by another validator.
+    The second answer is the imported alternative if there is one, else the model-edited answer of the item's
+    latest suggestion (validation/suggestions.py), else the latest edit of the answer by another validator.
     """
     vitem: ValidationItem = slot.item.validation
     other = vitem.alternative_answer
+    second = "alternative"
+    if not other:
+        suggestion = item_suggestion(slot.item_id)
+        if suggestion is not None and suggestion.answer and suggestion.answer != vitem.original_answer:
+            other, second = suggestion.answer, ValidationJudgment.Choice.MODEL.value
     if not other:
         latest = (
             slot.item.revisions.exclude(answer_standard=vitem.original_answer)
@@ -86,7 +93,7 @@ def better_answer_options(slot: ReviewSlot) -> list[tuple[str, str]] | None:
         other = latest or ""
     if not other or other == vitem.original_answer:
         return None
-    options = [(ValidationJudgment.Choice.ORIGINAL.value, vitem.original_answer), ("alternative", other)]
+    options = [(ValidationJudgment.Choice.ORIGINAL.value, vitem.original_answer), (second, other)]
     random.Random(f"better:{slot.pk}").shuffle(options)
     return options
 
@@ -176,6 +183,7 @@ def validation_submit(*, slot: ReviewSlot, user: User, version: int, data: Mappi
     review_routing.require_flow(project, validation=True)
     settings = validation_settings(project)
     fields, edited, domain_label = _check_judgment(settings, slot, data)
+    suggestion, taken = suggestion_for_judgment(item, data)
     now = timezone.now()
     with transaction.atomic():
         locked = QAItem.objects.select_for_update().get(pk=item.pk)
@@ -216,6 +224,14 @@ def validation_submit(*, slot: ReviewSlot, user: User, version: int, data: Mappi
         judgment = ValidationJudgment.objects.create(
             slot=slot, item=item, validator=user, edit_revision=revision, created_at=now, **fields
         )
+        final_answer = edited if edited is not None else slot.revision.answer_standard
+        suggestion_uses_record(
+            judgment=judgment,
+            suggestion=suggestion,
+            taken=taken,
+            fields=fields,
+            answer=final_answer if settings.has(Task.ANSWER_EDIT) else None,
+        )
         lifecycle.item_event_record(
             item=locked,
             actor=user,
@@ -252,6 +268,8 @@ def task_context(slot: ReviewSlot, settings: ValidationSettings) -> dict[str, An
         "answer": slot.revision.answer_standard,
         "domain": domain,
         "better_options": options,
+        "suggestion": item_suggestion(slot.item_id) if slot.status == ReviewSlot.Status.CLAIMED else None,
+        "images": item_images(vitem.metadata),
         "settings": settings,
         "tasks": set(settings.tasks),
         "language": vitem.text_language,

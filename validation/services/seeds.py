@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import ImportSource, ProgressCallback
+from annotation.languages import LANGUAGES
 from annotation.lifecycle import MAX_TEXT_FIELD
 from annotation.models import Project
 from audit import services as audit
@@ -100,11 +101,16 @@ def location_forms(project: Project, names: Sequence[str]) -> list[LocationForms
     return [LocationForms(name, known.get(name) or {}) for name in names]
 
 
-def location_save(*, project: Project, name: str, forms: Mapping[str, str], user: User | None) -> Location:
-    """Add a location or change its forms (an empty form is dropped: the derived one, if any, applies)."""
+def location_save(
+    *, project: Project, name: str, forms: Mapping[str, str], user: User | None, language: str | None = None
+) -> Location:
+    """Add a location or change its forms (an empty form is dropped: the derived one, if any, applies) and, when
+    `language` is given, the language its seed queries are drafted in ("": the project's)."""
     name = name.strip()
     if not name or len(name) > 200:
         raise InvalidInput("name: 1 to 200 characters.", field="name")
+    if language and language not in LANGUAGES:
+        raise InvalidInput(f"language: {language[:20]!r} is not a language localqa knows.", field="language")
     unknown = sorted(set(forms) - {key for key, _ in LOCATION_FORMS})
     if unknown:
         keys = ", ".join(key for key, _ in LOCATION_FORMS)
@@ -113,10 +119,16 @@ def location_save(*, project: Project, name: str, forms: Mapping[str, str], user
     if any(len(value) > 200 for value in cleaned.values()):
         raise InvalidInput("forms: each at most 200 characters.", field="forms")
     with transaction.atomic():
-        location, _ = Location.objects.update_or_create(
-            project=project, name=name, defaults={"forms": cleaned, "updated_at": timezone.now()}
+        values: dict[str, object] = {"forms": cleaned, "updated_at": timezone.now()}
+        if language is not None:
+            values["language"] = language
+        location, _ = Location.objects.update_or_create(project=project, name=name, defaults=values)
+        audit.record(
+            user,
+            Action.PROJECT_SETTINGS,
+            project,
+            location={"name": name, "forms": cleaned, "language": location.language},
         )
-        audit.record(user, Action.PROJECT_SETTINGS, project, location={"name": name, "forms": cleaned})
     return location
 
 

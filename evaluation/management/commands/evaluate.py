@@ -16,14 +16,16 @@ from exports.access import get_release_of_project
 class Command(BaseCommand):
     help = (
         "Score a predictions JSONL (or an lm-evaluation-harness samples log with --harness) against a published "
-        "release, in this process, and write results.json and results.csv into --out."
+        "release, in this process, and write results.json, results.csv, results.md and results.tex into --out."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project", help="The project's slug.")
         parser.add_argument("version", type=int, help="The release version.")
         parser.add_argument("predictions", type=Path, help="The predictions file.")
-        parser.add_argument("--out", type=Path, required=True, help="Directory for results.json and results.csv.")
+        parser.add_argument(
+            "--out", type=Path, required=True, help="Directory for results.json, .csv, .md (Markdown) and .tex (LaTeX)."
+        )
         parser.add_argument("--harness", action="store_true", help="The file is a harness samples_*.jsonl log.")
         parser.add_argument("--model", default="", help="The model of a harness log.")
         parser.add_argument("--scenario", default="", help="The scenario of a harness log whose docs name none.")
@@ -73,13 +75,12 @@ class Command(BaseCommand):
             raise CommandError(f"Scoring failed: {scored.error if scored else 'another worker holds the run'}")
         out: Path = options["out"]
         out.mkdir(parents=True, exist_ok=True)
-        document = {"provenance": services.evaluation_run_provenance(scored), "counts": scored.counts}
-        document["results"] = scored.results
-        document["comparisons"] = scored.comparisons
+        document = services.evaluation_run_results_document(scored)
         if judge is not None:
             document["judgment"] = self._judge(scored, judge, out)
         (out / "results.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-        (out / "results.csv").write_text(services.evaluation_run_results_csv(scored), encoding="utf-8")
+        for fmt in ("csv", "md", "tex"):
+            (out / f"results.{fmt}").write_text(services.evaluation_run_results_download(scored, fmt), encoding="utf-8")
         for table in tables.results_tables(scored.results):
             self.stdout.write(f"\n{table['kind_name']} · {table['model']}")
             for row in table["rows"]:

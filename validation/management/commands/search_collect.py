@@ -11,7 +11,7 @@ from annotation.models import Project
 from common.errors import ServiceError
 from common.jobs import JobStatus
 from validation import search
-from validation.models import SearchCollection, SearchEngine, SearchQuery
+from validation.models import SearchCollection, SearchEngine, SearchQuery, SearchType
 
 
 class Command(BaseCommand):
@@ -25,6 +25,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="The validation project's slug.")
         parser.add_argument("--engine", choices=SearchEngine.values, default=SearchEngine.GOOGLE)
+        parser.add_argument(
+            "--search-type", choices=SearchType.values, default=SearchType.TEXT, help="text (default) or images."
+        )
         parser.add_argument("--iterations", type=int, default=1, help="1: the seed queries only (default).")
         parser.add_argument("--budget", type=int, help="Most calls to send (required unless --resume).")
         parser.add_argument("--location", default="", help="SerpApi location, e.g. 'Doha, Qatar'.")
@@ -80,6 +83,7 @@ class Command(BaseCommand):
             project=project,
             user=None,
             engine=options["engine"],
+            search_type=options["search_type"],
             iterations=options["iterations"],
             budget=options["budget"],
             location=options["location"],
