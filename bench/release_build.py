@@ -54,10 +54,16 @@ def _memory_mb(field: str) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def create_project(size: int) -> str:
+def create_project(size: int, *, varied: bool = False) -> str:
+    """(Re)create the bench project of `size` accepted items; `varied` gives every pair leads of its own
+    (bench/import_pairs.py's synthetic texts, about 500 characters), so a zip of the release compresses as
+    real text does rather than as one lead repeated."""
+    import random
+
     from django.db import connection, transaction
 
     from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision
+    from bench.import_pairs import SAMPLES, text
     from exports.models import Release
     from review.models import FinalLabel, ReviewSlot, Verification
 
@@ -79,6 +85,17 @@ def create_project(size: int) -> str:
     standard_lead = STANDARD * 5
     evidence = "菠蘿油同埋鴛鴦"
     start = local_lead.index(evidence)
+    span_start = 0 if varied else start
+    rng = random.Random(size)
+    samples = list(SAMPLES.values())
+
+    def leads(n: int) -> tuple[str, str]:
+        if not varied:
+            return local_lead, standard_lead
+        sample = samples[n % len(samples)]
+        local = evidence + text(rng, sample, 500)
+        return local, text(rng, sample, 300)
+
     batch = 5000
     with transaction.atomic():
         pair_ids: list[int] = []
@@ -90,14 +107,15 @@ def create_project(size: int) -> str:
                     standard_title=f"茶餐厅 {n}",
                     local_url=f"https://zh-yue.wikipedia.org/wiki/P{n}",
                     standard_url=f"https://zh.wikipedia.org/wiki/P{n}",
-                    local_lead=local_lead,
-                    standard_lead=standard_lead,
-                    local_lead_length=len(local_lead),
-                    standard_lead_length=len(standard_lead),
+                    local_lead=local,
+                    standard_lead=standard,
+                    local_lead_length=len(local),
+                    standard_lead_length=len(standard),
                     status="submitted",
                     screening_decision="annotate",
                 )
                 for n in range(offset, min(offset + batch, pairs_needed))
+                for local, standard in [leads(n)]
             )
             pair_ids += [pair.pk for pair in created]
             FinalLabel.objects.bulk_create(
@@ -119,7 +137,8 @@ def create_project(size: int) -> str:
                 for n in range(offset, min(offset + batch, size))
             )
             EvidenceSpan.objects.bulk_create(
-                EvidenceSpan(item=item, start=start, end=start + len(evidence), text=evidence) for item in items
+                EvidenceSpan(item=item, start=span_start, end=span_start + len(evidence), text=evidence)
+                for item in items
             )
             revisions = QAItemRevision.objects.bulk_create(
                 QAItemRevision(

@@ -103,7 +103,7 @@ class ProjectKind:
     release_units: Callable[[Any, list[str]], Any] | None = None
     release_columns: tuple[tuple[str, str], ...] = ()  # (heading, key of `Release.counts`) on release lists
     manifest_project: Callable[[Any], dict[str, Any]] | None = None  # project → what its manifest says of it
-    prompt_templates: bool = False  # its releases write prompt files from the export settings' templates
+    prompt_templates: bool = False  # its releases carry the export settings' prompt templates (in the manifest)
     strata: Callable[[Any], dict[str, dict[int, str]]] | None = None  # project → {stratum: {item id: label}}
     scopes: Callable[[Any], list[Any]] | None = None  # project → agreement scopes of judgments it keeps itself
 

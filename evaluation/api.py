@@ -141,7 +141,7 @@ class RunGenerateInput(serializers.Serializer):
 class RunGenerateApi(APIView):
     @extend_schema(
         summary="Ask a model endpoint the release's prompts, then score the answers (researchers and coordinators)",
-        description="A background job: 202 with the run; poll it. Wikipedia QA releases (they have prompt files).",
+        description="A background job: 202 with the run; poll it. Wikipedia QA releases (they have prompt templates).",
         request=RunGenerateInput,
         responses=responses({202: RunOutput}, conflict=False),
     )

@@ -16,6 +16,7 @@ import orjson
 from common.errors import InvalidInput, InvalidState
 from evaluation.extraction import LETTERS
 from exports import services as releases
+from exports.formats.prompts import prompt_fill
 from exports.models import Release
 
 WIKIPEDIA_SCENARIOS = ("question_only", "standard_lead", "local_lead", "both_leads")
@@ -141,9 +142,33 @@ def _wikipedia_gold(release: Release) -> ReleaseGold:
     scenarios: dict[str, set[str]] = {}
     for scenario in WIKIPEDIA_SCENARIOS:
         name = f"prompts/{scenario}.jsonl"
-        if release.file_entry(name) is not None:
+        if release.file_entry(name) is not None:  # a release built before prompts came from the templates
             scenarios[scenario] = {str(record["id"]) for record in _lines(release, name, files)}
+        elif scenario in _prompt_templates(release):
+            scenarios[scenario] = set(items)
     return ReleaseGold("wikipedia_qa", release.project.standard_language, items, scenarios, files, WIKIPEDIA_STRATA)
+
+
+def _prompt_templates(release: Release) -> dict[str, str]:
+    """The release's prompt templates, from its manifest (whose sha256 every run pins)."""
+    records = _json_file(release, "manifest.json")
+    templates = (records.get("release") or {}).get("prompt_templates") or {}
+    return {str(scenario): str(template) for scenario, template in templates.items()}
+
+
+def _json_file(release: Release, name: str) -> dict[str, Any]:
+    """One JSON file of the release, its sha256 checked against the release's record of it."""
+    entry = release.file_entry(name)
+    if entry is None:
+        raise InvalidInput(f"Release v{release.version} has no file {name}.", field="release")
+    data = releases.release_file_path(release, name).read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise InvalidState(
+            f"{name} of release v{release.version} no longer matches its sha256: the files on disk changed. "
+            "Nothing was scored."
+        )
+    value = orjson.loads(data)
+    return value if isinstance(value, dict) else {}
 
 
 def _trivia_gold(release: Release) -> ReleaseGold:
@@ -222,9 +247,25 @@ def _validation_gold(release: Release) -> ReleaseGold:
 
 
 def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:
-    """(item id, prompt) of one scenario's prompt file, refused unless the file is the one the run was pinned to."""
+    """(item id, prompt) of every item under one scenario: its template (in the manifest) filled from each item's
+    line, refused unless the item files are the ones the run was pinned to. A release built before prompts came
+    from the templates has a prompt file per scenario, read as it is."""
     files: list[dict[str, str]] = []
-    records = _lines(release, f"prompts/{scenario}.jsonl", files)
-    if files[0] not in pinned:
-        raise InvalidState(f"prompts/{scenario}.jsonl is not the file this run was pinned to; nothing was asked.")
-    return [(str(record["id"]), str(record.get("prompt") or "")) for record in records]
+    name = f"prompts/{scenario}.jsonl"
+    if release.file_entry(name) is not None:
+        records = _lines(release, name, files)
+        if files[0] not in pinned:
+            raise InvalidState(f"{name} is not the file this run was pinned to; nothing was asked.")
+        return [(str(record["id"]), str(record.get("prompt") or "")) for record in records]
+    template = _prompt_templates(release).get(scenario)
+    if template is None:
+        raise InvalidInput(f"Release v{release.version} has no prompt template for {scenario}.", field="scenario")
+    prompts = []
+    for item_file in ("lead_qa.jsonl", "document_qa.jsonl"):
+        if release.file_entry(item_file) is None:
+            continue
+        records = _lines(release, item_file, files)
+        if files[-1] not in pinned:
+            raise InvalidState(f"{item_file} is not the file this run was pinned to; nothing was asked.")
+        prompts += [(str(record["id"]), prompt_fill(template, record)) for record in records]
+    return prompts

@@ -29,7 +29,7 @@ class EvaluationRun(Job):
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="evaluation_runs")
     release_version = models.PositiveIntegerField()
     manifest_sha256 = models.CharField(max_length=64)
-    # [{name, sha256}] of the release files the run read (the prompt files, or the trivia file)
+    # [{name, sha256}] of the release files the run read (the item files its prompts are filled from, or trivia)
     release_files = models.JSONField(default=list)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.PREDICTIONS)
     file_name = models.CharField(max_length=255, blank=True)

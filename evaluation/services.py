@@ -349,7 +349,7 @@ def evaluation_run_generate(
         raise InvalidInput("The release and the endpoint must belong to this project.", field="endpoint")
     if project.kind != "wikipedia_qa":
         raise InvalidInput(
-            "Generation sends a release's prompt files; only Wikipedia QA releases have them. "
+            "Generation sends a release's prompts; only Wikipedia QA releases have them. "
             "Upload the model's answers for other kinds.",
             field="release",
         )

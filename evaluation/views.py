@@ -35,7 +35,7 @@ def _versions(project: Project) -> list[int]:
 
 
 def _generate_form(project: Project, data: object = None) -> GenerateForm | None:
-    """Generation needs the release's prompt files: Wikipedia QA projects only."""
+    """Generation needs the release's prompt templates: Wikipedia QA projects only."""
     if project.kind != Project.Kind.WIKIPEDIA_QA:
         return None
     endpoints = [
@@ -101,7 +101,7 @@ def run_generate(request: SignedInRequest, slug: str) -> HttpResponse:
     project = access.project
     form = _generate_form(project, request.POST)
     if form is None:
-        messages.error(request, "Generation sends a release's prompt files; this kind of project has none.")
+        messages.error(request, "Generation sends a release's prompts; this kind of project has none.")
         return redirect("evaluation_runs", slug)
     if form.is_valid():
         data = form.cleaned_data

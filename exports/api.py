@@ -291,10 +291,10 @@ class ReleaseFileApi(APIView):
 
 class ReleaseArchiveApi(APIView):
     @extend_schema(
-        summary="Download a published release as one zip, streamed (members)",
+        summary="Download a published release as one zip, built when it was published (members)",
         responses=responses({200: FILE}, bad_input=False),
     )
-    def get(self, request: SignedInApiRequest, slug: str, version: int) -> StreamingHttpResponse:
+    def get(self, request: SignedInApiRequest, slug: str, version: int) -> FileResponse | StreamingHttpResponse:
         release = get_release_for_user(request.user, slug, version)
         if not release.is_published:
             raise InvalidState("Only a published release can be downloaded.", field="status")

@@ -20,7 +20,16 @@ def file_response(release: Release, name: str) -> FileResponse:
     return FileResponse(path.open("rb"), as_attachment=True, filename=download_name, content_type=content_type)
 
 
-def archive_response(release: Release) -> StreamingHttpResponse:
+def archive_response(release: Release) -> FileResponse | StreamingHttpResponse:
+    """The zip built when the release was published, sent as a file; zipped while sent for a release without one."""
+    path = services.release_archive_path(release)
+    if path is not None:
+        return FileResponse(
+            path.open("rb"),
+            as_attachment=True,
+            filename=services.release_archive_name(release),
+            content_type="application/zip",
+        )
     response = StreamingHttpResponse(services.release_archive_stream(release), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{services.release_archive_name(release)}"'
     return response

@@ -93,6 +93,10 @@ class Release(Job):
     files = models.JSONField(default=list, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     path = models.CharField(max_length=300, blank=True)
+    # The zip of the published files, built once when the release is published: {name, size, sha256} of the file
+    # in the release's directory ({} for releases published before; a release restored from a project archive has
+    # no zip file: both are zipped as they are sent).
+    archive = models.JSONField(default=dict, blank=True)
     # What was unfinished when the build read the project ({ready, checked, unfinished: [...]}; exports.readiness).
     readiness = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

@@ -385,7 +385,8 @@ def release_build(*, release_id: int) -> Release | None:
     try:
         with few_collections():
             state = _write_release(release, temporary, _Progress(run))
-        _publish(release, temporary, run, state)
+        archive = _write_archive(release, temporary, state, _Progress(run))
+        _publish(release, temporary, run, state, archive)
     except BuildLost:
         shutil.rmtree(temporary, ignore_errors=True)
         return None
@@ -469,7 +470,39 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
     return state
 
 
-def _publish(release: Release, temporary: Path, run: JobRun, state: formats.BuildState) -> None:
+ARCHIVE_NAME = "release.zip"  # in the release's directory, beside the files it holds (not one of them)
+
+
+def _write_archive(release: Release, root: Path, state: formats.BuildState, progress: _Progress) -> dict[str, Any]:
+    """Zip the release's files once, before it is published: every download sends this file as it is.
+
+    Members are `<slug>-v<version>/<name>`, dated when the build started, in the order of the file list; the
+    zip's own size and sha256 go on the release row (the manifest inside cannot name the zip that holds it).
+    """
+    entries = [*state.entries, *([] if state.manifest is None else [state.manifest])]
+    prefix = f"{release.project.slug}-v{release.version}"
+    moment = (release.started_at or release.created_at).timetuple()[:6]
+    path = root / ARCHIVE_NAME
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for entry in entries:
+            info = zipfile.ZipInfo(f"{prefix}/{entry.name}", date_time=moment)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with (
+                archive.open(info, "w", force_zip64=entry.size > 2**31) as target,
+                (root / entry.name).open("rb") as data,
+            ):
+                shutil.copyfileobj(data, target, 1 << 20)
+            progress.advance(0)
+    digest = hashlib.sha256()
+    with path.open("rb") as data:
+        while block := data.read(1 << 20):
+            digest.update(block)
+    return {"name": ARCHIVE_NAME, "size": path.stat().st_size, "sha256": digest.hexdigest()}
+
+
+def _publish(
+    release: Release, temporary: Path, run: JobRun, state: formats.BuildState, archive: dict[str, Any]
+) -> None:
     final = release_dir(release)
     if final.exists():
         # Left by a run that died between the rename and the commit: never published, safe to replace.
@@ -480,6 +513,7 @@ def _publish(release: Release, temporary: Path, run: JobRun, state: formats.Buil
         try:
             run.finish(
                 files=files,
+                archive=archive,
                 counts=state.counts,
                 readiness=state.readiness,
                 path=str(final.relative_to(Path(settings.MEDIA_ROOT))),
@@ -572,8 +606,19 @@ class _Sink(io.RawIOBase):
         return data
 
 
+def release_archive_path(release: Release) -> Path | None:
+    """The zip built when the release was published; None for a release without one (published before, or
+    imported from a project archive), which `release_archive_stream` zips while it is sent."""
+    if not release.is_published or (release.archive or {}).get("name") != ARCHIVE_NAME:
+        return None
+    path = paths.inside(paths.release_folder(release.path), release.archive["name"])
+    return path if path.is_file() else None
+
+
 def release_archive_stream(release: Release, block: int = 1 << 16) -> Iterator[bytes]:
-    """The whole release as one zip, produced while it is sent: memory holds one block, not the archive."""
+    """The whole release as one zip, produced while it is sent: memory holds one block, not the archive.
+
+    Only for releases without a zip of their own (`release_archive_path`)."""
     if not release.is_published:
         raise InvalidState("Only a published release can be downloaded.", field="status")
     return _archive_chunks(release, block)

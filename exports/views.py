@@ -181,7 +181,7 @@ def export_settings(request: SignedInRequest, slug: str) -> HttpResponse:
     initial = {"license": current.license, "version": current.version}
     initial |= {f"template_{scenario}": current.prompt_templates.get(scenario, "") for scenario in SCENARIOS}
     form = ExportSettingsForm(request.POST or None, initial=initial)
-    prompts = kinds.of(project).prompt_templates  # only a kind whose releases write prompt files has templates
+    prompts = kinds.of(project).prompt_templates  # only a kind whose releases carry prompt templates has them
     if not prompts:
         form.fields = {name: field for name, field in form.fields.items() if not name.startswith("template_")}
     if request.method == "POST" and form.is_valid():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +44,7 @@ KNOWN_FIELDS = frozenset(
 MAX_LENGTHS = {"local_title": 500, "standard_title": 500, "local_url": 1000, "standard_url": 1000}
 
 _url_validator = URLValidator(schemes=["http", "https"])
+_WHITESPACE = re.compile(r"\s")
 
 
 NON_FINITE_MESSAGE = "is {token}, which JSON does not allow (no NaN or Infinity); write null or a number"
@@ -331,6 +334,24 @@ def _too_long(name: str, value: str) -> str | None:
 
 
 def _is_url(value: str) -> bool:
+    """Django's URLValidator (http and https), once per site rather than once per URL.
+
+    Its pattern ends in the site (`scheme://host:port`) and then `[/?#]` and anything but whitespace, and the
+    site part costs most of its 25 µs. An import's URLs share a few sites, so the site is checked once (cached)
+    and the rest for whitespace; whatever that does not accept goes through the whole validator.
+    """
+    end = value.find("://")
+    cut = min((i for i in (value.find(c, end + 3) for c in "/?#") if i != -1), default=-1) if end != -1 else -1
+    fits = cut != -1 and len(value) <= _url_validator.max_length and not _WHITESPACE.search(value, cut)
+    return (fits and _is_site(value[:cut])) or _validates(value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_site(site: str) -> bool:
+    return _validates(site)
+
+
+def _validates(value: str) -> bool:
     try:
         _url_validator(value)
     except ValidationError:

@@ -36,7 +36,8 @@ def release_writers(project: Any) -> list[ReleaseWriter]:
 
 
 def wikipedia_release_writers() -> list[ReleaseWriter]:
-    """A Wikipedia QA release: lead and document QAs, the page pairs, the prompt files, the card, the manifest."""
+    """A Wikipedia QA release: lead and document QAs, the page pairs, the prompt templates (checked; kept in the
+    manifest), the card, the manifest."""
     return [
         QAWriter("lead", "lead_qa"),
         QAWriter("document", "document_qa"),

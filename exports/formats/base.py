@@ -35,33 +35,6 @@ def dumps(record: Any) -> bytes:
     return orjson.dumps(record)
 
 
-def json_escaped(text: str) -> bytes:
-    """`text` as a JSON string's inside: escaped as `dumps` escapes it, without the quotes."""
-    return orjson.dumps(text)[1:-1]
-
-
-class EscapedText:
-    """JSON-escaped strings (no quotes), remembered until `clear`: a release repeats each lead in many lines.
-
-    JSON escapes character by character, so the escaping of a concatenation is the
-    concatenation of the escapings: prompts are put together from escaped pieces, bytes
-    identical to encoding the whole string. Writers clear it after each chunk, so it
-    holds one chunk's texts at most.
-    """
-
-    def __init__(self) -> None:
-        self._escaped: dict[str, bytes] = {}
-
-    def __call__(self, text: str) -> bytes:
-        escaped = self._escaped.get(text)
-        if escaped is None:
-            escaped = self._escaped[text] = json_escaped(text)
-        return escaped
-
-    def clear(self) -> None:
-        self._escaped.clear()
-
-
 @contextlib.contextmanager
 def few_collections() -> Iterator[None]:
     """Fewer garbage collections while a build makes millions of short-lived objects (records, lines).

@@ -149,13 +149,52 @@ class DatasetCardWriter(ReleaseWriter):
         return "\n".join(header) + "\n\n" + "\n".join(body).rstrip("\n") + "\n"
 
     def _loading(self) -> list[str]:
-        first = self.state.configs[0].name if self.state.configs else None
+        first = self.state.configs[0] if self.state.configs else None
         out = ["## Loading", "", "```python", "from datasets import load_dataset", "import pandas as pd", ""]
         if first is not None:
-            out.append(f'{first} = load_dataset("path/to/this/release", "{first}")  # configs and schema: above')
-            out.append(f'frame = pd.read_json("path/to/this/release/{first}.jsonl", lines=True)')
+            split = first.files[0][0]
+            out.append(
+                f'{first.name} = load_dataset("path/to/this/release", "{first.name}", split="{split}")'
+                "  # configs and schema: above"
+            )
+            if self.state.splits:
+                name = next(iter(self.state.splits))
+                out.append(f'{name} = {first.name}.filter(lambda line: line["split"] == "{name}")')
+            out.append(f'frame = pd.read_json("path/to/this/release/{first.name}.jsonl", lines=True)')
         out += ["```", ""]
+        if first is not None and self.state.splits:
+            names = ", ".join(self.state.splits)
+            out += [
+                f"Each data file holds every item once; `split` on each line says which of {names} it belongs to "
+                f"(the card lists each file under the split `{first.files[0][0]}`).",
+                "",
+            ]
         return out
+
+    def _prompts(self) -> list[str]:
+        """How to make the evaluation prompts: each scenario's template over an item's line (no prompt files)."""
+        templates = self.state.prompt_templates
+        if not templates:
+            return []
+        out = [
+            "## Prompts",
+            "",
+            "Each context scenario's prompt template is in `manifest.json` (`release.prompt_templates`); "
+            "its placeholders name fields of every line of `lead_qa.jsonl` and `document_qa.jsonl`, "
+            "so the prompt of an item is the template filled from its line:",
+            "",
+            "```python",
+            "import json",
+            "",
+            'templates = json.load(open("path/to/this/release/manifest.json"))["release"]["prompt_templates"]',
+            'lead_qa = lead_qa.map(lambda line: {"prompt": templates["both_leads"].format(**line)})',
+            "```",
+            "",
+            "| scenario | template |",
+            "|---|---|",
+        ]
+        out += [f"| `{_md(scenario)}` | `{_md(template)}` |" for scenario, template in templates.items()]
+        return [*out, ""]
 
     def _files(self) -> list[str]:
         out = ["## Files", "", "| file | lines | bytes | sha256 |", "|---|---:|---:|---|"]
@@ -240,8 +279,8 @@ class DatasetCardWriter(ReleaseWriter):
                 "```",
                 _md(state.agreement_note),
             ]
+        out += ["", *self._prompts()]
         out += [
-            "",
             "## How the data was made",
             "",
             "Native speakers screened each local-heavy page pair (the local lead and full text are longer than the "

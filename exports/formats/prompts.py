@@ -1,4 +1,4 @@
-"""`prompts/<scenario>.jsonl`: evaluation-ready prompts for each context scenario, from the project's templates.
+"""Prompts for each context scenario, from the project's templates (kept once, in the manifest).
 
 Templates use `{question}`, `{standard_lead}`, `{local_lead}`, `{standard_title}`
 and `{local_title}`; a literal brace is written twice (`{{`), as in Python.
@@ -6,18 +6,13 @@ and `{local_title}`; a literal brace is written twice (`{{`), as in Python.
 
 from __future__ import annotations
 
-import operator
 import string
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from exports.formats import schema
-from exports.formats.base import EscapedText, FileEntry, HashedFile, dumps, json_escaped
-from exports.formats.writer import BuildState, DataConfig, ReleaseWriter
+from exports.formats.writer import BuildState, ReleaseWriter
 
 SCENARIOS = {
     "question_only": "Question only",
@@ -77,57 +72,19 @@ def template_problems(templates: dict[str, Any]) -> dict[str, list[str]]:
     return problems
 
 
-# What a compiled line is filled with, in this order: every field is a string but `split` (a string or null).
-VALUE_ORDER = ("id", "kind", "split", "question", "answer_standard", "answer_local", *FIELDS[1:])
-_TEXT_FIELDS = tuple(field for field in VALUE_ORDER if field != "split")
-
-
-@dataclass(frozen=True)
-class CompiledLine:
-    """A prompt line as a bytes %-format over JSON-escaped values, and which values (by VALUE_ORDER) fill it."""
-
-    format: bytes
-    values: Callable[[tuple[bytes, ...]], tuple[bytes, ...]]
-
-    def fill(self, values: tuple[bytes, ...]) -> bytes:
-        return self.format % self.values(values)
-
-
-def compile_line(scenario: str, template: str) -> CompiledLine | None:
-    """One prompt line put together from JSON-escaped pieces; None when the template needs `str.format`.
-
-    Filling it writes the bytes `dumps({...})` would write for the line (JSON escapes
-    character by character), but each lead is escaped once per chunk, not once per
-    prompt. `{{`/`}}` come out of the parser as the single braces `str.format` writes.
-    """
-    prompt: list[bytes] = []
-    used: list[str] = []
-    for literal, field, format_spec, conversion in string.Formatter().parse(template):
-        if literal:
-            prompt.append(_escape(literal))
-        if field is not None:
-            if format_spec or conversion or field not in FIELDS:
-                return None
-            prompt.append(b"%s")
-            used.append(field)
-    line = (
-        b'{"id":"%s","kind":"%s","split":%s,"scenario":"'
-        + _escape(scenario)
-        + b'","prompt":"'
-        + b"".join(prompt)
-        + b'","question":"%s","answer_standard":"%s","answer_local":"%s"}'
-    )
-    order = ["id", "kind", "split", *used, "question", "answer_standard", "answer_local"]
-    picks = operator.itemgetter(*(VALUE_ORDER.index(field) for field in order))
-    return CompiledLine(line, picks)
-
-
-def _escape(text: str) -> bytes:
-    return json_escaped(text).replace(b"%", b"%%")  # a literal of the %-format
+def prompt_fill(template: str, record: dict[str, Any]) -> str:
+    """The prompt of one item under one template: its placeholders filled from the item's line of the release."""
+    return template.format_map({field: record[field] for field in FIELDS})
 
 
 class PromptsWriter(ReleaseWriter):
-    """The four prompt files, one line per item and scenario."""
+    """The prompt templates of a release, checked before anything is written.
+
+    A release writes no prompt per item: the manifest holds each scenario's template once
+    (`release.prompt_templates`), and every line of `lead_qa.jsonl` and `document_qa.jsonl` carries the fields
+    the templates name, so a prompt is `template.format(**line)` (`prompt_fill`; the card shows the code).
+    Writing them out repeated both leads in four files, two thirds of a release.
+    """
 
     def open(self, root: Path, state: BuildState) -> None:
         super().open(root, state)
@@ -135,69 +92,3 @@ class PromptsWriter(ReleaseWriter):
         if problems:  # saved before templates were checked this strictly, or written into the table directly
             first = next(iter(problems))
             raise ValueError(f"Prompt template {first.removeprefix('prompt_templates.')}: {problems[first][0]}.")
-        self.templates = {scenario: state.prompt_templates[scenario] for scenario in SCENARIOS}
-        self.lines = {scenario: compile_line(scenario, template) for scenario, template in self.templates.items()}
-        self.escaped = EscapedText()
-        self.files = {scenario: HashedFile(root, f"prompts/{scenario}.jsonl") for scenario in SCENARIOS}
-
-    def line(self, scenario: str, record: dict[str, Any], values: tuple[bytes, ...] | None) -> bytes:
-        compiled = self.lines[scenario]
-        if compiled is not None and values is not None:
-            return compiled.fill(values)
-        return dumps(
-            {
-                "id": record["id"],
-                "kind": record["kind"],
-                "split": record["split"],
-                "scenario": scenario,
-                "prompt": self.templates[scenario].format_map({field: record[field] for field in FIELDS}),
-                "question": record["question"],
-                "answer_standard": record["answer_standard"],
-                "answer_local": record["answer_local"],
-            }
-        )
-
-    def _values(self, record: dict[str, Any]) -> tuple[bytes, ...] | None:
-        """The fields JSON-escaped, in VALUE_ORDER; None if one is not text (the line is then encoded whole)."""
-        for field in _TEXT_FIELDS:
-            if not isinstance(record[field], str):
-                return None
-        split = record["split"]
-        if split is not None and not isinstance(split, str):
-            return None
-        escaped = self.escaped  # leads and titles repeat within a chunk: escaped once
-        return (
-            json_escaped(record["id"]),
-            json_escaped(record["kind"]),
-            b"null" if split is None else b'"' + json_escaped(split) + b'"',
-            json_escaped(record["question"]),
-            json_escaped(record["answer_standard"]),
-            json_escaped(record["answer_local"]),
-            escaped(record["standard_lead"]),
-            escaped(record["local_lead"]),
-            escaped(record["standard_title"]),
-            escaped(record["local_title"]),
-        )
-
-    def add_items(self, records: list[dict[str, Any]]) -> None:
-        lines: dict[str, list[bytes]] = {scenario: [] for scenario in SCENARIOS}
-        for record in records:
-            values = self._values(record)
-            for scenario in SCENARIOS:
-                lines[scenario].append(self.line(scenario, record, values))
-        self.escaped.clear()
-        for scenario, handle in self.files.items():
-            handle.write_lines(lines[scenario])
-
-    def finish(self) -> list[FileEntry]:
-        entries = [handle.close() for handle in self.files.values()]
-        for scenario, entry in zip(self.files, entries, strict=True):
-            if entry.lines:
-                self.state.configs.append(
-                    DataConfig(f"prompts_{scenario}", [("evaluation", entry.name)], schema.PROMPT)
-                )
-        return entries
-
-    def abort(self) -> None:
-        for handle in self.files.values():
-            handle.abort()

@@ -88,17 +88,6 @@ PAGE_PAIRS: Schema = {
     "document_qas": N,
 }
 
-PROMPT: Schema = {
-    "id": S,
-    "kind": S,
-    "split": S,
-    "scenario": S,
-    "prompt": S,
-    "question": S,
-    "answer_standard": S,
-    "answer_local": S,
-}
-
 
 def _type_lines(kind: Any, indent: str) -> list[str]:
     """The YAML of one field's type, after its `- name:` line (`datasets`' `Features` YAML form)."""

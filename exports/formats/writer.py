@@ -62,12 +62,18 @@ class ReleaseWriter:
         """Close whatever is open; the builder removes the directory."""
 
 
-class SplitFiles:
-    """A data config's files: every line in `{name}.jsonl`, and with splits each line in `{name}/{split}.jsonl`.
+# The split name under which the dataset card lists a data file holding every split's lines (`all` is taken:
+# `datasets` reads it as the union of a config's splits).
+FULL_SPLIT = "full"
 
-    A split file is written only when a line goes to it: an empty split has no file (the card names it with
-    its size 0), since `datasets` refuses a split with no data. Every kind's writers use it, so every kind
-    counts, names and declares its files the same way.
+
+class SplitFiles:
+    """A data config's file: every line once, in `{name}.jsonl`; each line names its split (`split`).
+
+    The card declares the file under the split `full` when the release has splits (a researcher keeps one
+    split with `.filter`, the card shows how), under `train` when it has none. The counts name every split,
+    with 0 for a split with no lines. Every kind's writers use it, so every kind counts, names and declares
+    its files the same way.
     """
 
     def __init__(self, root: Path, name: str, splits: dict[str, int]) -> None:
@@ -75,39 +81,25 @@ class SplitFiles:
         self.name = name
         self.splits = list(splits)
         self.all = HashedFile(root, f"{name}.jsonl")
-        self.by_split: dict[str, HashedFile] = {}
+        self.by_split: dict[str, int] = dict.fromkeys(self.splits, 0)
 
     def write(self, lines: list[tuple[str | None, bytes]]) -> None:
         """(split, line) pairs of one chunk, in order."""
         self.all.write_lines([line for _, line in lines])
-        grouped: dict[str, list[bytes]] = {}
-        for split, line in lines:
+        for split, _ in lines:
             if split is not None:
-                grouped.setdefault(split, []).append(line)
-        for split, split_lines in grouped.items():
-            handle = self.by_split.get(split)
-            if handle is None:
-                handle = self.by_split[split] = HashedFile(self.root, f"{self.name}/{split}.jsonl")
-            handle.write_lines(split_lines)
+                self.by_split[split] = self.by_split.get(split, 0) + 1
 
     def finish(self, state: BuildState, features: dict[str, Any], description: str = "") -> list[FileEntry]:
-        """Close the files; count the lines (`counts[name]`, `counts[name_by_split]` with every split named) and
+        """Close the file; count the lines (`counts[name]`, `counts[name_by_split]` with every split named) and
         declare the config for the card."""
-        entries = [self.all.close()]
-        by_split = {split: self.by_split[split].close() for split in self.splits if split in self.by_split}
-        entries += by_split.values()
-        state.counts[self.name] = entries[0].lines
-        state.counts[f"{self.name}_by_split"] = {
-            split: (by_split[split].lines if split in by_split else 0) for split in self.splits
-        }
-        if self.splits:
-            files = [(split, entry.name) for split, entry in by_split.items()]
-        else:
-            files = [("train", entries[0].name)] if entries[0].lines else []
-        if files:
+        entry = self.all.close()
+        state.counts[self.name] = entry.lines
+        state.counts[f"{self.name}_by_split"] = {split: self.by_split.get(split, 0) for split in self.splits}
+        if entry.lines:
+            files = [(FULL_SPLIT if self.splits else "train", entry.name)]
             state.configs.append(DataConfig(self.name, files, features, description))
-        return entries
+        return [entry]
 
     def abort(self) -> None:
-        for handle in [self.all, *self.by_split.values()]:
-            handle.abort()
+        self.all.abort()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from django.db import connection
 
 from annotation.importers.services import pairs_import_jsonl
@@ -289,3 +290,39 @@ def test_import_streams_in_batches(project, tmp_path, monkeypatch, django_assert
         report = pairs_import_jsonl(project=project, path=path)
 
     assert report.created == 500
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://de.wikipedia.org/wiki/Maibaum",
+        "https://de.wikipedia.org/wiki/A b",
+        "https://de.wikipedia.org/wiki/x\n",
+        "https://de.wikipedia.org/wiki/\u3000x",
+        "https://de.wikipedia.org",
+        "https://de.wikipedia.org#part",
+        "HTTPS://DE.WIKIPEDIA.ORG/wiki/x",
+        "https://de.wikipedia.org:8080/x",
+        "https://[::1]/x",
+        "https://[zz]/x",
+        "https://-a.org/x",
+        "https://x/y",
+        "ftp://de.wikipedia.org/x",
+        "http://a?b@example.com",
+        "http://localhost?x@example.com/",
+        "https://de.wikipedia.org/" + "a" * 3000,
+    ],
+)
+def test_a_url_is_checked_once_per_site_with_the_same_verdict_as_djangos_validator(url):
+    from django.core.exceptions import ValidationError
+    from django.core.validators import URLValidator
+
+    from annotation.importers.checks import _is_url
+
+    try:
+        URLValidator(schemes=["http", "https"])(url)
+        valid = True
+    except ValidationError:
+        valid = False
+
+    assert _is_url(url) is valid

@@ -11,6 +11,7 @@ from annotation.models import ItemEvent, QAItem
 from exports import services as releases
 from tests.browser.conftest import log_in, nav_to
 from tests.exports.conftest import authored_pair
+from tests.exports.loading import prompt_lines
 
 pytestmark = pytest.mark.browser
 
@@ -24,8 +25,7 @@ def test_a_researcher_uploads_predictions_and_reads_the_tables(
     release = releases.release_build_now(project=project, user=coordinator, seed=1)
     lines = []
     for scenario in ("question_only", "local_lead"):
-        path = releases.release_file_path(release, f"prompts/{scenario}.jsonl")
-        for line in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+        for line in prompt_lines(release, scenario):
             answer = line["answer_standard"] if scenario == "local_lead" else "不知道"
             lines.append(
                 {"id": line["id"], "scenario": scenario, "prediction": f"<answer>{answer}</answer>", "model": "qwen"}
@@ -123,9 +123,7 @@ def test_a_researcher_has_a_run_judged_checks_the_judge_by_keyboard_and_reads_th
     release = releases.release_build_now(project=project, user=coordinator, seed=1)
     run = scored_run(release, researcher)
     make_endpoint(project, coordinator, model_stub, name="judge")
-    first_question = json.loads(
-        releases.release_file_path(release, "prompts/question_only.jsonl").read_text(encoding="utf-8").splitlines()[0]
-    )["question"]
+    first_question = prompt_lines(release, "question_only")[0]["question"]
     model_stub.answer(lambda request: "NO" if f"Question: {first_question}\n" in request.prompt_text else "YES")
 
     log_in(page, "researcher")

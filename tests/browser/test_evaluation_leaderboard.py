@@ -13,6 +13,7 @@ from evaluation import services
 from exports import services as releases
 from tests.browser.conftest import log_in, nav_to
 from tests.exports.conftest import authored_pair
+from tests.exports.loading import prompt_lines
 
 pytestmark = pytest.mark.browser
 
@@ -20,8 +21,7 @@ pytestmark = pytest.mark.browser
 def _scored(release, user, model: str, answer) -> None:
     lines = []
     for scenario in ("question_only", "local_lead"):
-        path = releases.release_file_path(release, f"prompts/{scenario}.jsonl")
-        for line in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+        for line in prompt_lines(release, scenario):
             text = f"<answer>{answer(scenario, line)}</answer>"
             lines.append({"id": line["id"], "scenario": scenario, "prediction": text, "model": model})
     data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()

@@ -14,6 +14,7 @@ from annotation.services.submission import pair_submit
 from exports import services as releases
 from exports.models import Release
 from tests import factories
+from tests.exports import loading
 from tests.exports.conftest import authored_pair
 
 
@@ -24,8 +25,7 @@ def media(settings, tmp_path):
 
 
 def prompt_lines(release: Release, scenario: str) -> list[dict]:
-    path = releases.release_file_path(release, f"prompts/{scenario}.jsonl")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return loading.prompt_lines(release, scenario)
 
 
 def predictions(release: Release, answer, *, model: str = "oracle", scenarios=None) -> bytes:

@@ -205,7 +205,7 @@ def test_results_are_pinned_to_the_release_files(yue_release, researcher):
     response = upload(api, "yue-cmn", data)  # not scored yet: on_commit callbacks are not run here
     run = EvaluationRun.objects.get(pk=response.json()["id"])
     assert run.manifest_sha256 == yue_release.file_entry("manifest.json")["sha256"]
-    assert {entry["name"] for entry in run.release_files} >= {"lead_qa.jsonl", "prompts/question_only.jsonl"}
+    assert {entry["name"] for entry in run.release_files} >= {"lead_qa.jsonl"}
     path = releases.release_file_path(yue_release, "lead_qa.jsonl")
     path.write_bytes(path.read_bytes().replace("标准".encode(), "改了".encode()))
 
@@ -299,7 +299,7 @@ def test_a_failed_run_is_scored_again_from_its_page_once_the_files_are_back(
         yue_release, lambda line: f"<answer>{line['answer_standard']}</answer>", scenarios=("both_leads",)
     )
     run = EvaluationRun.objects.get(pk=upload(api, "yue-cmn", data).json()["id"])
-    path = releases.release_file_path(yue_release, "prompts/both_leads.jsonl")
+    path = releases.release_file_path(yue_release, "lead_qa.jsonl")
     original = path.read_bytes()
     path.write_bytes(original + b"\n")
     from evaluation import services

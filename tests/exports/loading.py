@@ -80,3 +80,27 @@ def assert_release_loads(release: Release, cache: Path) -> dict[str, Any]:
             frame = pd.read_json(root / entry["name"], lines=True, dtype=False)
             assert len(frame) == entry["lines"], entry["name"]
     return loaded
+
+
+def prompt_lines(release: Release, scenario: str) -> list[dict[str, Any]]:
+    """Every item's line with its prompt under `scenario`, made as the dataset card says: the manifest's template
+    filled from the line (`template.format(**line)`)."""
+    manifest = json.loads((root_of(release) / "manifest.json").read_text(encoding="utf-8"))
+    template = manifest["release"]["prompt_templates"][scenario]
+    lines = []
+    for name in ("lead_qa.jsonl", "document_qa.jsonl"):
+        path = root_of(release) / name
+        if path.exists():
+            for record in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+                lines.append({**record, "scenario": scenario, "prompt": template.format(**record)})
+    return lines
+
+
+def rows_by_split(loaded: Any) -> dict[str, int]:
+    """Rows per split of a loaded config (a `DatasetDict`), by the `split` each line names: a config's file holds
+    every split once (the card lists it under `full`)."""
+    counts: dict[str, int] = {}
+    for name in loaded:
+        for split in loaded[name]["split"]:
+            counts[split] = counts.get(split, 0) + 1
+    return counts

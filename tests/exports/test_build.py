@@ -131,13 +131,13 @@ def test_a_duplicate_delivery_of_the_build_does_nothing(released_project, coordi
 
 
 def test_a_build_that_fails_midway_publishes_nothing_and_can_be_built_again(released_project, coordinator, monkeypatch):
-    from exports.formats.prompts import PromptsWriter
+    from exports.formats.qa import QAWriter
 
     def disk_full(self, records):
         raise OSError(28, "No space left on device")
 
     with monkeypatch.context() as patched:
-        patched.setattr(PromptsWriter, "add_items", disk_full)
+        patched.setattr(QAWriter, "add_items", disk_full)
         failed = services.release_build_now(project=released_project, user=coordinator)
 
     assert failed.status == Release.Status.FAILED

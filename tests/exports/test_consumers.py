@@ -53,7 +53,7 @@ def test_every_jsonl_file_loads_in_datasets_and_pandas_with_one_row_per_line(rel
         assert list(frame.columns) == list(json.loads(lines[0])), path.name
         assert dataset.column_names == list(frame.columns), path.name
         loaded += 1
-    assert loaded >= 9  # lead, document, pairs, four prompt files, and the non-empty split files
+    assert loaded == 3  # lead, document, pairs: each item once, prompts made from the templates
 
 
 def test_every_evidence_span_is_the_slice_of_its_document_at_its_offsets(release, tmp_path):
@@ -84,17 +84,24 @@ def test_the_dataset_card_configs_load_the_release_folder_by_config_and_split(
     by_split = release.counts["lead_qa_by_split"]
     assert sum(by_split.values()) == 24
 
-    lead_qa = datasets.load_dataset(str(root_of(release)), "lead_qa", cache_dir=str(tmp_path / "hf"))
+    # As the card's loading lines say: the config's one file, then a split by the `split` each line names.
+    lead_qa = datasets.load_dataset(str(root_of(release)), "lead_qa", split="full", cache_dir=str(tmp_path / "hf"))
 
-    assert {split: lead_qa[split].num_rows for split in lead_qa} == {s: n for s, n in by_split.items() if n}
-    pairs_per_split = {split: set(lead_qa[split]["pair_id"]) for split in lead_qa}
+    assert lead_qa.num_rows == 24
+    by_name = {split: lead_qa.filter(lambda line, s=split: line["split"] == s) for split in by_split}
+    assert {split: rows.num_rows for split, rows in by_name.items()} == by_split
+    pairs_per_split = {split: set(rows["pair_id"]) for split, rows in by_name.items()}
     splits = list(pairs_per_split)
     for index, split in enumerate(splits):
         for other in splits[index + 1 :]:
             assert not pairs_per_split[split] & pairs_per_split[other], "a page pair leaked across splits"
-    prompts = datasets.load_dataset(str(root_of(release)), "prompts_local_lead", cache_dir=str(tmp_path / "hf"))
-    assert prompts["evaluation"].num_rows == 24
-    assert all("<answer></answer>" in prompt for prompt in prompts["evaluation"]["prompt"])
+    # The prompts as the card's prompt lines make them: the manifest's template over each line.
+    manifest = json.loads((root_of(release) / "manifest.json").read_text(encoding="utf-8"))
+    templates = manifest["release"]["prompt_templates"]
+    prompts = lead_qa.map(lambda line: {"prompt": templates["local_lead"].format(**line)})
+    assert prompts.num_rows == 24
+    assert all("<answer></answer>" in prompt for prompt in prompts["prompt"])
+    assert all(line["local_lead"] in prompt for line, prompt in zip(lead_qa, prompts["prompt"], strict=True))
 
 
 def test_the_dataset_card_header_parses_as_hugging_face_card_metadata(release):
@@ -113,3 +120,29 @@ def test_the_dataset_card_header_parses_as_hugging_face_card_metadata(release):
     assert listed <= nonempty  # every listed file exists and has data
     assert "| Page pairs collected | 6 |" in card.text
     assert "| — excluded as translated | 1 |" in card.text
+
+
+def test_the_dataset_cards_own_python_lines_load_the_release_and_make_its_prompts(
+    project, annotator, coordinator, tmp_path
+):
+    for _ in range(6):
+        authored_pair(project, annotator)
+    release = services.release_build_now(project=project, user=coordinator, seed=3)
+    card = (root_of(release) / "README.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in card.split("```python\n")[1:]]
+    assert len(blocks) == 2  # loading, then prompts
+    code = "\n".join(blocks).replace("path/to/this/release", str(root_of(release)))
+    cache = str(tmp_path / "hf")  # offline, in a cache of the test's own
+    code = code.replace(
+        "from datasets import load_dataset\n",
+        "from functools import partial\nfrom datasets import load_dataset\n"
+        f"load_dataset = partial(load_dataset, cache_dir={cache!r})\n",
+    )
+    scope: dict = {}
+
+    exec(code, scope)  # noqa: S102 - the card's own lines, on the release just built
+
+    assert scope["lead_qa"].num_rows == len(scope["frame"]) == release.counts["lead_qa"]
+    assert scope["train"].num_rows == release.counts["lead_qa_by_split"]["train"]
+    first = scope["lead_qa"][0]
+    assert first["prompt"].count(first["local_lead"]) == 1 and first["question"] in first["prompt"]

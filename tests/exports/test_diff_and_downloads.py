@@ -98,21 +98,48 @@ def test_a_member_downloads_each_file_byte_for_byte_as_listed_in_the_manifest(tw
         assert "attachment" in response["Content-Disposition"]
 
 
-def test_the_whole_release_downloads_as_one_streamed_zip_through_page_and_api(two_releases, client, annotator):
+def test_the_whole_release_downloads_as_the_zip_built_when_it_was_published(
+    two_releases, client, annotator, monkeypatch
+):
     release = two_releases["v2"]
+    assert release.archive["name"] == "release.zip"
+    zipped = services.release_dir(release) / "release.zip"
+    assert (zipped.stat().st_size, release.archive["sha256"]) == (
+        release.archive["size"],
+        hashlib.sha256(zipped.read_bytes()).hexdigest(),
+    )
+
+    def zipped_again(*args, **kwargs):
+        raise AssertionError("a download zipped the release again")
+
+    monkeypatch.setattr(services, "_archive_chunks", zipped_again)
     client.force_login(annotator)
     page = client.get(reverse("release_archive", args=[release.project.slug, 2]))
     api = api_as(annotator).get(f"/api/projects/{release.project.slug}/releases/2/archive/")
 
     for response in (page, api):
         assert response.status_code == 200
-        assert response.streaming
-        archive = zipfile.ZipFile(io.BytesIO(_body(response)))
+        body = _body(response)
+        assert hashlib.sha256(body).hexdigest() == release.archive["sha256"]  # the published zip, byte for byte
+        assert f'filename="{release.project.slug}-v2.zip"' in response["Content-Disposition"]
+        archive = zipfile.ZipFile(io.BytesIO(body))
         assert archive.testzip() is None
         names = {name.split("/", 1)[1]: name for name in archive.namelist()}
         assert set(names) == {entry["name"] for entry in release.files}
         for entry in release.files:
             assert hashlib.sha256(archive.read(names[entry["name"]])).hexdigest() == entry["sha256"]
+
+
+def test_a_release_published_without_its_own_zip_is_zipped_while_it_is_sent(two_releases, client, annotator):
+    release = two_releases["v1"]
+    type(release).objects.filter(pk=release.pk).update(archive={})  # published before zips were built once
+    client.force_login(annotator)
+
+    response = client.get(reverse("release_archive", args=[release.project.slug, 1]))
+
+    assert response.status_code == 200 and response.streaming
+    archive = zipfile.ZipFile(io.BytesIO(_body(response)))
+    assert {name.split("/", 1)[1] for name in archive.namelist()} == {entry["name"] for entry in release.files}
 
 
 @pytest.mark.parametrize("name", ["../../manifest.json", "nothing.jsonl", "lead_qa", "%2e%2e/settings.py"])

@@ -12,6 +12,7 @@ from django.urls import reverse
 from exports import formats, services
 from exports.models import Release
 from tests.conftest import api_as
+from tests.exports.loading import prompt_lines
 
 FORM = {"item_statuses": ["accepted"], "use_splits": "on", "train": 70, "dev": 10, "test": 20, "license": ""}
 
@@ -103,7 +104,7 @@ def test_edited_prompt_templates_shape_the_next_releases_prompts(released_projec
 
     assert response.status_code == 302
     assert release.license == "cc-by-4.0"
-    first = json.loads((services.release_dir(release) / "prompts/local_lead.jsonl").read_text().splitlines()[0])
+    first = prompt_lines(release, "local_lead")[0]
     assert first["prompt"].startswith("Kontext: 𠮶間茶餐廳")
 
 
@@ -141,7 +142,9 @@ def test_the_api_requests_a_release_and_reports_its_progress(
     assert requested.json()["status"] == "pending"
     detail = client.get(f"/api/projects/{released_project.slug}/releases/1/").json()
     assert (detail["status"], detail["percent"], detail["splits"]) == ("done", 100, {"train": 80, "test": 20})
-    assert {entry["name"] for entry in detail["files"]} >= {"manifest.json", "lead_qa/train.jsonl"}
+    names = {entry["name"] for entry in detail["files"]}
+    assert names >= {"manifest.json", "README.md", "lead_qa.jsonl", "page_pairs.jsonl"}
+    assert not any("/" in name for name in names)  # no split copies, no prompt files: each line once
     again = client.post(f"/api/projects/{released_project.slug}/releases/", {}, format="json")
     assert again.status_code == 202 and again.json()["version"] == 2
 

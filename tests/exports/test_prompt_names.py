@@ -4,8 +4,6 @@ named defaults by migration, and templates someone edited are kept."""
 from __future__ import annotations
 
 import importlib
-import json
-from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -13,6 +11,7 @@ from django.apps import apps
 from exports import services
 from exports.models import LEGACY_PROMPT_TEMPLATES, ExportSettings
 from tests.exports.conftest import authored_pair
+from tests.exports.loading import prompt_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -22,14 +21,12 @@ def test_the_both_leads_prompt_says_which_lead_is_which(project, annotator, coor
 
     release = services.release_build_now(project=project, user=coordinator, splits={})
 
-    path = Path(services.release_file_path(release, "prompts/both_leads.jsonl"))
-    prompt = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["prompt"]
+    prompt = prompt_lines(release, "both_leads")[0]["prompt"]
     standard, local = project.standard.name, project.local.name
     assert prompt.startswith(f"{standard} lead section: ")
     assert f"\n\n{local} lead section: " in prompt
     assert "relevant information" not in prompt
-    local_only = Path(services.release_file_path(release, "prompts/local_lead.jsonl")).read_text(encoding="utf-8")
-    assert json.loads(local_only.splitlines()[0])["prompt"].startswith(f"{local} lead section: ")
+    assert prompt_lines(release, "local_lead")[0]["prompt"].startswith(f"{local} lead section: ")
 
 
 def test_the_migration_names_the_leads_of_untouched_templates_only(project, coordinator):

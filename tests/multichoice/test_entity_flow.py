@@ -125,7 +125,7 @@ def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_st
     assert release.status == "done", release.error
     read = lambda name: [json.loads(line) for line in release_file_path(release, name).read_text().splitlines()]  # noqa: E731
     everything = read("entity_questions.jsonl")
-    by_split = {split: read(f"entity_questions/{split}.jsonl") for split in ("train", "test")}
+    by_split = {split: [line for line in everything if line["split"] == split] for split in ("train", "test")}
     assert len(everything) == 52 == sum(len(lines) for lines in by_split.values())
     assert all(line["split"] == split for split, lines in by_split.items() for line in lines)
     assert all(by_split.values())
@@ -133,13 +133,13 @@ def test_a_release_with_splits_has_the_files_its_page_announces_and_an_entity_st
     assert not entities_in["train"] & entities_in["test"]  # no fact leaks from train into test
     assert release.counts["entity_questions_by_split"] == {split: len(v) for split, v in by_split.items()}
     card = release_file_path(release, "README.md").read_text()
-    assert "- split: train" in card and "entity_questions/test.jsonl" in card
+    assert '- split: full\n    path: "entity_questions.jsonl"' in card and "entity_questions/" not in card
 
 
 def test_an_entity_release_splits_as_previewed_and_every_config_loads(
     client, companies, coordinator, reviewer, tmp_path
 ):
-    from tests.exports.loading import assert_release_loads
+    from tests.exports.loading import assert_release_loads, rows_by_split
 
     services.entities_import(project=companies, data=CSV.encode(), name="companies.csv")
     services.questions_generate(project=companies)
@@ -161,6 +161,6 @@ def test_an_entity_release_splits_as_previewed_and_every_config_loads(
     assert all(sizes.values()), sizes  # 70/10/20 of 49 questions on 8 entities: no split left empty
     assert preview["splits"]["left_out"] == {"questions not accepted": 3}
     loaded = assert_release_loads(release, tmp_path / "hf")
-    assert {split: loaded["entity_questions"][split].num_rows for split in loaded["entity_questions"]} == sizes
+    assert rows_by_split(loaded["entity_questions"]) == {split: n for split, n in sizes.items() if n}
     card = release_file_path(release, "README.md").read_text(encoding="utf-8")
     assert "Left out of this release: 3 items (questions not accepted 3)." in card

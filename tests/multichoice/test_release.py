@@ -108,7 +108,7 @@ def six_written_first(trivia, coordinator):
 def test_six_items_at_70_10_20_are_split_4_1_1_as_previewed_and_load_by_the_cards_line(
     client, six_written_first, coordinator, tmp_path
 ):
-    from tests.exports.loading import assert_release_loads
+    from tests.exports.loading import assert_release_loads, rows_by_split
 
     client.force_login(coordinator)
     preview = client.get(f"/api/projects/{six_written_first.slug}/releases/readiness/?seed=8").json()
@@ -117,7 +117,7 @@ def test_six_items_at_70_10_20_are_split_4_1_1_as_previewed_and_load_by_the_card
     assert release.status == "done", release.error
     assert release.counts["trivia_by_split"] == {"train": 4, "dev": 1, "test": 1} == preview["splits"]["sizes"]
     loaded = assert_release_loads(release, tmp_path / "hf")
-    assert {split: loaded["trivia"][split].num_rows for split in loaded["trivia"]} == {"train": 4, "dev": 1, "test": 1}
+    assert rows_by_split(loaded["trivia"]) == {"train": 4, "dev": 1, "test": 1}
 
 
 def test_options_are_shuffled_at_release_by_the_seed_and_the_card_shows_where_answers_are(

@@ -104,15 +104,15 @@ def test_the_release_holds_validated_pairs_with_judgments_aggregate_and_seed_que
     assert seeds[0] == ["topic", "query", "location"] and len(seeds) == 8
 
 
-def test_the_split_files_hold_every_line_once_with_the_default_70_10_20(validated, coordinator):
+def test_the_file_holds_every_line_once_with_its_split_at_the_default_70_10_20(validated, coordinator):
     release = release_build_now(project=validated, user=coordinator, seed=7)
 
     assert release.splits == {"train": 70, "dev": 10, "test": 20}
-    by_split = {
-        split: read_jsonl(release_file_path(release, f"validation_qa/{split}.jsonl"))
-        for split in ("train", "dev", "test")
-        if release.file_entry(f"validation_qa/{split}.jsonl")
-    }
+    everything = read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    by_split: dict[str, list] = {}
+    for line in everything:
+        by_split.setdefault(line["split"], []).append(line)
+    assert not any(entry["name"].startswith("validation_qa/") for entry in release.files)
     assert sum(len(lines) for lines in by_split.values()) == 4
     for split, lines in by_split.items():
         assert all(line["split"] == split for line in lines)
@@ -202,7 +202,8 @@ def test_two_hundred_collected_pairs_split_exactly_140_20_40(vproject, coordinat
 
     release = release_build_now(project=vproject, user=coordinator, seed=7)
 
-    lines = {split: read_jsonl(release_file_path(release, f"validation_qa/{split}.jsonl")) for split in SPLITS}
+    everything = read_jsonl(release_file_path(release, "validation_qa.jsonl"))
+    lines = {split: [line for line in everything if line["split"] == split] for split in SPLITS}
     sizes = {split: len(lines[split]) for split in SPLITS}
     assert sizes == {"train": 140, "dev": 20, "test": 40}  # was 145/22/33: a hash per item, exact only on average
     assert release.counts["validation_qa_by_split"] == sizes
