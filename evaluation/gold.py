@@ -115,8 +115,9 @@ def release_gold(release: Release) -> ReleaseGold:
 
 def _wikipedia_strata(record: dict[str, Any]) -> dict[str, str]:
     """Topic, region (local / standard / other) and the finer region as labelled; whether the full-document check
-    found the answer; whether review had the item rewritten; the split."""
-    strata = {name: _text(record.get(name)) or "(none)" for name in ("topic", "region", "region_detail", "split")}
+    found the answer; whether review had the item rewritten; the split; what the local-knowledge check said."""
+    labels = ("topic", "region", "region_detail", "split", "local_knowledge_check")
+    strata = {name: _text(record.get(name)) or "(none)" for name in labels}
     verification = record.get("verification")
     strata["verification"] = _text(verification.get("status") if isinstance(verification, dict) else None) or "(none)"
     revisions = record.get("revisions")

@@ -285,8 +285,9 @@ def test_authoring_page_query_count_does_not_grow_with_items(
 
     # Session and user; the pair; its items; their spans; their verifications; the project's latest questions for
     # the near-duplicate advice; the progress strip's counts and its median; the screenings; the session saved (its
-    # first page sets when the session began: three statements in a test's transaction).
-    with django_assert_max_num_queries(13):
+    # first page sets when the session began: three statements in a test's transaction); the items' local-knowledge
+    # checks.
+    with django_assert_max_num_queries(14):
         response = client.get(reverse("pair_detail", args=[annotating_pair.project.slug, annotating_pair.pk]))
     assert response.status_code == 200
 

@@ -25,7 +25,9 @@ MOST = {
     "screening": 7,  # pair with project and membership; the update, the screening row, the audit row
     # The pair with its project, membership and the count of its items; the item, its spans; its spans read back.
     "item create": 7,
-    "item save": 8,  # item with project and membership; the update, spans deleted, spans written; read back
+    # item with project and membership; whether the project checks local knowledge (evaluation's setting); the
+    # update, spans deleted, spans written; read back
+    "item save": 9,
     # pair; its items, their spans (a prefetch) and last revision numbers; pair, items, revisions, events, slots, audit
     "submit": 12,
     # Membership with languages and the slot held, the first row of each waiting condition, the claim, its event;
