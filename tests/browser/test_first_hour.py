@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -243,8 +244,8 @@ def test_entity_questions_import_generate_verify_release(page: Page):
     for record in records:
         assert not any(";" in option for option in record["options"])
         assert record["contexts"]["perfect"] and record["misleading_option"] != record["answer"]
-    splits = {entry["name"] for entry in release.files if entry["name"].startswith("entity_questions/")}
-    # A file per split that holds questions (an empty split has none: `datasets` cannot load it); every split counted.
+    # Each question once, naming its split (no copy per split); every split counted, empty ones too.
+    assert not [entry["name"] for entry in release.files if entry["name"].startswith("entity_questions/")]
     by_split = release.counts["entity_questions_by_split"]
     assert set(by_split) == set(release.splits) and sum(by_split.values()) == 2
-    assert splits == {f"entity_questions/{split}.jsonl" for split, n in by_split.items() if n}
+    assert {split: n for split, n in by_split.items() if n} == Counter(record["split"] for record in records)
