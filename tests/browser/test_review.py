@@ -88,6 +88,9 @@ def test_verification_search_highlights_matches_and_records_the_ticked_sentence(
     search = page.locator("#verify-q")
     expect(search).to_have_value("姓陳")  # pre-filled from the answer
     search.fill("姓陈")
+    # the results of the new search are in (the first, pre-filled search's results may match too: ticking one
+    # of those before the swap would tick a box the swap then replaces)
+    expect(page.locator("#search-results [role=status]")).to_contain_text("“姓陈”")
     expect(page.locator(".sentence.match-exact mark")).to_have_text("姓陈")
     page.locator(".sentence.match-exact input[type=checkbox]").check()
     page.locator("#record-found").click()
