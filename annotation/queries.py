@@ -129,6 +129,43 @@ class ItemFilter(ListFilter):
     status: str = ""
     kind: str = ""
     author: str = ""  # a username
+    verification: str = ""  # one of VERIFICATION_FILTERS
+
+
+# What a lead item's check against the standard page's full text says (its latest verification), as the item
+# list filters it and the release readiness counts it.
+VERIFICATION_FILTERS = {
+    "none": "Not checked",
+    "outdated": "Answer changed since the check",
+    "found": "Found on the standard page",
+    "not_found": "Not found on the standard page",
+    "not_possible": "Not possible (no standard full text)",
+}
+
+
+def items_by_verification(items: QuerySet[QAItem], verification: str) -> QuerySet[QAItem]:
+    """Lead items whose check says `verification` (a key of VERIFICATION_FILTERS): "none" never checked (an
+    imported item's own verification in its metadata counts as a check), "outdated" checked on an answer that has
+    changed since ("not possible" is about the pair, and a check from before answers were kept cannot tell), else
+    the latest check's result. Any other value narrows nothing."""
+    if verification not in VERIFICATION_FILTERS:
+        return items
+    leads = items.filter(kind=QAItem.Kind.LEAD)
+    if verification == "none":
+        return leads.filter(verifications__isnull=True).exclude(metadata__has_key="verification")
+    # The review app's model, through the relation (this app sits below it and does not import it).
+    checks = QAItem._meta.get_field("verifications").related_model
+    latest = checks._default_manager.filter(item=OuterRef("pk")).order_by("-number")
+    checked = leads.annotate(
+        checked_result=Subquery(latest.values("result")[:1]), checked_answer=Subquery(latest.values("answer")[:1])
+    )
+    if verification == "outdated":
+        return (
+            checked.filter(checked_answer__isnull=False)
+            .exclude(checked_result="not_possible")
+            .exclude(checked_answer=F("answer_standard"))
+        )
+    return checked.filter(checked_result=verification)
 
 
 @dataclass(frozen=True)
@@ -159,6 +196,7 @@ def items_filtered(items: QuerySet[QAItem], flt: ItemFilter) -> QuerySet[QAItem]
         items = items.filter(kind=flt.kind)
     if flt.author:
         items = items.filter(author__username=flt.author)
+    items = items_by_verification(items, flt.verification)
     if flt.text:
         text = flt.text
         items = items.filter(
