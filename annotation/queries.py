@@ -130,6 +130,7 @@ class ItemFilter(ListFilter):
     kind: str = ""
     author: str = ""  # a username
     verification: str = ""  # one of VERIFICATION_FILTERS
+    topic: str = ""  # the pair's final topic label
 
 
 # What a lead item's check against the standard page's full text says (its latest verification), as the item
@@ -175,6 +176,7 @@ class PairFilter(ListFilter):
     text: str = ""  # in either page's title
     status: str = ""
     annotator: str = ""  # the username of the pair's annotator
+    topic: str = ""  # the pair's final topic label
 
 
 def pairs_filtered(pairs: QuerySet[PagePair], flt: PairFilter) -> QuerySet[PagePair]:
@@ -183,6 +185,8 @@ def pairs_filtered(pairs: QuerySet[PagePair], flt: PairFilter) -> QuerySet[PageP
         pairs = pairs.filter(status=flt.status)
     if flt.annotator:
         pairs = pairs.filter(assignee__username=flt.annotator)
+    if flt.topic:  # the final label (agreed or adjudicated), the one releases carry
+        pairs = pairs.filter(final_labels__kind="topic", final_labels__value=flt.topic)
     if flt.text:
         pairs = pairs.filter(Q(local_title__icontains=flt.text) | Q(standard_title__icontains=flt.text))
     return pairs
@@ -197,6 +201,8 @@ def items_filtered(items: QuerySet[QAItem], flt: ItemFilter) -> QuerySet[QAItem]
     if flt.author:
         items = items.filter(author__username=flt.author)
     items = items_by_verification(items, flt.verification)
+    if flt.topic:
+        items = items.filter(pair__final_labels__kind="topic", pair__final_labels__value=flt.topic)
     if flt.text:
         text = flt.text
         items = items.filter(
