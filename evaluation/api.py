@@ -7,7 +7,7 @@ from typing import Any
 
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -111,10 +111,19 @@ class ComparisonOutput(serializers.Serializer):
 class RunDetailOutput(RunOutput):
     results = ResultRowOutput(many=True, read_only=True)
     comparisons = ComparisonOutput(many=True, read_only=True)
+    provenance = serializers.SerializerMethodField(
+        help_text="What was scored and how (as in results.json): release files, intervals, modes, where the "
+        "platform's own strata come from, the prompt template of a generated validation run."
+    )
 
     class Meta(RunOutput.Meta):
-        fields = [*RunOutput.Meta.fields, "results", "comparisons"]
+        fields = [*RunOutput.Meta.fields, "results", "comparisons", "provenance"]
         read_only_fields = fields
+
+
+    @extend_schema_field(serializers.DictField())
+    def get_provenance(self, run: EvaluationRun) -> dict[str, Any]:
+        return services.evaluation_run_provenance(run)
 
 
 class RunCreateInput(serializers.Serializer):

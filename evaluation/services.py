@@ -22,7 +22,7 @@ from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
-from evaluation import metrics, scoring, tables
+from evaluation import annotators, metrics, scoring, tables
 from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.uploads import parse_upload
@@ -149,6 +149,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         gold = evaluation_run_gold(run)
         if run.source == EvaluationRun.Source.ENDPOINT:
             _generate(run, job, gold)
+        unknown_authors = annotators.annotator_stratum_add(gold, run.project)
         unavailable: dict[str, str] = {}
         Prediction.objects.filter(run=run, extraction=Prediction.Extraction.MISSING).delete()
         done = 0
@@ -196,6 +197,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
             "unavailable": unavailable,
             "extraction": _extraction_counts(run),
         }
+        if annotators.STRATUM in gold.strata:
+            counts["annotator_unknown"] = unknown_authors
         comparisons = scoring.comparison_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
         job.finish(results=results, comparisons=comparisons, counts=counts, progress_done=total, stage="")
     except JobLost:
@@ -306,6 +309,7 @@ def evaluation_run_provenance(run: EvaluationRun) -> dict[str, Any]:
         "seed": run.seed,
         "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by page pair",
         "modes": scoring.MODE_NAMES,
+        **({"annotator_stratum": annotators.PROVENANCE} if run.project.kind == "wikipedia_qa" else {}),
     }
 
 

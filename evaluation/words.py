@@ -54,6 +54,7 @@ STRATUM_NAMES = {
     "standard_lead": "a model answers it from the standard article",
     "verification": "full-document check",
     "review": "review history",
+    "annotator": "annotator",
 }
 KIND_NAMES = {
     "lead": "Lead-section QA",
