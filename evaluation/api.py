@@ -120,7 +120,6 @@ class RunDetailOutput(RunOutput):
         fields = [*RunOutput.Meta.fields, "results", "comparisons", "provenance"]
         read_only_fields = fields
 
-
     @extend_schema_field(serializers.DictField())
     def get_provenance(self, run: EvaluationRun) -> dict[str, Any]:
         return services.evaluation_run_provenance(run)
