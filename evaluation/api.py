@@ -46,11 +46,24 @@ class ResultRowOutput(serializers.Serializer):
     stratum = serializers.CharField(help_text="all, or what the items are grouped by (topic, region, subset, …).")
     value = serializers.CharField(help_text="The stratum's value (all for the overall row).")
     n = serializers.IntegerField(help_text="Items scored in the cell.")
-    mean = serializers.FloatField(allow_null=True, help_text="In [0, 1]; null when no item was scored.")
+    mean = serializers.FloatField(
+        allow_null=True,
+        help_text="In [0, 1]; null when no item was scored. For `odds_ratio` (entity questions, stratum "
+        "`direction`) the odds ratio itself, null when one direction has no item.",
+    )
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    interval = serializers.CharField(help_text="wilson (proportions) or bootstrap (means, by page pair).")
+    interval = serializers.CharField(
+        help_text="wilson (proportions), bootstrap (means, by page pair), woolf (odds ratios: log odds ratio with "
+        "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
+    )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
+    cells = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Odds ratio rows only: the 2×2 table (inductive / deductive × right / wrong) and the unparseable "
+        "answers counted wrong in it.",
+    )
 
 
 class RunOutput(serializers.ModelSerializer):
@@ -325,11 +338,24 @@ class RunResultsDownloadApi(APIView):
 class BoardCellOutput(serializers.Serializer):
     scenario = serializers.CharField()
     n = serializers.IntegerField(help_text="Items scored in the cell.")
-    mean = serializers.FloatField(allow_null=True, help_text="In [0, 1]; null when no item was scored.")
+    mean = serializers.FloatField(
+        allow_null=True,
+        help_text="In [0, 1]; null when no item was scored. For `odds_ratio` (entity questions, stratum "
+        "`direction`) the odds ratio itself, null when one direction has no item.",
+    )
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    interval = serializers.CharField(help_text="wilson (proportions) or bootstrap (means, by page pair).")
+    interval = serializers.CharField(
+        help_text="wilson (proportions), bootstrap (means, by page pair), woolf (odds ratios: log odds ratio with "
+        "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
+    )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
+    cells = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Odds ratio rows only: the 2×2 table (inductive / deductive × right / wrong) and the unparseable "
+        "answers counted wrong in it.",
+    )
 
 
 class BoardRowOutput(serializers.Serializer):

@@ -188,6 +188,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         ]
         results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed, beat=job.beat)
         results += scoring.change_rows(scored, gold)
+        results += scoring.odds_ratio_rows(scored, gold)
         counts = {
             **run.counts,
             "predictions": total,
@@ -258,10 +259,19 @@ def evaluation_run_results_csv(run: EvaluationRun) -> str:
     stream = io.StringIO()
     writer = csv_writer(stream)
     provenance = ("project", "release_version", "manifest_sha256", "run")
-    writer.writerow([*provenance, *RESULT_FIELDS])
+    odds = any("cells" in row for row in run.results)  # entity runs: each odds ratio's 2×2 table in columns
+    cells = scoring.ODDS_CELLS if odds else ()
+    writer.writerow([*provenance, *RESULT_FIELDS, *cells])
     for row in run.results:
         writer.writerow(
-            [run.project.slug, run.release_version, run.manifest_sha256, run.pk, *(row.get(f) for f in RESULT_FIELDS)]
+            [
+                run.project.slug,
+                run.release_version,
+                run.manifest_sha256,
+                run.pk,
+                *(row.get(f) for f in RESULT_FIELDS),
+                *((row.get("cells") or {}).get(name, "") for name in cells),
+            ]
         )
     return stream.getvalue()
 
