@@ -87,6 +87,7 @@ class RunOutput(serializers.ModelSerializer):
             "endpoint_name",
             "endpoint_model",
             "scenarios",
+            "prompt_template",
             "item_limit",
             "file_name",
             "file_sha256",
@@ -162,7 +163,11 @@ class RunGenerateInput(serializers.Serializer):
 class RunGenerateApi(APIView):
     @extend_schema(
         summary="Ask a model endpoint the release's prompts, then score the answers (researchers and coordinators)",
-        description="A background job: 202 with the run; poll it. Wikipedia QA releases (they have prompt templates).",
+        description=(
+            "A background job: 202 with the run; poll it. Wikipedia QA releases (their prompt templates, any of the "
+            "four scenarios) and validation releases (question_only: each item's question asked in its own "
+            "language through a named template the run records as `prompt_template`)."
+        ),
         request=RunGenerateInput,
         responses=responses({202: RunOutput}, conflict=False),
     )

@@ -23,8 +23,17 @@ from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
 from evaluation import annotators, metrics, scoring, tables
-from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
+from evaluation.gold import (
+    VALIDATION_SCENARIO,
+    VALIDATION_TEMPLATE,
+    VALIDATION_TEMPLATES,
+    WIKIPEDIA_SCENARIOS,
+    ReleaseGold,
+    release_gold,
+    release_prompts,
+)
 from evaluation.models import EvaluationRun, Prediction
+from evaluation.statistics import ODDS_RATIO_METHOD
 from evaluation.uploads import parse_upload
 from exports.models import Release
 
@@ -320,7 +329,15 @@ def evaluation_run_provenance(run: EvaluationRun) -> dict[str, Any]:
         "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by page pair",
         "modes": scoring.MODE_NAMES,
         **({"annotator_stratum": annotators.PROVENANCE} if run.project.kind == "wikipedia_qa" else {}),
+        **({"odds_ratios": ODDS_RATIO_METHOD} if run.project.kind == "entity_qa" else {}),
+        **({"prompt_template": _template_provenance(run.prompt_template)} if run.prompt_template else {}),
     }
+
+
+def _template_provenance(name: str) -> dict[str, str]:
+    """A generated validation run's prompt template: its name, its text and the text's sha256."""
+    text = VALIDATION_TEMPLATES.get(name, "")
+    return {"name": name, "text": text, "sha256": hashlib.sha256(text.encode()).hexdigest() if text else ""}
 
 
 def upload_limit() -> int:
@@ -346,6 +363,16 @@ def evaluation_run_rescore(*, run: EvaluationRun, enqueue: bool = True) -> Evalu
 
 # Generation: the release's prompts sent to a model endpoint
 
+GENERATED_KINDS = ("wikipedia_qa", "validation")
+
+
+def generation_scenarios(kind: str, gold: ReleaseGold | None = None) -> list[str]:
+    """The scenarios a generated run of this kind can ask (of this release's, when given)."""
+    if kind not in GENERATED_KINDS:
+        return []
+    offered = [VALIDATION_SCENARIO] if kind == "validation" else list(WIKIPEDIA_SCENARIOS)
+    return [scenario for scenario in offered if gold is None or scenario in gold.scenarios]
+
 
 def evaluation_run_generate(
     *,
@@ -361,9 +388,9 @@ def evaluation_run_generate(
     """A run that asks `endpoint` every prompt of the chosen scenarios (a job), then scores the answers."""
     if release.project_id != project.pk or endpoint.project_id != project.pk:
         raise InvalidInput("The release and the endpoint must belong to this project.", field="endpoint")
-    if project.kind != "wikipedia_qa":
+    if project.kind not in GENERATED_KINDS:
         raise InvalidInput(
-            "Generation sends a release's prompts; only Wikipedia QA releases have them. "
+            "Generation sends a release's prompts; only Wikipedia QA and validation releases have them. "
             "Upload the model's answers for other kinds.",
             field="release",
         )
@@ -372,8 +399,9 @@ def evaluation_run_generate(
     gold = release_gold(release)
     unknown = sorted(set(scenarios) - set(gold.scenarios))
     if not scenarios or unknown:
-        known = ", ".join(scenario for scenario in WIKIPEDIA_SCENARIOS if scenario in gold.scenarios)
+        known = ", ".join(generation_scenarios(project.kind, gold))
         raise InvalidInput(f"Choose scenarios of this release ({known}).", field="scenarios")
+    template = VALIDATION_TEMPLATE if gold.validation else ""
     total = sum(min(len(gold.scenarios[s]), item_limit or len(gold.scenarios[s])) for s in scenarios)
     with transaction.atomic():
         run = EvaluationRun.objects.create(
@@ -386,7 +414,8 @@ def evaluation_run_generate(
             endpoint=endpoint,
             endpoint_name=endpoint.name,
             endpoint_model=endpoint.model,
-            scenarios=[s for s in WIKIPEDIA_SCENARIOS if s in scenarios],
+            scenarios=[s for s in generation_scenarios(project.kind, gold) if s in scenarios],
+            prompt_template=template,
             item_limit=item_limit,
             bootstrap_draws=bootstrap_draws,
             created_by=user,
@@ -412,7 +441,7 @@ def _generate(run: EvaluationRun, job: Any, gold: ReleaseGold) -> None:
     stored = set(Prediction.objects.filter(run=run).values_list("scenario", "item_id"))
     asked: list[tuple[str, str, str]] = []
     for scenario in run.scenarios:
-        prompts = release_prompts(run.release, scenario, run.release_files)
+        prompts = release_prompts(run.release, scenario, run.release_files, run.prompt_template)
         if run.item_limit is not None:
             prompts = prompts[: run.item_limit]
         asked += [(scenario, item_id, prompt) for item_id, prompt in prompts if (scenario, item_id) not in stored]
