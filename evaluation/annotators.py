@@ -54,11 +54,11 @@ def release_item_authors(project: Project, item_ids: Iterable[str]) -> dict[str,
             if user_pk not in people:
                 people[user_pk] = User(pk=user_pk, username=username, first_name=first_name, last_name=last_name)
     labels = _distinct_labels(people)
-    found = {}
+    found: dict[str, str] = {}
     for item_id in ids:
         match = _ITEM_ID.fullmatch(item_id)
-        user_pk = author_of.get(int(match[1])) if match else None
-        found[item_id] = labels[user_pk] if user_pk is not None else UNKNOWN
+        author = author_of.get(int(match[1])) if match else None
+        found[item_id] = labels[author] if author is not None else UNKNOWN
     return found
 
 
