@@ -173,7 +173,7 @@ def test_without_a_zero_cell_the_caption_says_no_correction(entity_release, rese
     def reply(record, condition):
         right = right_letter[record["id"]]
         wrong = "ABCD"[("ABCD".index(right) + 1) % 4]
-        return json.dumps({"response": right if ids.index(record["id"]) % 2 else wrong})
+        return json.dumps({"response": right if ids.index(record["id"]) % 3 else wrong})
 
     run, _, _ = scored_run(entity_release, researcher, reply)
     rows = [row for row in run.results if row["metric"] == "odds_ratio" and row["scenario"] == "none"]
