@@ -58,7 +58,8 @@ CORRECTED_MARK = "[+0.5]"
 
 
 def ratio_text(value: float | None) -> str:
-    return "" if value is None else f"{value:.3g}"
+    """An odds ratio to three significant digits, trailing zeros kept (1.80, 0.210, 15.4, 356)."""
+    return "" if value is None else f"{value:#.3g}".rstrip(".")
 
 
 def odds_ratio_table(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
