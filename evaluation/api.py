@@ -54,7 +54,8 @@ class ResultRowOutput(serializers.Serializer):
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
     interval = serializers.CharField(
-        help_text="wilson (proportions), bootstrap (means, by page pair), woolf (odds ratios: log odds ratio with "
+        help_text="wilson (proportions), bootstrap (means, resampled by page pair for Wikipedia QA, entity for "
+        "entity questions, item otherwise), woolf (odds ratios: log odds ratio with "
         "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
     )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
@@ -351,7 +352,8 @@ class BoardCellOutput(serializers.Serializer):
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
     interval = serializers.CharField(
-        help_text="wilson (proportions), bootstrap (means, by page pair), woolf (odds ratios: log odds ratio with "
+        help_text="wilson (proportions), bootstrap (means, resampled by page pair for Wikipedia QA, entity for "
+        "entity questions, item otherwise), woolf (odds ratios: log odds ratio with "
         "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
     )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")

@@ -42,11 +42,20 @@ _VALIDATION_PLACEHOLDER = re.compile(r"\{(question|language)\}")
 MAX_GOLD_CHARS = 20_000
 
 
+# What a bootstrap interval resamples, per project kind: items that share it are drawn together (gold.py sets each
+# item's `cluster` to it below); every caption that names the interval reads it from here.
+RESAMPLED_BY = {"wikipedia_qa": "page pair", "trivia": "item", "entity_qa": "entity", "validation": "item"}
+
+
+def resampled_by(project_kind: str) -> str:
+    return RESAMPLED_BY.get(project_kind, "item")
+
+
 @dataclass(slots=True)
 class ItemGold:
     kind: str  # lead, document, trivia
     gold: str  # the standard-language answer, or the option letter; "" when the item has none
-    cluster: str  # what items are resampled by (the page pair; the item itself for trivia)
+    cluster: str  # what items are resampled by (RESAMPLED_BY)
     strata: dict[str, str]
     options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
     question: str = ""  # what an LLM judge is shown beside the gold (Wikipedia QA)

@@ -23,6 +23,7 @@ from evaluation.access import (
     get_judgment_for_user,
     get_run_for_user,
 )
+from evaluation.gold import resampled_by
 from evaluation.models import Judgment, Verdict
 from evaluation.services import evaluation_run_gold
 
@@ -202,6 +203,7 @@ def run_compare(request: SignedInRequest, slug: str, run_id: int) -> HttpRespons
         "project": access.project,
         "membership": access.membership,
         "run": run,
+        "resampled_by": resampled_by(access.project.kind),
         "options": options,
         "comparison": comparison,
         "chosen": request.GET,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluation import extraction, metrics, words
-from evaluation.gold import ENTITY_CONDITIONS, ItemGold, ReleaseGold
+from evaluation.gold import ENTITY_CONDITIONS, ItemGold, ReleaseGold, resampled_by
 from evaluation.statistics import (
     Estimate,
     bootstrap_mean,
@@ -179,7 +179,7 @@ def comparison_rows(
     scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold, *, draws: int, seed: int
 ) -> list[dict[str, Any]]:
     """Each scenario against question only on the same items, per kind and model: the paired difference with its
-    cluster-bootstrap interval and a paired test (sign-flip permutation by page pair for ROUGE-L, exact McNemar
+    cluster-bootstrap interval and a paired test (sign-flip permutation by the kind's cluster for means, exact McNemar
     for exact match), Holm-adjusted over the scenarios compared for one kind, model and metric."""
     by: dict[tuple[str, str, str], dict[str, tuple[str, dict[str, Any]]]] = defaultdict(dict)
     for model, scenario, item_id, scores in scored:
@@ -222,7 +222,9 @@ def comparison_rows(
                     "delta": found.mean,
                     "ci_low": found.low,
                     "ci_high": found.high,
-                    "test": "McNemar (exact)" if binary else "paired sign-flip permutation by page pair",
+                    "test": "McNemar (exact)"
+                    if binary
+                    else f"paired sign-flip permutation by {resampled_by(gold.project_kind)}",
                     "p": p,
                 }
             )

@@ -31,6 +31,7 @@ from evaluation.gold import (
     ReleaseGold,
     release_gold,
     release_prompts,
+    resampled_by,
 )
 from evaluation.models import EvaluationRun, Prediction
 from evaluation.statistics import ODDS_RATIO_METHOD
@@ -307,7 +308,9 @@ def evaluation_run_results_download(run: EvaluationRun, fmt: str) -> str:
         return orjson.dumps(evaluation_run_results_document(run), option=orjson.OPT_INDENT_2).decode()
     if fmt not in tables.FORMATS:
         raise InvalidInput(f"No download as {fmt[:20]!r}: csv, json, md or tex.", field="format")
-    grids = tables.run_grids(run.results, run.comparisons, draws=run.bootstrap_draws, seed=run.seed)
+    grids = tables.run_grids(
+        run.results, run.comparisons, draws=run.bootstrap_draws, seed=run.seed, unit=resampled_by(run.project.kind)
+    )
     title = (
         f"{run.project.name}: evaluation run {run.pk} on release v{run.release_version} "
         f"(manifest sha256 {run.manifest_sha256[:16]})"
@@ -326,7 +329,9 @@ def evaluation_run_provenance(run: EvaluationRun) -> dict[str, Any]:
         "file_sha256": run.file_sha256,
         "bootstrap_draws": run.bootstrap_draws,
         "seed": run.seed,
-        "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by page pair",
+        "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by "
+        + resampled_by(run.project.kind),
+        "resampled_by": resampled_by(run.project.kind),
         "modes": scoring.MODE_NAMES,
         **({"annotator_stratum": annotators.PROVENANCE} if run.project.kind == "wikipedia_qa" else {}),
         **({"odds_ratios": ODDS_RATIO_METHOD} if run.project.kind == "entity_qa" else {}),

@@ -222,14 +222,19 @@ def _delta_text(compared: dict[str, str]) -> str:
 
 
 def run_grids(
-    run_results: list[dict[str, Any]], comparisons: list[dict[str, Any]], *, draws: int, seed: int
+    run_results: list[dict[str, Any]],
+    comparisons: list[dict[str, Any]],
+    *,
+    draws: int,
+    seed: int,
+    unit: str = "page pair",
 ) -> list[Grid]:
     """The run page's tables as grids: per item kind and model, scenarios × metrics (with the Δ against question
     only), then each stratum × scenarios under the primary metric. Each caption states what its numbers are."""
     grids: list[Grid] = []
     intervals = (
         f"95% intervals: Wilson for proportions (exact match, accuracy); percentile bootstrap for means, resampled "
-        f"by page pair ({draws:,} draws, seed {seed})"
+        f"by {unit} ({draws:,} draws, seed {seed})"
     )
     modes = "; ".join(f"{mode} = {words}" for mode, words in MODE_NAMES.items())
     index = {
