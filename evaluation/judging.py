@@ -81,11 +81,11 @@ DEFAULT_THREE_WAY_PROMPT = (
     "contradicts nothing in the ground truth.\n\n"
     "Reply with a single word: CORRECT, INCORRECT or NOT_ATTEMPTED."
 )
-DEFAULT_PROMPTS = {Rubric.YES_NO: DEFAULT_PROMPT, Rubric.THREE_WAY: DEFAULT_THREE_WAY_PROMPT}
+DEFAULT_PROMPTS: dict[str, str] = {Rubric.YES_NO: DEFAULT_PROMPT, Rubric.THREE_WAY: DEFAULT_THREE_WAY_PROMPT}
 # What an item without an answer counts as, without asking.
-UNANSWERED = {Rubric.YES_NO: Verdict.NO, Rubric.THREE_WAY: Verdict.NOT_ATTEMPTED}
+UNANSWERED: dict[str, str] = {Rubric.YES_NO: Verdict.NO, Rubric.THREE_WAY: Verdict.NOT_ATTEMPTED}
 # The words a judge's whole output must be (surrounding blanks aside), per rubric.
-RUBRIC_WORDS = {
+RUBRIC_WORDS: dict[str, dict[str, str]] = {
     Rubric.YES_NO: {"YES": Verdict.YES, "NO": Verdict.NO},
     Rubric.THREE_WAY: {
         "CORRECT": Verdict.CORRECT,

@@ -715,7 +715,8 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/check/"): 400,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/check/next/"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/samples/"): OK,
-    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/samples/"): 201,
+    # they sample k per scenario for people to check; the resume above put the judgment back in the queue: 409
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/samples/"): 409,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/override/"): 400,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/compare/"): 400,  # no baseline
     ("get", "/api/projects/{slug}/evaluation/leaderboard/"): OK,
