@@ -107,7 +107,7 @@ def main() -> None:
     from review import queue as review_queue
     from review import statistics as review_statistics
     from review.models import Judgment, ReviewSlot
-    from review.views.queue import review_items
+    from review.views.queue import ReviewFilter, review_items
 
     project, reviewers = create_project(args.items, args.reviewers)
     judgments = {c["key"]: {"verdict": "pass", "comment": ""} for c in project.review_criteria}
@@ -161,7 +161,7 @@ def main() -> None:
           f"(accepted {stats['items']['accepted']}, reviewers {len(stats['reviewers'])})")  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
         started = time.perf_counter()
-        first_page = list(review_items(project, "accepted")[:50])
+        first_page = list(review_items(project, ReviewFilter(status="accepted"))[:50])
         listing = time.perf_counter() - started
     print(f"review list, first page of {len(first_page)}: {listing * 1000:.0f} ms, {len(queries)} queries")
     ok = unique == len(filled) == args.items and dashboard < 1.0 and len(filled) / seconds >= 20

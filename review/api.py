@@ -63,7 +63,7 @@ from review.serializers import (
     VerificationStateOutput,
     VersionInput,
 )
-from review.views.queue import review_items
+from review.views.queue import ReviewFilter, review_items
 
 EMPTY = OpenApiResponse(description="Nothing is waiting for you.")
 
@@ -94,7 +94,7 @@ class ReviewItemListApi(APIView):
     def get(self, request: SignedInApiRequest, slug: str) -> Response:
         project = get_project_for_user(request.user, slug, role=access.REVIEWING)
         query = validated(ReviewFilterInput, request.query_params)
-        items = review_items(project, query.get("status", ""), query.get("kind", ""), query.get("text", "").strip())
+        items = review_items(project, ReviewFilter.from_query(query))
         return paginated(self, request, items, ReviewItemOutput)
 
 

@@ -63,6 +63,15 @@ class ReviewFilterInput(serializers.Serializer):
     text = serializers.CharField(
         required=False, allow_blank=True, max_length=200, help_text="In the question or either answer"
     )
+    author = serializers.CharField(
+        required=False, allow_blank=True, max_length=150, help_text="The item's author's username"
+    )
+    topic = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="The pair's final topic label (agreed or adjudicated), one of the project's topics",
+    )
 
 
 class CriterionOutput(serializers.Serializer):

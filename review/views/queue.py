@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from dataclasses import dataclass, replace
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,7 +16,7 @@ from annotation.access import MEMBERSHIP, project_access
 from annotation.local_checks import panel as local_check_panel
 from annotation.models import Project, QAItem, QAItemRevision, Role
 from annotation.models_checks import LocalCheck
-from annotation.queries import count_of
+from annotation.queries import ListFilter, count_of
 from annotation.views.common import report_error
 from common import kinds
 from common.errors import ServiceError, StaleEdit
@@ -34,11 +34,23 @@ PASS_KEYS = "123456789"  # noqa: S105 - keyboard keys, not a password
 FLAG_KEYS = "qwertyuio"
 
 
-def review_items(project: Project, status: str = "", kind: str = "", text: str = "") -> QuerySet[QAItem]:
-    """Submitted (never draft) items for the filtered list, with review progress, in one query (`text` found in
+@dataclass(frozen=True)
+class ReviewFilter(ListFilter):
+    """The review list, narrowed (the page's and the API's query keys)."""
+
+    text: str = ""  # in the question or either answer
+    status: str = ""  # the item's status; "all" or any other value narrows nothing
+    kind: str = ""  # only for kinds whose words filter by kind
+    author: str = ""  # the item's author's username
+    topic: str = ""  # the pair's final topic label, as the pair and item lists filter it
+
+
+def review_items(project: Project, flt: ReviewFilter | None = None) -> QuerySet[QAItem]:
+    """Submitted (never draft) items for the filtered list, with review progress, in one query (`flt.text` found in
     the question or either answer); the two
     columns telling items apart (pair and kind of a Wikipedia QA item, a trivia item's category and subset…)
     are the kind's words (`common.kinds.Words`)."""
+    flt = flt or ReviewFilter()
     words = kinds.of(project).words
     items = (
         QAItem.objects.alive()
@@ -55,11 +67,16 @@ def review_items(project: Project, status: str = "", kind: str = "", text: str =
         )
         .order_by("submitted_at", "id")
     )  # fmt: skip
-    if status in QAItem.Status.values:
-        items = items.filter(status=status)
-    if words.kind_filter and kind in QAItem.Kind.values:
-        items = items.filter(kind=kind)
-    if text:
+    if flt.status in QAItem.Status.values:
+        items = items.filter(status=flt.status)
+    if words.kind_filter and flt.kind in QAItem.Kind.values:
+        items = items.filter(kind=flt.kind)
+    if flt.author:
+        items = items.filter(author__username=flt.author)
+    if flt.topic:  # the final label (agreed or adjudicated), the one releases carry
+        items = items.filter(pair__final_labels__kind="topic", pair__final_labels__value=flt.topic)
+    if flt.text:
+        text = flt.text
         items = items.filter(
             Q(question__icontains=text) | Q(answer_standard__icontains=text) | Q(answer_local__icontains=text)
         )
@@ -70,11 +87,10 @@ def review_items(project: Project, status: str = "", kind: str = "", text: str =
 def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
     access = project_access(request.user, slug, role=REVIEWING)
     project = access.project
-    status = request.GET.get("status", QAItem.Status.SUBMITTED)
-    kind = request.GET.get("kind", "")
-    text = request.GET.get("text", "").strip()[:200]
-    query = urlencode({key: value for key, value in (("status", status), ("kind", kind), ("text", text)) if value})
-    page = Paginator(review_items(project, status, kind, text), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    flt = ReviewFilter.from_query(request.GET)
+    if "status" not in request.GET:  # the page opens on what waits for review; "all" shows every status
+        flt = replace(flt, status=QAItem.Status.SUBMITTED)
+    page = Paginator(review_items(project, flt), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     words = kinds.of(project).words
     for item in page:
         # Display attributes for the template's rows, as on the project list (annotation.views.projects).
@@ -93,12 +109,17 @@ def review_queue(request: SignedInRequest, slug: str) -> HttpResponse:
         "project": project,
         "membership": access.membership,
         "page": page,
-        "status": status,
-        "kind": kind,
-        "text": text,
-        "query": query,  # the filter, for the pager's links
+        "filter": flt,
         "statuses": [(value, label) for value, label in QAItem.Status.choices if value != QAItem.Status.DRAFT],
         "kinds": QAItem.Kind.choices if words.kind_filter else [],
+        "authors": list(
+            QAItem.objects.alive()
+            .filter(project=project, author__isnull=False)
+            .exclude(status=QAItem.Status.DRAFT)
+            .order_by("author__username")
+            .values_list("author__username", flat=True)
+            .distinct()
+        ),
         "words": words,
         "held": held,
         "waiting": ReviewSlot.objects.filter(

@@ -259,7 +259,7 @@ def test_the_review_list_finds_by_text_in_the_question_or_an_answer_on_the_page_
     assert found(text="姓陳", status="submitted") == ["关于姓陳的问题？"]
     assert found(text="𨋢") == []
     response = client.get(url, {"text": "问题", "status": "submitted"})
-    assert response.context["query"] == "status=submitted&text=%E9%97%AE%E9%A2%98"  # what the pager's links carry
+    assert response.context["filter"].as_query() == "text=%E9%97%AE%E9%A2%98&status=submitted"  # the pager's links
     assert 'name="text" value="问题"' in response.content.decode()
 
     api = api_as(reviewer).get(f"/api/projects/{project.slug}/review/items/", {"text": "姓陳"})
@@ -267,3 +267,59 @@ def test_the_review_list_finds_by_text_in_the_question_or_an_answer_on_the_page_
     assert [row["question"] for row in api.json()["results"]] == ["关于姓陳的问题？"]
     too_long = api_as(reviewer).get(f"/api/projects/{project.slug}/review/items/", {"text": "x" * 201})
     assert too_long.status_code == 400 and too_long.json()["field"] == "text"
+
+
+def test_the_review_list_filters_by_author_topic_and_status_on_the_page_and_the_api(
+    client, project, annotator, second_annotator, reviewer
+):
+    """Author is the item's, topic the pair's final label (agreed or adjudicated; a region label of the same value
+    is not a topic), status the item's as the list shows it; the filter rides the pager's links."""
+    from review.models import FinalLabel
+    from tests.conftest import api_as
+
+    project_update(project=project, lead_qa_min=1)
+    food, (first, second) = submitted_pair(project, annotator)
+    place, (other,) = submitted_pair(project, second_annotator, evidences=("深水埗",))
+    FinalLabel.objects.create(pair=food, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(pair=place, kind="region", value="food", method="agreement")  # not a topic
+    slot = review_queue.review_claim(item=first, user=reviewer)
+    review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+    first.refresh_from_db()
+    assert first.status == "accepted"
+    client.force_login(reviewer)
+    url = reverse("review_queue", args=[project.slug])
+
+    def found(**query) -> list[int]:
+        return [item.pk for item in client.get(url, query).context["page"]]
+
+    assert found() == [second.pk, other.pk]  # the page opens on what waits for review
+    assert found(status="all", author="annotator") == [first.pk, second.pk]
+    assert found(status="all", author="annotator2") == [other.pk]
+    assert found(status="all", author="nobody") == []
+    assert found(status="all", topic="food") == [first.pk, second.pk]
+    assert found(topic="food") == [second.pk]
+    assert found(status="accepted", topic="food") == [first.pk]
+    assert found(status="all", topic="geography") == []
+    response = client.get(url, {"status": "all", "author": "annotator", "topic": "food"})
+    assert response.context["filter"].as_query() == "status=all&author=annotator&topic=food"
+    html = response.content.decode()
+    assert '<option value="food" selected>Food</option>' in html  # topics in words
+    assert '<option value="annotator" selected>annotator</option>' in html
+    assert '<option value="annotator2">annotator2</option>' in html
+    assert '<option value="accepted">Accepted</option>' in html  # statuses in words
+
+    api = api_as(reviewer)
+    path = f"/api/projects/{project.slug}/review/items/"
+
+    def listed(**query) -> list[int]:
+        response = api.get(path, query)
+        assert response.status_code == 200, response.content
+        return [row["id"] for row in response.json()["results"]]
+
+    assert listed() == [first.pk, second.pk, other.pk]  # the API lists every status unless asked
+    assert listed(author="annotator2") == [other.pk]
+    assert listed(topic="food") == [first.pk, second.pk]
+    assert listed(topic="food", status="submitted") == [second.pk]
+    assert listed(topic="food", author="annotator2") == []
+    refused = api.get(path, {"status": "thinking"})
+    assert refused.status_code == 400 and refused.json()["field"] == "status"
