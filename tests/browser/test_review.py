@@ -19,9 +19,11 @@ from tests.review.conftest import LOCAL_TEXT, STANDARD_TEXT, submitted_pair
 pytestmark = pytest.mark.browser
 
 
-def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: Page, project, annotator, reviewer):
+def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(
+    page: Page, project, annotator, reviewer, tmp_path
+):
     project_update(project=project, lead_qa_min=1)
-    _, items = submitted_pair(project, annotator, evidences=("深水埗",), standard_text=STANDARD_TEXT)
+    pair, items = submitted_pair(project, annotator, evidences=("深水埗",), standard_text=STANDARD_TEXT)
     item = items[0]
 
     # The reviewer flags stand-alone validity.
@@ -78,6 +80,29 @@ def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(page: P
     expect(second.locator("del")).to_contain_text(["关于"])
     expect(page.locator("#revision-1 .review-result.is-flagged")).to_contain_text("Which restaurant?")
     expect(second.locator(".review-result")).to_contain_text("Pass")
+
+    # On a phone, the review list finds the accepted item by its author, its pair's final topic and its status.
+    from review.models import FinalLabel
+
+    FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="agreement")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"/projects/{project.slug}/review/")
+    expect(page.locator("#review-items tbody")).to_contain_text("No QA items match.")  # opens on what waits
+    filters = page.locator("#review-filters")
+    filters.get_by_label("Status").select_option(label="Accepted")
+    filters.get_by_label("Author").select_option(label="annotator")
+    filters.get_by_label("Topic").select_option(label="Food")
+    filters.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"status=accepted&kind=&author=annotator&topic=food$"))
+    expect(page.locator("#review-items tbody tr")).to_have_count(1)
+    expect(page.locator(f'#review-items tr[data-item-id="{item.pk}"]')).to_contain_text("Accepted")
+    expect(filters.get_by_label("Topic")).to_have_value("food")
+    page.screenshot(path=str(tmp_path / "review-list-390.png"), full_page=True)
+    page.screenshot(path="/tmp/notes/reviewfilters-390.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    filters.get_by_label("Topic").select_option(label="History")
+    filters.get_by_role("button", name="Filter").click()
+    expect(page.locator("#review-items tbody")).to_contain_text("No QA items match.")
 
 
 def test_verification_search_highlights_matches_and_records_the_ticked_sentence(page: Page, project, annotator):
