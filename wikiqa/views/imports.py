@@ -20,12 +20,15 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
-from annotation.access import get_collection_for_user, get_import_job_for_user, get_project_for_user
+from annotation.access import get_import_job_for_user, get_project_for_user
 from annotation.importers.sources import FORMATS
-from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
+from annotation.models import ImportJob, Project, Role
 from annotation.views.common import report_error
 from common.errors import ServiceError
 from common.requests import SignedInRequest
+from wikiqa import collect
+from wikiqa.access import get_collection_for_user
+from wikiqa.models import Collection, CollectionTitle
 
 TITLES_PER_PAGE = 100
 
@@ -80,13 +83,13 @@ class CollectionForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        titles = ingest.parse_titles(data.get("titles") or "")
+        titles = collect.parse_titles(data.get("titles") or "")
         upload = data.get("titles_file")
         if upload is not None:
             if upload.size > settings.IMPORT_MAX_BYTES:
                 raise forms.ValidationError("The titles file is larger than the import limit.")
             try:
-                titles += ingest.parse_titles(upload.read().decode("utf-8-sig"))
+                titles += collect.parse_titles(upload.read().decode("utf-8-sig"))
             except UnicodeDecodeError:
                 self.add_error("titles_file", "The titles file is not UTF-8 text.")
         data["title_list"] = list(dict.fromkeys(titles))
@@ -172,7 +175,7 @@ def collection_start(request: SignedInRequest, slug: str) -> HttpResponse:
     form = CollectionForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            collection = ingest.collection_create(
+            collection = collect.collection_create(
                 project=project,
                 user=request.user,
                 titles=form.cleaned_data["title_list"],
@@ -199,7 +202,7 @@ def collection_detail(request: SignedInRequest, slug: str, collection_id: int) -
         "collection": collection,
         "outcomes": [
             (CollectionTitle.Outcome(value).label, value, n)
-            for value, n in ingest.collection_outcome_counts(collection).items()
+            for value, n in collect.collection_outcome_counts(collection).items()
         ],
     }
     if request.htmx:
@@ -219,7 +222,7 @@ def collection_cancel(request: SignedInRequest, slug: str, collection_id: int) -
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:
-        ingest.collection_cancel(collection=collection, actor=request.user)
+        collect.collection_cancel(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -233,7 +236,7 @@ def collection_resume(request: SignedInRequest, slug: str, collection_id: int) -
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:
-        ingest.collection_resume(collection=collection, actor=request.user)
+        collect.collection_resume(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
