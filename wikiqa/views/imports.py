@@ -117,7 +117,7 @@ def import_start(request: SignedInRequest, slug: str) -> HttpResponse:
             return redirect("import_detail", project.slug, job.pk)
     jobs = ImportJob.objects.filter(project=project).select_related("created_by")[:20]
     context = {"project": project, "form": form, "jobs": jobs, "max_bytes": settings.IMPORT_MAX_BYTES}
-    return render(request, "annotation/import.html", context, status=400 if form.errors else 200)
+    return render(request, "wikiqa/import.html", context, status=400 if form.errors else 200)
 
 
 def _detail_context(project: Project, job: ImportJob, **extra: object) -> dict[str, object]:
@@ -147,7 +147,7 @@ def region_choices(project: Project) -> list[tuple[str, str]]:
 def import_detail(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
     job = get_import_job_for_user(request.user, slug, job_id)
     project = job.project
-    template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
+    template = "wikiqa/import_detail.html#job-status" if request.htmx else "wikiqa/import_detail.html"
     return render(request, template, _detail_context(project, job))
 
 
@@ -165,7 +165,7 @@ def import_rerun(request: SignedInRequest, slug: str, job_id: int) -> HttpRespon
         )
     except ServiceError as error:
         context = _detail_context(project, job, rerun_error=error.message, chosen=region_map)
-        return render(request, "annotation/import_detail.html", context, status=400)
+        return render(request, "wikiqa/import_detail.html", context, status=400)
     return redirect("import_detail", project.slug, again.pk)
 
 
@@ -189,7 +189,7 @@ def collection_start(request: SignedInRequest, slug: str) -> HttpResponse:
             return redirect("collection_detail", project.slug, collection.pk)
     collections = Collection.objects.filter(project=project).select_related("created_by")[:20]
     context = {"project": project, "form": form, "collections": collections}
-    return render(request, "annotation/collection.html", context, status=400 if form.errors else 200)
+    return render(request, "wikiqa/collection.html", context, status=400 if form.errors else 200)
 
 
 @login_required
@@ -206,14 +206,14 @@ def collection_detail(request: SignedInRequest, slug: str, collection_id: int) -
         ],
     }
     if request.htmx:
-        return render(request, "annotation/collection_detail.html#collection-status", context)
+        return render(request, "wikiqa/collection_detail.html#collection-status", context)
     titles = collection.titles.select_related("pair").order_by("position")
     outcome = request.GET.get("outcome", "")
     if outcome in CollectionTitle.Outcome.values:
         titles = titles.filter(outcome=outcome)
     context["page"] = Paginator(titles, TITLES_PER_PAGE).get_page(request.GET.get("page"))
     context["outcome"] = outcome
-    return render(request, "annotation/collection_detail.html", context)
+    return render(request, "wikiqa/collection_detail.html", context)
 
 
 @login_required
