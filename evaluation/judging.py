@@ -51,7 +51,8 @@ MAX_ANSWER_CHARS = 4_000  # of the model's answer sent to the judge (a runaway a
 MAX_OUTPUT_CHARS = 2_000  # of each judge output stored and shown
 TEMPERATURE = 0.1
 MAX_ASKS = 10
-JUDGED_KINDS = ("lead", "document")
+JUDGED_KINDS = ("lead", "document", "validation")  # validation: the answer against the validated answer
+JUDGED_PROJECTS = (Project.Kind.WIKIPEDIA_QA, Project.Kind.VALIDATION)
 
 
 # The prompt
@@ -105,9 +106,10 @@ def judgment_start(*, run: EvaluationRun, endpoint: Endpoint, user: User | None,
     """A judgment of every answer of a scored run by `endpoint` with the project's current judge prompt (a job)."""
     if endpoint.project_id != run.project_id:
         raise InvalidInput("The judge must be a model endpoint of this project.", field="endpoint")
-    if run.project.kind != Project.Kind.WIKIPEDIA_QA:
+    if run.project.kind not in JUDGED_PROJECTS:
         raise InvalidInput(
-            "An LLM judge reads a question and a gold answer: only Wikipedia QA runs have them.", field="run"
+            "An LLM judge reads a question and a gold answer: only Wikipedia QA and validation runs have them.",
+            field="run",
         )
     if not run.is_done:
         raise InvalidState("Judge a run once it is scored.")

@@ -43,6 +43,9 @@ class EvaluationRun(Job):
     endpoint_name = models.CharField(max_length=100, blank=True)
     endpoint_model = models.CharField(max_length=200, blank=True)
     scenarios = models.JSONField(default=list, blank=True)
+    # Generated validation runs: the named template each item's question was asked through (evaluation.gold's
+    # VALIDATION_TEMPLATES; a validation release ships none). Empty: the release's own templates or prompt files.
+    prompt_template = models.CharField(max_length=64, blank=True)
     item_limit = models.PositiveIntegerField(null=True, blank=True)
     bootstrap_draws = models.PositiveIntegerField(default=1000)
     seed = models.PositiveIntegerField(default=20261203)
