@@ -225,7 +225,7 @@ def _add_category_members(collection: Collection, session: WikiSession, run: Job
 
 
 class CollectionFailed(Exception):
-    """The collection as a whole cannot go on (its category could not be listed)."""
+    """The collection as a whole cannot go on (its category could not be listed, Wikipedia cannot be reached)."""
 
 
 @dataclass
@@ -257,6 +257,11 @@ def _process_title(collection: Collection, entry: CollectionTitle, session: Wiki
         local_page = _content(session, local, variant="")
         standard_page = _content(session, standard, variant=variant)
     except WikipediaError as error:
+        if error.unreachable:  # not this page's failure: every title would spend its retries the same way
+            raise CollectionFailed(
+                f"Wikipedia could not be reached from this server ({error}). Nothing was recorded for "
+                f"“{entry.title}” or the titles after it; resume the collection once the server is online."
+            ) from None
         return _Result(Outcome.FETCH_FAILED, error=str(error))
     if not local_page.lead.strip() or not standard_page.lead.strip():
         return _Result(Outcome.EMPTY_LEAD, local=local, standard=standard)

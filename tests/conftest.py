@@ -3,6 +3,7 @@ asks for one, a researcher)."""
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import shutil
@@ -99,6 +100,16 @@ def own_cache_counts(settings):
         **settings.CACHES,
         "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{uuid.uuid4().hex}"},
     }
+
+
+@pytest.fixture
+def csv_module_default_limit():
+    """The csv module's cell limit as a fresh process has it (131,072 characters): another test's read raised it
+    for the whole process, which would hide an import that reads with the csv module directly (a megabyte cell's
+    "field larger than field limit"). Restored afterwards."""
+    before = csv.field_size_limit(131_072)
+    yield
+    csv.field_size_limit(before)
 
 
 @pytest.fixture(scope="module")

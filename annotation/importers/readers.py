@@ -115,7 +115,7 @@ def csv_records(
     stream: BinaryIO, *, report: ImportReport, label: str | None, limit: int, writer: Writer
 ) -> Iterator[PairRecord]:
     text = io.TextIOWrapper(io.BufferedReader(_CountingReader(stream, writer)), encoding="utf-8-sig", newline="")
-    reader = csv.reader(text)
+    reader = csvfile.csv_reader(text)
     line = 1
     try:
         header = next(reader, None)

@@ -17,7 +17,7 @@ ALL_BAR = (
     "bar_no_interlanguage_link",
     "bar_disambiguation",
     "bar_429_then_success",
-    "bar_network_error",
+    "bar_server_error",
     "bar_missing_page",
     "bar_not_local_heavy",
     "bar_empty_lead",
@@ -95,7 +95,7 @@ def test_every_title_ends_with_a_recorded_outcome(bar_project):
     counts = ingest.collection_outcome_counts(collection)
     assert counts["kept"] == 3 and counts["pending"] == 0 and sum(counts.values()) == 9
     failed = collection.titles.get(title="Leberkas")
-    assert "network error" in failed.error and "bar.wikipedia.org" in failed.error
+    assert "HTTP 503" in failed.error and "bar.wikipedia.org" in failed.error
 
 
 def test_a_redirect_is_followed_and_the_pair_takes_the_target_title(bar_project):
@@ -116,14 +116,38 @@ def test_a_429_is_retried_and_then_succeeds(bar_project):
     assert len(replay.calls(titles="Maibaam", prop="info|pageprops|langlinks")) == 2
 
 
-def test_a_network_error_is_retried_then_recorded_as_a_failed_fetch(bar_project):
+def test_a_server_error_is_retried_then_recorded_as_a_failed_fetch_and_the_collection_goes_on(bar_project):
+    replay = Replay("bar_server_error", "bar_to_de")
+
+    collection = collect(bar_project, ["Leberkas", "Weißwurscht"], replay)
+
+    assert outcomes(collection) == {"Leberkas": "fetch_failed", "Weißwurscht": "kept"}
+    assert len(replay.calls(titles="Leberkas")) == 3  # the first try and two retries
+    assert collection.status == "done"
+
+
+def test_wikipedia_out_of_reach_stops_the_collection_at_its_first_title_with_the_reason_and_it_resumes(
+    bar_project, client, coordinator
+):
+    """No connection at all (offline: a name that does not resolve, a refused connection) is not a page's failure:
+    the collection stops after the first title's retries and says why, every title waiting for Resume. Before,
+    each title spent its own retries and ended "fetch failed" (offline, the embedded default answered a
+    three-title collection after 47 s)."""
     replay = Replay("bar_network_error")
 
-    collection = collect(bar_project, ["Leberkas"], replay)
+    collection = collect(bar_project, ["Leberkas", "Weißwurscht", "Maibaam"], replay)
 
-    assert outcomes(collection) == {"Leberkas": "fetch_failed"}
-    assert len(replay.requests) == 3  # the first try and two retries
-    assert collection.status == "done"
+    assert collection.status == "failed"
+    assert "could not be reached" in collection.error and "Connection refused" in collection.error
+    assert "“Leberkas”" in collection.error
+    assert outcomes(collection) == {"Leberkas": "pending", "Weißwurscht": "pending", "Maibaam": "pending"}
+    assert len(replay.requests) == 3  # the first title's try and two retries; nothing asked for the others
+    assert collection.progress_done == 0
+    client.force_login(coordinator)
+    page = client.get(f"/projects/{bar_project.slug}/collections/{collection.pk}/").content.decode()
+    assert "could not be reached from this server" in page and "Resume</button>" in page
+    resumed = ingest.collection_resume(collection=collection, enqueue=False)
+    assert resumed.status == "pending" and resumed.error == ""
 
 
 def test_every_request_names_localqa_and_the_operator_contact(bar_project, settings):
