@@ -30,7 +30,6 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from scipy.stats import binomtest
 
 from annotation.models import Project
 from review.agreement import NO_STRATUM
@@ -152,6 +151,8 @@ def model_scopes(
 
 def binomial_two_sided(k: int, n: int) -> float:
     """Exact two-sided binomial p-value of k successes in n trials against p = 1/2 (scipy's `binomtest`)."""
+    from scipy.stats import binomtest  # here, not at the top: scipy.stats costs every process 0.6 s to import
+
     if n == 0:
         return 1.0
     return float(binomtest(k, n, p=0.5, alternative="two-sided").pvalue)
