@@ -5,8 +5,8 @@ release id names its item (`<slug>-q<pk>`, `exports.records.item_id`). So the au
 query over the project's items at scoring time. A person is named as the platform names them: their full name
 when they gave one, else their username; never an e-mail address (a label that looks like one keeps its part
 before the `@`). Two people with the same label are told apart by their usernames' order (`Mei (2)`).
-An item whose author is gone (the account was deleted, the item no longer exists, the id names no item of this
-project) is counted in the named `UNKNOWN` cell, never dropped.
+An item without a recorded author (imported from a study's files, the account deleted, the item no longer
+existing, an id that names no item of this project) is counted in the named `UNKNOWN` cell, never dropped.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from annotation.models import Project, QAItem
 from evaluation.gold import ReleaseGold
 
 STRATUM = "annotator"
-UNKNOWN = "(unknown: author gone)"
+UNKNOWN = "(no author recorded)"
 PROVENANCE = (
     "from the platform's records of who wrote each released item, read when the run was scored (releases do "
-    "not carry authors); full name, else username; items whose author is gone counted as " + UNKNOWN
+    "not carry authors); full name, else username; items without a recorded author (imported, or the account or "
+    "item deleted) counted as " + UNKNOWN
 )
 _ITEM_ID = re.compile(r".+-q(\d{1,18})")
 
