@@ -7,7 +7,7 @@ from typing import Any
 
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -46,11 +46,25 @@ class ResultRowOutput(serializers.Serializer):
     stratum = serializers.CharField(help_text="all, or what the items are grouped by (topic, region, subset, …).")
     value = serializers.CharField(help_text="The stratum's value (all for the overall row).")
     n = serializers.IntegerField(help_text="Items scored in the cell.")
-    mean = serializers.FloatField(allow_null=True, help_text="In [0, 1]; null when no item was scored.")
+    mean = serializers.FloatField(
+        allow_null=True,
+        help_text="In [0, 1]; null when no item was scored. For `odds_ratio` (entity questions, stratum "
+        "`direction`) the odds ratio itself, null when one direction has no item.",
+    )
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    interval = serializers.CharField(help_text="wilson (proportions) or bootstrap (means, by page pair).")
+    interval = serializers.CharField(
+        help_text="wilson (proportions), bootstrap (means, resampled by page pair for Wikipedia QA, entity for "
+        "entity questions, item otherwise), woolf (odds ratios: log odds ratio with "
+        "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
+    )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
+    cells = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Odds ratio rows only: the 2×2 table (inductive / deductive × right / wrong) and the unparseable "
+        "answers counted wrong in it.",
+    )
 
 
 class RunOutput(serializers.ModelSerializer):
@@ -74,6 +88,7 @@ class RunOutput(serializers.ModelSerializer):
             "endpoint_name",
             "endpoint_model",
             "scenarios",
+            "prompt_template",
             "item_limit",
             "file_name",
             "file_sha256",
@@ -111,10 +126,18 @@ class ComparisonOutput(serializers.Serializer):
 class RunDetailOutput(RunOutput):
     results = ResultRowOutput(many=True, read_only=True)
     comparisons = ComparisonOutput(many=True, read_only=True)
+    provenance = serializers.SerializerMethodField(
+        help_text="What was scored and how (as in results.json): release files, intervals, modes, where the "
+        "platform's own strata come from, the prompt template of a generated validation run."
+    )
 
     class Meta(RunOutput.Meta):
-        fields = [*RunOutput.Meta.fields, "results", "comparisons"]
+        fields = [*RunOutput.Meta.fields, "results", "comparisons", "provenance"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.DictField())
+    def get_provenance(self, run: EvaluationRun) -> dict[str, Any]:
+        return services.evaluation_run_provenance(run)
 
 
 class RunCreateInput(serializers.Serializer):
@@ -141,7 +164,11 @@ class RunGenerateInput(serializers.Serializer):
 class RunGenerateApi(APIView):
     @extend_schema(
         summary="Ask a model endpoint the release's prompts, then score the answers (researchers and coordinators)",
-        description="A background job: 202 with the run; poll it. Wikipedia QA releases (they have prompt templates).",
+        description=(
+            "A background job: 202 with the run; poll it. Wikipedia QA releases (their prompt templates, any of the "
+            "four scenarios) and validation releases (question_only: each item's question asked in its own "
+            "language through a named template the run records as `prompt_template`)."
+        ),
         request=RunGenerateInput,
         responses=responses({202: RunOutput}, conflict=False),
     )
@@ -317,11 +344,25 @@ class RunResultsDownloadApi(APIView):
 class BoardCellOutput(serializers.Serializer):
     scenario = serializers.CharField()
     n = serializers.IntegerField(help_text="Items scored in the cell.")
-    mean = serializers.FloatField(allow_null=True, help_text="In [0, 1]; null when no item was scored.")
+    mean = serializers.FloatField(
+        allow_null=True,
+        help_text="In [0, 1]; null when no item was scored. For `odds_ratio` (entity questions, stratum "
+        "`direction`) the odds ratio itself, null when one direction has no item.",
+    )
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
-    interval = serializers.CharField(help_text="wilson (proportions) or bootstrap (means, by page pair).")
+    interval = serializers.CharField(
+        help_text="wilson (proportions), bootstrap (means, resampled by page pair for Wikipedia QA, entity for "
+        "entity questions, item otherwise), woolf (odds ratios: log odds ratio with "
+        "a normal interval) or woolf_haldane_anscombe (the same with 0.5 added to every cell, a cell being 0)."
+    )
     left_out = serializers.IntegerField(help_text="Items of the cell without gold, left out of the score.")
+    cells = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Odds ratio rows only: the 2×2 table (inductive / deductive × right / wrong) and the unparseable "
+        "answers counted wrong in it.",
+    )
 
 
 class BoardRowOutput(serializers.Serializer):

@@ -75,6 +75,16 @@ urlpatterns = [
         name="api_judged_items",
     ),
     path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/samples/",
+        judge_api.JudgmentSampleApi.as_view(),
+        name="api_judgment_samples",
+    ),
+    path(
+        "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/check/next/",
+        judge_api.JudgeCheckNextApi.as_view(),
+        name="api_judge_check_next",
+    ),
+    path(
         "projects/<slug:slug>/evaluation/runs/<int:run_id>/judgments/<int:judgment_id>/items/<int:judged_id>/check/",
         judge_api.JudgedItemCheckApi.as_view(),
         name="api_judged_item_check",

@@ -47,6 +47,17 @@ class EvaluationConfig(AppConfig):
             after = next((n + 1 for n, each in enumerate(nav) if each.url_name == "endpoint_list"), len(nav))
             nav.insert(after, check)
             kinds.extend("wikipedia_qa", nav=tuple(nav))
+        # People check the LLM judge on sampled answers: reviewers (native speakers), researchers, coordinators.
+        checks = kinds.Link(
+            "Review", "Judge checks", "evaluation_judge_checks", ("reviewer", "researcher", "coordinator")
+        )
+        if wikipedia is not None:
+            wikipedia = kinds.get("wikipedia_qa")  # as extended above
+        if wikipedia is not None and checks not in wikipedia.nav:
+            nav = list(wikipedia.nav)
+            after = max((n + 1 for n, each in enumerate(nav) if each.group == "Review"), default=len(nav))
+            nav.insert(after, checks)
+            kinds.extend("wikipedia_qa", nav=tuple(nav))
 
         link = kinds.Link("Data", "Evaluation", "evaluation_runs", ("researcher", "coordinator"))
         for value in EVALUATED_KINDS:

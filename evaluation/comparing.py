@@ -1,7 +1,8 @@
 """A run compared with a baseline run of the same release, item by item, under one correct/incorrect measure.
 
 The measure is a proportion metric of the scores (exact match, strict or tolerant letter accuracy) or a judge's
-verdict (after people's overrides; unscored and failed items are not comparable). Items are paired by scenario and
+verdict (after people's overrides; YES and CORRECT are correct, NO, INCORRECT and NOT_ATTEMPTED incorrect; unscored and
+failed items are not comparable). Items are paired by scenario and
 item id; a flip is correct ↔ incorrect; regressions (correct in the baseline, incorrect here) come first. The paired
 difference is the mean of (this − baseline) over comparable pairs with a percentile bootstrap interval resampled by
 page pair, and an exact McNemar test on the discordant pairs (evaluation/statistics.py, as the scenario Δ).
@@ -25,6 +26,16 @@ ORDER = {"regression": 0, "improvement": 1, "not comparable": 2, "both incorrect
 def _metric_keys(run: EvaluationRun) -> list[str]:
     keys = {f"{row['mode']}:{row['metric']}" for row in run.results if row.get("metric") in PROPORTIONS}
     return sorted(keys)
+
+
+# A judge's verdict as an outcome: correct, incorrect (a three-way NOT_ATTEMPTED is not correct), or not comparable.
+OUTCOMES: dict[str, bool] = {
+    Verdict.YES: True,
+    Verdict.NO: False,
+    Verdict.CORRECT: True,
+    Verdict.INCORRECT: False,
+    Verdict.NOT_ATTEMPTED: False,
+}
 
 
 def _judges(run: EvaluationRun) -> list[Judgment]:
@@ -78,7 +89,7 @@ def _outcomes(run: EvaluationRun, measure: str, model: str, scenario: str) -> di
             "prediction__scenario", "prediction__item_id", "verdict", "override"
         ):
             effective = override or verdict
-            found[(item_scenario, item_id)] = {str(Verdict.YES): True, str(Verdict.NO): False}.get(str(effective))
+            found[(item_scenario, item_id)] = OUTCOMES.get(str(effective))
         return found
     rows = Prediction.objects.filter(run=run, model=model)
     if scenario:

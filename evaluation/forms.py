@@ -42,8 +42,19 @@ class GenerateForm(forms.Form):
         min_value=1, max_value=1_000_000, required=False, label="Items per scenario", help_text="Empty: all."
     )
 
-    def __init__(self, *args: object, versions: list[int], endpoints: list[tuple[int, str]], **kwargs: object) -> None:
+    def __init__(
+        self,
+        *args: object,
+        versions: list[int],
+        endpoints: list[tuple[int, str]],
+        scenarios: list[str] | None = None,
+        **kwargs: object,
+    ) -> None:
         kwargs.setdefault("auto_id", "generate_%s")  # beside the upload form on one page: ids of its own
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["release"].choices = [(version, f"v{version}") for version in versions]  # type: ignore[attr-defined]
         self.fields["endpoint"].choices = endpoints  # type: ignore[attr-defined]
+        if scenarios is not None:  # the kind's own (a validation release asks its questions alone)
+            field = self.fields["scenarios"]
+            field.choices = [(s, SCENARIO_NAMES.get(s, s)) for s in scenarios]  # type: ignore[attr-defined]
+            field.initial = list(scenarios)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from annotation.languages import LANGUAGES
 from common.errors import InvalidInput, InvalidState
 from evaluation.extraction import LETTERS
 from exports import services as releases
@@ -26,14 +28,34 @@ ENTITY_CONDITIONS = ("none", "perfect", "misleading", "distraction")
 ENTITY_STRATA = ("attribute", "direction", "split")  # and the project's grouping fields (region, index, …)
 VALIDATION_STRATA = ("location", "language", "topic", "split")
 VALIDATION_SCENARIO = "question_only"  # a validation release has no prompt files: the question is asked alone
+# A validation release ships no prompt templates: a generated run asks each item's question (in the item's own
+# language, never translated) through one of these named templates, and records the name in its provenance. A
+# template is never edited once a run has used it: a new wording is a new name.
+VALIDATION_TEMPLATES = {
+    "validation_question_v1": (
+        "Answer the question below in {language}, the language it is asked in. Put your answer between <answer> "
+        "and </answer>.\n\nQuestion: {question}"
+    ),
+}
+VALIDATION_TEMPLATE = "validation_question_v1"
+_VALIDATION_PLACEHOLDER = re.compile(r"\{(question|language)\}")
 MAX_GOLD_CHARS = 20_000
+
+
+# What a bootstrap interval resamples, per project kind: items that share it are drawn together (gold.py sets each
+# item's `cluster` to it below); every caption that names the interval reads it from here.
+RESAMPLED_BY = {"wikipedia_qa": "page pair", "trivia": "item", "entity_qa": "entity", "validation": "item"}
+
+
+def resampled_by(project_kind: str) -> str:
+    return RESAMPLED_BY.get(project_kind, "item")
 
 
 @dataclass(slots=True)
 class ItemGold:
     kind: str  # lead, document, trivia
     gold: str  # the standard-language answer, or the option letter; "" when the item has none
-    cluster: str  # what items are resampled by (the page pair; the item itself for trivia)
+    cluster: str  # what items are resampled by (RESAMPLED_BY)
     strata: dict[str, str]
     options: dict[str, int] = field(default_factory=dict)  # trivia: options per language
     question: str = ""  # what an LLM judge is shown beside the gold (Wikipedia QA)
@@ -247,11 +269,16 @@ def _validation_gold(release: Release) -> ReleaseGold:
     return ReleaseGold("validation", fallback, items, scenarios, files, VALIDATION_STRATA)
 
 
-def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]]) -> list[tuple[str, str]]:
+def release_prompts(
+    release: Release, scenario: str, pinned: list[dict[str, str]], template_name: str = ""
+) -> list[tuple[str, str]]:
     """(item id, prompt) of every item under one scenario: its template (in the manifest) filled from each item's
     line, refused unless the item files are the ones the run was pinned to. A release built before prompts came
-    from the templates has a prompt file per scenario, read as it is."""
+    from the templates has a prompt file per scenario, read as it is. A validation release's items are asked
+    through the named template (`VALIDATION_TEMPLATES`) the run recorded."""
     files: list[dict[str, str]] = []
+    if release.project.kind == "validation":
+        return _validation_prompts(release, scenario, pinned, template_name)
     name = f"prompts/{scenario}.jsonl"
     if release.file_entry(name) is not None:
         records = _lines(release, name, files)
@@ -270,3 +297,28 @@ def release_prompts(release: Release, scenario: str, pinned: list[dict[str, str]
             raise InvalidState(f"{item_file} is not the file this run was pinned to; nothing was asked.")
         prompts += [(str(record["id"]), prompt_fill(template, record)) for record in records]
     return prompts
+
+
+def validation_prompt_fill(template: str, record: dict[str, Any], fallback_language: str) -> str:
+    """One validation item's prompt, in one pass: braces inside a question are only text. `{language}` is the
+    name of the item's language (its ISO code when the platform does not know it)."""
+    code = _text(record.get("language")) or fallback_language
+    known = LANGUAGES.get(code)
+    values = {"question": _text(record.get("question")).strip(), "language": known.name if known else code}
+    return _VALIDATION_PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
+def _validation_prompts(
+    release: Release, scenario: str, pinned: list[dict[str, str]], template_name: str
+) -> list[tuple[str, str]]:
+    if scenario != VALIDATION_SCENARIO:
+        raise InvalidInput(f"A validation release asks its questions alone ({VALIDATION_SCENARIO}).", field="scenario")
+    template = VALIDATION_TEMPLATES.get(template_name)
+    if template is None:
+        raise InvalidInput(f"No validation prompt template is named {template_name[:64]!r}.", field="template")
+    files: list[dict[str, str]] = []
+    records = _lines(release, "validation_qa.jsonl", files)
+    if files[0] not in pinned:
+        raise InvalidState("validation_qa.jsonl is not the file this run was pinned to; nothing was asked.")
+    fallback = release.project.standard_language
+    return [(str(record["id"]), validation_prompt_fill(template, record, fallback)) for record in records]

@@ -6,24 +6,29 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from annotation.access import project_access
 from common.errors import ServiceError
 from common.requests import SignedInRequest
 from endpoints.access import get_endpoint_for_user
 from endpoints.models import Endpoint
 from evaluation import comparing, judging
 from evaluation.access import (
+    CHECKERS,
     ROLES,
     evaluation_access,
     get_judged_item_for_user,
     get_judgment_for_user,
     get_run_for_user,
+    may_evaluate,
 )
-from evaluation.models import Judgment, Verdict
+from evaluation.gold import resampled_by
+from evaluation.models import RUBRIC_VERDICTS, Judgment, Rubric, Verdict
 from evaluation.services import evaluation_run_gold
 
 ITEMS_PER_PAGE = 50
@@ -32,7 +37,7 @@ ITEMS_PER_PAGE = 50
 @login_required
 @require_http_methods(["GET", "POST"])
 def judgments(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
-    """A run's judgments; POST starts one with the chosen endpoint and the project's current judge prompt."""
+    """A run's judgments; POST starts one with the chosen endpoint, rubric and that rubric's current prompt."""
     access, run = get_run_for_user(request.user, slug, run_id)
     error = ""
     if request.method == "POST":
@@ -42,7 +47,9 @@ def judgments(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
             endpoint_id = 0
         try:
             _, endpoint = get_endpoint_for_user(request.user, slug, endpoint_id, role=ROLES)
-            judgment = judging.judgment_start(run=run, endpoint=endpoint, user=request.user)
+            judgment = judging.judgment_start(
+                run=run, endpoint=endpoint, user=request.user, rubric=request.POST.get("rubric", Rubric.YES_NO)
+            )
         except ServiceError as failure:
             error = failure.message
         else:
@@ -54,7 +61,8 @@ def judgments(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
         "run": run,
         "judgments": Judgment.objects.filter(run=run).select_related("created_by"),
         "endpoints": Endpoint.objects.filter(project=access.project).order_by("name"),
-        "prompt": judging.judge_prompt_current(access.project),
+        "prompts": judging.judge_prompts_shown(access.project),
+        "chosen_rubric": request.POST.get("rubric", Rubric.YES_NO),
         "error": error,
     }
     return render(request, "evaluation/judgments.html", context, status=400 if error else 200)
@@ -63,14 +71,20 @@ def judgments(request: SignedInRequest, slug: str, run_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def judge_prompt(request: SignedInRequest, slug: str) -> HttpResponse:
-    """Save the judge prompt as a new version (the next judgment uses it; earlier ones keep theirs)."""
+    """Save the judge prompt of a rubric as a new version (the next judgment with that rubric uses it; earlier ones
+    keep theirs)."""
     access = evaluation_access(request.user, slug)
     try:
-        prompt = judging.judge_prompt_save(project=access.project, user=request.user, text=request.POST.get("text", ""))
+        prompt = judging.judge_prompt_save(
+            project=access.project,
+            user=request.user,
+            text=request.POST.get("text", ""),
+            rubric=request.POST.get("rubric", Rubric.YES_NO),
+        )
     except ServiceError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, f"Judge prompt v{prompt.version} saved.")
+        messages.success(request, f"Judge prompt v{prompt.version} ({prompt.get_rubric_display()}) saved.")
     back = request.POST.get("next", "")
     if back.startswith(f"/projects/{slug}/evaluation/"):  # only back to a page of this project's evaluation
         return redirect(back)
@@ -89,16 +103,58 @@ def judgment_detail(request: SignedInRequest, slug: str, run_id: int, judgment_i
         "run": run,
         "judgment": judgment,
         "results": judging.judgment_results(judgment) if not judgment.is_active else [],
+        "convention": judging.RESULTS_CONVENTION[Rubric(judgment.rubric)],
+        "rubric_verdicts": _verdict_choices(judgment),
         "agreement": judging.judgment_agreement(judgment),
+        "progress": judging.judgment_check_progress(judgment),
+        "samples": judgment.check_samples.select_related("created_by"),
+        "default_k": judging.DEFAULT_SAMPLE_K,
         "page": Paginator(judging.judgment_items(judgment, verdict=verdict), ITEMS_PER_PAGE).get_page(
             request.GET.get("page")
         ),
-        "verdicts": Verdict.choices,
+        "verdicts": [*_verdict_choices(judgment), *[(v, label) for v, label in Verdict.choices if v in LEFT_OUT]],
         "chosen": verdict,
         "answer_lang": access.project.standard_language,
     }
     template = "evaluation/judgment.html#status" if request.htmx else "evaluation/judgment.html"
     return render(request, template, context)
+
+
+def _verdict_choices(judgment: Judgment) -> list[tuple[str, str]]:
+    """The rubric's verdicts a person gives, with their labels and keys (check, override)."""
+    labels = dict(Verdict.choices)
+    return [(value, labels[value]) for value in RUBRIC_VERDICTS[Rubric(judgment.rubric)]]
+
+
+LEFT_OUT = (Verdict.UNSCORED, Verdict.ERROR)
+CHECK_KEYS = {
+    Verdict.YES: ("y", "Correct"),
+    Verdict.NO: ("n", "Incorrect"),
+    Verdict.CORRECT: ("c", "Correct"),
+    Verdict.INCORRECT: ("i", "Incorrect"),
+    Verdict.NOT_ATTEMPTED: ("a", "Not attempted"),
+}
+
+
+@login_required
+@require_POST
+def judgment_sample(request: SignedInRequest, slug: str, run_id: int, judgment_id: int) -> HttpResponse:
+    """Sample k judged items per scenario (per model) into the check queue, with a recorded seed."""
+    _, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
+    try:
+        k = int(request.POST.get("k", "") or judging.DEFAULT_SAMPLE_K)
+        seed_text = request.POST.get("seed", "").strip()
+        seed = int(seed_text) if seed_text else None
+    except ValueError:
+        messages.error(request, "k and the seed are whole numbers.")
+    else:
+        try:
+            sample = judging.judgment_sample(judgment=judgment, k=k, user=request.user, seed=seed)
+        except ServiceError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, judging.judgment_sample_summary(sample))
+    return redirect("evaluation_judgment", slug, run.pk, judgment.pk)
 
 
 @login_required
@@ -132,7 +188,13 @@ def judged_item_override(
     except ServiceError as error:
         return HttpResponse(error.message, status=400)
     if request.htmx:
-        context = {"project": access.project, "run": judgment.run, "judgment": judgment, "row": item}
+        context = {
+            "project": access.project,
+            "run": judgment.run,
+            "judgment": judgment,
+            "row": item,
+            "rubric_verdicts": _verdict_choices(judgment),
+        }
         return render(request, "evaluation/judgment.html#item-row", context)
     return redirect("evaluation_judgment", slug, run_id, judgment_id)
 
@@ -140,15 +202,16 @@ def judged_item_override(
 @login_required
 @require_http_methods(["GET", "POST"])
 def judge_check(request: SignedInRequest, slug: str, run_id: int, judgment_id: int) -> HttpResponse:
-    """A person's own call on the judged items, one at a time in the judgment's sample order (y / n), the judge's
-    verdict hidden so it does not lead; POST saves and shows the next item."""
-    access, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id)
+    """A person's own call on the judged items, one at a time, the sampled ones first, each in the judgment's sample
+    order (y / n; c / i / a for three-way), the judge's verdict hidden so it does not lead; POST saves and shows the
+    next item. Reviewers (native speakers) check as well as researchers and coordinators."""
+    access, run, judgment = get_judgment_for_user(request.user, slug, run_id, judgment_id, role=CHECKERS)
     if request.method == "POST":
         try:
             judged_id = int(request.POST.get("item", "0"))
         except ValueError:
             judged_id = 0
-        _, _, checked = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id)
+        _, _, checked = get_judged_item_for_user(request.user, slug, run_id, judgment_id, judged_id, role=CHECKERS)
         try:
             judging.judged_item_check(item=checked, user=request.user, verdict=request.POST.get("verdict", ""))
         except ServiceError as error:
@@ -170,11 +233,32 @@ def judge_check(request: SignedInRequest, slug: str, run_id: int, judgment_id: i
         "item": item,
         "gold": gold,
         "problem": problem,
-        "agreement": judging.judgment_agreement(judgment),
+        "evaluator": may_evaluate(access),
+        "agreement": judging.judgment_agreement(judgment) if may_evaluate(access) else None,
+        "progress": judging.judgment_check_progress(judgment),
+        "keys": [(value, *CHECK_KEYS[Verdict(value)]) for value in RUBRIC_VERDICTS[Rubric(judgment.rubric)]],
         "answer_lang": access.project.standard_language,
     }
     template = "evaluation/judge_check.html#check" if request.htmx else "evaluation/judge_check.html"
     return render(request, template, context)
+
+
+@login_required
+def judge_checks(request: SignedInRequest, slug: str) -> HttpResponse:
+    """The judgments of the project with items sampled for people to check, and how far the checking is (the
+    reviewers' way in to the check queue)."""
+    access = project_access(request.user, slug, role=CHECKERS)
+    found = (
+        Judgment.objects.filter(run__project=access.project, items__check_sample__isnull=False)
+        .select_related("run")
+        .annotate(
+            sampled=Count("items", filter=Q(items__check_sample__isnull=False)),
+            sampled_checked=Count("items", filter=Q(items__check_sample__isnull=False) & ~Q(items__human="")),
+        )
+        .order_by("-created_at", "-id")
+    )
+    context = {"project": access.project, "membership": access.membership, "judgments": found}
+    return render(request, "evaluation/judge_checks.html", context)
 
 
 @login_required
@@ -202,6 +286,7 @@ def run_compare(request: SignedInRequest, slug: str, run_id: int) -> HttpRespons
         "project": access.project,
         "membership": access.membership,
         "run": run,
+        "resampled_by": resampled_by(access.project.kind),
         "options": options,
         "comparison": comparison,
         "chosen": request.GET,

@@ -11,6 +11,7 @@ import orjson
 from annotation.models import Project
 from common.jobs import JobStatus
 from evaluation.charts import SMALL_CELL, chart
+from evaluation.gold import resampled_by
 from evaluation.models import EvaluationRun
 from evaluation.scoring import PROPORTIONS
 from evaluation.tables import PRIMARY, SCENARIO_ORDER, Grid, render
@@ -20,12 +21,12 @@ KIND_ORDER = ("lead", "document", "trivia", "entity", "validation")
 CELL_FIELDS = ("n", "mean", "ci_low", "ci_high", "interval", "left_out")
 
 
-def convention(mode: str, metric: str) -> str:
+def convention(mode: str, metric: str, unit: str = "page pair") -> str:
     """How the numbers of one metric were made, said in words: printed under every leaderboard and chart."""
     interval = (
         "Wilson 95% interval"
         if metric in PROPORTIONS
-        else "percentile bootstrap 95% interval, resampled by page pair (each run's seed and draws)"
+        else f"percentile bootstrap 95% interval, resampled by {unit} (each run's seed and draws)"
     )
     return f"{metric_name(metric)}, {MODE_NAMES.get(mode, mode)}: mean × 100 with its {interval} and n per cell"
 
@@ -41,10 +42,11 @@ class Board:
     metrics: list[tuple[str, str]]
     scenarios: list[str]
     rows: list[dict[str, Any]]
+    unit: str = "page pair"  # what the bootstrap resampled (gold.RESAMPLED_BY)
 
     @property
     def convention(self) -> str:
-        return convention(self.mode, self.metric) if self.metric else ""
+        return convention(self.mode, self.metric, self.unit) if self.metric else ""
 
 
 def _order(scenario: str) -> tuple[int, str]:
@@ -89,7 +91,9 @@ def leaderboard(project: Project, *, version: int | None = None, kind: str = "",
         ranked.append((sum(means) / len(means) if means else -1.0, {"model": model, "run": run_id, "cells": cells}))
     ranked.sort(key=lambda entry: (-entry[0], entry[1]["model"]))
     board_rows = [row for _, row in ranked]
-    return Board(version, versions, kind, kinds, chosen[0], chosen[1], metrics, scenarios, board_rows)
+    return Board(
+        version, versions, kind, kinds, chosen[0], chosen[1], metrics, scenarios, board_rows, resampled_by(project.kind)
+    )
 
 
 def leaderboard_chart(board: Board) -> dict[str, Any]:

@@ -43,6 +43,9 @@ class EvaluationRun(Job):
     endpoint_name = models.CharField(max_length=100, blank=True)
     endpoint_model = models.CharField(max_length=200, blank=True)
     scenarios = models.JSONField(default=list, blank=True)
+    # Generated validation runs: the named template each item's question was asked through (evaluation.gold's
+    # VALIDATION_TEMPLATES; a validation release ships none). Empty: the release's own templates or prompt files.
+    prompt_template = models.CharField(max_length=64, blank=True)
     item_limit = models.PositiveIntegerField(null=True, blank=True)
     bootstrap_draws = models.PositiveIntegerField(default=1000)
     seed = models.PositiveIntegerField(default=20261203)
@@ -106,11 +109,21 @@ class Prediction(models.Model):
 # An LLM judge of a run's answers, and people checking the judge
 
 
+class Rubric(models.TextChoices):
+    """What a judge is asked to say. YES_NO: WiLoVa's protocol (exactly YES or NO). THREE_WAY: as OpenAI's SimpleQA
+    grader, exactly CORRECT, INCORRECT or NOT_ATTEMPTED."""
+
+    YES_NO = "yes_no", "YES / NO (WiLoVa)"
+    THREE_WAY = "three_way", "Correct / incorrect / not attempted (SimpleQA)"
+
+
 class JudgePrompt(models.Model):
-    """One version of a project's judge prompt. Editing saves a new version; a judgment names the one it used."""
+    """One version of a project's judge prompt. Editing saves a new version; a judgment names the one it used.
+    Each version carries its rubric; versions are numbered across rubrics, one sequence per project."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judge_prompts")
     version = models.PositiveIntegerField()
+    rubric = models.CharField(max_length=16, choices=Rubric.choices, default=Rubric.YES_NO)
     text = models.TextField(help_text="With {question}, {gold} and {answer}.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -122,11 +135,11 @@ class JudgePrompt(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Judge prompt v{self.version} of {self.project_id}"
+        return f"Judge prompt v{self.version} ({self.rubric}) of {self.project_id}"
 
 
 class Judgment(Job):
-    """A model endpoint judging every answer of one run YES or NO (a job, resumable item by item)."""
+    """A model endpoint judging every answer of one run under a rubric (a job, resumable item by item)."""
 
     STATUS_WORDS = {Job.Status.RUNNING: "Judging", Job.Status.DONE: "Judged"}
 
@@ -139,8 +152,9 @@ class Judgment(Job):
     endpoint_model = models.CharField(max_length=200)
     prompt = models.ForeignKey(JudgePrompt, on_delete=models.PROTECT, related_name="judgments")
     prompt_version = models.PositiveIntegerField()
+    rubric = models.CharField(max_length=16, choices=Rubric.choices, default=Rubric.YES_NO)
     temperature = models.FloatField(default=0.1)
-    max_asks = models.PositiveSmallIntegerField(default=10, help_text="Asks per item until it says YES or NO.")
+    max_asks = models.PositiveSmallIntegerField(default=10, help_text="Asks per item until it says a rubric's word.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
 
     class Meta:
@@ -153,8 +167,39 @@ class Judgment(Job):
 class Verdict(models.TextChoices):
     YES = "yes", "YES (correct)"
     NO = "no", "NO (incorrect)"
-    UNSCORED = "unscored", "Unscored (neither YES nor NO)"
+    CORRECT = "correct", "CORRECT"
+    INCORRECT = "incorrect", "INCORRECT"
+    NOT_ATTEMPTED = "not_attempted", "NOT_ATTEMPTED"
+    UNSCORED = "unscored", "Unscored (none of the rubric's words)"
     ERROR = "error", "The judge call failed"
+
+
+# The verdicts of each rubric, in the order of its agreement table (a person's check and override offer these)
+RUBRIC_VERDICTS: dict[str, tuple[str, ...]] = {
+    Rubric.YES_NO: (Verdict.YES, Verdict.NO),
+    Rubric.THREE_WAY: (Verdict.CORRECT, Verdict.INCORRECT, Verdict.NOT_ATTEMPTED),
+}
+PERSON_VERDICTS = [choice for choice in Verdict.choices if choice[0] not in (Verdict.UNSCORED, Verdict.ERROR)]
+
+
+class JudgeCheckSample(models.Model):
+    """One press of *Sample k per scenario* on a judgment: up to k judged items per (kind, model, scenario) cell
+    drawn with `seed` among the cell's items not sampled before, queued first for people to check."""
+
+    judgment = models.ForeignKey("Judgment", on_delete=models.CASCADE, related_name="check_samples")
+    k = models.PositiveIntegerField()
+    seed = models.PositiveBigIntegerField()
+    added = models.PositiveIntegerField(default=0)
+    # [{kind, model, scenario, eligible, before, added}] per cell: how many could be drawn, were drawn earlier, now
+    cells = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["judgment_id", "id"]
+
+    def __str__(self) -> str:
+        return f"Check sample {self.pk} of judgment {self.judgment_id}: k={self.k}, seed {self.seed}"
 
 
 class JudgedItem(models.Model):
@@ -164,22 +209,28 @@ class JudgedItem(models.Model):
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="items")
     prediction = models.ForeignKey(Prediction, on_delete=models.CASCADE, related_name="judged")
-    verdict = models.CharField(max_length=8, choices=Verdict.choices)
-    asked = models.BooleanField(default=True, help_text="False: no answer to judge, counted NO without a call.")
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    asked = models.BooleanField(
+        default=True, help_text="False: no answer to judge, counted NO (three-way: NOT_ATTEMPTED) without a call."
+    )
     asks = models.PositiveSmallIntegerField(default=0)
     # The judge's output of every ask, each cut to MAX_OUTPUT characters (model output is hostile text).
     outputs = models.JSONField(default=list, blank=True)
     call_ids = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     # A person's own call on the item (the check of the judge), and a person's override of the judge's verdict.
-    human = models.CharField(max_length=8, choices=Verdict.choices[:2], blank=True)
+    human = models.CharField(max_length=16, choices=PERSON_VERDICTS, blank=True)
     human_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     human_at = models.DateTimeField(null=True, blank=True)
-    override = models.CharField(max_length=8, choices=Verdict.choices[:2], blank=True)
+    override = models.CharField(max_length=16, choices=PERSON_VERDICTS, blank=True)
     override_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Drawn into a check sample (queued first for people); None: not sampled.
+    check_sample = models.ForeignKey(
+        JudgeCheckSample, null=True, blank=True, on_delete=models.SET_NULL, related_name="items"
     )
 
     class Meta:

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluation import extraction, metrics, words
-from evaluation.gold import ItemGold, ReleaseGold
+from evaluation.gold import ENTITY_CONDITIONS, ItemGold, ReleaseGold, resampled_by
 from evaluation.statistics import (
     Estimate,
     bootstrap_mean,
     bootstrap_means,
     holm,
     mcnemar_exact,
+    odds_ratio_woolf,
     proportion,
     sign_flip_p,
 )
@@ -178,7 +179,7 @@ def comparison_rows(
     scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold, *, draws: int, seed: int
 ) -> list[dict[str, Any]]:
     """Each scenario against question only on the same items, per kind and model: the paired difference with its
-    cluster-bootstrap interval and a paired test (sign-flip permutation by page pair for ROUGE-L, exact McNemar
+    cluster-bootstrap interval and a paired test (sign-flip permutation by the kind's cluster for means, exact McNemar
     for exact match), Holm-adjusted over the scenarios compared for one kind, model and metric."""
     by: dict[tuple[str, str, str], dict[str, tuple[str, dict[str, Any]]]] = defaultdict(dict)
     for model, scenario, item_id, scores in scored:
@@ -221,7 +222,9 @@ def comparison_rows(
                     "delta": found.mean,
                     "ci_low": found.low,
                     "ci_high": found.high,
-                    "test": "McNemar (exact)" if binary else "paired sign-flip permutation by page pair",
+                    "test": "McNemar (exact)"
+                    if binary
+                    else f"paired sign-flip permutation by {resampled_by(gold.project_kind)}",
                     "p": p,
                 }
             )
@@ -284,6 +287,71 @@ def change_rows(scored: list[tuple[str, str, str, dict[str, Any]]], gold: Releas
                 "ci_high": found.high,
                 "interval": "wilson",
                 "left_out": 0,
+            }
+        )
+    return rows
+
+
+ODDS_RATIO = "odds_ratio"
+ODDS_STRATUM = "direction"
+ODDS_VALUE = "inductive vs deductive"
+ODDS_OVERALL = "all"  # the conditions pooled: each item counted once per condition it was asked under
+ODDS_CELLS = (
+    "inductive_right",
+    "inductive_wrong",
+    "deductive_right",
+    "deductive_wrong",
+    "inductive_unparseable",
+    "deductive_unparseable",
+)
+
+
+def odds_ratio_rows(scored: list[tuple[str, str, str, dict[str, Any]]], gold: ReleaseGold) -> list[dict[str, Any]]:
+    """Geo-bias: the odds of a right answer to an inductive question (entity → attribute) over the odds for a
+    deductive one (attribute → entity), per model and context condition and pooled over the conditions, with
+    Woolf's 95% interval (Haldane–Anscombe +0.5 only when a cell is 0, said in the row's `interval`). The
+    correctness is the recommended one: an unparseable answer is wrong, and counted in `cells`. Items without gold
+    are left out and counted; items of neither direction are not in the table and counted as `left_out` too."""
+    if not gold.entity:
+        return []
+    tables: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(ODDS_CELLS, 0))
+    left_out: dict[tuple[str, str], int] = defaultdict(int)
+    for model, scenario, item_id, scores in scored:
+        direction = gold.items[item_id].strata.get(ODDS_STRATUM)
+        for condition in (scenario, ODDS_OVERALL):
+            if direction not in ("inductive", "deductive") or "recommended:accuracy_json" not in scores:
+                left_out[(model, condition)] += 1
+                continue
+            cell = tables[(model, condition)]
+            cell[f"{direction}_{'right' if scores['recommended:accuracy_json'] else 'wrong'}"] += 1
+            cell[f"{direction}_unparseable"] += int(bool(scores.get("recommended:unparseable")))
+    rows = []
+    order = (*ENTITY_CONDITIONS, ODDS_OVERALL)
+
+    def place(key: tuple[str, str]) -> tuple[str, int, str]:
+        model, condition = key
+        return (model, order.index(condition) if condition in order else len(order), condition)
+
+    for (model, condition), cells in sorted(tables.items(), key=lambda entry: place(entry[0])):
+        found = odds_ratio_woolf(
+            cells["inductive_right"], cells["inductive_wrong"], cells["deductive_right"], cells["deductive_wrong"]
+        )
+        rows.append(
+            {
+                "kind": "entity",
+                "model": model,
+                "scenario": condition,
+                "metric": ODDS_RATIO,
+                "mode": "recommended",
+                "stratum": ODDS_STRATUM,
+                "value": ODDS_VALUE,
+                "n": sum(cells[name] for name in ODDS_CELLS[:4]),
+                "mean": found.value,
+                "ci_low": found.low,
+                "ci_high": found.high,
+                "interval": "woolf_haldane_anscombe" if found.corrected else "woolf",
+                "left_out": left_out.get((model, condition), 0),
+                "cells": cells,
             }
         )
     return rows

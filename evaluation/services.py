@@ -22,9 +22,19 @@ from common.csv_safety import csv_writer
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobStatus, job_claim, job_enqueue, pause_between_steps
 from endpoints.models import Endpoint
-from evaluation import metrics, scoring, tables
-from evaluation.gold import WIKIPEDIA_SCENARIOS, ReleaseGold, release_gold, release_prompts
+from evaluation import annotators, metrics, scoring, tables
+from evaluation.gold import (
+    VALIDATION_SCENARIO,
+    VALIDATION_TEMPLATE,
+    VALIDATION_TEMPLATES,
+    WIKIPEDIA_SCENARIOS,
+    ReleaseGold,
+    release_gold,
+    release_prompts,
+    resampled_by,
+)
 from evaluation.models import EvaluationRun, Prediction
+from evaluation.statistics import ODDS_RATIO_METHOD
 from evaluation.uploads import parse_upload
 from exports.models import Release
 
@@ -149,6 +159,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         gold = evaluation_run_gold(run)
         if run.source == EvaluationRun.Source.ENDPOINT:
             _generate(run, job, gold)
+        unknown_authors = annotators.annotator_stratum_add(gold, run.project)
         unavailable: dict[str, str] = {}
         Prediction.objects.filter(run=run, extraction=Prediction.Extraction.MISSING).delete()
         done = 0
@@ -187,6 +198,7 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
         ]
         results = scoring.results_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed, beat=job.beat)
         results += scoring.change_rows(scored, gold)
+        results += scoring.odds_ratio_rows(scored, gold)
         counts = {
             **run.counts,
             "predictions": total,
@@ -196,6 +208,8 @@ def evaluation_run_score(*, run_id: int) -> EvaluationRun | None:
             "unavailable": unavailable,
             "extraction": _extraction_counts(run),
         }
+        if annotators.STRATUM in gold.strata:
+            counts["annotator_unknown"] = unknown_authors
         comparisons = scoring.comparison_rows(scored, gold, draws=run.bootstrap_draws, seed=run.seed)
         job.finish(results=results, comparisons=comparisons, counts=counts, progress_done=total, stage="")
     except JobLost:
@@ -255,10 +269,19 @@ def evaluation_run_results_csv(run: EvaluationRun) -> str:
     stream = io.StringIO()
     writer = csv_writer(stream)
     provenance = ("project", "release_version", "manifest_sha256", "run")
-    writer.writerow([*provenance, *RESULT_FIELDS])
+    odds = any("cells" in row for row in run.results)  # entity runs: each odds ratio's 2×2 table in columns
+    cells = scoring.ODDS_CELLS if odds else ()
+    writer.writerow([*provenance, *RESULT_FIELDS, *cells])
     for row in run.results:
         writer.writerow(
-            [run.project.slug, run.release_version, run.manifest_sha256, run.pk, *(row.get(f) for f in RESULT_FIELDS)]
+            [
+                run.project.slug,
+                run.release_version,
+                run.manifest_sha256,
+                run.pk,
+                *(row.get(f) for f in RESULT_FIELDS),
+                *((row.get("cells") or {}).get(name, "") for name in cells),
+            ]
         )
     return stream.getvalue()
 
@@ -285,7 +308,9 @@ def evaluation_run_results_download(run: EvaluationRun, fmt: str) -> str:
         return orjson.dumps(evaluation_run_results_document(run), option=orjson.OPT_INDENT_2).decode()
     if fmt not in tables.FORMATS:
         raise InvalidInput(f"No download as {fmt[:20]!r}: csv, json, md or tex.", field="format")
-    grids = tables.run_grids(run.results, run.comparisons, draws=run.bootstrap_draws, seed=run.seed)
+    grids = tables.run_grids(
+        run.results, run.comparisons, draws=run.bootstrap_draws, seed=run.seed, unit=resampled_by(run.project.kind)
+    )
     title = (
         f"{run.project.name}: evaluation run {run.pk} on release v{run.release_version} "
         f"(manifest sha256 {run.manifest_sha256[:16]})"
@@ -304,9 +329,20 @@ def evaluation_run_provenance(run: EvaluationRun) -> dict[str, Any]:
         "file_sha256": run.file_sha256,
         "bootstrap_draws": run.bootstrap_draws,
         "seed": run.seed,
-        "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by page pair",
+        "intervals": "Wilson 95% for proportions; percentile bootstrap 95% for means, resampled by "
+        + resampled_by(run.project.kind),
+        "resampled_by": resampled_by(run.project.kind),
         "modes": scoring.MODE_NAMES,
+        **({"annotator_stratum": annotators.PROVENANCE} if run.project.kind == "wikipedia_qa" else {}),
+        **({"odds_ratios": ODDS_RATIO_METHOD} if run.project.kind == "entity_qa" else {}),
+        **({"prompt_template": _template_provenance(run.prompt_template)} if run.prompt_template else {}),
     }
+
+
+def _template_provenance(name: str) -> dict[str, str]:
+    """A generated validation run's prompt template: its name, its text and the text's sha256."""
+    text = VALIDATION_TEMPLATES.get(name, "")
+    return {"name": name, "text": text, "sha256": hashlib.sha256(text.encode()).hexdigest() if text else ""}
 
 
 def upload_limit() -> int:
@@ -332,6 +368,16 @@ def evaluation_run_rescore(*, run: EvaluationRun, enqueue: bool = True) -> Evalu
 
 # Generation: the release's prompts sent to a model endpoint
 
+GENERATED_KINDS = ("wikipedia_qa", "validation")
+
+
+def generation_scenarios(kind: str, gold: ReleaseGold | None = None) -> list[str]:
+    """The scenarios a generated run of this kind can ask (of this release's, when given)."""
+    if kind not in GENERATED_KINDS:
+        return []
+    offered = [VALIDATION_SCENARIO] if kind == "validation" else list(WIKIPEDIA_SCENARIOS)
+    return [scenario for scenario in offered if gold is None or scenario in gold.scenarios]
+
 
 def evaluation_run_generate(
     *,
@@ -347,9 +393,9 @@ def evaluation_run_generate(
     """A run that asks `endpoint` every prompt of the chosen scenarios (a job), then scores the answers."""
     if release.project_id != project.pk or endpoint.project_id != project.pk:
         raise InvalidInput("The release and the endpoint must belong to this project.", field="endpoint")
-    if project.kind != "wikipedia_qa":
+    if project.kind not in GENERATED_KINDS:
         raise InvalidInput(
-            "Generation sends a release's prompts; only Wikipedia QA releases have them. "
+            "Generation sends a release's prompts; only Wikipedia QA and validation releases have them. "
             "Upload the model's answers for other kinds.",
             field="release",
         )
@@ -358,8 +404,9 @@ def evaluation_run_generate(
     gold = release_gold(release)
     unknown = sorted(set(scenarios) - set(gold.scenarios))
     if not scenarios or unknown:
-        known = ", ".join(scenario for scenario in WIKIPEDIA_SCENARIOS if scenario in gold.scenarios)
+        known = ", ".join(generation_scenarios(project.kind, gold))
         raise InvalidInput(f"Choose scenarios of this release ({known}).", field="scenarios")
+    template = VALIDATION_TEMPLATE if gold.validation else ""
     total = sum(min(len(gold.scenarios[s]), item_limit or len(gold.scenarios[s])) for s in scenarios)
     with transaction.atomic():
         run = EvaluationRun.objects.create(
@@ -372,7 +419,8 @@ def evaluation_run_generate(
             endpoint=endpoint,
             endpoint_name=endpoint.name,
             endpoint_model=endpoint.model,
-            scenarios=[s for s in WIKIPEDIA_SCENARIOS if s in scenarios],
+            scenarios=[s for s in generation_scenarios(project.kind, gold) if s in scenarios],
+            prompt_template=template,
             item_limit=item_limit,
             bootstrap_draws=bootstrap_draws,
             created_by=user,
@@ -398,7 +446,7 @@ def _generate(run: EvaluationRun, job: Any, gold: ReleaseGold) -> None:
     stored = set(Prediction.objects.filter(run=run).values_list("scenario", "item_id"))
     asked: list[tuple[str, str, str]] = []
     for scenario in run.scenarios:
-        prompts = release_prompts(run.release, scenario, run.release_files)
+        prompts = release_prompts(run.release, scenario, run.release_files, run.prompt_template)
         if run.item_limit is not None:
             prompts = prompts[: run.item_limit]
         asked += [(scenario, item_id, prompt) for item_id, prompt in prompts if (scenario, item_id) not in stored]

@@ -202,3 +202,33 @@ def gwet_ac1(table: Sequence[Sequence[float]], confidence: float = 0.95) -> Coef
         return Coefficient(ac1, se, None, None)
     margin = se * float(student.ppf(1 - (1 - confidence) / 2, n - 1))
     return Coefficient(ac1, se, ac1 - margin, min(1.0, ac1 + margin))
+
+
+ODDS_RATIO_METHOD = (
+    "Woolf: the log odds ratio with a normal 95% interval, SE = √(1/a + 1/b + 1/c + 1/d); when a cell is 0, "
+    "0.5 is added to every cell (Haldane–Anscombe) and the row says so"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OddsRatio:
+    value: float | None  # None: one group has no item (no odds to compare)
+    low: float | None
+    high: float | None
+    corrected: bool  # Haldane–Anscombe: 0.5 added to every cell because one was 0
+
+
+def odds_ratio_woolf(a: int, b: int, c: int, d: int, z: float = Z95) -> OddsRatio:
+    """The odds ratio (a/b) / (c/d) of a 2×2 table [[a, b], [c, d]] (rows the groups, columns success and failure)
+    with Woolf's interval: exp(log OR ± z·√(1/a + 1/b + 1/c + 1/d)). A zero cell gets the Haldane–Anscombe
+    correction: 0.5 added to every cell. (statsmodels' `Table2x2(shift_zeros=True)`, its default, does something
+    else: it puts 0.5 in the zero cells only, leaving the others as they are.)"""
+    if min(a, b, c, d) < 0:
+        raise ValueError("a 2×2 table of counts has no negative cell")
+    if a + b == 0 or c + d == 0:
+        return OddsRatio(None, None, None, False)
+    corrected = 0 in (a, b, c, d)
+    cells = [x + 0.5 if corrected else float(x) for x in (a, b, c, d)]
+    log_ratio = math.log(cells[0]) + math.log(cells[3]) - math.log(cells[1]) - math.log(cells[2])
+    se = math.sqrt(sum(1 / x for x in cells))
+    return OddsRatio(math.exp(log_ratio), math.exp(log_ratio - z * se), math.exp(log_ratio + z * se), corrected)

@@ -10,7 +10,8 @@ from typing import Any
 
 from common.csv_safety import csv_writer
 from evaluation.charts import SMALL_CELL, chart
-from evaluation.scoring import METRIC_NAMES, MODE_NAMES
+from evaluation.scoring import METRIC_NAMES, MODE_NAMES, ODDS_OVERALL, ODDS_RATIO
+from evaluation.statistics import ODDS_RATIO_METHOD
 from evaluation.words import KIND_NAMES, scenario_name, stratum_name
 
 SCENARIO_ORDER = (
@@ -45,6 +46,49 @@ def cell(row: dict[str, Any]) -> dict[str, Any]:
         "small": row["n"] < SMALL_CELL,
         "raw": row["mean"],
     }
+
+
+ODDS_CAPTION = (
+    "Odds of a right answer to an inductive question (entity → attribute) over the odds for a deductive one "
+    f"(attribute → entity), with its 95% interval. Method: {ODDS_RATIO_METHOD}. Unparseable answers count as "
+    "wrong (their number is shown). All conditions pools the conditions: an item counts once per condition it was "
+    "asked under, and the interval treats those answers as independent."
+)
+CORRECTED_MARK = "[+0.5]"
+
+
+def ratio_text(value: float | None) -> str:
+    """An odds ratio to three significant digits, trailing zeros kept (1.80, 0.210, 15.4, 356)."""
+    return "" if value is None else f"{value:#.3g}".rstrip(".")
+
+
+def odds_ratio_table(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The odds ratios of one kind and model (entity questions): one line per context condition, then pooled."""
+    picked = [row for row in rows if row["metric"] == ODDS_RATIO]
+    if not picked:
+        return None
+    lines = [
+        {
+            "scenario": row["scenario"],
+            "ratio": ratio_text(row["mean"]),
+            "low": ratio_text(row["ci_low"]),
+            "high": ratio_text(row["ci_high"]),
+            "n": row["n"],
+            "left_out": row.get("left_out", 0),
+            "corrected": row["interval"] != "woolf",
+            "cells": row.get("cells", {}),
+            "row": row,
+        }
+        for row in picked
+    ]
+    corrected = [scenario_name(line["scenario"]) for line in lines if line["corrected"]]
+    caption = ODDS_CAPTION + (
+        f" Haldane–Anscombe correction (0.5 added to every cell, a cell being 0) used for: {', '.join(corrected)}; "
+        f"marked {CORRECTED_MARK}."
+        if corrected
+        else " No cell was 0: no correction was used."
+    )
+    return {"lines": lines, "caption": caption}
 
 
 def _scenario_key(scenario: str) -> tuple[int, str]:
@@ -124,6 +168,7 @@ def results_tables(
                 "has_delta": baseline is not None and kind != "trivia",
                 "primary": {"mode": primary[0], "name": METRIC_NAMES.get(primary[1], primary[1])},
                 "strata": strata,
+                "odds_ratios": odds_ratio_table(rows),
                 "chart": chart(
                     [("", [(scenario_name(s), index.get((s, *primary))) for s in scenarios if (s, *primary) in index])],
                     id=f"chart-{kind}-{len(tables) + 1}",
@@ -161,6 +206,9 @@ def figure_text(row: dict[str, Any], *, small_mark: str = "⚠") -> str:
     """`61.2 (55.0–67.1), n=40`, × 100; no interval when there is none; a dash when nothing was scored."""
     if row.get("mean") is None:
         return f"—, n={row['n']}"
+    if row.get("metric") == ODDS_RATIO:
+        text = f"{ratio_text(row['mean'])} ({ratio_text(row['ci_low'])}–{ratio_text(row['ci_high'])}), n={row['n']}"
+        return text + (f" {CORRECTED_MARK}" if row.get("interval") != "woolf" else "")
     text = f"{100 * row['mean']:.1f}"
     if row.get("ci_low") is not None and row.get("ci_high") is not None:
         text += f" ({100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f})"
@@ -174,14 +222,19 @@ def _delta_text(compared: dict[str, str]) -> str:
 
 
 def run_grids(
-    run_results: list[dict[str, Any]], comparisons: list[dict[str, Any]], *, draws: int, seed: int
+    run_results: list[dict[str, Any]],
+    comparisons: list[dict[str, Any]],
+    *,
+    draws: int,
+    seed: int,
+    unit: str = "page pair",
 ) -> list[Grid]:
     """The run page's tables as grids: per item kind and model, scenarios × metrics (with the Δ against question
     only), then each stratum × scenarios under the primary metric. Each caption states what its numbers are."""
     grids: list[Grid] = []
     intervals = (
         f"95% intervals: Wilson for proportions (exact match, accuracy); percentile bootstrap for means, resampled "
-        f"by page pair ({draws:,} draws, seed {seed})"
+        f"by {unit} ({draws:,} draws, seed {seed})"
     )
     modes = "; ".join(f"{mode} = {words}" for mode, words in MODE_NAMES.items())
     index = {
@@ -214,6 +267,22 @@ def run_grids(
                 rows=rows,
             )
         )
+        odds = table["odds_ratios"]
+        if odds:
+            grids.append(
+                Grid(
+                    name=f"{kind} · {model} · odds ratios inductive vs deductive",
+                    caption=f"{what}: {odds['caption']}",
+                    stub="Context condition",
+                    columns=[
+                        "Odds ratio (95% interval), n",
+                        "Inductive right / wrong",
+                        "Deductive right / wrong",
+                        "Unparseable, counted wrong (inductive / deductive)",
+                    ],
+                    rows=[_odds_grid_row(line) for line in odds["lines"]],
+                )
+            )
         primary = PRIMARY.get(kind)
         for stratum in table["strata"]:
             by = {
@@ -238,6 +307,22 @@ def run_grids(
                 )
             )
     return grids
+
+
+def _odds_grid_row(line: dict[str, Any]) -> tuple[str, list[dict[str, Any] | str | None]]:
+    def pair(first: str, second: str) -> str:
+        return f"{line['cells'].get(first, 0)} / {line['cells'].get(second, 0)}"
+
+    label = "All conditions" if line["scenario"] == ODDS_OVERALL else scenario_name(line["scenario"])
+    return (
+        label,
+        [
+            line["row"],
+            pair("inductive_right", "inductive_wrong"),
+            pair("deductive_right", "deductive_wrong"),
+            pair("inductive_unparseable", "deductive_unparseable"),
+        ],
+    )
 
 
 def render(grids: list[Grid], fmt: str, *, title: str, fixed: dict[str, Any] | None = None) -> str:

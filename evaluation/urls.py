@@ -56,6 +56,12 @@ urlpatterns = [
         name="evaluation_judgment_resume",
     ),
     path(
+        "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/sample/",
+        judge_views.judgment_sample,
+        name="evaluation_judgment_sample",
+    ),
+    path("projects/<slug:slug>/evaluation/judge-checks/", judge_views.judge_checks, name="evaluation_judge_checks"),
+    path(
         "projects/<slug:slug>/evaluation/<int:run_id>/judge/<int:judgment_id>/check/",
         judge_views.judge_check,
         name="evaluation_judge_check",

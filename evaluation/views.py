@@ -35,13 +35,14 @@ def _versions(project: Project) -> list[int]:
 
 
 def _generate_form(project: Project, data: object = None) -> GenerateForm | None:
-    """Generation needs the release's prompt templates: Wikipedia QA projects only."""
-    if project.kind != Project.Kind.WIKIPEDIA_QA:
+    """Generation needs prompts: the release's templates (Wikipedia QA) or the named validation template."""
+    scenarios = services.generation_scenarios(project.kind)
+    if not scenarios:
         return None
     endpoints = [
         (endpoint.pk, f"{endpoint.name} ({endpoint.model})") for endpoint in Endpoint.objects.filter(project=project)
     ]
-    return GenerateForm(data, versions=_versions(project), endpoints=endpoints)
+    return GenerateForm(data, versions=_versions(project), endpoints=endpoints, scenarios=scenarios)
 
 
 def _list_context(access: ProjectAccess, **forms: object) -> dict[str, object]:

@@ -31,6 +31,7 @@ METRIC_NAMES = {
     "change_correction": "Corrected: wrong without context → right",
     "change_misleading": "Misled: right without context → wrong",
     "change_distraction": "Distracted: right without context → wrong",
+    "odds_ratio": "Odds ratio of a right answer, inductive vs deductive",
 }
 CHANGES = ("change_correction", "change_misleading", "change_distraction")
 MODE_NAMES = {
@@ -54,6 +55,7 @@ STRATUM_NAMES = {
     "standard_lead": "a model answers it from the standard article",
     "verification": "full-document check",
     "review": "review history",
+    "annotator": "annotator",
 }
 KIND_NAMES = {
     "lead": "Lead-section QA",

@@ -1,4 +1,4 @@
-// Checking a judge: y marks the answer correct, n incorrect, whatever the keyboard layout (keymap.js reads
+// Checking a judge: y marks the answer correct, n incorrect (three-way: c correct, i incorrect, a not attempted), whatever the keyboard layout (keymap.js reads
 // event.code when the layout is not Latin). The forms are looked up at each key: htmx swaps in the next item.
 import { keyOf } from "./keymap.js";
 

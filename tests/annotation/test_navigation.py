@@ -39,7 +39,9 @@ def test_a_coordinators_bar_is_four_task_groups_with_members_under_settings(demo
     assert list(groups) == ["Work", "Review", "Data", "Settings"]
     assert groups["Settings"] == ["Settings", "Members", "Model endpoints", "Local-knowledge check", "Audit log"]
     # the 17 links of the flat bar (after the project's name) are all still there, and Evaluation beside Releases
-    assert sum(len(links) for links in groups.values()) == 19
+    # (and, under Review, the LLM judge's checks by people)
+    assert sum(len(links) for links in groups.values()) == 20
+    assert groups["Review"][-1] == "Judge checks"
     assert groups["Data"][:2] == ["Releases", "Evaluation"]
     for slug in ("doha-val", "bavaria-trivia", "bavaria-companies"):
         assert {"Members", "Model endpoints"} <= set(bar("coordinator", slug)["Settings"])

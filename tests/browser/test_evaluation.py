@@ -174,3 +174,86 @@ def test_a_researcher_has_a_run_judged_checks_the_judge_by_keyboard_and_reads_th
     assert not JudgedItem.objects.filter(judgment__run=run).exclude(override="").exists()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=str(tmp_path / "judgment-390.png"), full_page=True)
+
+
+def test_a_coordinator_samples_a_three_way_judgment_a_reviewer_checks_it_by_keyboard_at_phone_width(
+    page: Page, project, annotator, coordinator, researcher, reviewer, settings, tmp_path, model_stub
+):
+    """Three-way judge → Sample k per scenario → a reviewer at 390 px checks the sampled items with c / i / a (one
+    key from an Arabic layout) → the coordinator reads the agreement beside the judge column."""
+    from evaluation.models import JudgedItem
+    from tests.endpoints.conftest import make_endpoint
+    from tests.evaluation.test_judge import scored_run
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    authored_pair(project, annotator)
+    authored_pair(project, annotator, evidence=("深水埗", "六十幾年"))
+    release = releases.release_build_now(project=project, user=coordinator, seed=1)
+    run = scored_run(release, researcher)
+    make_endpoint(project, coordinator, model_stub, name="judge")
+    questions = [line["question"] for line in prompt_lines(release, "question_only")]
+    replies = {questions[0]: "INCORRECT", questions[1]: "NOT_ATTEMPTED"}
+    model_stub.answer(
+        lambda request: next((r for q, r in replies.items() if f"Question: {q}\n" in request.prompt_text), "CORRECT")
+    )
+
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/evaluation/{run.pk}/judge/")
+    page.get_by_label("Judge (a model endpoint of the project)").select_option(label="judge (qwen2.5-7b-instruct)")
+    page.locator("#judge-rubric").get_by_label("Correct / incorrect / not attempted", exact=False).check()
+    page.locator("#judge-start-button").click()
+    expect(page.locator("#judgment-state")).to_have_text("Judged")
+    page.reload()
+    expect(page.locator("#judgment-rubric")).to_contain_text("Correct / incorrect / not attempted")
+    expect(page.locator("#judgment-results")).to_contain_text("Correct given attempted")
+    page.get_by_label("Items per scenario (k)").fill("3")
+    page.get_by_label("Seed").fill("42")
+    page.locator("#sample-button").click()
+    expect(page.locator(".message").first).to_contain_text("Sampled 3 items (3 per scenario, seed 42)")
+    expect(page.locator("#sample-progress")).to_contain_text("Checked 0 of 3 sampled")
+    sampled = set(JudgedItem.objects.filter(judgment__run=run, check_sample__isnull=False).values_list("id", flat=True))
+    assert len(sampled) == 3
+
+    # A reviewer (a native speaker) at phone width, from the project bar, by keyboard only
+    page.context.clear_cookies()
+    page.set_viewport_size({"width": 390, "height": 800})
+    log_in(page, "reviewer")
+    page.goto(f"/projects/{project.slug}/")
+    nav_to(page, "Judge checks", "Review")
+    expect(page.locator("#judge-check-list")).to_contain_text("0 of 3 sampled")
+    page.locator("#judge-check-list").get_by_role("link", name="Check").click()
+    expect(page.locator("body[data-judge-keys-ready]")).to_have_count(1)
+    expect(page.locator("#check-progress")).to_contain_text("Checked 0 of 3 sampled")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path="/tmp/judge-three-way-check-390.png", full_page=True)
+    for number, key in enumerate(("c", "i", "a")):
+        shown = page.locator("#check-item").get_attribute("data-item")
+        assert int(shown or 0) in sampled and page.locator("#check-item").get_attribute("data-sampled") == "yes"
+        if key == "a":  # an Arabic layout: the key printed A gives "ش"; only event.code names the key
+            page.evaluate(
+                "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ش', code: 'KeyA', bubbles: true}))"
+            )
+        else:
+            page.keyboard.press(key)
+        expect(page.locator("#check-progress")).to_contain_text(f"Checked {number + 1} of 3 sampled")
+    assert sorted(JudgedItem.objects.filter(pk__in=sampled).values_list("human", flat=True)) == [
+        "correct", "incorrect", "not_attempted"
+    ]  # fmt: skip
+    expect(page.locator("#judge-agreement")).to_have_count(0)  # a reviewer checks; the report is the researchers'
+
+    # The coordinator reads the agreement beside the judge column
+    page.context.clear_cookies()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    log_in(page, "coordinator")
+    page.goto(
+        f"/projects/{project.slug}/evaluation/{run.pk}/judge/{JudgedItem.objects.get(pk=min(sampled)).judgment_id}/"
+    )
+    cell = page.locator("#judgment-results-table tbody tr").first.locator(".agreement-cell")
+    expect(cell).to_contain_text("checked 3 of 3 sampled")
+    expect(cell).to_contain_text("small n")
+    expect(cell).to_contain_text("AC1")
+    expect(page.locator("#agreement-confusion thead")).to_contain_text("Person NOT_ATTEMPTED")
+    page.screenshot(path="/tmp/judge-three-way-agreement.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path="/tmp/judge-three-way-agreement-390.png", full_page=True)

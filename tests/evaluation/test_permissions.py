@@ -2,7 +2,8 @@
 
 Who may do what: researchers and coordinators of the project (and superusers) list, start, open, score again and
 download evaluation runs; members with other roles get 403, non-members 404, anonymous visitors the sign-in page
-(pages) or 403 (API).
+(pages) or 403 (API). Checking an LLM judge (the check queue, the next item, a person's verdict, the list of judge
+checks) is open to reviewers too: the native speakers.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ PAGE_EXPECTED: dict[str, tuple[str, tuple[int, ...]]] = {
     "evaluation_judgment": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_judgment_resume": ("post", (LOGIN, 404, 403, 403, 302, 302)),
     "evaluation_judgment_csv": ("get", (LOGIN, 404, 403, 403, 200, 200)),
-    "evaluation_judge_check": ("get", (LOGIN, 404, 403, 403, 200, 200)),
+    "evaluation_judge_check": ("get", (LOGIN, 404, 403, 200, 200, 200)),  # reviewers check the judge
+    "evaluation_judge_checks": ("get", (LOGIN, 404, 403, 200, 200, 200)),
+    "evaluation_judgment_sample": ("post", (LOGIN, 404, 403, 403, 302, 302)),  # k 20 by default
     "evaluation_judged_override": ("post", (LOGIN, 404, 403, 403, 400, 400)),
     "evaluation_compare": ("get", (LOGIN, 404, 403, 403, 200, 200)),
     "evaluation_leaderboard": ("get", (LOGIN, 404, 403, 403, 200, 200)),
@@ -71,7 +74,10 @@ API_ENDPOINTS: list[tuple[str, str, dict | None, tuple[int, ...]]] = [
     ("get", JUDGMENT + "verdicts.csv", None, (403, 404, 403, 403, 200, 200)),
     ("post", JUDGMENT + "resume/", {}, (403, 404, 403, 403, 202, 202)),
     ("get", JUDGMENT + "items/", None, (403, 404, 403, 403, 200, 200)),
-    ("post", JUDGMENT + "items/{judged_id}/check/", {}, (403, 404, 403, 403, 400, 400)),
+    ("post", JUDGMENT + "items/{judged_id}/check/", {}, (403, 404, 403, 400, 400, 400)),  # reviewers check too
+    ("get", JUDGMENT + "check/next/", None, (403, 404, 403, 200, 200, 200)),
+    ("get", JUDGMENT + "samples/", None, (403, 404, 403, 403, 200, 200)),
+    ("post", JUDGMENT + "samples/", {}, (403, 404, 403, 403, 201, 201)),
     ("post", JUDGMENT + "items/{judged_id}/override/", {}, (403, 404, 403, 403, 400, 400)),
     ("get", "projects/{slug}/evaluation/runs/{run_id}/compare/", None, (403, 404, 403, 403, 400, 400)),  # no baseline
     ("get", "projects/{slug}/evaluation/leaderboard/", None, (403, 404, 403, 403, 200, 200)),
@@ -117,6 +123,7 @@ def page_url(name: str, world: dict) -> str:
         "evaluation_judgment_resume",
         "evaluation_judge_check",
         "evaluation_judgment_csv",
+        "evaluation_judgment_sample",
     }:
         return reverse(name, kwargs={**ids, "judgment_id": world["judgment_id"]})
     if name == "evaluation_results":

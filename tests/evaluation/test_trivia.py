@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 
 from annotation.services.members import membership_set
 from evaluation.gold import release_gold
@@ -84,6 +85,13 @@ def test_strict_and_tolerant_accuracy_by_language_and_subset(trivia_release, dja
         assert cell("accuracy_strict", language, "subset", "local")["mean"] == 0.5
         assert cell("accuracy_strict", language, "subset", "global")["n"] == 2
     assert run["counts"]["extraction"]["m · eus"] == {"found": 2, "not_found": 2, "tolerant found": 4}
+    # Trivia items share no page: the bootstrap resamples items, and every caption says so.
+    assert run["provenance"]["resampled_by"] == "item"
+    assert run["provenance"]["intervals"].endswith("resampled by item")
+    browser = Client()
+    browser.force_login(trivia_release["researcher"])
+    page = browser.get(f"/projects/{trivia_release['slug']}/evaluation/{run['id']}/").content.decode()
+    assert "resampled by item" in page and "page pair" not in page
 
 
 def test_a_harness_loglikelihood_log_becomes_letters(trivia_release, django_capture_on_commit_callbacks):

@@ -671,6 +671,8 @@ RESEARCHER_PAGES: dict[str, int] = {
     "evaluation_judgment_resume": REDIRECT,
     "evaluation_judgment_csv": OK,
     "evaluation_judge_check": OK,
+    "evaluation_judge_checks": OK,
+    "evaluation_judgment_sample": REDIRECT,  # they sample k per scenario for people to check
     "evaluation_judged_override": 400,
     "evaluation_compare": OK,
     "evaluation_leaderboard": OK,
@@ -711,6 +713,10 @@ RESEARCHER_API: dict[tuple[str, str], int] = {
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/verdicts.csv"): OK,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/"): OK,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/check/"): 400,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/check/next/"): OK,
+    ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/samples/"): OK,
+    # they sample k per scenario for people to check; the resume above put the judgment back in the queue: 409
+    ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/samples/"): 409,
     ("post", "/api/projects/{slug}/evaluation/runs/{run_id}/judgments/{judgment_id}/items/{judged_id}/override/"): 400,
     ("get", "/api/projects/{slug}/evaluation/runs/{run_id}/compare/"): 400,  # no baseline
     ("get", "/api/projects/{slug}/evaluation/leaderboard/"): OK,

@@ -9,7 +9,7 @@ from common.errors import ServiceError
 from common.jobs import JobStatus
 from endpoints.models import Endpoint
 from evaluation import judging, services, tables, words
-from evaluation.models import EvaluationRun
+from evaluation.models import EvaluationRun, Rubric
 from exports.access import get_release_of_project
 
 
@@ -34,8 +34,15 @@ class Command(BaseCommand):
             "--judge",
             default="",
             metavar="ENDPOINT",
-            help="Then have this model endpoint of the project (its name or id) judge every answer YES or NO, "
-            "with the project's current judge prompt; writes judgment.csv and the accuracies into results.json.",
+            help="Then have this model endpoint of the project (its name or id) judge every answer under --rubric, "
+            "with the project's current judge prompt of that rubric; writes judgment.csv and the rates into "
+            "results.json.",
+        )
+        parser.add_argument(
+            "--rubric",
+            default=Rubric.YES_NO,
+            choices=Rubric.values,
+            help="yes_no (WiLoVa: YES or NO, the default) or three_way (CORRECT / INCORRECT / NOT_ATTEMPTED).",
         )
 
     def handle(self, *args, **options) -> None:
@@ -77,7 +84,7 @@ class Command(BaseCommand):
         out.mkdir(parents=True, exist_ok=True)
         document = services.evaluation_run_results_document(scored)
         if judge is not None:
-            document["judgment"] = self._judge(scored, judge, out)
+            document["judgment"] = self._judge(scored, judge, out, options["rubric"])
         (out / "results.json").write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
         for fmt in ("csv", "md", "tex"):
             (out / f"results.{fmt}").write_text(services.evaluation_run_results_download(scored, fmt), encoding="utf-8")
@@ -101,11 +108,11 @@ class Command(BaseCommand):
             raise CommandError(f"No model endpoint {name!r} in {project.slug} (its endpoints: {known}).")
         return found
 
-    def _judge(self, run: EvaluationRun, endpoint: Endpoint, out: Path) -> dict[str, Any]:
+    def _judge(self, run: EvaluationRun, endpoint: Endpoint, out: Path, rubric: str) -> dict[str, Any]:
         """The same judgment the page and the API start, run in this process; its results as results.json holds
         them, every verdict in judgment.csv, and the accuracies printed."""
         try:
-            judgment = judging.judgment_start(run=run, endpoint=endpoint, user=None, enqueue=False)
+            judgment = judging.judgment_start(run=run, endpoint=endpoint, user=None, rubric=rubric, enqueue=False)
         except ServiceError as error:
             raise CommandError(f"Run {run.pk} was scored (results in {out}), but not judged: {error.message}") from None
         judged = judging.judgment_run(judgment_id=judgment.pk)
@@ -113,24 +120,42 @@ class Command(BaseCommand):
             raise CommandError(f"The judgment failed: {judged.error if judged else 'another worker holds it'}")
         results = judging.judgment_results(judged)
         (out / "judgment.csv").write_text(judging.judgment_csv(judged), encoding="utf-8")
+        three_way = judged.rubric == Rubric.THREE_WAY
+        what = "correct = C / (C + I + NA) × 100" if three_way else "accuracy = YES / (YES + NO) × 100"
         self.stdout.write(
             f"\nLLM judge {judged.endpoint_name} ({judged.endpoint_model}), prompt v{judged.prompt_version}, "
-            f"temperature {judged.temperature}: accuracy = YES / (YES + NO) × 100, Wilson 95% interval"
+            f"rubric {judged.rubric}, temperature {judged.temperature}: {what}, Wilson 95% interval"
         )
         for row in results:
-            accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}"
-            interval = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}]"
-            self.stdout.write(
-                f"  {row['model']} · {words.scenario_name(row['scenario'])}: {accuracy}{interval} n={row['n']}"
-                f" (YES {row['yes']}, NO {row['no']}, unscored {row['unscored']}, failed calls {row['failed']})"
-            )
+            accuracy = _percent(row["accuracy"], row["ci_low"], row["ci_high"])
+            line = f"  {row['model']} · {words.scenario_name(row['scenario'])}: {accuracy} n={row['n']}"
+            if three_way:
+                skipped = _percent(row["not_attempted_rate"], row["not_attempted_ci_low"], row["not_attempted_ci_high"])
+                given = _percent(row["correct_given_attempted"], row["attempted_ci_low"], row["attempted_ci_high"])
+                line += (
+                    f"; not attempted {skipped}; correct given attempted {given} n={row['n_attempted']}"
+                    f" (CORRECT {row['correct']}, INCORRECT {row['incorrect']}, NOT_ATTEMPTED {row['not_attempted']},"
+                    f" unscored {row['unscored']}, failed calls {row['failed']})"
+                )
+            else:
+                line += f" (YES {row['yes']}, NO {row['no']}, unscored {row['unscored']}, failed calls {row['failed']})"
+            self.stdout.write(line)
         return {
             "id": judged.pk,
             "endpoint": judged.endpoint_name,
             "model": judged.endpoint_model,
             "prompt_version": judged.prompt_version,
+            "rubric": judged.rubric,
             "temperature": judged.temperature,
             "max_asks": judged.max_asks,
-            "accuracy": "YES / (YES + NO); unscored outputs left out of n and counted; Wilson 95% interval",
+            "accuracy": judging.RESULTS_CONVENTION[Rubric(judged.rubric)],
             "results": results,
         }
+
+
+def _percent(value: float | None, low: float | None, high: float | None) -> str:
+    """A rate × 100 with its interval, or — when nothing was graded (empty, not 0)."""
+    if value is None:
+        return "—"
+    interval = "" if low is None or high is None else f" [{100 * low:.1f}–{100 * high:.1f}]"
+    return f"{100 * value:.1f}{interval}"
