@@ -17,7 +17,7 @@ from django.db.models import Count, FilteredRelation, Model, OuterRef, Q, QueryS
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from annotation.models import Collection, ImportJob, Membership, PagePair, Project, QAItem, Role
+from annotation.models import ImportJob, Membership, PagePair, Project, QAItem, Role
 
 AnyUser = User | AnonymousUser
 # One role, or any of several: `role=Role.COORDINATOR`, `role=(Role.REVIEWER, Role.COORDINATOR)`.
@@ -302,16 +302,6 @@ def get_import_job_for_user(user: AnyUser, slug: str, job_id: int) -> ImportJob:
         raise Http404("No such import in this project.")
     job.project = project
     return job
-
-
-def get_collection_for_user(user: AnyUser, slug: str, collection_id: int) -> Collection:
-    """A Wikipedia collection of the project (coordinators)."""
-    project = get_project_for_user(user, slug, role=Role.COORDINATOR)
-    collection = Collection.objects.select_related("created_by").filter(project=project, pk=collection_id).first()
-    if collection is None:
-        raise Http404("No such collection in this project.")
-    collection.project = project
-    return collection
 
 
 def user_projects(user: AnyUser) -> QuerySet[Project]:

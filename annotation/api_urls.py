@@ -37,25 +37,4 @@ urlpatterns = [
         api_imports.ImportRerunApi.as_view(),
         name="api_import_rerun",
     ),
-    path("projects/<slug:slug>/collections/", api_imports.CollectionListApi.as_view(), name="api_collections"),
-    path(
-        "projects/<slug:slug>/collections/<int:collection_id>/",
-        api_imports.CollectionDetailApi.as_view(),
-        name="api_collection",
-    ),
-    path(
-        "projects/<slug:slug>/collections/<int:collection_id>/titles/",
-        api_imports.CollectionTitlesApi.as_view(),
-        name="api_collection_titles",
-    ),
-    path(
-        "projects/<slug:slug>/collections/<int:collection_id>/cancel/",
-        api_imports.CollectionCancelApi.as_view(),
-        name="api_collection_cancel",
-    ),
-    path(
-        "projects/<slug:slug>/collections/<int:collection_id>/resume/",
-        api_imports.CollectionResumeApi.as_view(),
-        name="api_collection_resume",
-    ),
 ]

@@ -7,12 +7,9 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         """This app's background jobs (common/jobs.py) and its part of the project kinds (common/kinds.py)."""
-        from annotation.models import Collection, ImportJob
+        from annotation.models import ImportJob
         from common.jobs import job_type_register
 
-        job_type_register(
-            "collection", model=Collection, task="annotation.tasks.collection_run", stale_setting="JOB_STALE_SECONDS"
-        )
         job_type_register(
             "import", model=ImportJob, task="annotation.tasks.import_job_run", stale_setting="JOB_STALE_SECONDS"
         )

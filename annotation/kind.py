@@ -1,5 +1,5 @@
-"""The Wikipedia QA project kind, as this app registers it (`common.kinds`); review adds its next steps and
-exports its release writers, because those parts live above this app."""
+"""The Wikipedia QA project kind, as this app registers it (`common.kinds`); wikiqa adds its importer, review its
+next steps and exports its release writers, because those parts live above this app."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from django.db.models import Count as Counted
 
-from annotation.ingest import PAIRS_IMPORTER
 from annotation.models import PagePair, Project, QAItem
 from common import kinds
 from common.kinds import ALL, ANNOT, COORD, PUBLIC, READ, REVIEW, Link
@@ -74,7 +73,6 @@ def register() -> None:
             settings="project_settings",
             nav=NAV,
             count=kinds.Count("page pair", "page pairs", pair_counts),
-            importer=PAIRS_IMPORTER,
             release_columns=(("Lead QAs", "lead_qa"), ("Document QAs", "document_qa")),
             manifest_project=wikipedia_manifest_project,
             prompt_templates=True,

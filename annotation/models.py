@@ -573,13 +573,6 @@ class ItemEvent(models.Model):
         return f"Item {self.item_id}: {self.action}"
 
 
-# Collections, import jobs and the original rows of imported releases live in their own module.
+# Import jobs and the original rows of imported releases live in their own module.
 from annotation.models_checks import LocalCheck  # noqa: E402, F401
-from annotation.models_ingest import (  # noqa: E402, F401
-    Collection,
-    CollectionTitle,
-    ImportJob,
-    SourceFile,
-    SourceRow,
-    WikiPage,
-)
+from annotation.models_ingest import ImportJob, SourceFile, SourceRow  # noqa: E402, F401

@@ -129,6 +129,44 @@ class ItemFilter(ListFilter):
     status: str = ""
     kind: str = ""
     author: str = ""  # a username
+    verification: str = ""  # one of VERIFICATION_FILTERS
+    topic: str = ""  # the pair's final topic label
+
+
+# What a lead item's check against the standard page's full text says (its latest verification), as the item
+# list filters it and the release readiness counts it.
+VERIFICATION_FILTERS = {
+    "none": "Not checked",
+    "outdated": "Answer changed since the check",
+    "found": "Found on the standard page",
+    "not_found": "Not found on the standard page",
+    "not_possible": "Not possible (no standard full text)",
+}
+
+
+def items_by_verification(items: QuerySet[QAItem], verification: str) -> QuerySet[QAItem]:
+    """Lead items whose check says `verification` (a key of VERIFICATION_FILTERS): "none" never checked (an
+    imported item's own verification in its metadata counts as a check), "outdated" checked on an answer that has
+    changed since ("not possible" is about the pair, and a check from before answers were kept cannot tell), else
+    the latest check's result. Any other value narrows nothing."""
+    if verification not in VERIFICATION_FILTERS:
+        return items
+    leads = items.filter(kind=QAItem.Kind.LEAD)
+    if verification == "none":
+        return leads.filter(verifications__isnull=True).exclude(metadata__has_key="verification")
+    # The review app's model, through the relation (this app sits below it and does not import it).
+    checks = QAItem._meta.get_field("verifications").related_model
+    latest = checks._default_manager.filter(item=OuterRef("pk")).order_by("-number")
+    checked = leads.annotate(
+        checked_result=Subquery(latest.values("result")[:1]), checked_answer=Subquery(latest.values("answer")[:1])
+    )
+    if verification == "outdated":
+        return (
+            checked.filter(checked_answer__isnull=False)
+            .exclude(checked_result="not_possible")
+            .exclude(checked_answer=F("answer_standard"))
+        )
+    return checked.filter(checked_result=verification)
 
 
 @dataclass(frozen=True)
@@ -138,6 +176,7 @@ class PairFilter(ListFilter):
     text: str = ""  # in either page's title
     status: str = ""
     annotator: str = ""  # the username of the pair's annotator
+    topic: str = ""  # the pair's final topic label
 
 
 def pairs_filtered(pairs: QuerySet[PagePair], flt: PairFilter) -> QuerySet[PagePair]:
@@ -146,6 +185,8 @@ def pairs_filtered(pairs: QuerySet[PagePair], flt: PairFilter) -> QuerySet[PageP
         pairs = pairs.filter(status=flt.status)
     if flt.annotator:
         pairs = pairs.filter(assignee__username=flt.annotator)
+    if flt.topic:  # the final label (agreed or adjudicated), the one releases carry
+        pairs = pairs.filter(final_labels__kind="topic", final_labels__value=flt.topic)
     if flt.text:
         pairs = pairs.filter(Q(local_title__icontains=flt.text) | Q(standard_title__icontains=flt.text))
     return pairs
@@ -159,6 +200,9 @@ def items_filtered(items: QuerySet[QAItem], flt: ItemFilter) -> QuerySet[QAItem]
         items = items.filter(kind=flt.kind)
     if flt.author:
         items = items.filter(author__username=flt.author)
+    items = items_by_verification(items, flt.verification)
+    if flt.topic:
+        items = items.filter(pair__final_labels__kind="topic", pair__final_labels__value=flt.topic)
     if flt.text:
         text = flt.text
         items = items.filter(

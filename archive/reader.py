@@ -45,6 +45,9 @@ MOVED_MODELS = {
     "review.ItemEvent": "annotation.ItemEvent",
     "annotation.Account": "accounts.Account",
     "annotation.ApiToken": "accounts.ApiToken",
+    "annotation.Collection": "wikiqa.Collection",
+    "annotation.CollectionTitle": "wikiqa.CollectionTitle",
+    "annotation.WikiPage": "wikiqa.WikiPage",
 }
 
 
@@ -392,7 +395,7 @@ def _adjust(label: str, obj: models.Model, slug: str) -> None:
 
 # Archives written before the job models shared their fields (common/jobs.py) name these the old way.
 JOB_FIELDS_RENAMED = {
-    "annotation.Collection": {"done": "progress_done", "total": "progress_total"},
+    "wikiqa.Collection": {"done": "progress_done", "total": "progress_total"},
     "annotation.ImportJob": {"bytes_done": "progress_done", "bytes_total": "progress_total"},
     "exports.Release": {"build_token": "owner"},
     "review.AgreementReport": {"progress": "progress_done"},

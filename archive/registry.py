@@ -28,7 +28,7 @@ ROOT = "annotation.Project"
 
 # Local models that are not part of a project's archive, and why.
 EXCLUDED: dict[str, str] = {
-    "annotation.WikiPage": "A server-wide cache of fetched Wikipedia pages, shared by every project; it fills "
+    "wikiqa.WikiPage": "A server-wide cache of fetched Wikipedia pages, shared by every project; it fills "
     "itself again on the next collection.",
     "accounts.ApiToken": "A person's credentials on this server: they never leave it (and name no project).",
     "accounts.Account": "About a person's account, not a project (whether they must still choose their own "

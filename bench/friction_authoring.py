@@ -401,11 +401,11 @@ def serve(root: Path, database: Path) -> tuple[subprocess.Popen, dict]:
     return server, paths
 
 
-def wait_for_server() -> None:
-    """Until the server on PORT answers its sign-in page (30 s at most)."""
+def wait_for_server(port: int = PORT) -> None:
+    """Until the server on `port` answers its sign-in page (30 s at most)."""
     for _ in range(150):
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{PORT}/accounts/login/", timeout=2)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=2)
             return
         except OSError:
             time.sleep(0.2)

@@ -20,10 +20,10 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-# Characters in one cell the csv module will read (a process-wide setting of the module). Uploads are capped in
-# bytes before they are read (IMPORT_MAX_BYTES and each import's own cap), so a cell cannot be larger than that.
+# Characters in one cell the csv module will read (a process-wide setting of the module, set by `csv_reader` where a
+# file is read, so no import order decides whether a long cell is read). Uploads are capped in bytes before they
+# are read (IMPORT_MAX_BYTES and each import's own cap), so a cell cannot be larger than that.
 CELL_READ_LIMIT = 256 * 1024 * 1024
-csv.field_size_limit(CELL_READ_LIMIT)
 
 UTF8_REMEDY = (
     "save it as UTF-8 and upload it again (Excel: Save As, “CSV UTF-8”; LibreOffice: Character set “Unicode (UTF-8)”)"
@@ -57,10 +57,18 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+def csv_reader(lines: Iterable[str], *, delimiter: str = ",") -> Any:  # csv.reader's type is not public
+    """`csv.reader` over `lines` that reads cells up to CELL_READ_LIMIT: a long cell reaches the import's own
+    length check (row and field named) instead of the csv module's "field larger than field limit". Every CSV
+    this project reads goes through here."""
+    csv.field_size_limit(CELL_READ_LIMIT)
+    return csv.reader(lines, delimiter=delimiter)
+
+
 def rows(text: str, *, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
     """(line where the row ends, its cells) for every row, the first line too; CsvProblem for a row that cannot be
     read. A cell may span lines (quoted newlines), so the line is the file's, not the row's count."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv_reader(io.StringIO(text, newline=""), delimiter=delimiter)
     while True:
         try:
             row = next(reader)

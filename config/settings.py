@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "template_partials",
     "annotation",
     "accounts",
+    "wikiqa",
     "review",
     "exports",
     "validation",

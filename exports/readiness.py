@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.urls import reverse
 
 from annotation.models import PagePair, Project, QAItem, deleted_pairs
+from annotation.queries import ItemFilter, items_by_verification
 from exports.records import release_items
 from exports.splits import SPLIT_NAMES, release_split_plan
 
@@ -70,8 +71,9 @@ def _count(readiness: Readiness, code: str, label: str, count: int, url: str = "
         readiness.unfinished.append(Check(code, label, count, url, detail))
 
 
-def _items_url(project: Project, status: str) -> str:
-    return reverse("item_list", args=[project.slug]) + f"?status={status}"
+def _items_url(project: Project, status: str, *, verification: str = "") -> str:
+    flt = ItemFilter(status=status, verification=verification)
+    return reverse("item_list", args=[project.slug]) + "?" + flt.as_query()
 
 
 def _review_app() -> bool:
@@ -102,7 +104,7 @@ def release_readiness(
     review_app = _review_app()
 
     if wikipedia and review_app:
-        from review.models import FinalLabel, LabelKind, Verification
+        from review.models import FinalLabel, LabelKind
 
         kinds = [
             kind for kind, values in ((LabelKind.TOPIC, project.topics), (LabelKind.REGION, project.regions)) if values
@@ -122,32 +124,22 @@ def release_readiness(
                 pairs.exclude(labelled | imported).count(),
                 reverse("label_list", args=[project.slug]) + "?todo=1",
             )
-        leads = released.filter(kind=QAItem.Kind.LEAD)
+        # Counted as the item list filters them (annotation.queries.items_by_verification), so each link opens
+        # the very items counted. A verification speaks for the answer text it checked
+        # (Verification.is_current_for): the latest one of an answer changed since needs a new check.
         _count(
             readiness,
             "items_not_verified",
             "Lead QAs not checked against the full standard page",
-            leads.exclude(Exists(Verification.objects.filter(item=OuterRef("pk"))))
-            .exclude(metadata__has_key="verification")
-            .count(),
-            _items_url(project, QAItem.Status.ACCEPTED),
+            items_by_verification(released, "none").count(),
+            _items_url(project, QAItem.Status.ACCEPTED, verification="none"),
         )
-        # A verification speaks for the answer text it checked (Verification.is_current_for): the latest one
-        # of an answer changed since needs a new check.
-        latest = Verification.objects.filter(item=OuterRef("pk")).order_by("-number")
         _count(
             readiness,
             "items_verification_outdated",
             "Lead QAs whose answer changed after it was checked against the full standard page",
-            leads.annotate(
-                checked_result=Subquery(latest.values("result")[:1]),
-                checked_answer=Subquery(latest.values("answer")[:1]),
-            )
-            .filter(checked_answer__isnull=False)
-            .exclude(checked_result=Verification.Result.NOT_POSSIBLE)
-            .exclude(checked_answer=F("answer_standard"))
-            .count(),
-            _items_url(project, QAItem.Status.ACCEPTED),
+            items_by_verification(released, "outdated").count(),
+            _items_url(project, QAItem.Status.ACCEPTED, verification="outdated"),
         )
 
     waiting = dict(

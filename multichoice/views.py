@@ -238,7 +238,9 @@ def trivia_item(request: SignedInRequest, slug: str, item_id: int) -> HttpRespon
 @require_POST
 def trivia_review(request: SignedInRequest, slug: str, item_id: int) -> HttpResponse:
     item = get_trivia_item(request.user, slug, item_id, role=Role.REVIEWER)
-    criteria = {key: True for key in request.POST.getlist("criteria")}
+    all_met = request.POST.get("all_criteria") == "met"  # "All criteria met" (A): every box, then the next item
+    criteria = {c["key"]: True for c in item.project.review_criteria} if all_met else {}
+    criteria |= {key: True for key in request.POST.getlist("criteria")}
     try:
         services.trivia_review(item=item, user=request.user, criteria=criteria, comment=request.POST.get("comment", ""))
     except ServiceError as error:
@@ -250,7 +252,7 @@ def trivia_review(request: SignedInRequest, slug: str, item_id: int) -> HttpResp
         QAItem.Status.NEEDS_REWRITE: "Sent back to the author.",
     }
     messages.success(request, outcomes.get(item.status, "Review recorded; the item waits for its other reviewers."))
-    if request.POST.get("then") == "next":  # "Save and review the next" (Enter on the review form)
+    if all_met or request.POST.get("then") == "next":  # "Save and review the next" (Enter on the review form)
         return trivia_review_next(request, item.project.slug)
     return redirect("trivia_home", item.project.slug)
 
@@ -310,6 +312,8 @@ def trivia_translate(request: SignedInRequest, slug: str, item_id: int) -> HttpR
         else:
             flagged = item.translation_status == TriviaItem.Translation.FLAGGED
             messages.success(request, "Sent to the coordinator with your tags." if flagged else "Translation saved.")
+            if request.POST.get("then") == "next":  # "Save and translate the next" (Ctrl+Enter on the form)
+                return trivia_translate_next(request, item.project.slug)
             return redirect("trivia_home", item.project.slug)
     context = {
         "project": item.project,

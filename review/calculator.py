@@ -98,7 +98,7 @@ def ratings_read_csv(
 ) -> Ratings:
     if level not in LEVELS:
         raise InvalidInput(f"level: use one of {', '.join(LEVELS)}.", field="level")
-    reader = csv.reader(_text_lines(file))
+    reader = csvfile.csv_reader(_text_lines(file))
     numeric = _numeric_values(level, categories)
     try:
         header = next(reader, None)

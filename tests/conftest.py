@@ -3,6 +3,7 @@ asks for one, a researcher)."""
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import shutil
@@ -43,10 +44,33 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["MEDIA_ROOT"] = str(media)
 
 
+# A test that asks for none of these cannot reach the test database: pytest-django refuses it any query.
+# (`django_db_blocker` is not one: pytest-django gives it to every test; only a fixture that unblocks with it
+# reaches the database, as `demo_once` does.)
+DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+    | {"django_db_setup", "demo_once"}
+)
+
+
+def uses_no_database(item: pytest.Item) -> bool:
+    """Pure logic: no database fixture, no `django_db` mark, and not a test of PostgreSQL's own behaviour."""
+    names = set(getattr(item, "fixturenames", ()))
+    return not (
+        names & DATABASE_FIXTURES
+        or item.get_closest_marker("django_db") is not None
+        or item.get_closest_marker("postgresql") is not None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`@pytest.mark.postgresql(reason=...)`: behaviour only PostgreSQL has; skipped on the embedded default.
     `@pytest.mark.one_engine`: access rules and pure logic, the same on both engines; run on the embedded default
-    only, and on PostgreSQL deselected (pytest's summary counts them as deselected)."""
+    only, and on PostgreSQL deselected (pytest's summary counts them as deselected). A test that uses no database
+    at all (`uses_no_database`) is pure logic by construction and is marked `one_engine` here."""
+    for item in items:
+        if item.get_closest_marker("one_engine") is None and uses_no_database(item):
+            item.add_marker(pytest.mark.one_engine)
     if connection.vendor == "postgresql":
         if os.environ.get("LOCALQA_EVERY_ENGINE") != "1":
             kept = [item for item in items if item.get_closest_marker("one_engine") is None]
@@ -76,6 +100,16 @@ def own_cache_counts(settings):
         **settings.CACHES,
         "default": {**settings.CACHES["default"], "KEY_PREFIX": f"localqa-test-{uuid.uuid4().hex}"},
     }
+
+
+@pytest.fixture
+def csv_module_default_limit():
+    """The csv module's cell limit as a fresh process has it (131,072 characters): another test's read raised it
+    for the whole process, which would hide an import that reads with the csv module directly (a megabyte cell's
+    "field larger than field limit"). Restored afterwards."""
+    before = csv.field_size_limit(131_072)
+    yield
+    csv.field_size_limit(before)
 
 
 @pytest.fixture(scope="module")

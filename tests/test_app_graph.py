@@ -29,6 +29,7 @@ APPS = (
     "multichoice",
     "review",
     "validation",
+    "wikiqa",
 )
 # `config` is the top (settings, celery, urls, wsgi): it may import apps; an app reads settings through Django.
 TOP = "config"

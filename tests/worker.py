@@ -126,7 +126,9 @@ def start_worker(transactional_db, tmp_path, live_worker_env) -> Iterator[Callab
         logs.append(log)
         process = subprocess.Popen(
             [
-                str(Path(sys.executable).with_name("celery")),
+                sys.executable,
+                "-m",
+                "tests.celery_worker",  # `celery`, less the interpreter's teardown after the warm shutdown
                 "-A",
                 "config",
                 "worker",

@@ -18,7 +18,14 @@ from annotation.access import (
 from annotation.forms import ProjectCreateForm, ProjectSettingsForm, project_settings_initial
 from annotation.models import PagePair, Project, QAItem, Role, Screening
 from annotation.next_steps import next_steps, sent_back_everywhere
-from annotation.queries import ItemFilter, PairFilter, count_of, items_filtered, pairs_filtered
+from annotation.queries import (
+    VERIFICATION_FILTERS,
+    ItemFilter,
+    PairFilter,
+    count_of,
+    items_filtered,
+    pairs_filtered,
+)
 from common import kinds
 from common.errors import ServiceError
 from common.requests import SignedInRequest
@@ -205,5 +212,6 @@ def item_list(request: SignedInRequest, slug: str) -> HttpResponse:
         "statuses": QAItem.Status.choices,
         "kinds": QAItem.Kind.choices,
         "authors": list(authors),
+        "verifications": VERIFICATION_FILTERS.items(),
     }
     return render(request, "annotation/item_list.html", context)

@@ -9,6 +9,23 @@
 import { keepOnSubmit, restore } from "./form_keep.js";
 import { keyOf } from "./keymap.js";
 
+// A menu's options by their first letter under any layout: the browser's own type-to-select matches the character
+// typed ("ب" with an Arabic layout), so a letter read from the physical key picks the next option starting with it.
+function chooseByLetter(select, event, key) {
+  if (key.length !== 1 || key === (event.key || "").toLowerCase()) return false; // a Latin layout: the browser's
+  const options = [...select.options];
+  const from = select.selectedIndex;
+  for (let step = 1; step <= options.length; step += 1) {
+    const option = options[(from + step) % options.length];
+    if (!option.disabled && option.value && option.text.trim().toLowerCase().startsWith(key)) {
+      select.value = option.value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      return true;
+    }
+  }
+  return false;
+}
+
 for (const form of document.querySelectorAll("form[data-choice-keys]")) {
   restore(form); // what was sent while signed out elsewhere, back after signing in again
   keepOnSubmit(form);
@@ -27,6 +44,10 @@ for (const form of document.querySelectorAll("form[data-choice-keys]")) {
       target instanceof HTMLElement &&
       (target.matches("textarea, select, input:not([type=radio]):not([type=checkbox])") || target.isContentEditable);
     if (typing) {
+      if (target instanceof HTMLSelectElement && !event.ctrlKey && !event.metaKey && chooseByLetter(target, event, key)) {
+        event.preventDefault();
+        return;
+      }
       if (key === "Escape") {
         target.blur();
         event.preventDefault();

@@ -425,6 +425,36 @@ def test_the_pair_list_finds_by_either_title_status_and_annotator_and_shows_deci
     assert paged.context["filter"].as_query() == "text=%E6%B7%B1%E6%B0%B4%E5%9F%97"  # what the pager's links carry
 
 
+def test_the_pair_and_item_lists_filter_by_the_pairs_final_topic(client, annotating_pair, annotator, coordinator):
+    """The topic a pair is released with (its final label, agreed or adjudicated): a pair without one, or with
+    another topic, is left out; a region label of the same value is not a topic."""
+    from review.models import FinalLabel
+
+    project = annotating_pair.project
+    add_item(annotating_pair, annotator, question="菠蘿油係乜嘢？", evidence="菠蘿油")
+    other = factories.pair(project, local_title="深水埗", standard_title="深水埗区", assignee=annotator)
+    unlabelled = factories.pair(project, local_title="𨋢", standard_title="电梯")
+    FinalLabel.objects.create(project=project, pair=annotating_pair, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(project=project, pair=other, kind="topic", value="geography", method="adjudicated")
+    FinalLabel.objects.create(project=project, pair=unlabelled, kind="region", value="food", method="agreement")
+    # (the last is a region label: not a topic)
+    client.force_login(coordinator)
+
+    pairs = client.get(reverse("pair_list", args=[project.slug]), {"topic": "food"})
+    items = client.get(reverse("item_list", args=[project.slug]), {"topic": "food"})
+
+    assert [pair.pk for pair in pairs.context["page"].object_list] == [annotating_pair.pk]
+    assert items.context["page"].paginator.count == 1
+    assert (
+        client.get(reverse("item_list", args=[project.slug]), {"topic": "geography"}).context["page"].paginator.count
+        == 0
+    )
+    for page in (pairs, items):
+        html = page.content.decode()
+        assert '<option value="food" selected>Food</option>' in html
+        assert page.context["filter"].as_query() == "topic=food"
+
+
 def test_superuser_sees_the_admin_for_every_annotation_model(client, superuser, annotating_pair, annotator):
     add_item(annotating_pair, annotator)
     client.force_login(superuser)

@@ -7,7 +7,6 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.importers.services import pairs_import
 from annotation.models import PagePair, Project, QAItem
 from annotation.services.deletion import pair_delete, pair_restore
 from annotation.services.items import qa_item_create, qa_item_delete, qa_item_restore
@@ -26,6 +25,7 @@ from tests import factories
 from tests.conftest import api_as
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import flag, submitted_pair
+from wikiqa.importers.services import pairs_import
 
 
 @pytest.fixture(autouse=True)

@@ -29,7 +29,7 @@ LEFT_OUT = {ROOT: {"slug"}, "exports.Release": {"path"}}
 # shape before comparing.
 UNFINISHED = {
     "annotation.ImportJob": {"pending", "running"},
-    "annotation.Collection": {"pending", "running"},
+    "wikiqa.Collection": {"pending", "running"},
     "exports.Release": {"pending", "running"},
     "review.AgreementReport": {"pending", "running"},
 }

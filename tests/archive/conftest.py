@@ -25,6 +25,7 @@ from review import verification as review_verification
 from review.models import ReviewSlot
 from tests import factories
 from tests.review.conftest import LOCAL_TEXT, STANDARD_TEXT, all_pass, submitted_pair
+from wikiqa import collect
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,7 @@ def media(settings, tmp_path):
 @pytest.fixture
 def no_broker(monkeypatch):
     """Jobs stay pending (their rows are what the archive carries), nothing is sent."""
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
 
 
@@ -106,7 +107,7 @@ def rich_project(project, coordinator, annotator, second_annotator, reviewer, no
     ingest.import_job_create(
         project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", b"{}\n")], dry_run=True
     )
-    ingest.collection_create(project=project, user=coordinator, titles=["Minga", "Wean"])
+    collect.collection_create(project=project, user=coordinator, titles=["Minga", "Wean"])
     project.refresh_from_db()
     return project
 

@@ -216,8 +216,8 @@ def test_a_release_file_missing_from_the_archive_is_refused_naming_it(project, a
 
 
 def test_an_archive_written_before_the_shared_job_fields_is_read_with_its_old_names(project, tmp_path, media):
-    from annotation.models import Collection
     from review.models import AgreementReport
+    from wikiqa.models import Collection
 
     Collection.objects.create(
         project=project, local_wiki="bar", standard_wiki="de", status="done", progress_done=3, progress_total=3
@@ -227,7 +227,7 @@ def test_an_archive_written_before_the_shared_job_fields_is_read_with_its_old_na
     old_names = {"progress_done": "done", "progress_total": "total"}
 
     def change(name: str, data: bytes):
-        if name in ("data/annotation.collection.jsonl", "data/review.agreementreport.jsonl"):
+        if name in ("data/wikiqa.collection.jsonl", "data/review.agreementreport.jsonl"):
             rows = [json.loads(line) for line in data.decode().splitlines()]
             for row in rows:
                 fields = {key: value for key, value in row["fields"].items() if key not in ("owner", "stage")}

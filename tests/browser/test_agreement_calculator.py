@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import log_in
 from tests.review.test_agreement_calculator import krippendorff_csv
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.one_engine]  # statistics from an uploaded file: no query
 
 
 def test_coordinator_uploads_ratings_and_sees_alpha_with_its_interval_without_a_reload(

@@ -386,6 +386,7 @@ ARABIC_LEAD = (
 )
 
 
+@pytest.mark.one_engine  # layout only: the flows above run on both engines
 @pytest.mark.parametrize(
     ("slug", "local", "standard", "title", "lead", "standard_lead", "facts"),
     [

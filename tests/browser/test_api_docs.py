@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Request, expect
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.one_engine]  # static files under the CSP: no query
 
 
 def test_api_docs_render_from_our_own_static_files_without_csp_violations(page: Page, live_server):

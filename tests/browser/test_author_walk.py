@@ -35,6 +35,9 @@ ARABIC = "الكُشَري أكلة شعبية مصرية، بتتعمل من ا
 # An Arabic (101) layout: the key printed "n" gives "ى", "/" gives "ظ"; shortcuts match by physical key.
 ARABIC_KEYS = {
     "1": ("١", "Digit1"),
+    "a": ("ش", "KeyA"),
+    "h": ("ا", "KeyH"),
+    "l": ("م", "KeyL"),
     "n": ("ى", "KeyN"),
     "/": ("ظ", "Slash"),
     "q": ("ض", "KeyQ"),

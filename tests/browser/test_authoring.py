@@ -322,6 +322,7 @@ OFFSET_SAMPLES = [
 ]
 
 
+@pytest.mark.one_engine  # the module's own arithmetic in the page: no query
 def test_offset_conversion_module_in_the_browser(page: Page, live_server):
     page.goto("/accounts/login/")
     expected = [

@@ -139,9 +139,9 @@ def test_trivia_write_review_translate_release(page: Page):
     expect(page.locator("body")).not_to_contain_text("Next pair")
     page.locator("#trivia-write").click()
     page.get_by_label("Question").fill("Wie heißt das größte Volksfest in München?")
-    for index, text in enumerate(["Oktoberfest", "Gäubodenvolksfest", "Cannstatter Wasen"]):
+    for index, text in enumerate(["Oktoberfest", "Gäubodenvolksfest", "Cannstatter Wasen"], start=1):
         page.get_by_label(f"Candidate {index}", exact=True).fill(text)
-    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Candidate 1 is correct").check()
     page.get_by_label("Category").select_option("Bräuche")
     page.get_by_label("Subset").select_option("local")
     page.get_by_label("Difficulty").select_option("easy")
@@ -168,7 +168,7 @@ def test_trivia_write_review_translate_release(page: Page):
         page.locator("#trivia-translate-next").click()
         page.get_by_label("Translated question").fill("What is it in English?")
         for index in range(page.locator("input[aria-label^='Translated candidate']").count()):
-            page.get_by_label(f"Translated candidate {index}").fill(f"Candidate {index}")
+            page.get_by_label(f"Translated candidate {index + 1}").fill(f"Candidate {index}")
         page.get_by_role("button", name="Save the translation").click()
         expect(page.locator(".message.success")).to_contain_text("Translation saved")
         ours.refresh_from_db()

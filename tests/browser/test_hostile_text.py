@@ -39,7 +39,7 @@ def sign_in(context: BrowserContext, live_server, user) -> None:
 @pytest.fixture
 def no_tasks(monkeypatch, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
 
 

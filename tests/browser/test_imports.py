@@ -52,7 +52,7 @@ def test_a_dry_run_asks_for_the_unknown_regions_and_imports_once_they_are_mapped
     page: Page, coordinator, tmp_path, settings
 ):
     from tests import factories
-    from tests.imports.test_other_studies import nan_release
+    from tests.wikiqa.test_other_studies import nan_release
 
     settings.MEDIA_ROOT = tmp_path / "media"
     project = factories.project(coordinator, slug="nan-cmn", local_language="nan", standard_language="cmn")
@@ -96,7 +96,7 @@ def test_a_dry_run_asks_for_the_unknown_regions_and_imports_once_they_are_mapped
 
 
 def test_a_dry_run_shows_the_residue_it_keeps_and_imports_the_same_files(page: Page, project, tmp_path, settings):
-    from tests.imports.test_other_studies import cantonese_release
+    from tests.wikiqa.test_other_studies import cantonese_release
 
     settings.MEDIA_ROOT = tmp_path / "media"
     paths = []

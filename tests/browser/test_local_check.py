@@ -90,6 +90,7 @@ def vproject(coordinator, reviewer):
     return project
 
 
+@pytest.mark.one_engine  # layout only: image collection runs on both engines in tests/validation/test_image_search.py
 def test_a_validator_sees_an_image_result_at_390_px_without_sideways_scroll(
     page: Page, live_server, serpapi_stub, vproject, coordinator, reviewer, settings
 ):

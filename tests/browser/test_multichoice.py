@@ -49,9 +49,9 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
         label, menu = page.locator(f"label[for=id_{name}]").bounding_box(), page.locator(f"#id_{name}").bounding_box()
         assert label and menu and abs(label["x"] - menu["x"]) < 2 and 0 <= menu["y"] - label["y"] < 40, name
     page.get_by_label("Question").fill("Non dago Atxondo?")
-    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
+    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"], start=1):
         page.get_by_label(f"Candidate {index}", exact=True).fill(text)
-    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Candidate 1 is correct").check()
     page.get_by_label("Subset").select_option("local")
     page.get_by_label("Difficulty").select_option("easy")
     page.get_by_role("button", name="Send to review").click()
@@ -73,7 +73,7 @@ def test_author_reviewer_translator_and_coordinator_take_an_item_to_the_release(
     expect(translated).to_have_attribute("lang", "arb")
     assert translated.evaluate("node => getComputedStyle(node).direction") == "rtl"
     translated.fill("أين تقع أتشوندو؟")
-    for index, text in enumerate(["في بيسكاي", "في غيبوثكوا", "في نافارا"]):
+    for index, text in enumerate(["في بيسكاي", "في غيبوثكوا", "في نافارا"], start=1):
         page.get_by_label(f"Translated candidate {index}").fill(text)
     page.get_by_label("Outdated information").check()
     page.get_by_label("Note").fill("Is the answer still true?")
@@ -166,9 +166,9 @@ def test_back_then_send_again_does_not_duplicate_an_item(page: Page, trivia):
     log_in(page, "annotator")
     page.goto("/projects/basque-trivia/trivia/items/new/")
     page.get_by_label("Question").fill("Non dago Lekeitio?")
-    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"]):
+    for index, text in enumerate(["Bizkaian", "Gipuzkoan", "Nafarroan"], start=1):
         page.get_by_label(f"Candidate {index}", exact=True).fill(text)
-    page.get_by_label("Candidate 0 is correct").check()
+    page.get_by_label("Candidate 1 is correct").check()
     page.get_by_label("Subset").select_option("local")
     page.get_by_label("Difficulty").select_option("easy")
     page.get_by_role("button", name="Send to review").click()
@@ -204,6 +204,91 @@ def test_a_trivia_review_is_made_by_keyboard_and_enter_opens_the_next_item(page:
     expect(page.locator("#trivia-review-form[data-keys-ready]")).to_have_count(1)
     assert page.url != first
     assert TriviaItem.objects.filter(item__status="accepted").count() == 1
+
+
+def test_a_reviewer_accepts_item_after_item_with_one_key_each_with_an_arabic_layout_on_a_phone(
+    page: Page, trivia, annotator
+):
+    """All criteria met (A, an Arabic layout active) saves the review and opens the next item: one key per item.
+    Before: one key per criterion, then Enter (5 keys with four criteria; bench/friction_judging.py)."""
+    from review.models import Judgment
+    from tests.browser.test_author_walk import arabic
+    from tests.multichoice.conftest import item_values
+
+    for question in ("Non dago Atxondo?", "Non dago Ea?"):
+        trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "reviewer")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-review-next").click()
+    form = page.locator("#trivia-review-form[data-keys-ready]")
+    expect(form).to_be_attached()
+    expect(page.locator("#trivia-all-met")).to_contain_text("All criteria met")
+    first = page.url
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    page.locator("h1").click()  # the focus on the page, not in the comment
+    arabic(page, "a")
+    expect(page.locator(".message.success")).to_contain_text("Accepted")
+    expect(form).to_be_attached()  # the next item, ready for its key
+    assert page.url != first
+    page.locator("h1").click()
+    page.keyboard.press("a")
+    expect(page.locator(".message.info")).to_contain_text("Nothing is waiting for review")
+
+    assert TriviaItem.objects.filter(item__status="accepted").count() == 2
+    verdicts = set(Judgment.objects.filter(reviewer__username="reviewer").values_list("verdict", flat=True))
+    assert verdicts == {"pass"}
+    assert Judgment.objects.filter(reviewer__username="reviewer").count() == 2 * len(trivia.review_criteria)
+
+
+def test_a_translator_translates_item_after_item_by_keyboard_on_a_phone(page: Page, trivia, annotator, reviewer):
+    """The translation screen opens in the question's box; Tab moves on, Ctrl+Enter saves and opens the next item
+    to translate: 4 keys for an item of three candidates, one page load. Before: 27 keys and two page loads per
+    item of four candidates (Tab to the box, to each candidate, past the tags to Save; the project page; Translate
+    next; bench/friction_judging.py). Candidates are numbered from 1."""
+    from multichoice.services.reviews import trivia_review
+    from tests.multichoice.conftest import item_values
+
+    met = {c["key"]: True for c in trivia.review_criteria}
+    for question in ("Non dago Atxondo?", "Non dago Ea?"):
+        item = trivia_item_create(project=trivia, user=annotator, **item_values(question=question))
+        trivia_review(item=item, user=reviewer, criteria=met)
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "annotator2")
+    page.goto("/projects/basque-trivia/trivia/")
+    page.locator("#trivia-translate-next").click()
+    translations = {
+        "Non dago Atxondo?": ("أين تقع أتشوندو؟", ["في بيسكاي", "في غيبوثكوا", "في نافارا"]),
+        "Non dago Ea?": ("أين تقع إيا؟", ["في بيسكاي", "في غيبوثكوا", "في نافارا"]),
+    }
+    done = []
+    for _ in translations:
+        expect(page.locator("#trivia-translate-form[data-keys-ready]")).to_be_attached()
+        expect(page.get_by_label("Translated question")).to_be_focused()
+        expect(page.get_by_label("Translated candidate 1", exact=True)).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        source = page.locator("h1").inner_text()
+        claimed = TriviaItem.objects.select_related("item")
+        item = claimed.get(translator__username="annotator2", translation_status="claimed")
+        question, candidates = translations[item.item.question]
+        keys = 0
+        page.keyboard.type(question)
+        for text in candidates:
+            page.keyboard.press("Tab")
+            page.keyboard.type(text)
+            keys += 1
+        page.keyboard.press("Control+Enter")
+        keys += 1
+        expect(page.locator(".message.success")).to_contain_text("Translation saved")
+        assert keys == 4, source
+        done.append(item.pk)
+    expect(page.locator(".message.info")).to_contain_text("Nothing is waiting for translation")
+
+    for pk in done:
+        item = TriviaItem.objects.select_related("item").get(pk=pk)
+        question, candidates = translations[item.item.question]
+        assert (item.translation_status, item.target_question, item.target_candidates) == ("done", question, candidates)
 
 
 def test_a_verifier_swaps_accepts_and_rejects_questions_by_keyboard_with_an_arabic_layout(

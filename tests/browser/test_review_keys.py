@@ -82,6 +82,7 @@ def test_two_items_judged_by_keyboard_only_with_submit_and_next(page: Page, proj
     assert (flag.criterion, flag.comment) == ("standalone", "Which restaurant? The question needs the article.")
 
 
+@pytest.mark.one_engine  # layout only: judging by keyboard above runs on both engines
 def test_the_review_screen_on_a_phone(page: Page, project, annotator, reviewer):
     submitted_pair(project, annotator, standard_text=STANDARD_TEXT)
     page.set_viewport_size({"width": 390, "height": 844})

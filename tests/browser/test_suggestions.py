@@ -180,7 +180,7 @@ def test_a_translator_takes_a_suggested_translation_with_a_and_changes_one_candi
     expect(page.locator("#suggestion-translation")).to_contain_text("Where is Atxondo?")
     page.keyboard.press("a")
     expect(page.get_by_label("Translated question")).to_have_value("Where is Atxondo?")
-    page.get_by_label("Translated candidate 2").fill("In Navarra")
+    page.get_by_label("Translated candidate 3").fill("In Navarra")
     shot(page, "suggestions-translate-1440")
     no_sideways_scroll(page)
     page.get_by_role("button", name="Save the translation").click()

@@ -179,3 +179,28 @@ def test_the_panel_is_for_coordinators_only(released_project, client, annotator)
 
     assert response.context["readiness"] is None
     assert 'id="readiness"' not in response.content.decode()
+
+
+def test_each_verification_count_links_to_the_list_of_exactly_those_items(released_project, client, coordinator):
+    """The readiness links open the item list filtered as the check counts (one rule: items_by_verification):
+    not checked, and checked on an answer changed since; the list's own filter offers each."""
+    leads = list(QAItem.objects.filter(project=released_project, kind="lead", status="accepted").order_by("id"))
+    Verification.objects.create(item=leads[0], number=1, result="found", answer=leads[0].answer_standard)
+    Verification.objects.create(item=leads[1], number=1, result="found", answer="an answer since rewritten")
+    Verification.objects.create(item=leads[2], number=1, result="not_found", answer=leads[2].answer_standard)
+    client.force_login(coordinator)
+
+    readiness = services.release_readiness_get(project=released_project)
+
+    checks = {check.code: check for check in readiness.unfinished}
+    not_checked, outdated = checks["items_not_verified"], checks["items_verification_outdated"]
+    assert "verification=none" in not_checked.url and "verification=outdated" in outdated.url
+    assert outdated.count == 1 and not_checked.count == len(leads) - 3
+    for check in (not_checked, outdated):
+        page = client.get(check.url)
+        assert page.context["page"].paginator.count == check.count, check.code
+    listed = client.get(outdated.url).context["page"].object_list
+    assert [item.pk for item in listed] == [leads[1].pk]
+    found = client.get(reverse("item_list", args=[released_project.slug]) + "?verification=not_found")
+    assert [item.pk for item in found.context["page"].object_list] == [leads[2].pk]
+    assert 'name="verification"' in found.content.decode()

@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.importers.services import pairs_import
 from exports import services
 from exports.models import Release
-from tests.imports.conftest import BASE_NAME, QUALITY_NAME, bar_deu, wilova_release, wilova_sources  # noqa: F401
+from tests.wikiqa.conftest import BASE_NAME, QUALITY_NAME, bar_deu, wilova_release, wilova_sources  # noqa: F401
+from wikiqa.importers.services import pairs_import
 
 
 @pytest.fixture

@@ -15,16 +15,17 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Collection, CollectionTitle, ImportJob, PagePair
+from annotation.models import ImportJob, PagePair
 from exports import services as releases
 from exports.models import Release
 from review.models import AgreementReport
 from tests import factories
 from tests.conftest import api_as
 from tests.exports.conftest import bulk_accepted_items
-from tests.imports.wiki_replay import Replay, ReplayServer
 from tests.review.conftest import all_pass, flag, submitted_pair
+from tests.wikiqa.wiki_replay import Replay, ReplayServer
 from tests.worker import NO_PAUSE
+from wikiqa.models import Collection, CollectionTitle
 
 # The kill happens once progress is seen mid-way; SQLite (one writer at a time) shows it only at the end.
 ONE_WRITER = "SQLite has one writer: a job's progress, written beside the transaction holding it, shows only at its end"

@@ -19,7 +19,7 @@ def test_every_project_kind_is_registered_with_every_part():
 
 
 def test_only_wikipedia_qa_writes_prompt_files_and_imports_page_pairs():
-    from annotation.ingest import PAIRS_IMPORTER
+    from wikiqa.kind import PAIRS_IMPORTER
 
     assert [kind.value for kind in kinds.registered() if kind.prompt_templates] == [Project.Kind.WIKIPEDIA_QA]
     assert [kind.value for kind in kinds.registered() if kind.importer is PAIRS_IMPORTER] == [Project.Kind.WIKIPEDIA_QA]

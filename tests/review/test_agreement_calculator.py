@@ -14,6 +14,9 @@ from django.urls import reverse
 from review import calculator
 from tests.conftest import api_as
 
+# Statistics from an uploaded file: the database only signs the visitor in.
+pytestmark = pytest.mark.one_engine
+
 # Krippendorff (2011) reliability data, long format; published α_nominal = 0.743, α_interval = 0.849.
 KRIPPENDORFF_ROWS = [
     ("A", [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None]),

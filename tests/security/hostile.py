@@ -20,6 +20,7 @@ from annotation import ingest
 from exports import services as exports
 from tests import factories
 from tests.conftest import api_as
+from wikiqa import collect
 
 # Each payload names itself (xss-N) so a dialog or console line says which one ran.
 PAYLOADS: dict[str, str] = {
@@ -154,7 +155,7 @@ def build_hostile_world(payload: str, coordinator) -> HostileWorld:
         project=project, user=coordinator, item_statuses=["accepted"], changelog=f"CL {payload}", seed=1
     )
     assert release.status == "done", release.error
-    collection = ingest.collection_create(
+    collection = collect.collection_create(
         project=project, user=coordinator, titles=[f"W {payload}"[:500]], enqueue=False
     )
     job = ingest.import_job_create(

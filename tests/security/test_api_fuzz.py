@@ -29,6 +29,7 @@ from review import queue as review_queue
 from tests import factories
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
+from wikiqa import collect
 
 MAX_EXAMPLES = 4  # per operation, positive and negative examples together
 CONTENT_TYPE = checks.content_type_conformance
@@ -62,7 +63,7 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
 
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
     monkeypatch.setattr("exports.tasks.release_build_task.delay", lambda release_id: None)
     membership_set(project=project, user=coordinator, roles={"coordinator", "annotator", "reviewer"})
@@ -73,7 +74,7 @@ def fuzz_world(keep_the_test_connection, project, coordinator, annotator, review
     job = ingest.import_job_create(
         project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
     )
-    collection = ingest.collection_create(project=project, user=coordinator, titles=["Minga"])
+    collection = collect.collection_create(project=project, user=coordinator, titles=["Minga"])
     factories.pair(project)
     return {
         "token": api_token_create(user=coordinator)[1],

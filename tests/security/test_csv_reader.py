@@ -30,7 +30,7 @@ def _trivia_refusal(trivia, coordinator, data: bytes, capture) -> str:
 
 
 def test_a_megabyte_cell_in_a_trivia_csv_names_its_line_and_column(
-    trivia, coordinator, django_capture_on_commit_callbacks
+    trivia, coordinator, django_capture_on_commit_callbacks, csv_module_default_limit
 ):
     data = (TRIVIA_HEADER + f"q1,Geografia eta Historia,1,{MEGABYTE},In Biscay,In Gipuzkoa,In Navarre,0\n").encode()
 
@@ -57,7 +57,7 @@ def test_a_semicolon_separated_trivia_csv_is_told_so(trivia, coordinator, django
 
 
 def test_an_entity_csv_with_semicolons_or_a_megabyte_cell_is_refused_with_a_remedy(
-    coordinator, django_capture_on_commit_callbacks
+    coordinator, django_capture_on_commit_callbacks, csv_module_default_limit
 ):
     entities.entity_project_create(
         name="Companies", slug="companies", language="eng", attributes=ATTRIBUTES,
@@ -77,7 +77,7 @@ def test_an_entity_csv_with_semicolons_or_a_megabyte_cell_is_refused_with_a_reme
     assert Entity.objects.count() <= 1
 
 
-def test_a_people_csv_with_a_megabyte_name_names_its_row_and_column(project, coordinator):
+def test_a_people_csv_with_a_megabyte_name_names_its_row_and_column(project, coordinator, csv_module_default_limit):
     data = f"username,email,name,roles,languages\nmei,,{'x' * 1_000_000},annotator,\n".encode()  # the 1 MiB cap
 
     response = api_as(coordinator).post(

@@ -17,7 +17,7 @@ from tests.security.hostile import PAYLOADS, build_hostile_world, execution_risk
 @pytest.fixture
 def no_tasks(monkeypatch, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
 
 

@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import get_resolver, reverse
 from rest_framework.test import APIClient
 
-from annotation import ingest, wikipedia
+from annotation import ingest
 from annotation.languages import is_wiki_code
 from annotation.models import ImportJob, PagePair, Project
 from annotation.services.projects import project_create, project_update
@@ -22,6 +22,7 @@ from exports.models import ExportSettings, Release
 from tests import factories
 from tests.conftest import api_as
 from tests.exports.conftest import authored_pair
+from wikiqa import wikipedia
 
 HOSTS = ["127.0.0.1:8999/x#", "evil.example", "zh.wikipedia.org@evil", "a b", "ZH", "zh-", "-zh", "zh--yue", "z/h", ""]
 WIKI_CODES = ["zh-yue", "zh-min-nan", "bat-smg", "roa-tara", "be-tarask", "zh-classical", "bar", "de", "arz"]

@@ -9,12 +9,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import Collection
 from multichoice import entities
 from multichoice.models import Entity, TriviaItem
 from tests.conftest import api_as
 from tests.multichoice.conftest import item_values
 from tests.multichoice.test_entities import ATTRIBUTES
+from wikiqa.models import Collection
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,7 @@ def media(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
 
 
 def _refusal(coordinator, path: str, name: str, data: bytes, capture) -> str:

@@ -47,6 +47,7 @@ from tests.evaluation.test_permissions import judged_objects
 from tests.exports.conftest import authored_pair
 from tests.review.conftest import submitted_pair
 from tests.security.harness import Cell, check_api, undone
+from wikiqa import collect
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -57,7 +58,7 @@ TESTS_DIR = Path(__file__).resolve().parent.parent
 API_TABLES: list[tuple[str, str, str]] = [
     ("tests.annotation.test_api", "ENDPOINTS", "/api/"),
     ("tests.review.test_api", "ENDPOINTS", "/api/projects/{slug}/"),
-    ("tests.imports.test_permissions", "API_EXPECTED", "/api/"),
+    ("tests.wikiqa.test_permissions", "API_EXPECTED", "/api/"),
     ("tests.exports.test_permissions", "API_ENDPOINTS", "/api/"),
     ("tests.review.test_calculator_permissions", "API_EXPECTED", "/api/"),
     ("tests.evaluation.test_permissions", "API_ENDPOINTS", "/api/"),
@@ -377,7 +378,7 @@ class Worlds:
         job = ingest.import_job_create(
             project=other_project, user=owner, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
         )
-        collection = ingest.collection_create(project=other_project, user=owner, titles=["Minga"])
+        collection = collect.collection_create(project=other_project, user=owner, titles=["Minga"])
         report, _ = agreement_reports.agreement_report_request(project=other_project, enqueue=False)
         agreement_reports.agreement_report_compute(report_id=report.pk, bootstrap=0)
         export = archives.archive_export_now(project=other_project, user=owner)
@@ -417,7 +418,7 @@ class Worlds:
 def worlds(project, cast, lead, other_project, settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.MODEL_ALLOWED_HOSTS = ["127.0.0.1"]  # project B's model endpoint (never called: every answer is 404)
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
     return Worlds(project, cast, lead, other_project)
 

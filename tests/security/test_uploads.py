@@ -18,8 +18,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation import ingest
-from annotation.models import Collection, ImportJob, PagePair
+from annotation.models import ImportJob, PagePair
 from tests.conftest import api_as
+from wikiqa.models import Collection
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
 GOOD_PAIR = {
@@ -49,7 +50,7 @@ def jsonl(*records: dict) -> bytes:
 def media(settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = tmp_path / "media"
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     return Path(settings.MEDIA_ROOT)
 
 

@@ -70,7 +70,7 @@ def test_a_jsonl_line_nested_too_deep_is_refused_with_its_number(
 
 
 def test_a_one_megabyte_cell_is_refused_with_its_line_and_column(
-    vproject, coordinator, django_capture_on_commit_callbacks
+    vproject, coordinator, django_capture_on_commit_callbacks, csv_module_default_limit
 ):
     big = f"2\tfood\tq\t{'x' * 1_048_576}\tRice.\tfactoid\t\tg\n"
 
@@ -107,7 +107,7 @@ def _queued(client, path: str, data: dict, capture) -> dict:
 
 
 def test_seed_and_domain_files_with_long_cells_or_semicolons_are_refused_with_a_remedy(
-    vproject, coordinator, django_capture_on_commit_callbacks
+    vproject, coordinator, django_capture_on_commit_callbacks, csv_module_default_limit
 ):
     client = api_as(coordinator)
     long_query = f"topic,query\nfood,{'x' * 200_000}\n".encode()

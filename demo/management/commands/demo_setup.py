@@ -12,7 +12,6 @@ from django.contrib.auth.models import Permission, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation.importers.services import pairs_import_jsonl
 from annotation.languages import get_language
 from annotation.management.commands._common import DEV_SERVER, project_url
 from annotation.models import Membership, PagePair, Project, QAItem
@@ -22,6 +21,7 @@ from common.errors import ServiceError
 from demo.management.commands import _demo_states as states
 from endpoints import services as endpoints
 from endpoints.models import Endpoint
+from wikiqa.importers.services import pairs_import_jsonl
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data"
 DEMO_ENDPOINT: dict[str, Any] = {

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import ingest
-from annotation.models import Collection, PagePair, WikiPage
-from annotation.wikipedia import WikipediaError, WikiSession
+from annotation.models import PagePair
 from common.errors import InvalidInput, InvalidState
 from tests import factories
-from tests.imports.wiki_replay import Replay
+from tests.wikiqa.wiki_replay import Replay
+from wikiqa import collect as collecting
+from wikiqa.models import Collection, WikiPage
+from wikiqa.wikipedia import WikipediaError, WikiSession
 
 ALL_BAR = (
     "bar_to_de",
@@ -17,7 +18,7 @@ ALL_BAR = (
     "bar_no_interlanguage_link",
     "bar_disambiguation",
     "bar_429_then_success",
-    "bar_network_error",
+    "bar_server_error",
     "bar_missing_page",
     "bar_not_local_heavy",
     "bar_empty_lead",
@@ -34,8 +35,8 @@ def session(replay: Replay) -> WikiSession:
 
 
 def collect(project, titles, replay, **options) -> Collection:
-    collection = ingest.collection_create(project=project, user=None, titles=titles, **options)
-    ran = ingest.collection_run(collection_id=collection.pk, session=session(replay))
+    collection = collecting.collection_create(project=project, user=None, titles=titles, **options)
+    ran = collecting.collection_run(collection_id=collection.pk, session=session(replay))
     assert ran is not None
     return ran
 
@@ -43,7 +44,7 @@ def collect(project, titles, replay, **options) -> Collection:
 @pytest.fixture(autouse=True)
 def no_eager_network(monkeypatch):
     """collection_create enqueues the task, which runs eagerly in tests: keep that run off the network."""
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
 
 
 def outcomes(collection) -> dict[str, str]:
@@ -92,10 +93,10 @@ def test_every_title_ends_with_a_recorded_outcome(bar_project):
         "Leer": "empty_lead",
     }
     assert (collection.progress_done, collection.kept, collection.dropped) == (9, 3, 6)
-    counts = ingest.collection_outcome_counts(collection)
+    counts = collecting.collection_outcome_counts(collection)
     assert counts["kept"] == 3 and counts["pending"] == 0 and sum(counts.values()) == 9
     failed = collection.titles.get(title="Leberkas")
-    assert "network error" in failed.error and "bar.wikipedia.org" in failed.error
+    assert "HTTP 503" in failed.error and "bar.wikipedia.org" in failed.error
 
 
 def test_a_redirect_is_followed_and_the_pair_takes_the_target_title(bar_project):
@@ -116,14 +117,38 @@ def test_a_429_is_retried_and_then_succeeds(bar_project):
     assert len(replay.calls(titles="Maibaam", prop="info|pageprops|langlinks")) == 2
 
 
-def test_a_network_error_is_retried_then_recorded_as_a_failed_fetch(bar_project):
+def test_a_server_error_is_retried_then_recorded_as_a_failed_fetch_and_the_collection_goes_on(bar_project):
+    replay = Replay("bar_server_error", "bar_to_de")
+
+    collection = collect(bar_project, ["Leberkas", "Weißwurscht"], replay)
+
+    assert outcomes(collection) == {"Leberkas": "fetch_failed", "Weißwurscht": "kept"}
+    assert len(replay.calls(titles="Leberkas")) == 3  # the first try and two retries
+    assert collection.status == "done"
+
+
+def test_wikipedia_out_of_reach_stops_the_collection_at_its_first_title_with_the_reason_and_it_resumes(
+    bar_project, client, coordinator
+):
+    """No connection at all (offline: a name that does not resolve, a refused connection) is not a page's failure:
+    the collection stops after the first title's retries and says why, every title waiting for Resume. Before,
+    each title spent its own retries and ended "fetch failed" (offline, the embedded default answered a
+    three-title collection after 47 s)."""
     replay = Replay("bar_network_error")
 
-    collection = collect(bar_project, ["Leberkas"], replay)
+    collection = collect(bar_project, ["Leberkas", "Weißwurscht", "Maibaam"], replay)
 
-    assert outcomes(collection) == {"Leberkas": "fetch_failed"}
-    assert len(replay.requests) == 3  # the first try and two retries
-    assert collection.status == "done"
+    assert collection.status == "failed"
+    assert "could not be reached" in collection.error and "Connection refused" in collection.error
+    assert "“Leberkas”" in collection.error
+    assert outcomes(collection) == {"Leberkas": "pending", "Weißwurscht": "pending", "Maibaam": "pending"}
+    assert len(replay.requests) == 3  # the first title's try and two retries; nothing asked for the others
+    assert collection.progress_done == 0
+    client.force_login(coordinator)
+    page = client.get(f"/projects/{bar_project.slug}/collections/{collection.pk}/").content.decode()
+    assert "could not be reached from this server" in page and "Resume</button>" in page
+    resumed = collecting.collection_resume(collection=collection, enqueue=False)
+    assert resumed.status == "pending" and resumed.error == ""
 
 
 def test_every_request_names_localqa_and_the_operator_contact(bar_project, settings):
@@ -156,22 +181,22 @@ def test_running_the_same_titles_again_creates_no_duplicates_and_fetches_no_page
 
 
 def test_a_cancelled_collection_resumes_where_it_stopped(bar_project):
-    collection = ingest.collection_create(project=bar_project, user=None, titles=["Weißwurscht", "Münchn"])
+    collection = collecting.collection_create(project=bar_project, user=None, titles=["Weißwurscht", "Münchn"])
     replay = Replay("bar_to_de", "bar_redirect")
     calls = []
 
     def cancel_after_first(progress):
         calls.append(progress.progress_done)
-        ingest.collection_cancel(collection=progress)
+        collecting.collection_cancel(collection=progress)
 
-    stopped = ingest.collection_run(
+    stopped = collecting.collection_run(
         collection_id=collection.pk, session=session(replay), on_progress=cancel_after_first
     )
 
     assert (stopped.status, stopped.progress_done) == ("cancelled", 1)
-    resumed = ingest.collection_resume(collection=stopped)
+    resumed = collecting.collection_resume(collection=stopped)
     assert resumed.status == "pending"
-    finished = ingest.collection_run(collection_id=collection.pk, session=session(replay))
+    finished = collecting.collection_run(collection_id=collection.pk, session=session(replay))
     assert (finished.status, finished.progress_done, finished.kept) == ("done", 2, 2)
     assert calls == [1]
 
@@ -181,14 +206,14 @@ def test_a_stalled_running_collection_can_be_resumed_but_a_live_one_cannot(bar_p
 
     from django.utils import timezone
 
-    collection = ingest.collection_create(project=bar_project, user=None, titles=["Weißwurscht"])
+    collection = collecting.collection_create(project=bar_project, user=None, titles=["Weißwurscht"])
     Collection.objects.filter(pk=collection.pk).update(status="running", heartbeat_at=timezone.now())
     collection.refresh_from_db()
     with pytest.raises(InvalidState):
-        ingest.collection_resume(collection=collection)
+        collecting.collection_resume(collection=collection)
 
     Collection.objects.filter(pk=collection.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=10))
-    finished = ingest.collection_run(collection_id=collection.pk, session=session(Replay("bar_to_de")))
+    finished = collecting.collection_run(collection_id=collection.pk, session=session(Replay("bar_to_de")))
 
     assert finished.status == "done" and finished.kept == 1
 
@@ -196,13 +221,13 @@ def test_a_stalled_running_collection_can_be_resumed_but_a_live_one_cannot(bar_p
 def test_a_second_delivery_of_the_same_task_does_nothing(bar_project):
     collection = collect(bar_project, ["Weißwurscht"], Replay("bar_to_de"))
 
-    assert ingest.collection_run(collection_id=collection.pk, session=session(Replay())) is None
+    assert collecting.collection_run(collection_id=collection.pk, session=session(Replay())) is None
 
 
 def test_category_members_become_the_titles(bar_project):
-    collection = ingest.collection_create(project=bar_project, user=None, category="Kategorie:Essn und Trinkn")
+    collection = collecting.collection_create(project=bar_project, user=None, category="Kategorie:Essn und Trinkn")
 
-    finished = ingest.collection_run(
+    finished = collecting.collection_run(
         collection_id=collection.pk, session=session(Replay("bar_category", "bar_to_de", "bar_no_interlanguage_link"))
     )
 
@@ -212,13 +237,13 @@ def test_category_members_become_the_titles(bar_project):
 
 def test_a_collection_needs_titles_or_a_category(bar_project):
     with pytest.raises(InvalidInput):
-        ingest.collection_create(project=bar_project, user=None)
+        collecting.collection_create(project=bar_project, user=None)
     with pytest.raises(InvalidInput):
-        ingest.collection_create(project=bar_project, user=None, titles=["A"], category="B")
+        collecting.collection_create(project=bar_project, user=None, titles=["A"], category="B")
 
 
 def test_titles_are_parsed_one_per_line_without_repeats():
-    assert ingest.parse_titles("Minga\n\n  Weißwurscht \nMinga\nMaria_Theresia\n") == [
+    assert collecting.parse_titles("Minga\n\n  Weißwurscht \nMinga\nMaria_Theresia\n") == [
         "Minga",
         "Weißwurscht",
         "Maria Theresia",
@@ -233,7 +258,7 @@ def test_the_client_raises_one_error_type_with_a_readable_message():
 
 
 def test_a_category_that_cannot_be_listed_fails_the_collection_with_the_reason(bar_project):
-    collection = ingest.collection_create(project=bar_project, user=None, category="Kategorie:Nix")
+    collection = collecting.collection_create(project=bar_project, user=None, category="Kategorie:Nix")
     replay = Replay("bar_network_error")
     replay.exchanges.append(
         {
@@ -242,11 +267,11 @@ def test_a_category_that_cannot_be_listed_fails_the_collection_with_the_reason(b
         }
     )
 
-    finished = ingest.collection_run(collection_id=collection.pk, session=session(replay))
+    finished = collecting.collection_run(collection_id=collection.pk, session=session(replay))
 
     assert finished.status == "failed"
     assert "network error" in finished.error
-    resumed = ingest.collection_resume(collection=finished)
+    resumed = collecting.collection_resume(collection=finished)
     assert resumed.status == "pending" and resumed.error == ""
 
 
@@ -255,10 +280,10 @@ def test_cancelling_a_collection_whose_worker_is_gone_stops_it_at_once(bar_proje
 
     from django.utils import timezone
 
-    collection = ingest.collection_create(project=bar_project, user=None, titles=["Weißwurscht"])
+    collection = collecting.collection_create(project=bar_project, user=None, titles=["Weißwurscht"])
     Collection.objects.filter(pk=collection.pk).update(
         status="running", heartbeat_at=timezone.now() - timedelta(hours=1)
     )
     collection.refresh_from_db()
 
-    assert ingest.collection_cancel(collection=collection).status == "cancelled"
+    assert collecting.collection_cancel(collection=collection).status == "cancelled"

@@ -27,7 +27,13 @@ _T = TypeVar("_T")
 
 
 class WikipediaError(Exception):
-    """A request that failed after its retries; the message says what happened, for the coordinator."""
+    """A request that failed after its retries; the message says what happened, for the coordinator.
+    `unreachable`: the wiki could not be reached at all (no connection: a name that does not resolve, a refused
+    connection), so the failure is not the page's and every other request would fail the same way."""
+
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 @dataclass(frozen=True)
@@ -210,7 +216,8 @@ def _call(fetch: Callable[[], _T], wiki: str, title: str) -> _T:
     except wikipediaapi.WikiConnectionError as error:
         cause = error.__cause__
         raise WikipediaError(
-            f"network error reaching {wiki}.wikipedia.org for {title!r}: {cause or 'connection failed'}"
+            f"network error reaching {wiki}.wikipedia.org for {title!r}: {cause or 'connection failed'}",
+            unreachable=True,
         ) from None
     except wikipediaapi.WikiInvalidJsonError:
         raise WikipediaError(f"{wiki}.wikipedia.org sent a reply that is not JSON for {title!r}") from None

@@ -9,7 +9,12 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from annotation import wilova
-from annotation.importers.checks import (
+from annotation.importers.report import ImportReport, Problems
+from annotation.importers.sources import ImportSource
+from annotation.models import Project
+from annotation.wilova import PairRecord
+from common import csvfile, jsontext
+from wikiqa.importers.checks import (
     NON_FINITE_MESSAGE,
     OPTIONAL_LENGTH,
     OPTIONAL_TEXT,
@@ -20,12 +25,7 @@ from annotation.importers.checks import (
     parse_json_object,
     parse_record,
 )
-from annotation.importers.report import ImportReport, Problems
-from annotation.importers.sources import ImportSource
-from annotation.importers.writer import Writer
-from annotation.models import Project
-from annotation.wilova import PairRecord
-from common import csvfile, jsontext
+from wikiqa.importers.writer import Writer
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -115,7 +115,7 @@ def csv_records(
     stream: BinaryIO, *, report: ImportReport, label: str | None, limit: int, writer: Writer
 ) -> Iterator[PairRecord]:
     text = io.TextIOWrapper(io.BufferedReader(_CountingReader(stream, writer)), encoding="utf-8-sig", newline="")
-    reader = csv.reader(text)
+    reader = csvfile.csv_reader(text)
     line = 1
     try:
         header = next(reader, None)

@@ -16,8 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation import ingest
-from annotation.models import Collection
 from tests.security.harness import LOGIN, api_cells, check_api, check_pages, page_cells
+from wikiqa import collect
+from wikiqa.models import Collection
 
 # Access rules and pure logic: the same on both engines, so they run on the embedded default only.
 pytestmark = pytest.mark.one_engine
@@ -53,7 +54,7 @@ API_EXPECTED: list[tuple[str, str, Any, tuple[int, ...]]] = [
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
     monkeypatch.setattr("annotation.tasks.import_job_run.delay", lambda job_id: None)
 
 
@@ -63,7 +64,7 @@ def world(project, annotator, reviewer, coordinator, outsider, superuser, settin
     job = ingest.import_job_create(
         project=project, user=coordinator, files=[SimpleUploadedFile("pairs.jsonl", b"")], dry_run=True
     )
-    collection = ingest.collection_create(project=project, user=coordinator, titles=["Minga"])
+    collection = collect.collection_create(project=project, user=coordinator, titles=["Minga"])
     Collection.objects.filter(pk=collection.pk).update(status=Collection.Status.RUNNING, heartbeat_at=timezone.now())
     users = {"annotator": annotator, "reviewer": reviewer, "coordinator": coordinator, "outsider": outsider}
     users["superuser"] = superuser

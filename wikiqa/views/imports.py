@@ -20,12 +20,15 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from annotation import ingest
-from annotation.access import get_collection_for_user, get_import_job_for_user, get_project_for_user
+from annotation.access import get_import_job_for_user, get_project_for_user
 from annotation.importers.sources import FORMATS
-from annotation.models import Collection, CollectionTitle, ImportJob, Project, Role
+from annotation.models import ImportJob, Project, Role
 from annotation.views.common import report_error
 from common.errors import ServiceError
 from common.requests import SignedInRequest
+from wikiqa import collect
+from wikiqa.access import get_collection_for_user
+from wikiqa.models import Collection, CollectionTitle
 
 TITLES_PER_PAGE = 100
 
@@ -80,13 +83,13 @@ class CollectionForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        titles = ingest.parse_titles(data.get("titles") or "")
+        titles = collect.parse_titles(data.get("titles") or "")
         upload = data.get("titles_file")
         if upload is not None:
             if upload.size > settings.IMPORT_MAX_BYTES:
                 raise forms.ValidationError("The titles file is larger than the import limit.")
             try:
-                titles += ingest.parse_titles(upload.read().decode("utf-8-sig"))
+                titles += collect.parse_titles(upload.read().decode("utf-8-sig"))
             except UnicodeDecodeError:
                 self.add_error("titles_file", "The titles file is not UTF-8 text.")
         data["title_list"] = list(dict.fromkeys(titles))
@@ -114,7 +117,7 @@ def import_start(request: SignedInRequest, slug: str) -> HttpResponse:
             return redirect("import_detail", project.slug, job.pk)
     jobs = ImportJob.objects.filter(project=project).select_related("created_by")[:20]
     context = {"project": project, "form": form, "jobs": jobs, "max_bytes": settings.IMPORT_MAX_BYTES}
-    return render(request, "annotation/import.html", context, status=400 if form.errors else 200)
+    return render(request, "wikiqa/import.html", context, status=400 if form.errors else 200)
 
 
 def _detail_context(project: Project, job: ImportJob, **extra: object) -> dict[str, object]:
@@ -144,7 +147,7 @@ def region_choices(project: Project) -> list[tuple[str, str]]:
 def import_detail(request: SignedInRequest, slug: str, job_id: int) -> HttpResponse:
     job = get_import_job_for_user(request.user, slug, job_id)
     project = job.project
-    template = "annotation/import_detail.html#job-status" if request.htmx else "annotation/import_detail.html"
+    template = "wikiqa/import_detail.html#job-status" if request.htmx else "wikiqa/import_detail.html"
     return render(request, template, _detail_context(project, job))
 
 
@@ -162,7 +165,7 @@ def import_rerun(request: SignedInRequest, slug: str, job_id: int) -> HttpRespon
         )
     except ServiceError as error:
         context = _detail_context(project, job, rerun_error=error.message, chosen=region_map)
-        return render(request, "annotation/import_detail.html", context, status=400)
+        return render(request, "wikiqa/import_detail.html", context, status=400)
     return redirect("import_detail", project.slug, again.pk)
 
 
@@ -172,7 +175,7 @@ def collection_start(request: SignedInRequest, slug: str) -> HttpResponse:
     form = CollectionForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            collection = ingest.collection_create(
+            collection = collect.collection_create(
                 project=project,
                 user=request.user,
                 titles=form.cleaned_data["title_list"],
@@ -186,7 +189,7 @@ def collection_start(request: SignedInRequest, slug: str) -> HttpResponse:
             return redirect("collection_detail", project.slug, collection.pk)
     collections = Collection.objects.filter(project=project).select_related("created_by")[:20]
     context = {"project": project, "form": form, "collections": collections}
-    return render(request, "annotation/collection.html", context, status=400 if form.errors else 200)
+    return render(request, "wikiqa/collection.html", context, status=400 if form.errors else 200)
 
 
 @login_required
@@ -199,18 +202,18 @@ def collection_detail(request: SignedInRequest, slug: str, collection_id: int) -
         "collection": collection,
         "outcomes": [
             (CollectionTitle.Outcome(value).label, value, n)
-            for value, n in ingest.collection_outcome_counts(collection).items()
+            for value, n in collect.collection_outcome_counts(collection).items()
         ],
     }
     if request.htmx:
-        return render(request, "annotation/collection_detail.html#collection-status", context)
+        return render(request, "wikiqa/collection_detail.html#collection-status", context)
     titles = collection.titles.select_related("pair").order_by("position")
     outcome = request.GET.get("outcome", "")
     if outcome in CollectionTitle.Outcome.values:
         titles = titles.filter(outcome=outcome)
     context["page"] = Paginator(titles, TITLES_PER_PAGE).get_page(request.GET.get("page"))
     context["outcome"] = outcome
-    return render(request, "annotation/collection_detail.html", context)
+    return render(request, "wikiqa/collection_detail.html", context)
 
 
 @login_required
@@ -219,7 +222,7 @@ def collection_cancel(request: SignedInRequest, slug: str, collection_id: int) -
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:
-        ingest.collection_cancel(collection=collection, actor=request.user)
+        collect.collection_cancel(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
@@ -233,7 +236,7 @@ def collection_resume(request: SignedInRequest, slug: str, collection_id: int) -
     collection = get_collection_for_user(request.user, slug, collection_id)
     project = collection.project
     try:
-        ingest.collection_resume(collection=collection, actor=request.user)
+        collect.collection_resume(collection=collection, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:

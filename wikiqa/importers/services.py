@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import transaction
 
-from annotation.importers.readers import csv_records, jsonl_records, wilova_import
 from annotation.importers.report import ImportReport
 from annotation.importers.sources import FORMATS, ImportSource, ProgressCallback, detect_format
-from annotation.importers.writer import Writer
 from annotation.models import PagePair, Project
+from wikiqa.importers.readers import csv_records, jsonl_records, wilova_import
+from wikiqa.importers.writer import Writer
 
 
 class _Refused(Exception):

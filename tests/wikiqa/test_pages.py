@@ -8,8 +8,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import Collection, ImportJob, PagePair
+from annotation.models import ImportJob, PagePair
 from tests.conftest import api_as
+from wikiqa.models import Collection
 
 
 @pytest.fixture(autouse=True)
@@ -19,7 +20,7 @@ def media(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
-    monkeypatch.setattr("annotation.tasks.collection_run.delay", lambda collection_id: None)
+    monkeypatch.setattr("wikiqa.tasks.collection_run.delay", lambda collection_id: None)
 
 
 def row(number: int, **fields) -> dict:
@@ -228,7 +229,7 @@ def test_an_import_that_crashes_is_marked_failed_and_its_upload_removed(
     def crash(**kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("annotation.ingest.pairs_import", crash)
+    monkeypatch.setattr("wikiqa.kind.pairs_import", crash)
     from annotation import ingest
 
     with pytest.raises(RuntimeError), django_capture_on_commit_callbacks(execute=True):

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import ingest
-from annotation.models import Collection, CollectionTitle, Project
+from annotation.models import Project
 from common.errors import ServiceError
+from wikiqa import collect
+from wikiqa.models import Collection, CollectionTitle
 
 BAR_WIDTH = 30
 
@@ -45,11 +46,11 @@ class Command(BaseCommand):
             f"{f' ({project.standard_variant})' if project.standard_variant else ''}, "
             f"{collection.progress_total} titles"
         )
-        finished = ingest.collection_run(collection_id=collection.pk, on_progress=self._progress)
+        finished = collect.collection_run(collection_id=collection.pk, on_progress=self._progress)
         if finished is None:
             raise CommandError(f"Collection {collection.pk} is being run by a worker; watch it in the browser.")
         self.stderr.write("")
-        counts = ingest.collection_outcome_counts(finished)
+        counts = collect.collection_outcome_counts(finished)
         self.stdout.write(f"Collection {finished.pk}: {finished.status_words.lower()}.")
         for value, n in counts.items():
             if n or value in {"kept"}:
@@ -63,18 +64,18 @@ class Command(BaseCommand):
             collection = Collection.objects.filter(project=project, pk=options["resume"]).first()
             if collection is None:
                 raise CommandError(f"No collection {options['resume']} in {project.slug}.")
-            return ingest.collection_resume(collection=collection, enqueue=False)
+            return collect.collection_resume(collection=collection, enqueue=False)
         titles: list[str] = []
         if options["titles"]:
             try:
-                titles = ingest.parse_titles(Path(options["titles"]).read_text(encoding="utf-8-sig"))
+                titles = collect.parse_titles(Path(options["titles"]).read_text(encoding="utf-8-sig"))
             except OSError as error:
                 raise CommandError(f"cannot read {options['titles']}: {error.strerror or error}") from None
             except UnicodeDecodeError:
                 raise CommandError(f"{options['titles']} is not UTF-8 text.") from None
             if not titles:
                 raise CommandError(f"{options['titles']} holds no titles.")
-        return ingest.collection_create(
+        return collect.collection_create(
             project=project,
             user=None,
             titles=titles,

@@ -11,12 +11,12 @@ from django.db import IntegrityError, connection, models, reset_queries, transac
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from annotation.importers.checks import OPTIONAL_TEXT
 from annotation.importers.report import ImportReport, Problems
 from annotation.importers.sources import ImportSource, ProgressCallback
 from annotation.lifecycle import item_event, item_events_record, items_route, review_begun, review_rounds_close
 from annotation.models import EvidenceSpan, PagePair, Project, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from annotation.wilova import PairRecord
+from wikiqa.importers.checks import OPTIONAL_TEXT
 
 BATCH_ROWS = 1000
 BATCH_CHARS = 8_000_000  # flush earlier when pairs carry long full texts, so memory stays flat

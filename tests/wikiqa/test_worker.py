@@ -8,10 +8,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.models import Collection, ImportJob, PagePair
+from annotation.models import ImportJob, PagePair
 from tests import factories
 from tests.conftest import api_as
-from tests.imports.wiki_replay import Replay, ReplayServer
+from tests.wikiqa.wiki_replay import Replay, ReplayServer
+from wikiqa.models import Collection
 
 pytestmark = pytest.mark.worker
 

@@ -14,7 +14,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.importers.services import pairs_import
 from annotation.importers.sources import ImportSource
 from annotation.models import PagePair, QAItem, SourceRow
 from annotation.services.projects import project_region_vocabulary_map
@@ -23,6 +22,7 @@ from exports.formats.wilova import wilova_file_bytes
 from review.models import ReviewSlot
 from tests import factories
 from tests.conftest import api_as
+from wikiqa.importers.services import pairs_import
 
 Q0 = "Q0: Should we annotate this dialect-standard Wikipedia page pair? If no, specify why."
 NOTE = "Note: if this is an interesting/tricky/difficult example, write a brief explanation here."

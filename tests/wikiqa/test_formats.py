@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.importers.services import pairs_import
 from annotation.importers.sources import ImportSource
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening
-from tests.imports.conftest import BASE_NAME, QUALITY_NAME
+from tests.wikiqa.conftest import BASE_NAME, QUALITY_NAME
+from wikiqa.importers.services import pairs_import
 
 LEAD = "𠮶間茶餐廳喺深水埗，招牌菜係菠蘿油。"
 

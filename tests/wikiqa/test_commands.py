@@ -8,10 +8,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation import wikipedia
-from annotation.models import Collection, PagePair
+from annotation.models import PagePair
 from tests import factories
-from tests.imports.wiki_replay import Replay
+from tests.wikiqa.wiki_replay import Replay
+from wikiqa import wikipedia
+from wikiqa.models import Collection
 
 
 @pytest.fixture

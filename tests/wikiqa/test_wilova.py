@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from annotation.importers.services import pairs_import
 from annotation.importers.sources import ImportSource
 from annotation.models import EvidenceSpan, PagePair, QAItem, QAItemRevision, Screening, SourceFile, SourceRow
 from exports.formats.wilova import wilova_file_bytes, write_wilova
-from tests.imports.conftest import BASE_NAME, QUALITY_NAME
+from tests.wikiqa.conftest import BASE_NAME, QUALITY_NAME
+from wikiqa.importers.services import pairs_import
 
 Q0 = "Q0: Should we annotate this dialect-standard Wikipedia page pair? If no, specify why."
 

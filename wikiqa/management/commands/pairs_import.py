@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.importers.services import pairs_import
 from annotation.importers.sources import FORMATS
 from annotation.models import Project
 from annotation.services.projects import project_region_vocabulary_map
 from common.errors import ServiceError
+from wikiqa.importers.services import pairs_import
 
 
 class Command(BaseCommand):

@@ -8,8 +8,8 @@ import math
 import pytest
 from django.db import connection
 
-from annotation.importers.services import pairs_import_jsonl
 from annotation.models import PagePair
+from wikiqa.importers.services import pairs_import_jsonl
 
 # Tabs, newlines, a carriage return, leading/trailing spaces, a non-BMP character (𠮶 U+20BB6),
 # a combining mark and right-to-left text: all must come back exactly as given.
@@ -116,7 +116,7 @@ def test_broken_json_names_the_line_and_position_and_writes_nothing(project, tmp
 
 
 def test_an_error_after_a_full_batch_rolls_back_the_rows_already_inserted(project, tmp_path, monkeypatch):
-    monkeypatch.setattr("annotation.importers.writer.BATCH_ROWS", 2)
+    monkeypatch.setattr("wikiqa.importers.writer.BATCH_ROWS", 2)
     path = write_lines(tmp_path, *(pair_row(n) for n in range(1, 6)), "[]")
 
     report = pairs_import_jsonl(project=project, path=path)
@@ -279,7 +279,7 @@ def test_a_file_wrong_on_every_line_gets_a_bounded_report(project, tmp_path, mon
 
 
 def test_import_streams_in_batches(project, tmp_path, monkeypatch, django_assert_max_num_queries):
-    monkeypatch.setattr("annotation.importers.writer.BATCH_ROWS", 50)
+    monkeypatch.setattr("wikiqa.importers.writer.BATCH_ROWS", 50)
     path = write_lines(tmp_path, *(pair_row(n) for n in range(1, 501)))
 
     # Per batch: one lookup of existing titles, one savepoint, the inserts, one release (plus the outer
@@ -317,7 +317,7 @@ def test_a_url_is_checked_once_per_site_with_the_same_verdict_as_djangos_validat
     from django.core.exceptions import ValidationError
     from django.core.validators import URLValidator
 
-    from annotation.importers.checks import _is_url
+    from wikiqa.importers.checks import _is_url
 
     try:
         URLValidator(schemes=["http", "https"])(url)
