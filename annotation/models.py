@@ -492,6 +492,21 @@ class EvidenceSpan(models.Model):
         return f"[{self.start}:{self.end}] {self.text[:40]}"
 
 
+def deleted_items(project: Project) -> set[int]:
+    """The ids of the project's deleted items: rows that carry their project (review slots, judgments) are read
+    alone, through their own project index, and those of deleted items are left out here. No join, so no plan reads
+    another project's rows, nor the project's own once per row on stale statistics (tests/test_coordinator_plans.py).
+    """
+    return set(QAItem.objects.filter(project=project, deleted_at__isnull=False).order_by().values_list("pk", flat=True))
+
+
+def deleted_pairs(project: Project) -> set[int]:
+    """The ids of the project's deleted pairs, for rows that carry their project and name a pair (`deleted_items`)."""
+    return set(
+        PagePair.all_objects.filter(project=project, deleted_at__isnull=False).order_by().values_list("pk", flat=True)
+    )
+
+
 class QAItemRevision(models.Model):
     """The content of an item as it was sent to review. A rewrite adds a revision; none is ever changed."""
 

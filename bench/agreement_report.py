@@ -158,6 +158,7 @@ def create_project(size: int) -> str:
                 verdict = truth if rng.random() > 0.05 else not truth
                 judgments.append(
                     Judgment(
+                        project=project,
                         slot=slot,
                         item=item,
                         revision_id=slot.revision_id,
@@ -177,10 +178,12 @@ def create_project(size: int) -> str:
                 for kind, options in (("topic", topics), ("region", regions)):
                     value = true_label[kind] if rng.random() > 0.15 else rng.choice(options)
                     given.setdefault(kind, set()).add(value)
-                    labels.append(ArticleLabel(pair=pair, labeller=labeller, kind=kind, value=value))
+                    labels.append(ArticleLabel(project=project, pair=pair, labeller=labeller, kind=kind, value=value))
             for kind, values in given.items():
                 if len(values) == 1:
-                    finals.append(FinalLabel(pair=pair, kind=kind, value=values.pop(), method="agreement"))
+                    finals.append(
+                        FinalLabel(project=project, pair=pair, kind=kind, value=values.pop(), method="agreement")
+                    )
             screenings.append(Screening(pair=pair, annotator=pair.assignee, decision="annotate"))
             if rng.random() < 0.1:
                 second = annotators[(annotators.index(pair.assignee) + 1) % ANNOTATORS]

@@ -119,7 +119,7 @@ def create_project(size: int, *, varied: bool = False) -> str:
             )
             pair_ids += [pair.pk for pair in created]
             FinalLabel.objects.bulk_create(
-                FinalLabel(pair=pair, kind=kind, value=value, method="agreement")
+                FinalLabel(project=project, pair=pair, kind=kind, value=value, method="agreement")
                 for pair in created
                 for kind, value in (("topic", "food"), ("region", "local"))
             )

@@ -26,6 +26,17 @@ statements, no more rows read than 1.5 times).
 
 PostgreSQL's planner settings change which plan reads the rows: run it as the server is configured (the compose
 file's `random_page_cost=1.1`: `PGOPTIONS="-c random_page_cost=1.1"`), and with the default (4) to compare.
+
+The long jobs of one project, at each size:
+
+    .venv/bin/python bench/scale.py --jobs 10000 100000 [--only release agreement import archive]
+
+runs the benchmark each job already has, one after another, on `localqa_scale_jobs` (`BENCH_JOBS_DATABASE_URL`),
+each with the size given: the release build (bench/release_build.py), the agreement report (bench/agreement_report.py,
+bootstrap 1,000), the pair import (bench/import_pairs.py, one run) and the archive export and import
+(bench/archive.py). Each measures its job in a process of its own (wall and CPU seconds, peak resident memory) and
+prints its own table; this prints the machine's load average before and after each, since the wall-clock times
+depend on it (CPU seconds and memory much less).
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PLATFORM_DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/localqa_scale")
+JOBS_DB = os.environ.get("BENCH_JOBS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/localqa_scale_jobs")
 ALONE_DB = PLATFORM_DB + "_alone"
 os.environ.setdefault("DATABASE_URL", PLATFORM_DB)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -136,8 +148,8 @@ def bulk_project(slug: str, kind: str, pairs: int, items: int, cast: dict[str, A
         )  # fmt: skip
         criteria = [criterion["key"] for criterion in project.review_criteria]
         Judgment.objects.bulk_create(
-            (Judgment(slot=slot, item=slot.item, revision=slot.revision, reviewer=cast["judge"], criterion=key,
-                      verdict=Judgment.Verdict.PASS)
+            (Judgment(project=project, slot=slot, item=slot.item, revision=slot.revision, reviewer=cast["judge"],
+                      criterion=key, verdict=Judgment.Verdict.PASS)
              for slot in slots if slot.status == ReviewSlot.Status.DONE for key in criteria),
             batch_size=BATCH,
         )  # fmt: skip
@@ -301,6 +313,31 @@ def rows_read(statements: list[str]) -> int:
     return total
 
 
+JOBS: dict[str, Callable[[list[int]], list[list[str]]]] = {
+    "release": lambda sizes: [["release_build.py", "--sizes", *map(str, sizes)]],
+    "agreement": lambda sizes: [["agreement_report.py", "--items", str(size)] for size in sizes],
+    "import": lambda sizes: [["import_pairs.py", "--repeat", "1", "--sizes", *map(str, sizes)]],
+    "archive": lambda sizes: [["archive.py", *map(str, sizes)]],
+}
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def long_jobs(sizes: list[int], only: list[str]) -> None:
+    """Each long job's own benchmark at `sizes`, on a database of its own, with the load around it."""
+    _database(JOBS_DB)
+    env = {**os.environ, "DATABASE_URL": JOBS_DB}
+    for name in only:
+        for command in JOBS[name](sizes):
+            print(f"\n$ bench/{' '.join(command)}    # {_load()}", flush=True)
+            started = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "bench" / command[0]), *command[1:]], env=env, check=True)
+            print(f"({time.perf_counter() - started:.0f} s with its data; after: {_load()})", flush=True)
+
+
 def child(args: argparse.Namespace) -> None:
     import django
 
@@ -318,10 +355,14 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1_000_000, help="items of the whole platform")
     parser.add_argument("--small-pairs", type=int, default=10_000)
     parser.add_argument("--reuse", action="store_true", help="measure the databases a previous run built")
+    parser.add_argument("--jobs", type=int, nargs="+", metavar="SIZE", help="the long jobs at these sizes instead")
+    parser.add_argument("--only", nargs="+", choices=list(JOBS), default=list(JOBS), help="which long jobs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return child(args)
+    if args.jobs:
+        return long_jobs(args.jobs, args.only)
     runs = {}
     for label, url in (("alone", ALONE_DB), ("platform", PLATFORM_DB)):
         _database(url)

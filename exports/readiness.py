@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.urls import reverse
 
-from annotation.models import PagePair, Project, QAItem
+from annotation.models import PagePair, Project, QAItem, deleted_pairs
 from annotation.queries import ItemFilter, items_by_verification
 from exports.records import release_items
 from exports.splits import SPLIT_NAMES, release_split_plan
@@ -98,7 +98,8 @@ def release_readiness(
     """
     readiness = Readiness()
     released = release_items(project, statuses)
-    alive = QAItem.objects.alive().filter(project=project, pair__deleted_at__isnull=True)
+    # Not a join on every project's pairs (`deleted_pairs`; tests/test_coordinator_plans.py).
+    alive = QAItem.objects.alive().filter(project=project).exclude(pair_id__in=deleted_pairs(project))
     wikipedia = project.kind == Project.Kind.WIKIPEDIA_QA
     review_app = _review_app()
 
@@ -112,7 +113,7 @@ def release_readiness(
             pairs = PagePair.objects.filter(project=project, pk__in=released.values("pair_id"))
             labelled = Q()
             for kind in kinds:
-                labelled &= Q(Exists(FinalLabel.objects.filter(pair=OuterRef("pk"), kind=kind)))
+                labelled &= Q(Exists(FinalLabel.objects.filter(project=project, pair=OuterRef("pk"), kind=kind)))
             # Imported projects bring labels in metadata; a positive filter (a missing key is NULL on PostgreSQL).
             with_labels = PagePair.objects.filter(project=project, metadata__wilova__has_key="labels")
             imported = Q(pk__in=with_labels.values("pk"))
@@ -190,9 +191,12 @@ def _check_agreement(readiness: Readiness, project: Project) -> None:
     """No finished agreement report, or judgments or labels made since the latest."""
     from review.models import AgreementReport, ArticleLabel, Judgment
 
-    judgments = Judgment.objects.filter(item__project=project)
-    labels = ArticleLabel.objects.filter(pair__project=project)
-    if not judgments.exists() and not labels.exists():
+    judgments = Judgment.objects.filter(project=project)
+    labels = ArticleLabel.objects.filter(project=project)
+    # The newest of each through the project's index, not `exists()`: its LIMIT 1 lets the planner hope to meet
+    # one of the project's rows early in a scan of every project's.
+    newest = judgments.aggregate(top=Max("id"))["top"], labels.aggregate(last=Max("created_at"))["last"]
+    if newest == (None, None):
         return  # nothing to agree on (yet): no report is missing
     latest = AgreementReport.objects.filter(project=project).done().order_by("-finished_at", "-id").first()
     url = reverse("agreement", args=[project.slug])

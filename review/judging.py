@@ -127,6 +127,7 @@ def review_submit(
         written = Judgment.objects.bulk_create(
             [
                 Judgment(
+                    project_id=item.project_id,
                     slot=slot,
                     item=item,
                     revision_id=slot.revision_id,

@@ -103,6 +103,7 @@ def label_set(*, pair: PagePair, user: User, kind: str, value: str, detail: str 
         else:
             ArticleLabel.objects.filter(pk=current.pk).update(superseded_at=now)
         label = ArticleLabel.objects.create(
+            project_id=pair.project_id,
             pair=pair,
             labeller=user,
             kind=kind,
@@ -143,7 +144,13 @@ def _finalise_agreement(pair: PagePair, *, actor: User | None = None) -> None:
             row, _ = FinalLabel.objects.update_or_create(
                 pair=pair,
                 kind=kind,
-                defaults={"value": value, "detail": detail, "method": FinalLabel.Method.AGREEMENT, "adjudicator": None},
+                defaults={
+                    "project_id": pair.project_id,
+                    "value": value,
+                    "detail": detail,
+                    "method": FinalLabel.Method.AGREEMENT,
+                    "adjudicator": None,
+                },
             )
             if final is None or (final.value, final.detail) != (value, detail):
                 audit.record(
@@ -244,7 +251,9 @@ def label_adjudicate(
         if current is None:
             try:
                 with transaction.atomic():
-                    created = FinalLabel.objects.create(pair=pair, kind=kind, updated_at=now, **values)
+                    created = FinalLabel.objects.create(
+                        project_id=pair.project_id, pair=pair, kind=kind, updated_at=now, **values
+                    )
             except IntegrityError:
                 raise StaleEdit("The final label was set at the same moment; reload it.", current=None) from None
             audit.record(

@@ -98,6 +98,9 @@ class Judgment(models.Model):
         PASS = "pass", "Pass"
         FLAG = "flag", "Flag"
 
+    # The item's project, kept on the judgment so a project's agreement figures and counts read its own judgments
+    # alone, whatever other projects hold (review_judge sets it; migration 0008 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
     slot = models.ForeignKey(ReviewSlot, on_delete=models.CASCADE, related_name="judgments")
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="judgments")
     revision = models.ForeignKey(QAItemRevision, on_delete=models.CASCADE, related_name="judgments")
@@ -110,6 +113,8 @@ class Judgment(models.Model):
     class Meta:
         ordering = ["revision_id", "slot_id", "id"]
         constraints = [models.UniqueConstraint(fields=["slot", "criterion"], name="judgment_unique_criterion")]
+        # A project's judgments in id order: the agreement gatherer, its watermark and "judgments since".
+        indexes = [models.Index(fields=["project", "id"], name="judgment_project_idx")]
 
     def __str__(self) -> str:
         return f"{self.criterion}: {self.verdict}"
@@ -167,6 +172,8 @@ class ArticleLabel(models.Model):
     are one per (pair, labeller, kind).
     """
 
+    # The pair's project, kept on the label as on a judgment (label_set sets it; migration 0008 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="labels")
     labeller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="article_labels")
     kind = models.CharField(max_length=8, choices=LabelKind.choices)
@@ -187,6 +194,8 @@ class ArticleLabel(models.Model):
                 name="label_one_current_per_labeller",
             ),
         ]
+        # A project's labels by time: the agreement gatherer and "labels made since the latest report".
+        indexes = [models.Index(fields=["project", "created_at"], name="label_project_idx")]
 
     def __str__(self) -> str:
         return f"{self.pair_id} {self.kind}={self.value} by {self.labeller_id}"
@@ -199,6 +208,8 @@ class FinalLabel(models.Model):
         AGREEMENT = "agreement", "All labellers agreed"
         ADJUDICATED = "adjudicated", "Adjudicated"
 
+    # The pair's project, kept on the final label as on a label (set where final labels are made; migration 0008).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="final_labels")
     kind = models.CharField(max_length=8, choices=LabelKind.choices)
     value = models.CharField(max_length=64)

@@ -46,7 +46,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from annotation.access import AnyUser, ProjectAccess, project_access
-from annotation.models import Membership, Project, QAItem, Role, Screening
+from annotation.models import Membership, Project, QAItem, Role, Screening, deleted_items, deleted_pairs
 from common import kinds as project_kinds
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps, stale_seconds
 from review.agreement import (
@@ -155,19 +155,22 @@ def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
 
 def _final_labels(project: Project) -> dict[str, dict[int, str]]:
     finals: dict[str, dict[int, str]] = {kind: {} for kind in LabelKind.values}
-    for pair_id, kind, value in FinalLabel.objects.filter(
-        pair__project=project, pair__deleted_at__isnull=True
-    ).values_list("pair_id", "kind", "value"):
-        finals[kind][pair_id] = value
+    deleted = deleted_pairs(project)
+    for pair_id, kind, value in FinalLabel.objects.filter(project=project).values_list("pair_id", "kind", "value"):
+        if pair_id not in deleted:
+            finals[kind][pair_id] = value
     return finals
 
 
 def _review_scopes(project: Project) -> list[Scope]:
-    rows = list(
-        Judgment.objects.filter(item__project=project, item__deleted_at__isnull=True, reviewer__isnull=False)
+    deleted = deleted_items(project)
+    rows = [
+        row
+        for row in Judgment.objects.filter(project=project, reviewer__isnull=False)
         .order_by()
         .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
-    )
+        if row[2] not in deleted
+    ]
     names = _usernames(reviewer for _, _, _, reviewer, _ in rows)
     items = {
         pk: (pair_id, author or "(unknown)")
@@ -223,12 +226,14 @@ def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
     history: dict[int, dict[int, dict[str, list[tuple[Any, str]]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list))
     )
+    deleted = deleted_pairs(project)
     for kind, pair_id, labeller_id, value, created_at in (
-        ArticleLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
+        ArticleLabel.objects.filter(project=project)
         .order_by("created_at", "id")
         .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
     ):
-        history[pair_id][labeller_id][kind].append((created_at, value))
+        if pair_id not in deleted:
+            history[pair_id][labeller_id][kind].append((created_at, value))
     out = []
     for pair_id, labellers in history.items():
         done = sorted(
@@ -411,7 +416,7 @@ def agreement_report_compute(
 
     try:
         step(1, "Gathering judgments")
-        watermark = Judgment.objects.filter(item__project=project).aggregate(top=Max("id"))["top"] or 0
+        watermark = Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
         scopes = scopes_gather(project)
         tables = [(scope, rating_table(scope.judgments, scope.level, categories=scope.categories)) for scope in scopes]
         fingerprint = _fingerprint(tables, bootstrap, seed)
@@ -484,7 +489,7 @@ def _enqueue(report_id: int, countdown: int) -> None:
 
 
 def _project_watermark(project: Project) -> int:
-    return Judgment.objects.filter(item__project=project).aggregate(top=Max("id"))["top"] or 0
+    return Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
 
 
 def agreement_report_request(
@@ -578,7 +583,7 @@ def _report_if_due(project: Project, threshold: int, *, counted: bool) -> Agreem
             cache.set(_debounce_key(project), 0, timeout=None)
         return None
     last = reports.order_by("-id").values_list("judgment_watermark", flat=True).first() or 0
-    new = Judgment.objects.filter(item__project=project, id__gt=last).count()
+    new = Judgment.objects.filter(project=project, id__gt=last).count()
     if counted:
         cache.set(_debounce_key(project), new if new < threshold else 0, timeout=None)
     if new < threshold:
@@ -634,7 +639,7 @@ def latest_agreement_report(project: Project) -> dict[str, Any] | None:
         "fingerprint": report.fingerprint,
         "same_as": report.same_as_id,
         "covers": "every judgment of the project when the report was computed, not only the released items",
-        "judgments_since": Judgment.objects.filter(item__project=project, id__gt=report.judgment_watermark).count(),
+        "judgments_since": Judgment.objects.filter(project=project, id__gt=report.judgment_watermark).count(),
         "scopes": {
             key: {
                 "statistics": scope["summary"]["statistics"],

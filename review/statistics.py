@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from annotation.models import PagePair, Project, QAItem
+from annotation.models import PagePair, Project, QAItem, deleted_items, deleted_pairs
 from review.models import FinalLabel, LabelKind, ReviewSlot
 from review.routing import REVIEWABLE, Status
 
@@ -49,7 +49,12 @@ def project_statistics(project: Project) -> dict[str, Any]:
     week_ago = timezone.now() - timedelta(days=7)
     per_author: dict[str, dict[str, Any]] = defaultdict(lambda: {"items": 0, "week": 0, "item_seconds": []})
     all_item_seconds: list[int] = []
-    for username, seconds, submitted_at in items.values_list("author__username", "active_seconds", "submitted_at"):
+    in_review: set[int] = set()
+    for pk, status, username, seconds, submitted_at in items.values_list(
+        "pk", "status", "author__username", "active_seconds", "submitted_at"
+    ):
+        if status == REVIEWABLE:
+            in_review.add(pk)
         row = per_author[username or "—"]
         row["items"] += 1
         row["week"] += bool(submitted_at and submitted_at >= week_ago)
@@ -75,13 +80,18 @@ def project_statistics(project: Project) -> dict[str, Any]:
         }
         for username, row in sorted(per_author.items())
     ]
-    slots = ReviewSlot.objects.filter(project=project, item__deleted_at__isnull=True)
+    # The project's own slots, without a join on the items (`deleted_items`; tests/test_coordinator_plans.py).
+    deleted = deleted_items(project)
     workload: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"claimed": 0, "done": 0, "week": 0, "durations": [], "active": []}
     )
-    for username, status, claimed_at, completed_at, active in slots.filter(reviewer__isnull=False).values_list(
-        "reviewer__username", "status", "claimed_at", "completed_at", "active_seconds"
-    ):
+    waiting = 0
+    for item_id, username, status, claimed_at, completed_at, active in ReviewSlot.objects.filter(
+        project=project
+    ).values_list("item_id", "reviewer__username", "status", "claimed_at", "completed_at", "active_seconds"):
+        waiting += status == ReviewSlot.Status.OPEN and item_id in in_review
+        if username is None or item_id in deleted:
+            continue
         row = workload[username]
         if status == ReviewSlot.Status.CLAIMED:
             row["claimed"] += 1
@@ -103,15 +113,11 @@ def project_statistics(project: Project) -> dict[str, Any]:
         }
         for username, row in sorted(workload.items())
     ]
-    waiting = slots.filter(status=ReviewSlot.Status.OPEN, item__status=REVIEWABLE).count()
-    finals = (
-        FinalLabel.objects.filter(pair__project=project, pair__deleted_at__isnull=True)
-        .values_list("kind", "value")
-        .annotate(n=Count("id"))
-    )
     charts: dict[str, dict[str, int]] = {LabelKind.TOPIC: {}, LabelKind.REGION: {}}
-    for kind, value, n in finals.order_by():
-        charts[kind][value] = n
+    gone = deleted_pairs(project)
+    for pair_id, kind, value in FinalLabel.objects.filter(project=project).values_list("pair_id", "kind", "value"):
+        if pair_id not in gone:
+            charts[kind][value] = charts[kind].get(value, 0) + 1
     return {
         "pairs": counts,
         "excluded_by_reason": excluded_by_reason,

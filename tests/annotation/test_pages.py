@@ -434,9 +434,10 @@ def test_the_pair_and_item_lists_filter_by_the_pairs_final_topic(client, annotat
     add_item(annotating_pair, annotator, question="菠蘿油係乜嘢？", evidence="菠蘿油")
     other = factories.pair(project, local_title="深水埗", standard_title="深水埗区", assignee=annotator)
     unlabelled = factories.pair(project, local_title="𨋢", standard_title="电梯")
-    FinalLabel.objects.create(pair=annotating_pair, kind="topic", value="food", method="agreement")
-    FinalLabel.objects.create(pair=other, kind="topic", value="geography", method="adjudicated")
-    FinalLabel.objects.create(pair=unlabelled, kind="region", value="food", method="agreement")  # not a topic
+    FinalLabel.objects.create(project=project, pair=annotating_pair, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(project=project, pair=other, kind="topic", value="geography", method="adjudicated")
+    FinalLabel.objects.create(project=project, pair=unlabelled, kind="region", value="food", method="agreement")
+    # (the last is a region label: not a topic)
     client.force_login(coordinator)
 
     pairs = client.get(reverse("pair_list", args=[project.slug]), {"topic": "food"})

@@ -214,8 +214,10 @@ def test_records_carry_the_review_apps_verification_labels_and_review_count(rele
     review.Verification.objects.create(
         item=item, number=2, result="found", sentences=[sentence], note="在第二段；用词不同"
     )
-    review.FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="agreement")
-    review.FinalLabel.objects.create(pair=pair, kind="region", value="local", method="adjudicated")
+    review.FinalLabel.objects.create(project=pair.project, pair=pair, kind="topic", value="food", method="agreement")
+    review.FinalLabel.objects.create(
+        project=pair.project, pair=pair, kind="region", value="local", method="adjudicated"
+    )
 
     release = services.release_build_now(project=released_project, user=coordinator)
 
@@ -251,12 +253,20 @@ def test_agreement_figures_come_from_two_reviewers_and_two_labellers(released_pr
             for key in ("fluency", "standalone", "appropriateness"):
                 verdict = "flag" if (key == "fluency" and index % 3 == 0 and user == second) else "pass"
                 review.Judgment.objects.create(
-                    slot=slot, item=item, revision=revision, reviewer=user, criterion=key, verdict=verdict
+                    project=released_project,
+                    slot=slot,
+                    item=item,
+                    revision=revision,
+                    reviewer=user,
+                    criterion=key,
+                    verdict=verdict,
                 )
     for index, pair in enumerate(released_project.pairs.filter(items__status="accepted").distinct()):
         for user in (coordinator, second):
             value = "food" if index or user == coordinator else "history"
-            review.ArticleLabel.objects.create(pair=pair, labeller=user, kind="topic", value=value)
+            review.ArticleLabel.objects.create(
+                project=pair.project, pair=pair, labeller=user, kind="topic", value=value
+            )
 
     release = services.release_build_now(project=released_project, user=coordinator)
 
@@ -378,7 +388,9 @@ def test_a_scope_too_large_to_compute_while_building_is_left_out_with_a_note(
     second = factories.user("labeller2")
     for pair in released_project.pairs.all():
         for user in (coordinator, second):
-            review.ArticleLabel.objects.create(pair=pair, labeller=user, kind="topic", value="food")
+            review.ArticleLabel.objects.create(
+                project=pair.project, pair=pair, labeller=user, kind="topic", value="food"
+            )
     monkeypatch.setattr(statistics, "MAX_AGREEMENT_JUDGMENTS", 3)
 
     release = services.release_build_now(project=released_project, user=coordinator)

@@ -27,8 +27,8 @@ def _unfinished(readiness) -> dict[str, int]:
 def _finish_everything(project: Project, user) -> None:
     """Final labels for every pair, a verification for every lead item."""
     for pair in PagePair.objects.filter(project=project):
-        FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="adjudicated")
-        FinalLabel.objects.create(pair=pair, kind="region", value="local", method="adjudicated")
+        FinalLabel.objects.create(project=pair.project, pair=pair, kind="topic", value="food", method="adjudicated")
+        FinalLabel.objects.create(project=pair.project, pair=pair, kind="region", value="local", method="adjudicated")
     for number, item in enumerate(QAItem.objects.filter(project=project, kind="lead"), start=1):
         Verification.objects.create(item=item, number=1, result="found", verifier=user)
         assert number
@@ -106,7 +106,13 @@ def test_agreement_not_computed_counts_judgments_since_the_latest_report(release
     ReviewSlot.objects.filter(pk=slot.pk).update(status="done", reviewer=reviewer)
     revision = slot.revision
     judgment = Judgment.objects.create(
-        slot=slot, item=item, revision=revision, reviewer=reviewer, criterion="fluency", verdict="pass"
+        project=released_project,
+        slot=slot,
+        item=item,
+        revision=revision,
+        reviewer=reviewer,
+        criterion="fluency",
+        verdict="pass",
     )
 
     assert _unfinished(services.release_readiness_get(project=released_project))["agreement_not_computed"] == 1

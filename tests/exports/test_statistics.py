@@ -14,9 +14,11 @@ def test_final_labels_win_over_imported_ones_and_pairs_without_either_are_not_la
     first, second, third, fourth, fifth = PagePair.objects.filter(project=project).order_by("id")
     PagePair.objects.filter(pk=second.pk).update(metadata={"wilova": {"labels": {"topic": "History", "region": ""}}})
     PagePair.objects.filter(pk=third.pk).update(metadata={"wilova": {"labels": {"topic": "History"}}})
-    FinalLabel.objects.create(pair=third, kind="topic", value="Food", method="agreement")  # wins over History
-    FinalLabel.objects.create(pair=first, kind="topic", value="Food", method="agreement")
-    FinalLabel.objects.create(pair=first, kind="region", value="local", method="agreement")
+    FinalLabel.objects.create(
+        project=third.project, pair=third, kind="topic", value="Food", method="agreement"
+    )  # wins over History
+    FinalLabel.objects.create(project=first.project, pair=first, kind="topic", value="Food", method="agreement")
+    FinalLabel.objects.create(project=first.project, pair=first, kind="region", value="local", method="agreement")
     document = QAItem.objects.filter(pair=fourth).first()
     QAItem.objects.filter(pk=document.pk).update(kind=QAItem.Kind.DOCUMENT)
     QAItem.objects.filter(pair=fifth).update(status=QAItem.Status.SUBMITTED)  # not released: not counted

@@ -37,7 +37,7 @@ PAGES = [
     ("review_queue", "reviewer", {}, 8),
     ("review_queue", "reviewer", {"status": "all"}, 8),
     ("my_items", "annotator", {}, 5),
-    ("dashboard", "coordinator", {}, 12),
+    ("dashboard", "coordinator", {}, 13),  # the deleted items and pairs, left out without a join on all projects
     ("label_list", "coordinator", {}, 6),
     ("adjudication", "coordinator", {}, 7),
     ("reviewers", "coordinator", {}, 5),
