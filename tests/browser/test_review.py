@@ -84,7 +84,7 @@ def test_flag_rewrite_and_accept_leave_two_revisions_and_a_readable_diff(
     # On a phone, the review list finds the accepted item by its author, its pair's final topic and its status.
     from review.models import FinalLabel
 
-    FinalLabel.objects.create(pair=pair, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(project=project, pair=pair, kind="topic", value="food", method="agreement")
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"/projects/{project.slug}/review/")
     expect(page.locator("#review-items tbody")).to_contain_text("No QA items match.")  # opens on what waits

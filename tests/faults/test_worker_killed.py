@@ -84,8 +84,8 @@ def test_a_collection_killed_mid_way_is_taken_over_and_no_pair_is_made_twice(sta
     )
     for position, title in enumerate(["Weißwurscht", "Münchn", "Kirtahutschn"]):
         CollectionTitle.objects.create(collection=collection, position=position, title=title)
-    from annotation import tasks
     from common.enqueue import enqueue
+    from wikiqa import tasks
 
     enqueue(tasks.collection_run, collection.pk)
 

@@ -280,8 +280,10 @@ def test_the_review_list_filters_by_author_topic_and_status_on_the_page_and_the_
     project_update(project=project, lead_qa_min=1)
     food, (first, second) = submitted_pair(project, annotator)
     place, (other,) = submitted_pair(project, second_annotator, evidences=("深水埗",))
-    FinalLabel.objects.create(pair=food, kind="topic", value="food", method="agreement")
-    FinalLabel.objects.create(pair=place, kind="region", value="food", method="agreement")  # not a topic
+    FinalLabel.objects.create(project=food.project, pair=food, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(
+        project=place.project, pair=place, kind="region", value="food", method="agreement"
+    )  # not a topic
     slot = review_queue.review_claim(item=first, user=reviewer)
     review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
     first.refresh_from_db()
