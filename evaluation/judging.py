@@ -55,6 +55,8 @@ from evaluation.models import (
 )
 from evaluation.services import evaluation_run_gold
 from evaluation.statistics import Coefficient, cohens_kappa, gwet_ac1, wilson
+from evaluation.tables import Grid
+from evaluation.words import KIND_NAMES, scenario_name
 
 logger = logging.getLogger(__name__)
 
@@ -426,6 +428,72 @@ def judgment_results(judgment: Judgment) -> list[dict[str, Any]]:
         row["agreement"] = agreement.get(key) or agreement_of([], judgment.rubric)
         found.append(row)
     return found
+
+
+def _coefficient_text(name: str, found: dict[str, Any]) -> str:
+    if found.get("value") is None:
+        return f"{name} —"
+    interval = f" [{found['ci_low']:.2f}, {found['ci_high']:.2f}]" if found.get("ci_low") is not None else ""
+    return f"{name} {found['value']:.2f}{interval}"
+
+
+def judgment_grid(judgment: Judgment) -> Grid:
+    """A finished judgment as a table of the run's downloads (Markdown, LaTeX): per kind, model and scenario the
+    judge's rates with their Wilson intervals and n (unscored and failed answers left out, counted), and beside
+    them the judge's agreement with people on that cell's checked items."""
+    three_way = judgment.rubric == Rubric.THREE_WAY
+    columns = ["Judge: correct" if three_way else "Judge: accuracy"]
+    if three_way:
+        columns += ["Not attempted", "Correct given attempted"]
+    columns += ["Left out (unscored, failed)", "Judge vs people (checked items)"]
+    rows: list[tuple[str, list[dict[str, Any] | str | None]]] = []
+    for row in judgment_results(judgment):
+        label = f"{KIND_NAMES.get(row['kind'], row['kind'])} · {row['model']} · {scenario_name(row['scenario'])}"
+        cells: list[dict[str, Any] | str | None] = [
+            {"mean": row["accuracy"], "ci_low": row["ci_low"], "ci_high": row["ci_high"], "n": row["n"]}
+        ]
+        if three_way:
+            cells.append(
+                {
+                    "mean": row["not_attempted_rate"],
+                    "ci_low": row["not_attempted_ci_low"],
+                    "ci_high": row["not_attempted_ci_high"],
+                    "n": row["n"],
+                }
+            )
+            cells.append(
+                {
+                    "mean": row["correct_given_attempted"],
+                    "ci_low": row["attempted_ci_low"],
+                    "ci_high": row["attempted_ci_high"],
+                    "n": row["n_attempted"] or 0,
+                }
+            )
+        cells.append(f"{row['unscored']} unscored, {row['failed']} failed")
+        agreement = row["agreement"]
+        if agreement["n"]:
+            raw = agreement["raw"]["value"]
+            cells.append(
+                f"n={agreement['n']}, raw {raw:.2f}, {_coefficient_text('κ', agreement['kappa'])}, "
+                f"{_coefficient_text('AC1', agreement['ac1'])}" + (", small n" if agreement["n"] < SMALL_N else "")
+            )
+        else:
+            cells.append("not checked")
+        rows.append((label, cells))
+    caption = (
+        f"LLM judge {judgment.endpoint_name} ({judgment.endpoint_model}), judgment {judgment.pk}, rubric "
+        f"{Rubric(judgment.rubric).label}, prompt version {judgment.prompt_version}: × 100 with n. "
+        f"{RESULTS_CONVENTION[Rubric(judgment.rubric)]} Judge vs people: raw agreement, Cohen's κ and Gwet's AC1 "
+        "with their 95% intervals on the cell's items both the judge and a person called (small n: fewer than "
+        f"{SMALL_N}); rates on fewer than 10 items are marked ⚠."
+    )
+    return Grid(
+        name=f"judgment_{judgment.pk}",
+        caption=caption,
+        stub="Kind · model · scenario",
+        columns=columns,
+        rows=rows,
+    )
 
 
 RESULTS_CONVENTION = {

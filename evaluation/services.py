@@ -315,6 +315,10 @@ def evaluation_run_results_download(run: EvaluationRun, fmt: str) -> str:
         f"{run.project.name}: evaluation run {run.pk} on release v{run.release_version} "
         f"(manifest sha256 {run.manifest_sha256[:16]})"
     )
+    # The run's finished judgments follow its tables (judging imports this module: imported here, not at the top).
+    from evaluation.judging import judgment_grid
+
+    grids += [judgment_grid(judgment) for judgment in run.judgments.filter(status=JobStatus.DONE).order_by("id")]
     return tables.render(grids, fmt, title=title)
 
 

@@ -536,3 +536,38 @@ def test_the_evaluate_command_judges_three_way_and_prints_the_three_rates(
     out = capsys.readouterr().out
     assert "rubric three_way" in out and "Question only: 60.0" in out and "not attempted 20.0" in out
     assert "correct given attempted 75.0" in out
+
+
+# The run's downloads
+
+
+def test_the_runs_markdown_and_latex_downloads_carry_each_finished_judgment_with_its_agreement(
+    yue_release, researcher, coordinator, reviewer
+):
+    run = two_model_run(yue_release, researcher)
+    judgment = judged_directly(run, rubric="three_way")
+    judging.judgment_sample(judgment=judgment, k=2, user=coordinator, seed=3)
+    for _ in range(2):
+        item = judging.judged_item_next_to_check(judgment)
+        assert item is not None
+        item.judgment = judgment
+        judging.judged_item_check(item=item, user=reviewer, verdict="correct")
+
+    markdown = services.evaluation_run_results_download(run, "md")
+    latex = services.evaluation_run_results_download(run, "tex")
+
+    assert f"judgment {judgment.pk}, rubric Correct / incorrect / not attempted (SimpleQA)" in markdown
+    header = next(line for line in markdown.splitlines() if line.startswith("| Kind · model · scenario"))
+    assert "Judge: correct | Not attempted | Correct given attempted |" in header
+    rows = {
+        line.split(" | ")[0]: line for line in markdown.splitlines() if line.startswith("| Lead-section QA · model-")
+    }
+    assert len(rows) == 4  # two models × two scenarios
+    failing = next(line for label, line in rows.items() if "model-b" in label and "standard lead" in label)
+    assert "1 unscored, 1 failed" in failing  # left out of n, counted beside it
+    checked = [line for line in rows.values() if "not checked" not in line]
+    assert checked and all("κ" in line and "AC1" in line and "small n" in line for line in checked)
+    assert "\\caption{LLM judge judge (m), judgment" in latex
+    # An unfinished judgment is not a result: it is left out of the downloads.
+    Judgment.objects.filter(pk=judgment.pk).update(status="running")
+    assert "LLM judge" not in services.evaluation_run_results_download(run, "md")
