@@ -159,6 +159,16 @@ def test_a_title_duplicated_within_the_file_is_refused(project, tmp_path):
     assert not PagePair.objects.exists()
 
 
+def test_titles_repeated_batches_later_name_their_first_lines(project, tmp_path):
+    path = write_lines(tmp_path, *(pair_row(n) for n in range(2_500)), pair_row(2_400), pair_row(7))
+
+    report = pairs_import_jsonl(project=project, path=path, dry_run=True)
+
+    assert problems(report) == [(2_501, "local_title"), (2_502, "local_title")]
+    assert "is already on line 2401 of this import" in report.problems[0].message
+    assert "is already on line 8 of this import" in report.problems[1].message
+
+
 def test_text_postgres_cannot_store_is_refused_not_mangled(project, tmp_path):
     nul = json.dumps(pair_row(1, local_lead="before\x00after"))  # written as \u0000
     lone_surrogate = json.dumps(pair_row(2, local_lead="half \ud800 a pair"))  # written as \ud800

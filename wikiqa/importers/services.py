@@ -119,6 +119,8 @@ def pairs_import(
                 raise _Refused
     except _Refused:
         pass
+    finally:
+        writer.close()
     if not report.ok:
         report.reset_counts()
     return report
