@@ -294,7 +294,7 @@ class TitlesSeen:
 
     Kept in a private temporary SQLite database, not a dict: past its page cache (about 2 MB) SQLite moves it to a
     temporary file, so the import's memory stays flat with the file's length (a dict held about 240 bytes per
-    pair until the end). A title is compared exactly, as the dict did; looking one up costs about 2 µs.
+    pair until the end). Titles are compared exactly, as in the dict; one costs about 3 µs (in a dict 1.5).
     """
 
     def __init__(self) -> None:
