@@ -221,7 +221,7 @@ def page_namer(urls: list[list[str]]):
     return name_of
 
 
-def words(page, name_of, people: list[str]) -> dict[str, object]:
+def words(page, name_of, people: list[str]) -> tuple[dict[str, set[str]], int]:
     from playwright.sync_api import Error
 
     codes: dict[str, set[str]] = {}
@@ -271,7 +271,7 @@ def words(page, name_of, people: list[str]) -> dict[str, object]:
                     pressed.add(action)
                     next_forms.append((path, action))
     page.set_viewport_size({"width": 1440, "height": 900})
-    return {"codes": codes, "loads": loads}
+    return codes, loads
 
 
 # Lists
@@ -285,7 +285,7 @@ def page_through(count: Counter, table: str) -> tuple[int, list[str]]:
     """Every page of the list by its Next link; the pages seen and every row read."""
     pages, rows = 1, rows_of(count.page, table)
     while count.page.locator("nav.pager a", has_text="Next").count():
-        count.reach("nav.pager a:has-text('Next')")
+        count.reach("nav.pager a:last-of-type")  # Next (Previous comes before it)
         count.press_and_load("Enter")
         pages += 1
         rows += rows_of(count.page, table)
@@ -333,14 +333,14 @@ def review_author_without_filter(page, path: str, author: str) -> str:
     page.goto(path)
     count.reset()
     pages, rows = page_through(count, "#review-items")
-    histories = len(rows)
+    measured = f"{count.keys} keys, {count.loads + 1} loads ({pages} pages), {len(rows)} rows, no author column"
     page.goto(path)
     first = page.locator("#review-items a", has_text="History").first.get_attribute("href")
     page.goto(first)
-    named = author in page.inner_text("main") or "annotator1" in page.inner_text("main")
-    return (
-        f"{count.keys} keys, {count.loads + 1} loads ({pages} pages), {len(rows)} rows, no author column: "
-        f"+{histories} history pages to read the author{'' if named else ' (the history does not name it either)'}"
+    text = page.inner_text("main")
+    named = any(name in text for name in ("annotator1", author))  # the seeded items' authors
+    return f"{measured}: +{len(rows)} history pages to read the author" + (
+        "" if named else " (the history does not name it either)"
     )
 
 
@@ -546,13 +546,12 @@ def main() -> None:
                     if name not in names:
                         continue
                     if name == "words":
-                        walked = words(page, page_namer(facts["urls"]), args.people.split(","))
-                        codes = walked["codes"]
+                        codes, walked = words(page, page_namer(facts["urls"]), args.people.split(","))
                         listed = "; ".join(
                             f"{code} ({', '.join(sorted(pages))})" for code, pages in sorted(codes.items())
                         )
                         rows.append(
-                            (f"words: snake_case codes where people read ({walked['loads']} pages walked)",
+                            (f"words: snake_case codes where people read ({walked} pages walked)",
                              f"{len(codes)} on {len(set().union(*codes.values()))} pages"
                              + (f": {listed}" if listed else ""))
                         )  # fmt: skip
