@@ -144,7 +144,7 @@ class Scope:
     categories: list[Any]
     unit: str  # what a unit is: "revision" or "pair"
     judgments: list[tuple[Hashable, Hashable, Any]] = field(default_factory=list)  # (unit, rater name or id, value)
-    strata: dict[str, Mapping[Hashable, str]] = field(default_factory=dict)
+    strata: Mapping[str, Mapping[Hashable, str]] = field(default_factory=dict)
     links: Mapping[Hashable, Mapping[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
     notes: list[str] = field(default_factory=list)
     # Figures beside the agreement statistics ({name, label, value, note}): a Likert criterion's mean and spread,
