@@ -143,7 +143,7 @@ def test_the_agreement_gatherers_read_the_projects_own_rows(platform):
     scopes = []
     _assert_reads_its_own_rows(platform, rows_read(lambda: scopes.extend(reports.scopes_gather(platform))))
     review = [scope for scope in scopes if scope.kind == "review"]
-    assert sum(len(scope.judgments) for scope in review) == _own_rows(platform)["review_judgment"]
+    assert sum(scope.n_judgments for scope in review) == _own_rows(platform)["review_judgment"]
 
 
 def test_the_agreement_counts_read_the_projects_own_judgments(platform, coordinator):
