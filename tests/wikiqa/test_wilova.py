@@ -180,3 +180,16 @@ def test_dry_run_counts_the_release_and_writes_nothing(bar_deu, wilova_sources):
     assert report.counts["items"] == {"lead": 178, "document": 46}
     assert not PagePair.objects.filter(project=bar_deu).exists()
     assert not SourceFile.objects.filter(project=bar_deu).exists()
+
+
+def test_a_row_key_with_a_lone_surrogate_is_a_problem_named_not_a_crash(bar_deu, wilova_release):
+    rows = json.loads(wilova_release[BASE_NAME])
+    first = next(iter(rows))
+    rows = {(first + "\ud800" if key == first else key): value for key, value in rows.items()}
+    data = json.dumps(rows, indent=4).encode()  # ensure_ascii: the half pair is written as \ud800, as JSON allows
+
+    report = pairs_import(project=bar_deu, paths=[ImportSource(name=BASE_NAME, data=data)])
+
+    assert not report.ok
+    assert any("surrogate" in problem.message for problem in report.problems), report.problems
+    assert not PagePair.objects.filter(project=bar_deu).exists()

@@ -14,6 +14,7 @@ from annotation.importers.sources import ImportSource
 from annotation.models import Project
 from annotation.wilova import PairRecord
 from common import csvfile, jsontext
+from common.text import unstorable
 from wikiqa.importers.checks import (
     NON_FINITE_MESSAGE,
     OPTIONAL_LENGTH,
@@ -243,6 +244,11 @@ def wilova_import(plan: list[tuple[ImportSource, str, int]], *, writer: Writer, 
     for key in keys:
         report.lines += 1
         base_row, quality_row = base.get(key), quality.get(key)
+        if message := unstorable(key):  # the key is the standard title; the report names it as it can be stored
+            shown = key.encode("utf-8", "backslashreplace").decode()
+            name = files["base" if base_row is not None else "quality"][0].name
+            Problems(report, file=name, record=shown)(None, f"the row's key (the standard title) {message}")
+            continue
         ok = True
         for role, row in (("base", base_row), ("quality", quality_row)):
             if row is None:

@@ -299,16 +299,20 @@ class TitlesSeen:
 
     def __init__(self) -> None:
         self.db = sqlite3.connect("", isolation_level=None)  # "": deleted when closed
-        # `place` has no type, so it gives back what it was given: a line number as int, a record's key as str.
-        self.db.execute("CREATE TABLE seen (title TEXT PRIMARY KEY, place, file INTEGER) WITHOUT ROWID")
+        # `place` has no type, so it gives back what it was given: a line number as int, a record's key as bytes.
+        self.db.execute("CREATE TABLE seen (title BLOB PRIMARY KEY, place, file INTEGER) WITHOUT ROWID")
         self.db.execute("BEGIN")  # one transaction, never committed: no commit per title
 
     def first(self, title: str, place: int | str, file_index: int) -> tuple[int | str, int] | None:
         """Where `title` was first seen (a line number or a record's key, and the file's index in the import);
         None, after noting this place, if it is new."""
-        if self.db.execute("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (title, place, file_index)).rowcount:
+        # Stored as bytes: a title or key may hold a lone surrogate (its row's checks name it), which text refuses.
+        key = title.encode("utf-8", "surrogatepass")
+        stored = place.encode("utf-8", "surrogatepass") if isinstance(place, str) else place
+        if self.db.execute("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (key, stored, file_index)).rowcount:
             return None
-        return self.db.execute("SELECT place, file FROM seen WHERE title = ?", (title,)).fetchone()
+        found, file = self.db.execute("SELECT place, file FROM seen WHERE title = ?", (key,)).fetchone()
+        return (found.decode("utf-8", "surrogatepass") if isinstance(found, bytes) else found), file
 
     def close(self) -> None:
         self.db.close()
@@ -356,7 +360,10 @@ def _detect_json_formatting(data: bytes, rows: Any) -> dict[str, Any] | None:
     """The json.dumps arguments that reproduce the file byte for byte, if any of the usual ones do."""
     for indent in (4, 2, None, "\t", 1, 3, 8):
         for ensure_ascii in (False, True):
-            encoded = json.dumps(rows, indent=indent, ensure_ascii=ensure_ascii).encode("utf-8")
+            try:
+                encoded = json.dumps(rows, indent=indent, ensure_ascii=ensure_ascii).encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: only \u escapes write it; its row says what is wrong
+                continue
             for trailing_newline in (False, True):
                 if encoded + (b"\n" if trailing_newline else b"") == data:
                     return {"indent": indent, "ensure_ascii": ensure_ascii, "trailing_newline": trailing_newline}
