@@ -153,6 +153,7 @@ def _judged_validation_project(coordinator, validators: list[Any]) -> Project:
     assert report.ok, report.problems
     for person, answer in zip(validators, ("Machboos.", None), strict=True):
         slot = validation.validation_claim_next(project=project, user=person)
+        assert slot is not None
         data = {**ALL_TASKS, "answer": answer} if answer else ALL_TASKS
         validation.validation_submit(slot=slot, user=person, version=slot.version, data=data)
     return project
