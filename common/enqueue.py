@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.db import DatabaseError, connections
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
@@ -62,3 +63,14 @@ def requeue_pending() -> int:
     if resent:
         logger.info("Sent %d running job(s) again, to be taken over if their worker is lost", resent)
     return sent + resent
+
+
+def requeue_on_server_start() -> None:
+    """Without a broker the web process runs the jobs on its own threads (common/jobs.py); when it starts, the jobs
+    left waiting when it last stopped start again, as they do when a worker starts (config/celery.py)."""
+    try:
+        requeue_pending()
+    except DatabaseError:  # not migrated yet, or the database is down: the server starts all the same
+        logger.warning("Pending jobs not requeued at start", exc_info=True)
+    finally:
+        connections.close_all()

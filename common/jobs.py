@@ -9,11 +9,17 @@ takeover continues or starts again (see each app's job body).
 
 Each app registers its job types in its `AppConfig.ready()` (`job_type_register`: model, task, stale setting);
 `common.enqueue.requeue_pending` and the worker's start read the registry and import no app.
+
+Without a broker (the embedded default) a job's task runs on a background thread of the web process
+(`job_thread_start`, setting JOBS_IN_THREADS), the stand-in for a worker: the request that started it answers at
+once and the job's page polls its progress, as it does with a worker.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -24,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection, models, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, connections, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -106,6 +112,9 @@ class JobType:
         return float(getattr(settings, self.stale_setting))
 
     def send(self, pk: int, **options: Any) -> bool:
+        if settings.JOBS_IN_THREADS:
+            job_thread_start(self.task, pk)  # a countdown is not waited for, as with eager tasks
+            return True
         from common.enqueue import enqueue
 
         return enqueue(import_string(self.task), pk, **options)
@@ -142,6 +151,41 @@ def stale_cutoff(model: type[Job]) -> datetime:
 
 def stalled(model: type[Job]) -> Q:
     return Q(status=JobStatus.RUNNING, heartbeat_at__lt=stale_cutoff(model))
+
+
+# Job threads: the embedded default's worker
+
+_waiting: queue.SimpleQueue[tuple[str, int]] = queue.SimpleQueue()
+_threads: list[threading.Thread] = []
+_threads_lock = threading.Lock()
+
+
+def job_thread_start(task: str, pk: int) -> None:
+    """Run task `task` (a dotted path) on row `pk` on a background thread of this process, at most JOB_THREADS
+    jobs at once (the others wait their turn).
+
+    The threads are daemons: stopping the server does not wait for its jobs. A job cut short is left as a killed
+    worker leaves it (running until its heartbeat goes stale; a collection can then be resumed), and one that had
+    not started stays pending until the server starts again (`config/wsgi.py` sends pending jobs again).
+    """
+    _waiting.put((task, pk))
+    with _threads_lock:
+        _threads[:] = [thread for thread in _threads if thread.is_alive()]
+        if len(_threads) < settings.JOB_THREADS:
+            thread = threading.Thread(target=_run_jobs, name=f"job-thread-{len(_threads) + 1}", daemon=True)
+            thread.start()
+            _threads.append(thread)
+
+
+def _run_jobs() -> None:
+    while True:
+        task, pk = _waiting.get()
+        try:
+            import_string(task).apply(args=(pk,), throw=True)
+        except Exception:  # the job's row says what failed (its service marks it); the log keeps the trace
+            logger.exception("Job %s(%s) failed on its thread", task, pk)
+        finally:
+            connections.close_all()  # this thread's connection: the next job opens a fresh one
 
 
 # Claim, heartbeat, finish, fail

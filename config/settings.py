@@ -1,7 +1,7 @@
 """localqa settings: everything comes from the environment and fails loudly.
 
 With nothing set, localqa runs on its embedded default: SQLite in the project
-folder, Celery tasks executed in-process, DEBUG on. Production sets at least
+folder, Celery tasks executed in-process (on background threads), DEBUG on. Production sets at least
 SECRET_KEY, DEBUG=false, ALLOWED_HOSTS, DATABASE_URL, REDIS_URL and ENCRYPTION_KEYS.
 """
 
@@ -280,6 +280,11 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 # Workers run at this niceness (0-19): imports, agreement and release builds give way to web requests.
 WORKER_NICE = env.int("WORKER_NICE", default=10)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
+# With no broker, a job runs on one of JOB_THREADS background threads of the web process once the request that
+# started it commits (common/jobs.py): the request answers at once and the job's page polls its progress, as with
+# a worker. Off when a broker is set, and in the tests (pyproject.toml), which run jobs inside the request.
+JOBS_IN_THREADS = env.bool("JOBS_IN_THREADS", default=CELERY_TASK_ALWAYS_EAGER and not CELERY_BROKER_URL)
+JOB_THREADS = env.int("JOB_THREADS", default=2)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves the message for another worker
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -10,3 +10,11 @@ application = get_wsgi_application()
 from common.warmup import server_warm_up  # noqa: E402 - needs the settings loaded above
 
 server_warm_up()
+
+# Without a broker, jobs run on this process's threads: those left waiting when it last stopped start now.
+from django.conf import settings  # noqa: E402
+
+if settings.JOBS_IN_THREADS:
+    from common.enqueue import requeue_on_server_start
+
+    requeue_on_server_start()

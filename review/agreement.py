@@ -41,7 +41,6 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any, Literal, get_args
 
-import krippendorff
 import numpy as np
 import numpy.typing as npt
 
@@ -54,6 +53,7 @@ DEFAULT_CONFIDENCE = 0.95
 MAX_BOOTSTRAP = 100_000
 MAX_CELLS = 50_000_000  # units × categories; beyond this the dense count table would not fit comfortably
 PACKAGE_MAX_CELLS = 20_000_000  # units × categories²: the krippendorff package's intermediate array
+SLICE_CELLS = 250_000  # units × categories² of the package's coincidence sum taken at a time (2 MB an array)
 MAX_PAIR_INTERVALS = 45  # bootstrap intervals per rater pair up to 10 raters; more pairs get point values only
 BOOTSTRAP_METHOD = (
     "percentile bootstrap over units: units drawn with replacement, alpha recomputed on each resample "
@@ -325,6 +325,62 @@ def rating_table(
     return table
 
 
+def rating_table_from_indices(
+    level: Level,
+    *,
+    units: Sequence[Hashable],
+    raters: Sequence[Hashable],
+    categories: Sequence[Any],
+    unit_index: npt.ArrayLike,
+    rater_index: npt.ArrayLike,
+    code: npt.ArrayLike,
+) -> RatingTable:
+    """Judgments already numbered: judgment i is (units[unit_index[i]], raters[rater_index[i]],
+    categories[code[i]]), none missing, the categories declared (nominal, or ordinal labels in order).
+
+    The same table as `rating_table` of those triples (units and raters numbered in order of appearance, only
+    those judged), without a Python object per judgment: for a project's hundreds of thousands of judgments.
+    """
+    _check_level(level)
+    if level not in ("nominal", "ordinal"):
+        raise AgreementInputError("Numbered judgments need named categories: nominal or ordinal.", field="level")
+    order = tuple(dict.fromkeys(categories))
+    if not order:
+        raise AgreementInputError("The declared categories are empty.", field="categories")
+    codes = np.asarray(code, dtype=np.int64)
+    if len(codes) and (codes.min() < 0 or codes.max() >= len(order)):
+        raise AgreementInputError("A judgment's category number is outside the declared categories.", field="value")
+    unit_ids, unit_numbers = _appearance(np.asarray(unit_index, dtype=np.int64), len(units))
+    rater_ids, rater_numbers = _appearance(np.asarray(rater_index, dtype=np.int64), len(raters))
+    table = RatingTable(
+        level=level,
+        units=_pick(tuple(units), unit_ids),
+        raters=_pick(tuple(raters), rater_ids),
+        categories=order,
+        scores=np.arange(1, len(order) + 1, dtype=float) if level == "ordinal" else None,
+        unit_index=unit_numbers,
+        rater_index=rater_numbers,
+        code=codes,
+        categories_declared=True,
+    )
+    _check_duplicates(table, range(table.n_judgments))
+    _check_size(table)
+    return table
+
+
+def _appearance(index: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """The ids used in `index`, in order of first appearance, and `index` renumbered 0..k-1 in that order."""
+    if len(index) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if index.min() < 0 or index.max() >= size:
+        raise AgreementInputError("A judgment's unit or rater number is outside the names given.")
+    used, first = np.unique(index, return_index=True)
+    ids = used[np.argsort(first, kind="stable")]
+    renumber = np.empty(size, dtype=np.int64)
+    renumber[ids] = np.arange(len(ids), dtype=np.int64)
+    return ids, renumber[index]
+
+
 def rating_table_from_matrix(
     matrix: npt.ArrayLike,
     level: Level,
@@ -353,7 +409,7 @@ def rating_table_from_matrix(
     return rating_table(judgments, level, categories=categories, raters=rater_names)
 
 
-def _check_duplicates(table: RatingTable, positions: list[int]) -> None:
+def _check_duplicates(table: RatingTable, positions: Sequence[int]) -> None:
     keys = table.unit_index * max(len(table.raters), 1) + table.rater_index
     order = np.argsort(keys, kind="stable")
     repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1])
@@ -517,15 +573,61 @@ def krippendorff_alpha(table: RatingTable) -> Statistic:
         return basis.statistic("krippendorff_alpha", None, reason)
     counts = table.counts[basis.used]
     if len(counts) * len(table.categories) ** 2 <= PACKAGE_MAX_CELLS:
-        value = krippendorff.alpha(
-            value_counts=counts, value_domain=_alpha_domain(table), level_of_measurement=table.level
-        )
+        value = _package_alpha(counts, _alpha_domain(table), table.level)
         return basis.statistic("krippendorff_alpha", float(value))
     # The package holds a units × values × values array; with many distinct values that does not fit.
     profiles, frequency = np.unique(counts, axis=0, return_counts=True)
     value = _weighted_alpha(frequency[None, :].astype(float), profiles, table)[0]
     note = "Computed by localqa's vectorised form of the package's formula (too many distinct values for it)."
     return basis.statistic("krippendorff_alpha", None if math.isnan(value) else float(value), note)
+
+
+def _package_alpha(counts: IntArray, domain: FloatArray, level: Level) -> float:
+    """`krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)`, step by step
+    as the package (0.9) takes it, but with its units × values² coincidence array made a slice of units at a time.
+
+    The package sums that array over units in order (numpy adds along the first axis one row after the other);
+    each slice's sum starts from the total so far, so the additions, their order and the number are the same,
+    while the memory is a slice's (that array was 128 MB per table for 40,000 units of 20 topics).
+    """
+    n_values = counts.shape[1]
+    eye = np.eye(n_values)[np.newaxis, ...]
+    step = max(1, SLICE_CELLS // max(n_values**2, 1))
+    coincidences: FloatArray | None = None
+    for start in range(0, len(counts), step):
+        part = counts[start : start + step]
+        pairable = np.maximum(part.sum(axis=1), 2)
+        diagonals = part[:, np.newaxis, :] * eye
+        unnormalized = part[..., np.newaxis] * part[:, np.newaxis, :] - diagonals
+        terms = np.divide(unnormalized, (pairable - 1).reshape((-1, 1, 1)), dtype=np.float64)
+        if coincidences is not None:
+            terms = np.concatenate([coincidences[np.newaxis], terms])
+        coincidences = terms.sum(axis=0)
+    assert coincidences is not None
+    totals = coincidences.sum(axis=0)
+    expected = np.divide(np.outer(totals, totals) - np.diagflat(totals), totals.sum() - 1, dtype=np.float64)
+    distances = _package_distances(domain, totals, level)
+    return float(1 - (coincidences * distances).sum() / (expected * distances).sum())
+
+
+def _package_distances(domain: FloatArray, totals: FloatArray, level: Level) -> FloatArray:
+    """The package's distance of every pair of values (its `_distances` with its metric of each level)."""
+    v1, v2 = domain[:, np.newaxis], domain[np.newaxis, :]
+    if level == "nominal":
+        return (v1 != v2).astype(np.float64)
+    if level == "interval":
+        return (v1 - v2).astype(np.float64) ** 2
+    if level == "ratio":
+        total = v1 + v2
+        return np.divide(v1 - v2, total, out=np.zeros(np.broadcast(v1, v2).shape), where=total != 0) ** 2
+    indices = np.arange(len(domain))
+    i1, i2 = (
+        np.minimum(indices[:, np.newaxis], indices[np.newaxis, :]),
+        np.maximum(indices[:, np.newaxis], indices[np.newaxis, :]),
+    )
+    ranges = np.dstack((i1, i2 + 1))
+    between = np.add.reduceat(np.append(totals, 0), ranges.reshape(-1))[::2].reshape(*i1.shape)
+    return (between - np.divide(totals[i1] + totals[i2], 2, dtype=np.float64)) ** 2
 
 
 def _alpha_domain(table: RatingTable) -> FloatArray:

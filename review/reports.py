@@ -30,12 +30,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from array import array
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -54,9 +57,11 @@ from review.agreement import (
     DEFAULT_SEED,
     NO_STRATUM,
     Level,
+    RatingTable,
     agreement_summary,
     judgments_fingerprint,
     rating_table,
+    rating_table_from_indices,
     strata_statistics,
     summary_csv_rows,
 )
@@ -70,6 +75,7 @@ BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
 CONTESTED_SHOWN = 50
+ROWS_PER_FETCH = 5_000  # rows are streamed from the database in batches of this many, not all held at once
 LOST_ERROR = "The computation stopped without finishing (its worker was lost). Compute again."
 
 
@@ -138,12 +144,78 @@ class Scope:
     categories: list[Any]
     unit: str  # what a unit is: "revision" or "pair"
     judgments: list[tuple[Hashable, Hashable, Any]] = field(default_factory=list)  # (unit, rater name or id, value)
-    strata: dict[str, dict[Hashable, str]] = field(default_factory=dict)
-    links: dict[Hashable, dict[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
+    strata: Mapping[str, Mapping[Hashable, str]] = field(default_factory=dict)
+    links: Mapping[Hashable, Mapping[str, int]] = field(default_factory=dict)  # unit -> {"item_id"/"pair_id": id}
     notes: list[str] = field(default_factory=list)
     # Figures beside the agreement statistics ({name, label, value, note}): a Likert criterion's mean and spread,
     # the better-answer choice's position bias. Part of the fingerprint.
     figures: list[dict[str, Any]] = field(default_factory=list)
+    # The judgments coded for computation: a gatherer may give it instead of `judgments` (the review gatherer does).
+    table: RatingTable | None = None
+
+    def rating_table(self) -> RatingTable:
+        """The coded judgments. Once coded, the judgment tuples are let go: a project's tuples take many times the
+        memory of its tables."""
+        if self.table is None:
+            self.table = rating_table(self.judgments, self.level, categories=self.categories)
+            self.judgments = []
+        return self.table
+
+    @property
+    def n_judgments(self) -> int:
+        return len(self.judgments) if self.table is None else self.table.n_judgments
+
+
+class RevisionPart(Mapping[Hashable, Any]):
+    """One review scope's part of values kept once for every judged revision of the project (its strata and
+    links are the same whatever the criterion): the scope's units, in their order, and their values.
+
+    `position` numbers the project's revisions; `value_at(number)` is a revision's value; `members` flags the
+    numbers of this scope's revisions.
+    """
+
+    def __init__(
+        self,
+        position: Mapping[Hashable, int],
+        value_at: Callable[[int], Any],
+        units: tuple[Hashable, ...],
+        members: bytearray,
+    ) -> None:
+        self.position, self.value_at, self.units, self.members = position, value_at, units, members
+
+    def __getitem__(self, unit: Hashable) -> Any:
+        at = self.position.get(unit)
+        if at is None or not self.members[at]:
+            raise KeyError(unit)
+        return self.value_at(at)
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self.units)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+
+class IdColumns(Mapping[Hashable, dict[str, int]]):
+    """id -> {column: id} from sorted numpy columns (8 bytes an id instead of a dict a unit); looked up only for
+    the few units a report names (its most contested)."""
+
+    def __init__(self, ids: npt.NDArray[np.int64], columns: dict[str, npt.NDArray[np.int64]]) -> None:
+        self.ids, self.columns = ids, columns
+
+    def __getitem__(self, key: Hashable) -> dict[str, int]:
+        if not isinstance(key, int):
+            raise KeyError(key)
+        at = int(np.searchsorted(self.ids, key))
+        if at >= len(self.ids) or self.ids[at] != key:
+            raise KeyError(key)
+        return {name: int(column[at]) for name, column in self.columns.items()}
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self.ids.tolist())
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
@@ -163,115 +235,255 @@ def _final_labels(project: Project) -> dict[str, dict[int, str]]:
 
 
 def _review_scopes(project: Project) -> list[Scope]:
+    """One scope per criterion, each coded into its table from compact columns (no tuple per judgment kept).
+
+    A revision's links and strata are the same for every criterion: they are kept once for the project, and
+    each scope sees its own units' part of them (`RevisionPart`).
+    """
     deleted = deleted_items(project)
-    rows = [
-        row
-        for row in Judgment.objects.filter(project=project, reviewer__isnull=False)
+    # Per criterion, compact columns in the order the rows come (a table's units and raters are numbered in it).
+    columns: dict[str, tuple[array[int], array[int], array[int], array[int]]] = {}
+    verdicts: dict[str, int] = {}  # verdict text -> its number in the columns; rating_table checks the text
+    rows = (
+        Judgment.objects.filter(project=project, reviewer__isnull=False)
         .order_by()
         .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
-        if row[2] not in deleted
-    ]
-    names = _usernames(reviewer for _, _, _, reviewer, _ in rows)
-    items = {
-        pk: (pair_id, author or "(unknown)")
-        for pk, pair_id, author in QAItem.objects.filter(project=project)
+    )
+    for criterion, revision_id, item_id, reviewer_id, verdict in rows.iterator(chunk_size=ROWS_PER_FETCH):
+        if item_id in deleted:
+            continue
+        column = columns.get(criterion)
+        if column is None:
+            column = columns[criterion] = (array("q"), array("q"), array("q"), array("h"))
+        column[0].append(revision_id)
+        column[1].append(item_id)
+        column[2].append(reviewer_id)
+        column[3].append(verdicts.setdefault(verdict, len(verdicts)))
+    names = _usernames({reviewer for column in columns.values() for reviewer in set(column[2])})
+    revisions, links_at, strata_at = _revision_maps(project, list(columns.values()))
+    units = revisions.tolist()  # one int per revision, shared by every table and map
+    position = {unit: at for at, unit in enumerate(units)}
+    labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
+    keys = list(labels) + sorted(set(columns) - set(labels))
+    categories = list(Judgment.Verdict.values)
+    # Each verdict's number among the categories; one that is not a category goes through rating_table, to fail
+    # the way any scope's unknown value does.
+    category_of = np.array([categories.index(v) if v in categories else -1 for v in verdicts] or [0], dtype=np.int64)
+    verdict_texts = list(verdicts)
+    scopes = []
+    for key in keys:
+        revision_column, _, reviewer_column, verdict_column = columns.pop(key, (array("q"),) * 3 + (array("h"),))
+        at = np.searchsorted(revisions, np.frombuffer(revision_column, dtype=np.int64))
+        reviewer_ids, reviewer_at = np.unique(np.frombuffer(reviewer_column, dtype=np.int64), return_inverse=True)
+        code = category_of[np.frombuffer(verdict_column, dtype=np.int16)]
+        if (code < 0).any():
+            judgments = zip(
+                map(units.__getitem__, at.tolist()),
+                map(names.__getitem__, reviewer_column),
+                map(verdict_texts.__getitem__, verdict_column),
+                strict=True,
+            )
+            table = rating_table(judgments, "nominal", categories=categories)
+        else:
+            table = rating_table_from_indices(
+                "nominal",
+                units=units,
+                raters=[names[reviewer] for reviewer in reviewer_ids.tolist()],
+                categories=categories,
+                unit_index=at,
+                rater_index=reviewer_at,
+                code=code,
+            )
+        del at, reviewer_at, code, revision_column, reviewer_column, verdict_column
+        members = bytearray(len(units))
+        for unit in table.units:
+            members[position[unit]] = 1
+        scopes.append(
+            Scope(
+                key=f"review:{key}",
+                kind="review",
+                label=labels.get(key, key),
+                level="nominal",
+                categories=list(categories),
+                unit="revision",
+                table=table,
+                strata={name: RevisionPart(position, get, table.units, members) for name, get in strata_at.items()},
+                links=RevisionPart(position, links_at, table.units, members),
+            )
+        )
+    return scopes
+
+
+def _revision_maps(
+    project: Project, columns: list[tuple[array[int], array[int], array[int], array[int]]]
+) -> tuple[npt.NDArray[np.int64], Callable[[int], dict[str, int]], dict[str, Callable[[int], str]]]:
+    """Every judged revision (sorted), and by its number there its links (item, pair) and strata (topic, region,
+    author, the kind's own)."""
+    none = [np.zeros(0, dtype=np.int64)]
+    revision_ids = np.concatenate([np.frombuffer(column[0], dtype=np.int64) for column in columns] or none)
+    item_ids = np.concatenate([np.frombuffer(column[1], dtype=np.int64) for column in columns] or none)
+    revisions, first = np.unique(revision_ids, return_index=True)
+    items = item_ids[first]
+    del revision_ids, item_ids
+    known_items, known_pairs, author_codes = array("q"), array("q"), array("q")
+    authors: dict[str, int] = {}  # each author's name once, not once per item
+    for pk, pair_id, author in (
+        QAItem.objects.filter(project=project)
         .order_by()
         .values_list("id", "pair_id", "author__username")
-    }
+        .iterator(chunk_size=ROWS_PER_FETCH)
+    ):
+        known_items.append(pk)
+        known_pairs.append(pair_id)
+        author_codes.append(authors.setdefault(author or "(unknown)", len(authors)))
+    item_keys = np.frombuffer(known_items, dtype=np.int64)
+    order = np.argsort(item_keys, kind="stable")
+    at = order[np.searchsorted(item_keys, items, sorter=order)] if len(items) else np.zeros(0, dtype=np.int64)
+    pairs = np.frombuffer(known_pairs, dtype=np.int64)[at]
     finals = _final_labels(project)
-    labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
-    keys = list(labels) + sorted({criterion for criterion, *_ in rows} - set(labels))
-    scopes = {
-        key: Scope(
-            key=f"review:{key}",
-            kind="review",
-            label=labels.get(key, key),
-            level="nominal",
-            categories=list(Judgment.Verdict.values),
-            unit="revision",
-            strata={name: {} for name in STRATA},
-        )
-        for key in keys
+    pair_list = pairs.tolist()
+    author_names = list(authors)
+    strata: dict[str, list[str]] = {
+        "topic": [finals[LabelKind.TOPIC].get(pair, NO_STRATUM) for pair in pair_list],
+        "region": [finals[LabelKind.REGION].get(pair, NO_STRATUM) for pair in pair_list],
+        "annotator": [author_names[code] for code in np.frombuffer(author_codes, dtype=np.int64)[at].tolist()],
     }
-    for criterion, revision_id, item_id, reviewer_id, verdict in rows:
-        scope = scopes[criterion]
-        scope.judgments.append((revision_id, names[reviewer_id], verdict))
-        if revision_id not in scope.links:
-            pair_id, author = items[item_id]
-            scope.links[revision_id] = {"item_id": item_id, "pair_id": pair_id}
-            scope.strata["topic"][revision_id] = finals[LabelKind.TOPIC].get(pair_id, NO_STRATUM)
-            scope.strata["region"][revision_id] = finals[LabelKind.REGION].get(pair_id, NO_STRATUM)
-            scope.strata["annotator"][revision_id] = author
     kind_strata = project_kinds.of(project).strata
     if kind_strata is not None:
-        extra = kind_strata(project)
-        for scope in scopes.values():
-            for name, by_item in extra.items():
-                scope.strata[name] = {
-                    unit: by_item.get(link["item_id"], NO_STRATUM) for unit, link in scope.links.items()
-                }
-    return list(scopes.values())
+        item_list = items.tolist()
+        for name, by_item in kind_strata(project).items():
+            strata[name] = [by_item.get(item, NO_STRATUM) for item in item_list]
+
+    def links_at(number: int) -> dict[str, int]:
+        return {"item_id": int(items[number]), "pair_id": int(pairs[number])}
+
+    return revisions, links_at, {name: labels.__getitem__ for name, labels in strata.items()}
 
 
-def _independent_labels(project: Project) -> list[tuple[str, int, int, str]]:
-    """(kind, pair, labeller, value): each labeller's label as it stood when the pair's labelling was complete.
+def _independent_labels(
+    project: Project,
+) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]]:
+    """kind -> (pairs, labellers, value numbers, value texts): each labeller's label as it stood when the pair's
+    labelling was complete.
 
     Until `labellers_per_pair` labellers are done a labeller sees only their own
     labels; once the pair is complete everyone's are shown, so a relabel after
     that moment is no longer independent and is not what agreement measures.
     Pairs not complete yet count with their current labels; a labeller who came
     after completion counts with their first label.
+
+    In order of the pairs' first label, then of the labellers' first label on the pair. The labels are kept as
+    numbered columns and worked out with numpy: a Python object per label is many times the memory.
     """
     needed = project.labellers_per_pair
-    history: dict[int, dict[int, dict[str, list[tuple[Any, str]]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
-    )
     deleted = deleted_pairs(project)
+    pair_column, labeller_column, kind_column, value_column, time_column = (array("q") for _ in range(5))
+    kinds: dict[str, int] = {}
+    values: dict[str, int] = {}
+    start: Any = None
     for kind, pair_id, labeller_id, value, created_at in (
         ArticleLabel.objects.filter(project=project)
         .order_by("created_at", "id")
         .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
+        .iterator(chunk_size=ROWS_PER_FETCH)
     ):
-        if pair_id not in deleted:
-            history[pair_id][labeller_id][kind].append((created_at, value))
-    out = []
-    for pair_id, labellers in history.items():
-        done = sorted(
-            max(kinds[kind][0][0] for kind in LabelKind.values)
-            for kinds in labellers.values()
-            if all(kinds.get(kind) for kind in LabelKind.values)
-        )
-        complete = done[needed - 1] if len(done) >= needed else None
-        for labeller_id, kinds in labellers.items():
-            for kind, rows in kinds.items():
-                if complete is None:
-                    value = rows[-1][1]
-                else:
-                    before = [v for created_at, v in rows if created_at <= complete]
-                    value = before[-1] if before else rows[0][1]
-                out.append((kind, pair_id, labeller_id, value))
+        if pair_id in deleted:
+            continue
+        if start is None:
+            start = created_at
+        pair_column.append(pair_id)
+        labeller_column.append(labeller_id)
+        kind_column.append(kinds.setdefault(kind, len(kinds)))
+        value_column.append(values.setdefault(value, len(values)))
+        time_column.append((created_at - start) // timedelta(microseconds=1))  # exact, and in the rows' order
+    pair, labeller, kind_code, value_code, time = (
+        np.frombuffer(column, dtype=np.int64)
+        for column in (pair_column, labeller_column, kind_column, value_column, time_column)
+    )
+    n = len(pair)
+    if n == 0:
+        return {}
+    # Rows by pair, labeller, kind, then time: each (pair, labeller, kind) a run, each pair a run of runs.
+    order = np.lexsort((np.arange(n), kind_code, labeller, pair))
+    pair, labeller, kind_code, time = pair[order], labeller[order], kind_code[order], time[order]
+    new_pair = np.r_[True, pair[1:] != pair[:-1]]
+    new_labeller = new_pair | np.r_[True, labeller[1:] != labeller[:-1]]
+    new_kind = new_labeller | np.r_[True, kind_code[1:] != kind_code[:-1]]
+    pair_of_row = np.cumsum(new_pair) - 1
+    labeller_of_row = np.cumsum(new_labeller) - 1
+    run_start = np.flatnonzero(new_kind)
+    run_end = np.r_[run_start[1:], n]
+    run_pair, run_labeller, run_kind = pair_of_row[run_start], labeller_of_row[run_start], kind_code[run_start]
+    # A labeller is done once they gave every kind: at the latest of their first labels of each kind.
+    known = np.isin(run_kind, [kinds[kind] for kind in LabelKind.values if kind in kinds])
+    n_labellers = int(labeller_of_row[-1]) + 1
+    done = np.full(n_labellers, np.iinfo(np.int64).min)
+    np.maximum.at(done, run_labeller[known], time[run_start[known]])
+    finished = np.bincount(run_labeller[known], minlength=n_labellers) == len(LabelKind.values)
+    # A pair is complete when its `needed`-th labeller was done.
+    labeller_pair = pair_of_row[np.flatnonzero(new_labeller)]
+    ranked = np.flatnonzero(finished)
+    ranked = ranked[np.lexsort((done[ranked], labeller_pair[ranked]))]
+    ranked_pair = labeller_pair[ranked]
+    rank = np.arange(len(ranked)) - np.searchsorted(ranked_pair, ranked_pair)
+    n_pairs = int(pair_of_row[-1]) + 1
+    complete = np.zeros(n_pairs, dtype=bool)
+    complete_at = np.zeros(n_pairs, dtype=np.int64)
+    if needed >= 1:
+        at = rank == needed - 1
+    else:  # the last done, as `done[needed - 1]` reads then
+        at = np.r_[ranked_pair[1:] != ranked_pair[:-1], True] if len(ranked) else np.zeros(0, dtype=bool)
+    complete[ranked_pair[at]] = True
+    complete_at[ranked_pair[at]] = done[ranked[at]]
+    # The label as it stood at completion (the last one up to then, else the first); the current one if none.
+    up_to = np.add.reduceat((time <= complete_at[pair_of_row]).astype(np.int64), run_start)
+    chosen = np.where(complete[run_pair], np.where(up_to > 0, run_start + up_to - 1, run_start), run_end - 1)
+    run_value = value_code[order[chosen]]
+    # Rows are numbered in time order: a pair's (a labeller's on it) first row is its smallest number.
+    pair_seen = np.minimum.reduceat(order, np.flatnonzero(new_pair))
+    labeller_seen = np.minimum.reduceat(order, np.flatnonzero(new_labeller))
+    value_texts = list(values)
+    out = {}
+    for kind, code in kinds.items():
+        runs = np.flatnonzero(run_kind == code)
+        runs = runs[np.lexsort((labeller_seen[run_labeller[runs]], pair_seen[run_pair[runs]]))]
+        out[kind] = (pair[run_start[runs]], labeller[run_start[runs]], run_value[runs], value_texts)
     return out
 
 
 def _label_scopes(project: Project) -> list[Scope]:
-    rows = _independent_labels(project)
-    names = _usernames(labeller for _, _, labeller, _ in rows)
+    labels = _independent_labels(project)
+    names = _usernames(labeller for _, labellers, _, _ in labels.values() for labeller in np.unique(labellers).tolist())
     declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
+    none = np.zeros(0, dtype=np.int64)
     scopes = []
     for kind in LabelKind.values:
-        judgments: list[tuple[Hashable, Hashable, Any]] = [
-            (pair_id, names[labeller], value) for k, pair_id, labeller, value in rows if k == kind
-        ]
-        observed = sorted({value for _, _, value in judgments} - set(declared[kind]))
+        pairs, labellers, value_codes, value_texts = labels.pop(kind, (none, none, none, []))
+        given = [value_texts[code] for code in np.unique(value_codes).tolist()]
+        categories = declared[kind] + sorted(set(given) - set(declared[kind]))
+        number = {category: at for at, category in enumerate(dict.fromkeys(categories))}
+        # The value texts are both kinds': the other kind's are never this kind's values.
+        category_of = np.array([number.get(value, -1) for value in value_texts] or [0], dtype=np.int64)
+        units, unit_index = np.unique(pairs, return_inverse=True)
+        labeller_ids, labeller_index = np.unique(labellers, return_inverse=True)
+        table = rating_table_from_indices(
+            "nominal",
+            units=units.tolist(),
+            raters=[names[labeller] for labeller in labeller_ids.tolist()],
+            categories=categories,
+            unit_index=unit_index,
+            rater_index=labeller_index,
+            code=category_of[value_codes],
+        )
         scope = Scope(
             key=f"label:{kind}",
             kind="label",
             label=f"Article label: {LabelKind(kind).label.lower()}",
             level="nominal",
-            categories=declared[kind] + observed,
+            categories=categories,
             unit="pair",
-            judgments=judgments,
-            links={pair_id: {"pair_id": pair_id} for k, pair_id, _, _ in rows if k == kind},
+            table=table,
+            links=IdColumns(units, {"pair_id": units}),
             notes=[
                 "Each labeller's label as it stood when the pair's labelling was complete, before anyone saw "
                 "the others' labels and before adjudication; later relabels are not counted."
@@ -331,14 +543,23 @@ SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [
 
 
 def scopes_gather(project: Project) -> list[Scope]:
-    """Every kind of judgment of the project, in a handful of queries (no per-row queries)."""
-    return [scope for gather in SCOPE_GATHERERS for scope in gather(project)]
+    """Every kind of judgment of the project, in a handful of queries (no per-row queries).
+
+    Each scope is coded into its table as soon as its gatherer returns it, so only one gatherer's judgment
+    tuples are held at a time.
+    """
+    scopes = []
+    for gather in SCOPE_GATHERERS:
+        for scope in gather(project):
+            scope.rating_table()
+            scopes.append(scope)
+    return scopes
 
 
 # Computing
 
 
-def _digest_strata(strata: dict[str, dict[Hashable, str]]) -> str:
+def _digest_strata(strata: Mapping[str, Mapping[Hashable, str]]) -> str:
     digest = hashlib.sha256()
     for name in sorted(strata):
         digest.update(name.encode())
@@ -346,7 +567,7 @@ def _digest_strata(strata: dict[str, dict[Hashable, str]]) -> str:
     return digest.hexdigest()
 
 
-def _fingerprint(tables: list[tuple[Scope, Any]], bootstrap: int, seed: int) -> str:
+def _fingerprint(tables: list[tuple[Scope, RatingTable]], bootstrap: int, seed: int) -> str:
     digest = hashlib.sha256(f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode())
     for scope, table in tables:
         digest.update(f"{scope.key}\t{judgments_fingerprint(table)}\t{_digest_strata(scope.strata)}\n".encode())
@@ -420,7 +641,7 @@ def agreement_report_compute(
         step(1, "Gathering judgments")
         watermark = Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
         scopes = scopes_gather(project)
-        tables = [(scope, rating_table(scope.judgments, scope.level, categories=scope.categories)) for scope in scopes]
+        tables = [(scope, scope.rating_table()) for scope in scopes]
         fingerprint = _fingerprint(tables, bootstrap, seed)
         earlier = (
             AgreementReport.objects.done()

@@ -242,9 +242,9 @@ def test_the_agreement_gatherers_read_the_projects_own_rows(platform):
     scopes = []
     _assert_reads_its_own_rows(platform, rows_read(lambda: scopes.extend(reports.scopes_gather(platform))))
     review = [scope for scope in scopes if scope.kind == "review"]
-    assert sum(len(scope.judgments) for scope in review) == _own_rows(platform)["review_judgment"]
+    assert sum(scope.n_judgments for scope in review) == _own_rows(platform)["review_judgment"]
     (screening,) = [scope for scope in scopes if scope.kind == "screening"]
-    assert len(screening.judgments) == _own_rows(platform)["annotation_screening"]
+    assert screening.n_judgments == _own_rows(platform)["annotation_screening"]
 
 
 def test_the_agreement_counts_read_the_projects_own_judgments(platform, coordinator):
@@ -272,7 +272,7 @@ def test_the_validation_gatherers_read_the_projects_own_judgments(validation_pla
     read = rows_read(lambda: scopes.extend(reports.scopes_gather(validation_platform)))
     _assert_reads_its_own_rows(validation_platform, read)
     (question,) = [scope for scope in scopes if scope.key == "validation:question"]
-    assert len(question.judgments) == _own_rows(validation_platform)["validation_validationjudgment"]
+    assert question.n_judgments == _own_rows(validation_platform)["validation_validationjudgment"]
 
 
 def test_the_validation_agreement_page_reads_the_projects_own_judgments(validation_platform):

@@ -2,8 +2,10 @@
 
 Every request carries a User-Agent with the operator's contact (settings.WIKIPEDIA_CONTACT),
 waits its turn behind a process-wide rate limit, and is retried with backoff on
-network errors, HTTP 429 (honouring Retry-After) and 5xx. Callers get plain
-dataclasses and one exception type, `WikipediaError`, never library objects.
+timeouts, HTTP 429 (honouring Retry-After) and 5xx. A connection that cannot be made at all
+(a name that does not resolve, a refused connection, no connection within CONNECT_TIMEOUT seconds)
+is not retried: offline, every retry fails the same way, and the caller says so at once.
+Callers get plain dataclasses and one exception type, `WikipediaError`, never library objects.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from django.conf import settings
 from annotation.languages import is_variant, is_wiki_code
 
 USER_AGENT_NAME = "localqa/0.1"
+CONNECT_TIMEOUT = 5.0  # seconds to open a connection; a reply may take the session's whole timeout
 _HEADING = re.compile(r"(^|\n) *==+ .*? ==+ *(\n|$)")
 _T = TypeVar("_T")
 
@@ -82,6 +85,34 @@ class RateLimitedTransport(httpx.BaseTransport):
             if wait > 0:
                 time.sleep(wait)
         return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class Unreachable(Exception):
+    """No connection to the wiki's host could be made. Not an httpx or wikipedia-api error, so the client's
+    retries (meant for a busy or failing server) let it through at once."""
+
+    def __init__(self, host: str, reason: str) -> None:
+        super().__init__(f"network error reaching {host}: {reason}")
+        self.host = host
+        self.reason = reason
+
+
+class UnreachableNotRetried(httpx.BaseTransport):
+    """Turns a connection that cannot be made into `Unreachable`, which the client does not retry."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return self.inner.handle_request(request)
+        except httpx.ConnectTimeout:
+            raise Unreachable(request.url.netloc.decode(), f"no connection within {CONNECT_TIMEOUT:g} s") from None
+        except httpx.ConnectError as error:
+            raise Unreachable(request.url.netloc.decode(), str(error) or "connection failed") from None
 
     def close(self) -> None:
         self.inner.close()
@@ -148,7 +179,7 @@ class WikiSession:
         timeout: float = 20.0,
     ) -> None:
         interval = settings.WIKIPEDIA_REQUEST_INTERVAL if min_interval is None else min_interval
-        self.transport = RateLimitedTransport(transport or httpx.HTTPTransport(), interval)
+        self.transport = RateLimitedTransport(UnreachableNotRetried(transport or httpx.HTTPTransport()), interval)
         self.max_retries = settings.WIKIPEDIA_MAX_RETRIES if max_retries is None else max_retries
         self.retry_wait = settings.WIKIPEDIA_RETRY_WAIT if retry_wait is None else retry_wait
         self.timeout = timeout
@@ -168,7 +199,7 @@ class WikiSession:
                 max_retries=self.max_retries,
                 retry_wait=self.retry_wait,
                 transport=self.transport,
-                timeout=self.timeout,
+                timeout=httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout)),
             )
         return self._clients[key]
 
@@ -213,6 +244,10 @@ def _call(fetch: Callable[[], _T], wiki: str, title: str) -> _T:
         raise WikipediaError(f"{wiki}.wikipedia.org answered HTTP {error.status_code} for {title!r}") from None
     except wikipediaapi.WikiHttpTimeoutError:
         raise WikipediaError(f"{wiki}.wikipedia.org did not answer in time for {title!r}") from None
+    except Unreachable as error:
+        raise WikipediaError(
+            f"network error reaching {error.host} for {title!r}: {error.reason}", unreachable=True
+        ) from None
     except wikipediaapi.WikiConnectionError as error:
         cause = error.__cause__
         raise WikipediaError(

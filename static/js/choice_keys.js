@@ -2,8 +2,8 @@
 // A choice's key is its input's `data-key` (shown beside it in a <kbd>): a radio is chosen, a checkbox
 // toggled; `data-focus` names what takes the focus next (the reason list after "bad"). A button's key sends the
 // form with that button, unless its `data-needs` names an empty field: then that field takes the focus (a
-// rejection's reason). Enter saves and opens the next item (the form's [data-save-next] button); inside a text
-// box Ctrl+Enter does (or sends the button the box's `data-submit` names), Esc leaves the box.
+// rejection's reason). Enter saves and opens the next item (the form's [data-save-next] button), from a menu
+// too; inside a text box Ctrl+Enter does (or sends the button the box's `data-submit` names), Esc leaves the box.
 // Keys the form does not name (the 1–5 scores: likert_keys.js) are left to others. What the form held when sent
 // comes back after a detour through the sign-in page (form_keep.js).
 import { keepOnSubmit, restore } from "./form_keep.js";
@@ -51,6 +51,10 @@ for (const form of document.querySelectorAll("form[data-choice-keys]")) {
       if (key === "Escape") {
         target.blur();
         event.preventDefault();
+      } else if (key === "Enter" && target instanceof HTMLSelectElement && form.contains(target)) {
+        // A menu has no Enter of its own to send the form (a text box does: its first button, Save and next)
+        event.preventDefault();
+        saveNext();
       } else if (key === "Enter" && (event.ctrlKey || event.metaKey) && form.contains(target)) {
         event.preventDefault();
         const own = target.dataset.submit ? form.querySelector(target.dataset.submit) : null;

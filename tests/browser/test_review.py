@@ -184,3 +184,33 @@ def test_a_coordinator_labels_pair_after_pair_by_keyboard_on_a_phone(page: Page,
     labels = dict(ArticleLabel.objects.filter(pair=second, labeller=coordinator).values_list("kind", "value"))
     assert labels == {"topic": "history", "region": "standard"}
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_enter_on_a_labels_menu_saves_and_opens_the_next_pair(page: Page, project, annotator, coordinator):
+    """The screen says Enter saves: it does from either menu too, not only from the finer region's box (a menu has
+    no Enter of its own; before, Enter there did nothing)."""
+    from review.models import ArticleLabel
+
+    first, _ = submitted_pair(project, annotator, local_title="Weißwurscht")
+    second, _ = submitted_pair(project, annotator, local_title="الكشري")
+    log_in(page, "coordinator")
+    page.goto(f"/projects/{project.slug}/pairs/{first.pk}/labels/")
+    expect(page.locator("#label-form[data-keys-ready]")).to_be_attached()
+    expect(page.locator("#label-form select[name=topic]")).to_be_focused()
+    for key in ("F", "Tab", "L"):
+        page.keyboard.press(key)
+    expect(page.locator("#label-form select[name=region]")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"/pairs/{second.pk}/labels/$"))
+    expect(page.locator(".messages")).to_contain_text("Labels saved for “Weißwurscht”")
+    labels = dict(ArticleLabel.objects.filter(pair=first, labeller=coordinator).values_list("kind", "value"))
+    assert labels == {"topic": "food", "region": "local"}
+
+    expect(page.locator("#label-form[data-keys-ready]")).to_be_attached()
+    for key in ("H", "Tab", "S", "Shift+Tab"):
+        page.keyboard.press(key)
+    expect(page.locator("#label-form select[name=topic]")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".messages")).to_contain_text("You have labelled every kept pair")
+    labels = dict(ArticleLabel.objects.filter(pair=second, labeller=coordinator).values_list("kind", "value"))
+    assert labels == {"topic": "history", "region": "standard"}

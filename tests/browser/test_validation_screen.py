@@ -133,3 +133,24 @@ def test_a_validator_scores_by_keys_keeps_everything_on_an_error_skips_and_sees_
     assert "1 validated item left out of this release:" in card
     assert "(the validators' reason: opinion-seeking 1)" in card
     assert 'language:\n- "arb"\n' in card
+
+
+def test_enter_on_the_reason_menu_saves_and_opens_the_next_item(page: Page, arabic_project, reviewer):
+    """B puts the focus on the reason's menu; a letter picks a reason there and Enter saves, as the screen's keys
+    say (before, Enter on the menu did nothing)."""
+    services.validation_settings_update(project=arabic_project, tasks=["question"])
+    log_in(page, "reviewer")
+    page.goto("/projects/val-ar/validation/")
+    page.locator("#validation-next").click()
+    expect(page.locator("#validation-form[data-keys-ready]")).to_be_attached()
+    expect(page.locator("#validation-left")).to_have_text("3 left")
+    page.locator("h1").click()
+    page.keyboard.press("b")
+    expect(page.locator("select[name=question_reason]")).to_be_focused()
+    page.keyboard.press("o")
+    expect(page.locator("select[name=question_reason]")).to_have_value("opinion_seeking")
+    page.keyboard.press("Enter")
+    expect(page.locator(".message.success")).to_contain_text("Saved")
+    expect(page.locator("#validation-left")).to_have_text("2 left")
+    judgment = ValidationJudgment.objects.get()
+    assert (judgment.question_good, judgment.question_reason) == (False, "opinion_seeking")

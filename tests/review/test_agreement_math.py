@@ -24,9 +24,11 @@ from review.agreement import (
     contested_units,
     fleiss_kappa,
     gwet_ac1,
+    judgments_fingerprint,
     krippendorff_alpha,
     percent_agreement,
     rating_table,
+    rating_table_from_indices,
     rating_table_from_matrix,
     rwg_j,
 )
@@ -593,3 +595,47 @@ def test_fleiss_and_cohens_kappa_equal_statsmodels_on_random_tables(seed):
         confusion[a, b] += 1
     expected = inter_rater.cohens_kappa(confusion, return_results=False)
     assert cohen_kappa(table, 0, raters - 1).value == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize("slice_cells", [1, 40, 250_000])
+def test_alpha_taken_a_slice_of_units_at_a_time_is_the_packages_to_the_last_bit(level, slice_cells, monkeypatch):
+    """The package's coincidence sum in slices: the same additions in the same order, so exactly its number."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(1, 8, 2000)
+    matrix = (truth + rng.integers(-1, 2, (4, 2000))).astype(float)
+    matrix[rng.random((4, 2000)) < 0.3] = np.nan
+    table = rating_table_from_matrix(matrix, level)
+    used = table.counts[table.judgments_per_unit >= 2]
+    domain = np.asarray(table.categories, dtype=float) if level in ("interval", "ratio") else None
+    package = krippendorff.alpha(
+        value_counts=used,
+        value_domain=domain if domain is not None else np.arange(len(table.categories), dtype=float),
+        level_of_measurement=level,
+    )
+    monkeypatch.setattr("review.agreement.SLICE_CELLS", slice_cells)
+
+    assert krippendorff_alpha(table).value == float(package)
+
+
+def test_numbered_judgments_make_the_same_table_as_the_judgments_themselves():
+    units, raters, categories = [30, 10, 20, 40], ["ann", "bo", "cy"], ["pass", "flag"]
+    unit_index, rater_index, code = [2, 2, 0, 0, 1, 2, 1], [1, 0, 0, 2, 0, 2, 2], [0, 1, 0, 0, 1, 0, 1]
+    triples = [(units[u], raters[r], categories[c]) for u, r, c in zip(unit_index, rater_index, code, strict=True)]
+
+    numbered = rating_table_from_indices(
+        "nominal", units=units, raters=raters, categories=categories,
+        unit_index=unit_index, rater_index=rater_index, code=code,
+    )  # fmt: skip
+    coded = rating_table(triples, "nominal", categories=categories)
+
+    assert (numbered.units, numbered.raters, numbered.categories) == (coded.units, coded.raters, coded.categories)
+    assert numbered.units == (20, 30, 10)  # in order of appearance; unit 40 never judged
+    for name in ("unit_index", "rater_index", "code"):
+        assert getattr(numbered, name).tolist() == getattr(coded, name).tolist()
+    assert judgments_fingerprint(numbered) == judgments_fingerprint(coded)
+    with pytest.raises(AgreementInputError, match="already judged unit 20"):
+        rating_table_from_indices(
+            "nominal", units=units, raters=raters, categories=categories,
+            unit_index=[2, 2], rater_index=[1, 1], code=[0, 1],
+        )  # fmt: skip

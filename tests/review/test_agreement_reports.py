@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections import defaultdict
 from datetime import timedelta
 
 import pytest
@@ -16,7 +18,7 @@ from review import labels as review_labels
 from review import queue as review_queue
 from review import reports
 from review.agreement import agreement_summary
-from review.models import AgreementReport
+from review.models import AgreementReport, ArticleLabel, Judgment, LabelKind
 from tests import factories
 from tests.review.conftest import all_pass, flag, submitted_pair
 
@@ -346,3 +348,73 @@ def test_while_the_cache_is_unreachable_reviews_count_for_nothing(project, revie
         review(project, reviewer, item, all_pass(project))  # recorded; no report queued by itself
     assert not AgreementReport.objects.exists()
     assert reports._counted_since_asked(project, 3) == 3
+
+
+def _labels_as_the_rule_reads(project):
+    """The rule of `_independent_labels`, read plainly: a Python object per label (the reference)."""
+    history = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for kind, pair_id, labeller_id, value, created_at in (
+        ArticleLabel.objects.filter(project=project)
+        .order_by("created_at", "id")
+        .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
+    ):
+        history[pair_id][labeller_id][kind].append((created_at, value))
+    out = defaultdict(list)
+    for pair_id, labellers in history.items():
+        done = sorted(
+            max(kinds[kind][0][0] for kind in LabelKind.values)
+            for kinds in labellers.values()
+            if all(kinds.get(kind) for kind in LabelKind.values)
+        )
+        complete = done[project.labellers_per_pair - 1] if len(done) >= project.labellers_per_pair else None
+        for labeller_id, kinds in labellers.items():
+            for kind, rows in kinds.items():
+                before = [v for created_at, v in rows if complete is None or created_at <= complete]
+                value = before[-1] if before else rows[0][1]
+                out[kind].append((pair_id, labeller_id, value))
+    return dict(out)
+
+
+@pytest.mark.parametrize("needed", [1, 2, 3])
+def test_labels_worked_out_in_columns_follow_the_rule_on_random_histories(project, annotator, needed):
+    """Relabels before and after completion, labellers who come late or give one kind only, equal times."""
+    project.labellers_per_pair = needed
+    project.save(update_fields=["labellers_per_pair"])
+    rng = random.Random(needed)
+    labellers = [factories.user(f"labeller{n}") for n in range(4)]
+    pairs = [submitted_pair(project, annotator)[0] for _ in range(12)]
+    start = timezone.now()
+    rows = []
+    for _ in range(150):
+        rows.append(
+            ArticleLabel(
+                project=project,
+                pair=rng.choice(pairs),
+                labeller=rng.choice(labellers),
+                kind=rng.choice(LabelKind.values),
+                value=rng.choice(["food", "sport", "history", "local", "global"]),
+                created_at=start + timedelta(seconds=rng.randrange(40)),
+                superseded_at=start,  # history rows: the one-current-label constraint does not apply
+            )
+        )
+    ArticleLabel.objects.bulk_create(rows)
+
+    worked_out = {
+        kind: list(zip(pairs_.tolist(), labellers_.tolist(), [texts[code] for code in codes.tolist()], strict=True))
+        for kind, (pairs_, labellers_, codes, texts) in reports._independent_labels(project).items()
+    }
+
+    assert worked_out == _labels_as_the_rule_reads(project)
+
+
+def test_review_scopes_share_one_map_of_revisions_and_see_only_their_own(project, two_reviewers):
+    scopes = {scope.key: scope for scope in reports._review_scopes(project)}
+    first, second = (scopes[f"review:{criterion['key']}"] for criterion in project.review_criteria[:2])
+
+    assert first.strata["topic"].position is second.strata["topic"].position
+    assert list(first.strata["topic"]) == list(first.table.units)
+    assert set(first.links) == set(first.table.units)
+    unit = first.table.units[0]
+    assert first.links[unit]["item_id"] == Judgment.objects.filter(revision_id=unit).first().item_id
+    with pytest.raises(KeyError):
+        first.links[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from annotation.models import PagePair
@@ -131,18 +132,18 @@ def test_wikipedia_out_of_reach_stops_the_collection_at_its_first_title_with_the
     bar_project, client, coordinator
 ):
     """No connection at all (offline: a name that does not resolve, a refused connection) is not a page's failure:
-    the collection stops after the first title's retries and says why, every title waiting for Resume. Before,
-    each title spent its own retries and ended "fetch failed" (offline, the embedded default answered a
-    three-title collection after 47 s)."""
+    the collection stops at the first title's first request, not retried, and says why, every title waiting for
+    Resume. Before, each title spent its own retries and ended "fetch failed" (offline, the embedded default
+    answered a three-title collection after 47 s; then after 16 s, the first title's retries)."""
     replay = Replay("bar_network_error")
 
     collection = collect(bar_project, ["Leberkas", "Weißwurscht", "Maibaam"], replay)
 
     assert collection.status == "failed"
     assert "could not be reached" in collection.error and "Connection refused" in collection.error
-    assert "“Leberkas”" in collection.error
+    assert "reaching bar.wikipedia.org for 'Leberkas'" in collection.error and "“Leberkas”" in collection.error
     assert outcomes(collection) == {"Leberkas": "pending", "Weißwurscht": "pending", "Maibaam": "pending"}
-    assert len(replay.requests) == 3  # the first title's try and two retries; nothing asked for the others
+    assert len(replay.requests) == 1  # a connection that cannot be made is not retried; nothing asked for the others
     assert collection.progress_done == 0
     client.force_login(coordinator)
     page = client.get(f"/projects/{bar_project.slug}/collections/{collection.pk}/").content.decode()
@@ -255,6 +256,25 @@ def test_the_client_raises_one_error_type_with_a_readable_message():
 
     with pytest.raises(WikipediaError, match=r"network error reaching bar\.wikipedia\.org for 'Leberkas'"):
         session(replay).facts("bar", "Leberkas")
+
+
+def test_a_connection_that_times_out_is_not_retried_but_a_reply_that_times_out_is():
+    tries = {"connect": 0, "read": 0}
+
+    def timing_out(request: httpx.Request) -> httpx.Response:
+        kind = "connect" if request.url.host == "bar.wikipedia.org" else "read"
+        tries[kind] += 1
+        raise (httpx.ConnectTimeout if kind == "connect" else httpx.ReadTimeout)("timed out", request=request)
+
+    client = WikiSession(transport=httpx.MockTransport(timing_out), min_interval=0, max_retries=2, retry_wait=0)
+
+    with pytest.raises(WikipediaError, match=r"reaching bar\.wikipedia\.org for 'Minga': no connection within 5 s"):
+        client.facts("bar", "Minga")
+    with pytest.raises(WikipediaError, match=r"de\.wikipedia\.org did not answer in time for 'München'") as slow:
+        client.facts("de", "München")
+
+    assert tries == {"connect": 1, "read": 3}  # a server that answers slowly gets the retries
+    assert not slow.value.unreachable
 
 
 def test_a_category_that_cannot_be_listed_fails_the_collection_with_the_reason(bar_project):
