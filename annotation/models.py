@@ -371,6 +371,9 @@ class Screening(models.Model):
         OTHER = "other", "Other"
         ERROR = "error", "Error"  # imported projects only
 
+    # The pair's project, kept on the decision so a project's screening agreement, exports and progress counts
+    # read its own decisions alone, whatever other projects hold (pair_screen sets it; migration 0026 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
     pair = models.ForeignKey(PagePair, on_delete=models.CASCADE, related_name="screenings")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
     decision = models.CharField(max_length=16, choices=Decision.choices)
@@ -379,6 +382,9 @@ class Screening(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+        # A project's decisions (the screening agreement gatherer, the WiLoVa export), and one person's by time in
+        # it (the annotator's "excluded today"): not every project's decisions of a person who works in many.
+        indexes = [models.Index(fields=["project", "annotator", "created_at"], name="screening_project_idx")]
 
     def __str__(self) -> str:
         return f"{self.pair_id}: {self.decision}"

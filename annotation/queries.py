@@ -75,9 +75,9 @@ def annotator_progress(*, project: Project, user: User, session_started: datetim
     now = timezone.now()
     today = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
     pairs = PagePair.objects.filter(project=OuterRef("pk"), assignee=user)
-    excluded = Screening.objects.filter(pair__project=OuterRef("pk"), annotator=user).exclude(
-        decision=Screening.Decision.ANNOTATE
-    )
+    # The project itself, not the outer row: the planner then knows how few of the decisions are the project's and
+    # takes its index (project, annotator, created_at), not a scan of the person's decisions in every project.
+    excluded = Screening.objects.filter(project=project, annotator=user).exclude(decision=Screening.Decision.ANNOTATE)
     items = QAItem.objects.alive().filter(project=OuterRef("pk"), author=user)
     left = (
         PagePair.objects.filter(project=OuterRef("pk"))

@@ -184,11 +184,11 @@ def create_project(size: int) -> str:
                     finals.append(
                         FinalLabel(project=project, pair=pair, kind=kind, value=values.pop(), method="agreement")
                     )
-            screenings.append(Screening(pair=pair, annotator=pair.assignee, decision="annotate"))
+            screenings.append(Screening(project=project, pair=pair, annotator=pair.assignee, decision="annotate"))
             if rng.random() < 0.1:
                 second = annotators[(annotators.index(pair.assignee) + 1) % ANNOTATORS]
                 decision = "annotate" if rng.random() > 0.2 else "translated"
-                screenings.append(Screening(pair=pair, annotator=second, decision=decision))
+                screenings.append(Screening(project=project, pair=pair, annotator=second, decision=decision))
         ArticleLabel.objects.bulk_create(labels, batch_size=BATCH)
         FinalLabel.objects.bulk_create(finals, batch_size=BATCH)
         Screening.objects.bulk_create(screenings, batch_size=BATCH)

@@ -10,7 +10,7 @@ from typing import Any
 
 from annotation.models import Project
 from evaluation.statistics import bootstrap_mean
-from validation.models import ValidationJudgment
+from validation.agreement import live_judgments
 from validation.services import validation_agreement
 
 DRAWS, SEED = 1000, 20261203
@@ -26,9 +26,7 @@ def nativqa_results(project: Project) -> dict[str, Any]:
     """The results of a validation project (`validation: false` and nothing else for other kinds)."""
     if project.kind != Project.Kind.VALIDATION:
         return {"validation": False, "judgments": 0, "likert": [], "categorical": [], "convention": CONVENTION}
-    judgments = list(
-        ValidationJudgment.objects.filter(item__project=project, item__deleted_at__isnull=True).order_by("id")
-    )
+    judgments = live_judgments(project)
     agreement = validation_agreement(project, judgments=judgments)
     likert = []
     for entry in agreement["likert"]:

@@ -495,12 +495,14 @@ def _label_scopes(project: Project) -> list[Scope]:
 
 def _screening_scope(project: Project) -> list[Scope]:
     latest: dict[tuple[int, int], str] = {}
+    deleted = deleted_pairs(project)
     for pair_id, annotator_id, decision in (
-        Screening.objects.filter(pair__project=project, pair__deleted_at__isnull=True, annotator__isnull=False)
+        Screening.objects.filter(project=project, annotator__isnull=False)
         .order_by("created_at", "id")
         .values_list("pair_id", "annotator_id", "decision")
     ):
-        latest[(pair_id, annotator_id)] = decision  # a person who screened a pair twice: their latest decision
+        if pair_id not in deleted:
+            latest[(pair_id, annotator_id)] = decision  # a person who screened a pair twice: their latest decision
     screeners: dict[int, int] = defaultdict(int)
     for pair_id, _ in latest:
         screeners[pair_id] += 1

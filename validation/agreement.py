@@ -31,7 +31,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from annotation.models import Project
+from annotation.models import Project, deleted_items
 from review.agreement import NO_STRATUM
 from review.reports import Scope
 from validation.models import Suggestion, SuggestionOutcome, SuggestionUse, Task, ValidationItem, ValidationJudgment
@@ -248,17 +248,21 @@ def build_scopes(
     return scopes
 
 
+def live_judgments(project: Project) -> list[ValidationJudgment]:
+    """The judgments of the project's live items, in id order: its own judgments read through its index, those of
+    deleted items left out here (`annotation.models.deleted_items`; tests/test_coordinator_plans.py)."""
+    deleted = deleted_items(project)
+    judgments = ValidationJudgment.objects.filter(project=project).order_by("id")
+    return [judgment for judgment in judgments if judgment.item_id not in deleted]
+
+
 def validation_scopes(project: Project) -> list[Scope]:
-    """Every validator's judgments of the project's live items, in three queries (the report's gatherer)."""
+    """Every validator's judgments of the project's live items, in a few queries (the report's gatherer)."""
     from validation.services import validation_settings
 
     if project.kind != Project.Kind.VALIDATION:
         return []
-    judgments = list(
-        ValidationJudgment.objects.filter(
-            item__project=project, item__deleted_at__isnull=True, validator__isnull=False
-        ).order_by("id")
-    )
+    judgments = [judgment for judgment in live_judgments(project) if judgment.validator_id is not None]
     names = dict(
         get_user_model().objects.filter(pk__in={j.validator_id for j in judgments}).values_list("pk", "username")
     )
@@ -272,16 +276,18 @@ def validation_scopes(project: Project) -> list[Scope]:
 
 
 def latest_suggestions(project: Project) -> tuple[dict[int, Any], dict[str, set[int]]]:
-    """Each live item's latest suggestion, and per field the items where a validator took it (two queries)."""
+    """Each live item's latest suggestion, and per field the items where a validator took it (three queries)."""
     suggestions: dict[int, Any] = {}
-    rows = Suggestion.objects.filter(item__project=project, item__deleted_at__isnull=True, ok=True).order_by("id")
-    for suggestion in rows:
-        suggestions[suggestion.item_id] = suggestion  # the latest wins
+    deleted = deleted_items(project)
+    for suggestion in Suggestion.objects.filter(project=project, ok=True).order_by("id"):
+        if suggestion.item_id not in deleted:
+            suggestions[suggestion.item_id] = suggestion  # the latest wins
+    latest = {suggestion.pk: item_id for item_id, suggestion in suggestions.items()}
     taken: dict[str, set[int]] = {}
     uses = SuggestionUse.objects.filter(
-        suggestion__in=[s.pk for s in suggestions.values()],
-        outcome__in=[SuggestionOutcome.ACCEPTED, SuggestionOutcome.CHANGED],
-    ).values_list("field", "suggestion__item_id")
-    for field_name, item_id in uses:
-        taken.setdefault(field_name, set()).add(item_id)
+        project=project, outcome__in=[SuggestionOutcome.ACCEPTED, SuggestionOutcome.CHANGED]
+    ).values_list("field", "suggestion_id")
+    for field_name, suggestion_id in uses:
+        if suggestion_id in latest:
+            taken.setdefault(field_name, set()).add(latest[suggestion_id])
     return suggestions, taken

@@ -228,6 +228,9 @@ class ValidationJudgment(models.Model):
         MODEL = "model", "Model-edited answer"
         NEITHER = "neither", "Neither"
 
+    # The item's project, kept on the judgment so a project's agreement figures and results read its own judgments
+    # alone, whatever other projects hold (validation_submit sets it; migration 0008 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
     slot = models.OneToOneField(ReviewSlot, on_delete=models.CASCADE, related_name="validation_judgment")
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="validation_judgments")
     validator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -246,6 +249,8 @@ class ValidationJudgment(models.Model):
 
     class Meta:
         ordering = ["item_id", "id"]
+        # A project's judgments in id order: the agreement gatherer, the validation agreement page, the results.
+        indexes = [models.Index(fields=["project", "id"], name="vjudgment_project_idx")]
 
     def __str__(self) -> str:
         return f"Judgment of item {self.item_id} by {self.validator_id}"
@@ -428,6 +433,8 @@ class Suggestion(models.Model):
 
     `ok` False: the request failed or its reply was not understood (`error` says which); nothing is suggested."""
 
+    # The item's project, kept on the suggestion as on a judgment (set where suggestions are stored; migration 0008).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
     item = models.ForeignKey(QAItem, on_delete=models.CASCADE, related_name="model_suggestions")
     job = models.ForeignKey(ModelJob, on_delete=models.CASCADE, related_name="suggestions")
     ok = models.BooleanField(default=False)
@@ -443,7 +450,11 @@ class Suggestion(models.Model):
     class Meta:
         ordering = ["item_id", "-id"]
         constraints = [models.UniqueConstraint(fields=["job", "item"], name="suggestion_one_per_item_and_job")]
-        indexes = [models.Index(fields=["item", "-id"], name="suggestion_latest_idx")]
+        indexes = [
+            models.Index(fields=["item", "-id"], name="suggestion_latest_idx"),
+            # A project's suggestions in id order: the latest per item for the agreement figures.
+            models.Index(fields=["project", "id"], name="suggestion_project_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"Suggestion for item {self.item_id} ({'ok' if self.ok else 'failed'})"
@@ -457,6 +468,9 @@ class SuggestionUse(models.Model):
         ANSWER = "answer", "Edited answer"
         LOCATION = "location", "Location relevance"
 
+    # The judgment's project, kept on the use as on the judgment: a project's counts of uses read its own rows
+    # (suggestion_uses_record sets it; migration 0008 filled it in).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     suggestion = models.ForeignKey(Suggestion, on_delete=models.CASCADE, related_name="uses")
     judgment = models.ForeignKey(ValidationJudgment, on_delete=models.CASCADE, related_name="suggestion_uses")
     field = models.CharField(max_length=16, choices=Field.choices)

@@ -229,7 +229,9 @@ def _suggest(run: JobRun, job: ModelJob, endpoint: Endpoint) -> None:
 
     def store(index: int, completion: Completion) -> None:
         vitem = items[index]
-        suggestion = Suggestion(item_id=vitem.item_id, job=job, call_id=completion.call_id or None)
+        suggestion = Suggestion(
+            project_id=job.project_id, item_id=vitem.item_id, job=job, call_id=completion.call_id or None
+        )
         if not completion.ok:
             suggestion.error = f"{completion.error_kind}: {completion.error}"[:2000]
         else:
@@ -313,7 +315,11 @@ def suggestion_uses_record(
             outcome = SuggestionOutcome.IGNORED
         else:
             outcome = SuggestionOutcome.ACCEPTED if person == suggested else SuggestionOutcome.CHANGED
-        uses.append(SuggestionUse(suggestion=suggestion, judgment=judgment, field=field, outcome=outcome))
+        uses.append(
+            SuggestionUse(
+                project_id=judgment.project_id, suggestion=suggestion, judgment=judgment, field=field, outcome=outcome
+            )
+        )
     SuggestionUse.objects.bulk_create(uses)
     return uses
 

@@ -180,7 +180,9 @@ def pair_screen(*, pair: PagePair, user: User, decision: str, note: str = "") ->
         known = pair_update_versioned(pair, {"assignee_id": user.pk, "status__in": sorted(editable)}, changes)
         if known is None:
             raise InvalidState("This pair changed in the meantime; reload it.", field="decision")
-        Screening.objects.create(pair=pair, annotator=user, decision=decision, note=note, created_at=now)
+        Screening.objects.create(
+            project_id=pair.project_id, pair=pair, annotator=user, decision=decision, note=note, created_at=now
+        )
         audit.record(
             user, Action.PAIR_SCREENED, pair, project=pair.project, before=pair.status, decision=decision, note=note
         )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation import wilova
-from annotation.models import PagePair, Project, QAItem, Screening, SourceFile, SourceRow
+from annotation.models import PagePair, Project, QAItem, Screening, SourceFile, SourceRow, deleted_pairs
 
 
 def write_wilova(project: Project, out_dir: str | Path) -> list[Path]:
@@ -52,11 +52,11 @@ def wilova_file_bytes(project: Project) -> Iterator[tuple[str, bytes]]:
 def _current_projections(project: Project) -> dict[int, dict[str, Any]]:
     pairs = PagePair.objects.filter(project=project, source_rows__isnull=False).distinct().only("id", "metadata")
     latest: dict[int, tuple[str, str]] = {}
-    screenings = Screening.objects.filter(pair__project=project, pair__deleted_at__isnull=True).order_by(
-        "created_at", "id"
-    )
+    deleted = deleted_pairs(project)
+    screenings = Screening.objects.filter(project=project).order_by("created_at", "id")
     for pair_id, decision, note in screenings.values_list("pair_id", "decision", "note"):
-        latest[pair_id] = (decision, note)
+        if pair_id not in deleted:
+            latest[pair_id] = (decision, note)
     items: dict[int, list[wilova.ItemState]] = {}
     for item in QAItem.objects.alive().filter(project=project).prefetch_related("revisions"):
         slot = (item.metadata or {}).get("wilova", {}).get("slot")

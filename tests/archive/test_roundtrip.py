@@ -6,7 +6,9 @@ import hashlib
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
@@ -15,7 +17,6 @@ from annotation.services.members import membership_set
 from archive import services
 from archive.registry import archived_models
 from exports.models import Release
-from review.models import ReviewSlot
 from tests.archive.canonical import canonical_dump
 
 
@@ -138,9 +139,7 @@ def _assert_identical(project: Project, copy: Project, *, needs: list[str]) -> N
         assert after[entry.label] == before[entry.label], entry.label
 
 
-def test_a_validation_project_with_judgments_and_duplicates_round_trips(
-    coordinator, reviewer, second_reviewer, tmp_path
-):
+def _judged_validation_project(coordinator, validators: list[Any]) -> Project:
     from tests.validation.conftest import COLLECTED_TSV, tsv_source
     from tests.validation.test_services import ALL_TASKS
     from validation import services as validation
@@ -148,14 +147,22 @@ def test_a_validation_project_with_judgments_and_duplicates_round_trips(
     project = validation.validation_project_create(
         name="Qatar validation", slug="qa-eng", language="eng", location="Qatar", created_by=coordinator
     )
-    for person in (reviewer, second_reviewer):
+    for person in validators:
         membership_set(project=project, user=person, roles={"reviewer"})
     report = validation.validation_items_import(project=project, source=tsv_source(COLLECTED_TSV), user=coordinator)
     assert report.ok, report.problems
-    for person, answer in ((reviewer, "Machboos."), (second_reviewer, None)):
+    for person, answer in zip(validators, ("Machboos.", None), strict=True):
         slot = validation.validation_claim_next(project=project, user=person)
+        assert slot is not None
         data = {**ALL_TASKS, "answer": answer} if answer else ALL_TASKS
         validation.validation_submit(slot=slot, user=person, version=slot.version, data=data)
+    return project
+
+
+def test_a_validation_project_with_judgments_and_duplicates_round_trips(
+    coordinator, reviewer, second_reviewer, tmp_path
+):
+    project = _judged_validation_project(coordinator, [reviewer, second_reviewer])
 
     copy = _round_trip(project, tmp_path)
 
@@ -221,30 +228,74 @@ def test_a_trivia_project_with_reviews_and_a_flagged_translation_round_trips(
     _assert_identical(project, copy, needs=["multichoice.TriviaItem", "review.Judgment", "annotation.QAItemRevision"])
 
 
-def test_an_archive_written_before_review_slots_named_their_project_still_imports(rich_project, media, tmp_path):
-    """Review slots carry their project since review 0006: an older archive's slots leave it out, and the import
-    gives them the project it makes."""
-    out, old = tmp_path / "yue.zip", tmp_path / "yue-old.zip"
-    call_command("project_archive_export", rich_project.slug, "--out", str(out))
-    member = "data/review.reviewslot.jsonl"
+def _without_their_project(out: Path, old: Path, models: list[str]) -> int:
+    """`out` written again as `old`, as an archive from before `models` named their project: the key left out of
+    every row of theirs. Returns how many rows lost it."""
+    members = {f"data/{label.lower()}.jsonl" for label in models}
+    stripped = 0
     with zipfile.ZipFile(out) as archive, zipfile.ZipFile(old, "w", zipfile.ZIP_DEFLATED) as written:
         manifest = json.loads(archive.read("manifest.json"))
-        lines = [json.loads(line) for line in archive.read(member).decode().splitlines()]
-        assert lines and all("project" in line["fields"] for line in lines)
-        for line in lines:
-            del line["fields"]["project"]
-        data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-        manifest["members"][member] |= {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         for info in archive.infolist():
-            if info.filename not in {"manifest.json", member}:
+            if info.filename == "manifest.json":
+                continue
+            if info.filename not in members:
                 written.writestr(info.filename, archive.read(info.filename))
-        written.writestr(member, data)
+                continue
+            lines = [json.loads(line) for line in archive.read(info.filename).decode().splitlines()]
+            assert all("project" in line["fields"] for line in lines)
+            for line in lines:
+                del line["fields"]["project"]
+            stripped += len(lines)
+            data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+            manifest["members"][info.filename] |= {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            written.writestr(info.filename, data)
         written.writestr("manifest.json", json.dumps(manifest))
+    return stripped
+
+
+def _assert_imported_with_their_project(project: Project, copy: Project, models: list[str]) -> None:
+    before, after = canonical_dump(project), canonical_dump(copy)
+    for label in models:
+        assert before[label], f"no {label} rows in the test world"
+        model = apps.get_model(label)
+        assert set(model.objects.filter(project=copy).values_list("project_id", flat=True)) == {copy.pk}
+        assert model.objects.filter(project=copy).count() == len(before[label]), label
+        assert after[label] == before[label], label
+
+
+# Review slots name their project since review 0006, judgments and labels since review 0008, screening decisions
+# since annotation 0026: an older archive leaves the key out, and the import gives its rows the project it makes.
+CARRY_THEIR_PROJECT = [
+    "review.ReviewSlot",
+    "review.Judgment",
+    "review.ArticleLabel",
+    "review.FinalLabel",
+    "annotation.Screening",
+]
+
+
+def test_an_archive_written_before_rows_named_their_project_still_imports(rich_project, media, tmp_path):
+    out, old = tmp_path / "yue.zip", tmp_path / "yue-old.zip"
+    call_command("project_archive_export", rich_project.slug, "--out", str(out))
+    assert _without_their_project(out, old, CARRY_THEIR_PROJECT)
 
     call_command("project_archive_import", str(old), "--slug", "yue-old")
 
     copy = Project.objects.get(slug="yue-old")
-    slots = ReviewSlot.objects.filter(item__project=copy)
-    assert slots.count() == len(lines)
-    assert set(slots.values_list("project_id", flat=True)) == {copy.pk}
-    assert canonical_dump(copy)["review.ReviewSlot"] == canonical_dump(rich_project)["review.ReviewSlot"]
+    _assert_imported_with_their_project(rich_project, copy, CARRY_THEIR_PROJECT)
+
+
+def test_a_validation_archive_written_before_judgments_named_their_project_still_imports(
+    coordinator, reviewer, second_reviewer, tmp_path
+):
+    """Validation judgments, suggestions and their uses name their project since validation 0008."""
+    project = _judged_validation_project(coordinator, [reviewer, second_reviewer])
+    out, old = tmp_path / "qa.zip", tmp_path / "qa-old.zip"
+    services.archive_write_to(project=project, out=out)
+    models = ["validation.ValidationJudgment", "validation.Suggestion", "validation.SuggestionUse"]
+    assert _without_their_project(out, old, models)
+
+    copy, _ = services.archive_import_file(path=old, slug="qa-old")
+
+    _assert_imported_with_their_project(project, copy, ["validation.ValidationJudgment"])
+    _assert_identical(project, copy, needs=["validation.ValidationJudgment"])

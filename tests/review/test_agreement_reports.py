@@ -110,8 +110,8 @@ def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coo
         for pair, value in zip(pairs, values, strict=True):
             review_labels.label_set(pair=pair, user=user, kind="topic", value=value)
             review_labels.label_set(pair=pair, user=user, kind="region", value="local")
-    Screening.objects.create(pair=pairs[0], annotator=coordinator, decision="translated")
-    Screening.objects.create(pair=pairs[1], annotator=coordinator, decision="annotate")
+    Screening.objects.create(project=project, pair=pairs[0], annotator=coordinator, decision="translated")
+    Screening.objects.create(project=project, pair=pairs[1], annotator=coordinator, decision="annotate")
 
     report = computed(project)
 

@@ -440,7 +440,7 @@ def test_a_job_whose_worker_died_is_taken_over_and_asks_only_the_items_not_store
     # what a worker stored before it was killed: two suggestions, and a heartbeat that went stale
     stored = list(QAItem.objects.filter(project=five).order_by("id")[:2])
     for item in stored:
-        Suggestion.objects.create(item=item, job=job, ok=True, question_good=True, reply=verdict())
+        Suggestion.objects.create(project=five, item=item, job=job, ok=True, question_good=True, reply=verdict())
     stale = timezone.now() - datetime.timedelta(hours=1)
     ModelJob.objects.filter(pk=job.pk).update(
         status="running", owner="dead", heartbeat_at=stale, attempts=1, progress_done=2, answered=2

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.db.models import Count
 
-from annotation.models import Project
+from annotation.models import Project, deleted_items
 from review.agreement import agreement_summary
-from validation.agreement import NOT_TAKEN, build_scopes, latest_suggestions, majority, model_scopes
+from validation.agreement import NOT_TAKEN, build_scopes, latest_suggestions, live_judgments, majority, model_scopes
 from validation.models import (
     SuggestionOutcome,
     SuggestionUse,
@@ -73,9 +73,7 @@ def validation_agreement(project: Project, *, judgments: Sequence[ValidationJudg
     and spread; the better-answer choice's position bias.
     """
     if judgments is None:
-        judgments = list(
-            ValidationJudgment.objects.filter(item__project=project, item__deleted_at__isnull=True).order_by("id")
-        )
+        judgments = live_judgments(project)
     criteria = validation_settings(project).likert_criteria
     scopes = build_scopes(judgments, tasks=Task.values, criteria=criteria, rater=lambda validator: validator)
     result: dict[str, Any] = {"judgments": len(judgments), "categorical": [], "likert": [], "position_bias": None}
@@ -154,7 +152,9 @@ def model_agreement(project: Project, judgments: Sequence[ValidationJudgment]) -
     counts: dict[str, dict[str, int]] = {
         field: {outcome: 0 for outcome in SuggestionOutcome.values} for field in SuggestionUse.Field.values
     }
-    uses = SuggestionUse.objects.filter(judgment__item__project=project, judgment__item__deleted_at__isnull=True)
+    # The project's own uses, less those of its deleted items' judgments (found through the judgments' item index).
+    gone = ValidationJudgment.objects.filter(item_id__in=deleted_items(project)).values("pk")
+    uses = SuggestionUse.objects.filter(project=project).exclude(judgment__in=gone)
     for field, outcome, n in uses.values_list("field", "outcome").annotate(n=Count("id")).order_by():
         counts[field][outcome] = n
     return {

@@ -222,7 +222,7 @@ def validation_submit(*, slot: ReviewSlot, user: User, version: int, data: Mappi
                 defaults={"label": domain_label, "origin": SourceDomain.Origin.VALIDATOR, "labelled_by": user},
             )
         judgment = ValidationJudgment.objects.create(
-            slot=slot, item=item, validator=user, edit_revision=revision, created_at=now, **fields
+            project=project, slot=slot, item=item, validator=user, edit_revision=revision, created_at=now, **fields
         )
         final_answer = edited if edited is not None else slot.revision.answer_standard
         suggestion_uses_record(

@@ -161,7 +161,9 @@ class Writer:
         screenings, items, item_records = [], [], []
         for pair, record in zip(pairs, new, strict=True):
             for decision, note in record.screenings:
-                screenings.append(Screening(pair=pair, decision=decision, note=note, created_at=now))
+                screenings.append(
+                    Screening(project=self.project, pair=pair, decision=decision, note=note, created_at=now)
+                )
             for item in record.items:
                 items.append(
                     QAItem(
