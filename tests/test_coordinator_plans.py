@@ -225,11 +225,11 @@ def _assert_reads_its_own_rows(project: Project, read: list[tuple[str, dict[str,
     assert not beyond, beyond
 
 
-def test_the_dashboard_counts_read_the_projects_own_rows(platform):
+def _the_dashboard_counts_read_the_projects_own_rows(platform):
     _assert_reads_its_own_rows(platform, rows_read(lambda: project_statistics(platform)))
 
 
-def test_the_readiness_check_reads_the_projects_own_rows(platform, coordinator):
+def _the_readiness_check_reads_the_projects_own_rows(platform, coordinator):
     AgreementReport.objects.create(
         project=platform, requested_by=coordinator, status=AgreementReport.Status.DONE, finished_at=timezone.now(),
         judgment_watermark=reports._project_watermark(platform),
@@ -238,7 +238,7 @@ def test_the_readiness_check_reads_the_projects_own_rows(platform, coordinator):
     _assert_reads_its_own_rows(platform, read)
 
 
-def test_the_agreement_gatherers_read_the_projects_own_rows(platform):
+def _the_agreement_gatherers_read_the_projects_own_rows(platform):
     scopes = []
     _assert_reads_its_own_rows(platform, rows_read(lambda: scopes.extend(reports.scopes_gather(platform))))
     review = [scope for scope in scopes if scope.kind == "review"]
@@ -247,7 +247,7 @@ def test_the_agreement_gatherers_read_the_projects_own_rows(platform):
     assert screening.n_judgments == _own_rows(platform)["annotation_screening"]
 
 
-def test_the_agreement_counts_read_the_projects_own_judgments(platform, coordinator):
+def _the_agreement_counts_read_the_projects_own_judgments(platform, coordinator):
     report = AgreementReport.objects.create(
         project=platform, requested_by=coordinator, status=AgreementReport.Status.DONE, finished_at=timezone.now(),
         judgment_watermark=0,
@@ -258,16 +258,16 @@ def test_the_agreement_counts_read_the_projects_own_judgments(platform, coordina
     assert report.pk
 
 
-def test_the_wilova_export_reads_the_projects_own_screenings(platform):
+def _the_wilova_export_reads_the_projects_own_screenings(platform):
     _assert_reads_its_own_rows(platform, rows_read(lambda: wilova._current_projections(platform)))
 
 
-def test_an_annotators_progress_reads_the_projects_own_screenings(platform, reviewer):
+def _an_annotators_progress_reads_the_projects_own_screenings(platform, reviewer):
     read = rows_read(lambda: annotator_progress(project=platform, user=reviewer, session_started=timezone.now()))
     _assert_reads_its_own_rows(platform, read)
 
 
-def test_the_validation_gatherers_read_the_projects_own_judgments(validation_platform):
+def _the_validation_gatherers_read_the_projects_own_judgments(validation_platform):
     scopes = []
     read = rows_read(lambda: scopes.extend(reports.scopes_gather(validation_platform)))
     _assert_reads_its_own_rows(validation_platform, read)
@@ -275,7 +275,7 @@ def test_the_validation_gatherers_read_the_projects_own_judgments(validation_pla
     assert question.n_judgments == _own_rows(validation_platform)["validation_validationjudgment"]
 
 
-def test_the_validation_agreement_page_reads_the_projects_own_judgments(validation_platform):
+def _the_validation_agreement_page_reads_the_projects_own_judgments(validation_platform):
     figures = {}
     read = rows_read(lambda: figures.update(validation_services.validation_agreement(validation_platform)))
     _assert_reads_its_own_rows(validation_platform, read)
@@ -283,9 +283,27 @@ def test_the_validation_agreement_page_reads_the_projects_own_judgments(validati
     assert figures["model"]["suggested_items"] == _own_rows(validation_platform)["validation_suggestion"]
 
 
-def test_the_nativqa_results_read_the_projects_own_judgments(validation_platform):
+def _the_nativqa_results_read_the_projects_own_judgments(validation_platform):
     results = {}
     _assert_reads_its_own_rows(
         validation_platform, rows_read(lambda: results.update(nativqa_results(validation_platform)))
     )
     assert results["judgments"] == _own_rows(validation_platform)["validation_validationjudgment"]
+
+
+# Building a platform is most of each test's time: every read of one kind of project is checked on one build.
+
+
+def test_a_review_projects_coordinator_reads_touch_its_own_rows(platform, coordinator, reviewer):
+    _the_dashboard_counts_read_the_projects_own_rows(platform)
+    _the_readiness_check_reads_the_projects_own_rows(platform, coordinator)
+    _the_agreement_gatherers_read_the_projects_own_rows(platform)
+    _the_agreement_counts_read_the_projects_own_judgments(platform, coordinator)
+    _the_wilova_export_reads_the_projects_own_screenings(platform)
+    _an_annotators_progress_reads_the_projects_own_screenings(platform, reviewer)
+
+
+def test_a_validation_projects_coordinator_reads_touch_its_own_rows(validation_platform):
+    _the_validation_gatherers_read_the_projects_own_judgments(validation_platform)
+    _the_validation_agreement_page_reads_the_projects_own_judgments(validation_platform)
+    _the_nativqa_results_read_the_projects_own_judgments(validation_platform)
