@@ -96,106 +96,118 @@ def create_project(size: int) -> str:
             + [Membership(project=project, user=u, is_coordinator=True) for u in labellers]
         )
         n_pairs = (size * 2 + 4) // 5
-        pairs = PagePair.objects.bulk_create(
-            [
-                PagePair(
-                    project=project,
-                    local_title=f"茶餐廳 {i}",
-                    standard_title=f"茶餐厅 {i}",
-                    local_lead="𠮶間茶餐廳",
-                    standard_lead="茶餐厅",
-                    status=PagePair.Status.SUBMITTED,
-                    screening_decision="annotate",
-                    assignee=annotators[i % ANNOTATORS],
-                )
-                for i in range(n_pairs)
-            ],
-            batch_size=BATCH,
-        )
-        items = QAItem.objects.bulk_create(
-            [
-                QAItem(
-                    project=project,
-                    pair=pairs[i % n_pairs],
-                    author=pairs[i % n_pairs].assignee,
-                    question=f"问题 {i}？",
-                    answer_standard="答案",
-                    answer_local="答案",
-                    status=QAItem.Status.ACCEPTED,
-                )
-                for i in range(size)
-            ],
-            batch_size=BATCH,
-        )
-        revisions = QAItemRevision.objects.bulk_create(
-            [QAItemRevision(item=item, number=1, question=item.question, author=item.author) for item in items],
-            batch_size=BATCH,
-        )
-        slots, chosen = [], []
-        for item, revision in zip(items, revisions, strict=True):
-            pair_of_reviewers = rng.sample(reviewers, 2)
-            chosen.append(pair_of_reviewers)
-            slots += [
-                ReviewSlot(
-                    project_id=item.project_id,
-                    item=item,
-                    revision=revision,
-                    number=n + 1,
-                    status=ReviewSlot.Status.DONE,
-                    reviewer=user,
-                    claimed_at=now,
-                    completed_at=now,
-                )
-                for n, user in enumerate(pair_of_reviewers)
-            ]
-        slots = ReviewSlot.objects.bulk_create(slots, batch_size=BATCH)
-        judgments = []
-        for index, slot in enumerate(slots):
-            item = items[index // 2]
-            for criterion in ("fluency", "standalone", "appropriateness"):
-                # Each item has a true verdict (pass for 90%); a reviewer gets it wrong 5% of the time.
-                truth = (hash((item.pk, criterion)) % 10) != 0
-                verdict = truth if rng.random() > 0.05 else not truth
-                judgments.append(
-                    Judgment(
-                        project=project,
-                        slot=slot,
-                        item=item,
-                        revision_id=slot.revision_id,
-                        reviewer=slot.reviewer,
-                        criterion=criterion,
-                        verdict="pass" if verdict else "flag",
-                        created_at=now,
-                    )
-                )
-        Judgment.objects.bulk_create(judgments, batch_size=BATCH)
+        # Made a batch at a time and let go: only the pairs' ids and assignees are kept (1,000,000 items are
+        # 6,000,000 judgments, far too many model objects to hold at once).
+        pair_ids: list[int] = []
+        assignee_ids: list[int] = []
+        counted = {"judgments": 0, "labels": 0, "screenings": 0}
         topics, regions = list(project.topics), list(project.regions)
-        labels, finals, screenings = [], [], []
-        for pair in pairs:
-            true_label = {"topic": rng.choice(topics), "region": rng.choice(regions)}
-            given: dict[str, set[str]] = {}
-            for labeller in labellers:
-                for kind, options in (("topic", topics), ("region", regions)):
-                    value = true_label[kind] if rng.random() > 0.15 else rng.choice(options)
-                    given.setdefault(kind, set()).add(value)
-                    labels.append(ArticleLabel(project=project, pair=pair, labeller=labeller, kind=kind, value=value))
-            for kind, values in given.items():
-                if len(values) == 1:
-                    finals.append(
-                        FinalLabel(project=project, pair=pair, kind=kind, value=values.pop(), method="agreement")
+        for offset in range(0, n_pairs, BATCH):
+            pairs = PagePair.objects.bulk_create(
+                [
+                    PagePair(
+                        project=project,
+                        local_title=f"茶餐廳 {i}",
+                        standard_title=f"茶餐厅 {i}",
+                        local_lead="𠮶間茶餐廳",
+                        standard_lead="茶餐厅",
+                        status=PagePair.Status.SUBMITTED,
+                        screening_decision="annotate",
+                        assignee=annotators[i % ANNOTATORS],
                     )
-            screenings.append(Screening(project=project, pair=pair, annotator=pair.assignee, decision="annotate"))
-            if rng.random() < 0.1:
-                second = annotators[(annotators.index(pair.assignee) + 1) % ANNOTATORS]
-                decision = "annotate" if rng.random() > 0.2 else "translated"
-                screenings.append(Screening(project=project, pair=pair, annotator=second, decision=decision))
-        ArticleLabel.objects.bulk_create(labels, batch_size=BATCH)
-        FinalLabel.objects.bulk_create(finals, batch_size=BATCH)
-        Screening.objects.bulk_create(screenings, batch_size=BATCH)
+                    for i in range(offset, min(offset + BATCH, n_pairs))
+                ]
+            )
+            pair_ids += [pair.pk for pair in pairs]
+            assignee_ids += [pair.assignee_id for pair in pairs]
+            labels, finals, screenings = [], [], []
+            for pair in pairs:
+                true_label = {"topic": rng.choice(topics), "region": rng.choice(regions)}
+                given: dict[str, set[str]] = {}
+                for labeller in labellers:
+                    for kind, options in (("topic", topics), ("region", regions)):
+                        value = true_label[kind] if rng.random() > 0.15 else rng.choice(options)
+                        given.setdefault(kind, set()).add(value)
+                        labels.append(
+                            ArticleLabel(project=project, pair=pair, labeller=labeller, kind=kind, value=value)
+                        )
+                for kind, values in given.items():
+                    if len(values) == 1:
+                        finals.append(
+                            FinalLabel(project=project, pair=pair, kind=kind, value=values.pop(), method="agreement")
+                        )
+                screenings.append(Screening(project=project, pair=pair, annotator=pair.assignee, decision="annotate"))
+                if rng.random() < 0.1:
+                    second = annotators[(annotators.index(pair.assignee) + 1) % ANNOTATORS]
+                    decision = "annotate" if rng.random() > 0.2 else "translated"
+                    screenings.append(Screening(project=project, pair=pair, annotator=second, decision=decision))
+            ArticleLabel.objects.bulk_create(labels)
+            FinalLabel.objects.bulk_create(finals)
+            Screening.objects.bulk_create(screenings)
+            counted["labels"] += len(labels)
+            counted["screenings"] += len(screenings)
+        for offset in range(0, size, BATCH):
+            items = QAItem.objects.bulk_create(
+                [
+                    QAItem(
+                        project=project,
+                        pair_id=pair_ids[i % n_pairs],
+                        author_id=assignee_ids[i % n_pairs],
+                        question=f"问题 {i}？",
+                        answer_standard="答案",
+                        answer_local="答案",
+                        status=QAItem.Status.ACCEPTED,
+                    )
+                    for i in range(offset, min(offset + BATCH, size))
+                ]
+            )
+            revisions = QAItemRevision.objects.bulk_create(
+                [
+                    QAItemRevision(item=item, number=1, question=item.question, author_id=item.author_id)
+                    for item in items
+                ]
+            )
+            slots = []
+            for item, revision in zip(items, revisions, strict=True):
+                slots += [
+                    ReviewSlot(
+                        project_id=item.project_id,
+                        item=item,
+                        revision=revision,
+                        number=n + 1,
+                        status=ReviewSlot.Status.DONE,
+                        reviewer=user,
+                        claimed_at=now,
+                        completed_at=now,
+                    )
+                    for n, user in enumerate(rng.sample(reviewers, 2))
+                ]
+            slots = ReviewSlot.objects.bulk_create(slots)
+            judgments = []
+            for index, slot in enumerate(slots):
+                item = items[index // 2]
+                for criterion in ("fluency", "standalone", "appropriateness"):
+                    # Each item has a true verdict (pass for 90%); a reviewer gets it wrong 5% of the time.
+                    truth = (hash((item.pk, criterion)) % 10) != 0
+                    verdict = truth if rng.random() > 0.05 else not truth
+                    judgments.append(
+                        Judgment(
+                            project=project,
+                            slot=slot,
+                            item=item,
+                            revision_id=slot.revision_id,
+                            reviewer=slot.reviewer,
+                            criterion=criterion,
+                            verdict="pass" if verdict else "flag",
+                            created_at=now,
+                        )
+                    )
+            Judgment.objects.bulk_create(judgments, batch_size=BATCH)
+            counted["judgments"] += len(judgments)
         AgreementReport.objects.filter(project=project).delete()
     print(
-        f"created {slug}: {n_pairs} pairs, {size} items, {len(judgments)} judgments, "
-        f"{len(labels)} labels, {len(screenings)} screenings",
+        f"created {slug}: {n_pairs} pairs, {size} items, {counted['judgments']} judgments, "
+        f"{counted['labels']} labels, {counted['screenings']} screenings",
         flush=True,
     )
     return slug

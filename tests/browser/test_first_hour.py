@@ -22,7 +22,8 @@ from tests.browser.conftest import log_in, nav_to
 from tests.browser.test_authoring import add_item, card, fill_item, select_text, wait_saved
 from tests.multichoice.conftest import FIXTURES
 
-pytestmark = pytest.mark.browser
+# Every workflow of every kind: the one browser walk that runs on PostgreSQL (the production shape) too.
+pytestmark = [pytest.mark.browser, pytest.mark.every_engine]
 
 DEMO = Path(demo_package.__file__).resolve().parent / "data"
 PASSWORD = "localqa-demo"
