@@ -19,7 +19,7 @@ from django.urls import reverse
 from annotation.models import PagePair, Project, QAItem, deleted_pairs
 from annotation.queries import ItemFilter, items_by_verification
 from exports.records import release_items
-from exports.splits import SPLIT_NAMES, release_split_plan
+from exports.splits import SPLIT_NAMES, SplitPlan, release_split_plan
 
 TINY_SPLIT = 10  # a split with fewer items than this gives figures with no meaning
 
@@ -90,11 +90,12 @@ def release_readiness(
     statuses: list[str],
     splits: dict[str, int],
     seed: int | None,
+    plan: SplitPlan | None = None,
 ) -> Readiness:
     """Every applicable check of `project` for a release of items with `statuses`, split by `splits` from `seed`.
 
     Splits are judged by the plan the release will be built with (exports.splits); without a seed, by the
-    sizes its shares ask for.
+    sizes its shares ask for. A build passes the `plan` it was made with (the same one, not drawn twice).
     """
     readiness = Readiness()
     released = release_items(project, statuses)
@@ -155,7 +156,7 @@ def release_readiness(
     ):
         _count(readiness, code, label, waiting.get(status, 0), _items_url(project, status))
 
-    _check_splits(readiness, project, statuses, splits, seed)
+    _check_splits(readiness, project, statuses, splits, seed, plan)
 
     if review_app:
         _check_agreement(readiness, project)
@@ -163,13 +164,19 @@ def release_readiness(
 
 
 def _check_splits(
-    readiness: Readiness, project: Project, statuses: list[str], splits: dict[str, int], seed: int | None
+    readiness: Readiness,
+    project: Project,
+    statuses: list[str],
+    splits: dict[str, int],
+    seed: int | None,
+    plan: SplitPlan | None,
 ) -> None:
     """The split plan the release will be built with (exports.splits, the build's own function and seed);
     splits with no items, or too few to mean anything (fewer than TINY_SPLIT), are unfinished."""
     shares = {name: splits[name] for name in SPLIT_NAMES if splits.get(name)}
     readiness.checked.append("splits_small")
-    plan = release_split_plan(project, statuses=statuses, shares=shares, seed=seed)
+    if plan is None:
+        plan = release_split_plan(project, statuses=statuses, shares=shares, seed=seed)
     readiness.splits = plan.as_record() | {"description": plan.describe()}
     if not shares:
         return

@@ -455,7 +455,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
                 progress.advance(0)
             state.statistics, (state.agreement, state.agreement_note) = figures()
             state.readiness = release_readiness(
-                project, statuses=statuses, splits=state.splits, seed=release.seed
+                project, statuses=statuses, splits=state.splits, seed=release.seed, plan=state.plan
             ).as_record()
             for writer in writers:
                 entries = writer.finish()

@@ -20,6 +20,7 @@ coordinator is shown is what gets built; what a kind leaves out is counted in `l
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,12 +62,12 @@ def split_assign(
     need = dict(sizes)
     order = list(sizes)
     result: dict[Any, str] = {}
-    kept = {key: previous.get(str(key)) for key in groups} if previous else {}
-    for key, split in kept.items():
+    for key, size in groups.items():
+        split = previous.get(str(key)) if previous else None
         if split in need:
-            need[split] -= groups[key]
+            need[split] -= size
             result[key] = split
-    for key in sorted((key for key in groups if key not in result), key=lambda key: (_draw(seed, key), str(key))):
+    for key in _drawn_order(seed, [key for key in groups if key not in result]):
         size = groups[key]
         fits = [name for name in order if need[name] > 0 and need[name] * 2 >= size]
         if fits:  # the split furthest from its size, in proportion: small splits are not starved
@@ -76,6 +77,19 @@ def split_assign(
         need[split] -= size
         result[key] = split
     return result
+
+
+def _drawn_order(seed: int, keys: list[Any]) -> list[Any]:
+    """`keys` in the order drawn from `seed`: by `_draw`, equal draws (8 bytes: about never) by the key's text.
+
+    Sorted on the draws alone, the tie-break done afterwards: a (draw, text) pair per key would be most of a
+    big release's memory."""
+    keys.sort(key=lambda key: _draw(seed, key))
+    ordered: list[Any] = []
+    for _, tied in itertools.groupby(keys, key=lambda key: _draw(seed, key)):
+        run = list(tied)
+        ordered.extend(sorted(run, key=str) if len(run) > 1 else run)
+    return ordered
 
 
 @dataclass

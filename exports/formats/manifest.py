@@ -55,7 +55,8 @@ class ManifestWriter(ReleaseWriter):
             # Every group's split (page pair, entity, item …): the next release with this seed keeps them.
             "split_assignment": {
                 "unit": state.plan.units.unit,
-                "groups": {str(key): split for key, split in state.plan.assignment.items()},
+                # The plan's own map: json writes its integer keys as text, without a copy of it keyed by text.
+                "groups": state.plan.assignment,
             }
             if state.plan is not None
             else None,
