@@ -32,7 +32,7 @@ import json
 import logging
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, ItemsView, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -170,22 +170,25 @@ class RevisionPart(Mapping[Hashable, Any]):
     """One review scope's part of values kept once for every judged revision of the project (its strata and
     links are the same whatever the criterion): the scope's units, in their order, and their values.
 
-    `position` numbers the project's revisions; `value_at(number)` is a revision's value; `members` flags the
-    numbers of this scope's revisions.
+    `revisions` are the project's judged revisions, sorted: a revision's number is its place there (found by
+    bisection: a dict of every revision would be most of a big report's memory); `value_at(number)` is a
+    revision's value; `members` flags the numbers of this scope's revisions.
     """
 
     def __init__(
         self,
-        position: Mapping[Hashable, int],
+        revisions: npt.NDArray[np.int64],
         value_at: Callable[[int], Any],
         units: tuple[Hashable, ...],
-        members: bytearray,
+        members: npt.NDArray[np.bool_],
     ) -> None:
-        self.position, self.value_at, self.units, self.members = position, value_at, units, members
+        self.revisions, self.value_at, self.units, self.members = revisions, value_at, units, members
 
     def __getitem__(self, unit: Hashable) -> Any:
-        at = self.position.get(unit)
-        if at is None or not self.members[at]:
+        if not isinstance(unit, int | np.integer):
+            raise KeyError(unit)
+        at = int(np.searchsorted(self.revisions, unit))
+        if at >= len(self.revisions) or self.revisions[at] != unit or not self.members[at]:
             raise KeyError(unit)
         return self.value_at(at)
 
@@ -194,6 +197,23 @@ class RevisionPart(Mapping[Hashable, Any]):
 
     def __len__(self) -> int:
         return len(self.units)
+
+    def items(self) -> ItemsView[Hashable, Any]:
+        return _RevisionItems(self)
+
+
+class _RevisionItems(ItemsView[Hashable, Any]):
+    """A scope's (unit, value) pairs with every unit's number found in one bisection (the fingerprint reads them
+    all), not one lookup per unit."""
+
+    def __init__(self, part: RevisionPart) -> None:
+        super().__init__(part)
+        self.part = part
+
+    def __iter__(self) -> Iterator[tuple[Hashable, Any]]:
+        units = self.part.units
+        numbers = np.searchsorted(self.part.revisions, np.fromiter(units, dtype=np.int64, count=len(units)))
+        return zip(units, map(self.part.value_at, numbers.tolist()), strict=True)
 
 
 class IdColumns(Mapping[Hashable, dict[str, int]]):
@@ -262,7 +282,6 @@ def _review_scopes(project: Project) -> list[Scope]:
     names = _usernames({reviewer for column in columns.values() for reviewer in set(column[2])})
     revisions, links_at, strata_at = _revision_maps(project, list(columns.values()))
     units = revisions.tolist()  # one int per revision, shared by every table and map
-    position = {unit: at for at, unit in enumerate(units)}
     labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
     keys = list(labels) + sorted(set(columns) - set(labels))
     categories = list(Judgment.Verdict.values)
@@ -295,9 +314,8 @@ def _review_scopes(project: Project) -> list[Scope]:
                 code=code,
             )
         del at, reviewer_at, code, revision_column, reviewer_column, verdict_column
-        members = bytearray(len(units))
-        for unit in table.units:
-            members[position[unit]] = 1
+        members = np.zeros(len(units), dtype=bool)
+        members[np.searchsorted(revisions, np.fromiter(table.units, dtype=np.int64, count=len(table.units)))] = True
         scopes.append(
             Scope(
                 key=f"review:{key}",
@@ -307,8 +325,8 @@ def _review_scopes(project: Project) -> list[Scope]:
                 categories=list(categories),
                 unit="revision",
                 table=table,
-                strata={name: RevisionPart(position, get, table.units, members) for name, get in strata_at.items()},
-                links=RevisionPart(position, links_at, table.units, members),
+                strata={name: RevisionPart(revisions, get, table.units, members) for name, get in strata_at.items()},
+                links=RevisionPart(revisions, links_at, table.units, members),
             )
         )
     return scopes
