@@ -577,11 +577,25 @@ def scopes_gather(project: Project) -> list[Scope]:
 # Computing
 
 
+DIGESTED_PER_STEP = 10_000
+
+
 def _digest_strata(strata: Mapping[str, Mapping[Hashable, str]]) -> str:
+    """sha256 over each stratification's name and the JSON text of its sorted [unit text, label] list.
+
+    The text is fed a slice at a time, to the same bytes as one `json.dumps` of the whole list (its items
+    joined by ", " between brackets), so the fingerprints stay what they were; a project's whole list and its
+    text at once were a large part of a big report's memory."""
     digest = hashlib.sha256()
     for name in sorted(strata):
         digest.update(name.encode())
-        digest.update(json.dumps(sorted((str(unit), label) for unit, label in strata[name].items())).encode())
+        mapping = strata[name]
+        units = sorted(mapping, key=str)  # units are distinct: their texts alone give the order
+        digest.update(b"[")
+        for start in range(0, len(units), DIGESTED_PER_STEP):
+            step = [[str(unit), mapping[unit]] for unit in units[start : start + DIGESTED_PER_STEP]]
+            digest.update(((", " if start else "") + json.dumps(step)[1:-1]).encode())
+        digest.update(b"]")
     return digest.hexdigest()
 
 

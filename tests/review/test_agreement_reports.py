@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections import defaultdict
 from datetime import timedelta
@@ -418,3 +420,21 @@ def test_review_scopes_share_one_map_of_revisions_and_see_only_their_own(project
     assert first.links[unit]["item_id"] == Judgment.objects.filter(revision_id=unit).first().item_id
     with pytest.raises(KeyError):
         first.links[-1]
+
+
+def test_the_strata_digest_fed_in_slices_is_the_digest_of_the_whole_json_text():
+    """Fingerprints of earlier reports stay valid: the digest of a stratification fed a slice at a time equals
+    sha256 of one json.dumps of its sorted [unit text, label] list, across slice borders and with text that JSON
+    escapes."""
+    rng = random.Random(7)
+    labels = ["食物", "sport", 'quote " and \\ backslash', "(none)", "𠮶"]
+    for size in (0, 1, reports.DIGESTED_PER_STEP, reports.DIGESTED_PER_STEP + 1, 2 * reports.DIGESTED_PER_STEP + 3):
+        strata = {
+            "topic": {rng.randrange(10**7): rng.choice(labels) for _ in range(size)},
+            "annotator": {unit: "anna" for unit in range(size // 2)},
+        }
+        whole = hashlib.sha256()
+        for name in sorted(strata):
+            whole.update(name.encode())
+            whole.update(json.dumps(sorted((str(unit), label) for unit, label in strata[name].items())).encode())
+        assert reports._digest_strata(strata) == whole.hexdigest()
