@@ -99,7 +99,7 @@ def create_project(size: int) -> str:
         # Made a batch at a time and let go: only the pairs' ids and assignees are kept (1,000,000 items are
         # 6,000,000 judgments, far too many model objects to hold at once).
         pair_ids: list[int] = []
-        assignee_ids: list[int] = []
+        assignee_ids: list[int | None] = []
         counted = {"judgments": 0, "labels": 0, "screenings": 0}
         topics, regions = list(project.topics), list(project.regions)
         for offset in range(0, n_pairs, BATCH):
