@@ -15,6 +15,7 @@ import io
 import shutil
 import uuid
 import zipfile
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -51,26 +52,71 @@ MOVED_MODELS = {
 }
 
 
+class _IdMap:
+    """One model's archived id -> id here, in two arrays of 8-byte integers, not a dict of Python ints (a
+    million-row project's dicts were most of its import's memory).
+
+    An archive lists each model's rows by ascending id (the writer reads them so): those go to the arrays and are
+    found by bisection. A row that comes out of order (a hand-made archive) goes to a dict beside them.
+    """
+
+    def __init__(self) -> None:
+        self.olds, self.news = array("q"), array("q")
+        self.unordered: dict[int, int] = {}
+
+    def add(self, old: int, new: int) -> None:
+        if not self.olds or old > self.olds[-1]:
+            self.olds.append(old)
+            self.news.append(new)
+        else:
+            self.unordered[old] = new
+
+    def get(self, old: int) -> int | None:
+        at = bisect.bisect_left(self.olds, old)
+        if at < len(self.olds) and self.olds[at] == old:
+            return self.news[at]
+        return self.unordered.get(old)
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        yield from zip(self.olds, self.news, strict=True)
+        yield from self.unordered.items()
+
+
 class _Maps:
     """Archived id -> id here, per model label."""
 
     def __init__(self) -> None:
-        self.ids: dict[str, dict[int, int]] = {}
-        self._sorted: dict[str, list[int]] = {}
+        self.ids: dict[str, _IdMap] = {}
+        self._sorted: dict[str, list[int]] = {}  # the out-of-order ids, sorted when a watermark is first read
 
     def add(self, label: str, old: int, new: int) -> None:
-        self.ids.setdefault(label, {})[old] = new
+        self.ids.setdefault(label, _IdMap()).add(old, new)
 
     def get(self, label: str, old: int) -> int | None:
-        return self.ids.get(label, {}).get(old)
+        ids = self.ids.get(label)
+        return ids.get(old) if ids is not None else None
+
+    def news(self, label: str) -> list[int]:
+        """Every id here of the model's imported rows."""
+        ids = self.ids.get(label)
+        return [] if ids is None else [new for _, new in ids.items()]
 
     def floor(self, label: str, old: int) -> int:
         """The id here of the highest archived row at or below `old` (0 when there is none)."""
-        keys = self._sorted.get(label)
-        if keys is None:
-            keys = self._sorted[label] = sorted(self.ids.get(label, {}))
-        position = bisect.bisect_right(keys, old)
-        return self.ids[label][keys[position - 1]] if position else 0
+        ids = self.ids.get(label)
+        if ids is None:
+            return 0
+        unordered = self._sorted.get(label)
+        if unordered is None:
+            unordered = self._sorted[label] = sorted(ids.unordered)
+        found: list[tuple[int, int]] = []
+        at = bisect.bisect_right(ids.olds, old)
+        if at:
+            found.append((ids.olds[at - 1], ids.news[at - 1]))
+        at = bisect.bisect_right(unordered, old)
+        if at:
+            found.append((unordered[at - 1], ids.unordered[unordered[at - 1]]))
+        return max(found)[1] if found else 0
 
 
 class _Where:
@@ -322,7 +368,7 @@ def _import_model(
                     raise where.error(f"field {field_name!r}: {message}") from None
         for key in project_keys:
             if getattr(obj, key.attname) is None:
-                setattr(obj, key.attname, next(iter(maps.ids[ROOT].values())))
+                setattr(obj, key.attname, maps.news(ROOT)[0])
         for field_name, problem in row_problems(label, obj):
             raise where.error(f"field {field_name!r}: {problem}")
         _translate_ids(entry, obj, maps, where)
@@ -446,7 +492,7 @@ def _place_files(
         folders[temporary] = final
     wanted = {
         (release.pk, entry["name"])
-        for release in Release.objects.filter(pk__in=maps.ids.get(Release._meta.label, {}).values()).exclude(path="")
+        for release in Release.objects.filter(pk__in=maps.news(Release._meta.label)).exclude(path="")
         for entry in release.files
     }
     written = {(release_pk, name) for release_pk, name in _written(manifest, maps)}
