@@ -63,6 +63,16 @@ def uses_no_database(item: pytest.Item) -> bool:
     )
 
 
+def browser_walk_once(item: pytest.Item) -> bool:
+    """A browser walk drives pages whose queries the tests below them run on both engines: it runs once, on the
+    embedded default, except the first-hour walks of every kind (`every_engine`) and PostgreSQL's own."""
+    return (
+        item.get_closest_marker("browser") is not None
+        and item.get_closest_marker("every_engine") is None
+        and item.get_closest_marker("postgresql") is None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`@pytest.mark.postgresql(reason=...)`: behaviour only PostgreSQL has; skipped on the embedded default.
     `@pytest.mark.one_engine`: access rules and pure logic, the same on both engines; run on the embedded default
@@ -70,15 +80,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     at all (`uses_no_database`) is pure logic by construction and is marked `one_engine` here; so is a browser walk,
     unless it is marked `every_engine` (the first-hour walks of every kind) or `postgresql`."""
     for item in items:
-        if item.get_closest_marker("one_engine") is None and uses_no_database(item):
-            item.add_marker(pytest.mark.one_engine)
-        # A browser walk drives pages whose queries the tests below them run on both engines; it runs once, on the
-        # embedded default, except the first-hour walks of every kind (`every_engine`) and PostgreSQL's own.
-        elif (
-            item.get_closest_marker("browser") is not None
-            and item.get_closest_marker("every_engine") is None
-            and item.get_closest_marker("postgresql") is None
-        ):
+        if item.get_closest_marker("one_engine") is None and (uses_no_database(item) or browser_walk_once(item)):
             item.add_marker(pytest.mark.one_engine)
     if connection.vendor == "postgresql":
         if os.environ.get("LOCALQA_EVERY_ENGINE") != "1":
