@@ -22,7 +22,8 @@ Background work follows the house rules: a report row is queued, a worker
 claims it with a conditional update (a retry or a second delivery finds
 nothing to claim), progress and errors are written to the row. When the data
 fingerprint equals the latest done report's, nothing is recomputed: the
-report reuses that result and says so (`same_as`).
+report reuses that result and says so (`same_as`). Otherwise each scope whose
+own fingerprint is unchanged takes its figures from that report.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ from review.models_reports import AgreementReport, ReportQuerySet
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+# 2: each scope carries its own fingerprint, so an unchanged scope is taken from the report before.
+SCHEMA_VERSION = 2
 BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
@@ -254,8 +256,9 @@ def _final_labels(project: Project) -> dict[str, dict[int, str]]:
     return finals
 
 
-def _review_scopes(project: Project) -> list[Scope]:
-    """One scope per criterion, each coded into its table from compact columns (no tuple per judgment kept).
+def _review_scopes(project: Project) -> Iterator[Scope]:
+    """One scope per criterion, each coded into its table from compact columns (no tuple per judgment kept), a
+    criterion at a time: the report computes it and lets it go before the next is coded.
 
     A revision's links and strata are the same for every criterion: they are kept once for the project, and
     each scope sees its own units' part of them (`RevisionPart`).
@@ -281,6 +284,8 @@ def _review_scopes(project: Project) -> list[Scope]:
         column[3].append(verdicts.setdefault(verdict, len(verdicts)))
     names = _usernames({reviewer for column in columns.values() for reviewer in set(column[2])})
     revisions, links_at, strata_at = _revision_maps(project, list(columns.values()))
+    for column in columns.values():
+        del column[1][:]  # the item ids were for the maps; the criteria still waiting keep only what they use
     units = revisions.tolist()  # one int per revision, shared by every table and map
     labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
     keys = list(labels) + sorted(set(columns) - set(labels))
@@ -289,7 +294,6 @@ def _review_scopes(project: Project) -> list[Scope]:
     # the way any scope's unknown value does.
     category_of = np.array([categories.index(v) if v in categories else -1 for v in verdicts] or [0], dtype=np.int64)
     verdict_texts = list(verdicts)
-    scopes = []
     for key in keys:
         revision_column, _, reviewer_column, verdict_column = columns.pop(key, (array("q"),) * 3 + (array("h"),))
         at = np.searchsorted(revisions, np.frombuffer(revision_column, dtype=np.int64))
@@ -316,20 +320,18 @@ def _review_scopes(project: Project) -> list[Scope]:
         del at, reviewer_at, code, revision_column, reviewer_column, verdict_column
         members = np.zeros(len(units), dtype=bool)
         members[np.searchsorted(revisions, np.fromiter(table.units, dtype=np.int64, count=len(table.units)))] = True
-        scopes.append(
-            Scope(
-                key=f"review:{key}",
-                kind="review",
-                label=labels.get(key, key),
-                level="nominal",
-                categories=list(categories),
-                unit="revision",
-                table=table,
-                strata={name: RevisionPart(revisions, get, table.units, members) for name, get in strata_at.items()},
-                links=RevisionPart(revisions, links_at, table.units, members),
-            )
+        yield Scope(
+            key=f"review:{key}",
+            kind="review",
+            label=labels.get(key, key),
+            level="nominal",
+            categories=list(categories),
+            unit="revision",
+            table=table,
+            strata={name: RevisionPart(revisions, get, table.units, members) for name, get in strata_at.items()},
+            links=RevisionPart(revisions, links_at, table.units, members),
         )
-    return scopes
+        del table, members  # the report holds the scope while it computes it, and lets it go after
 
 
 def _revision_maps(
@@ -337,12 +339,12 @@ def _revision_maps(
 ) -> tuple[npt.NDArray[np.int64], Callable[[int], dict[str, int]], dict[str, Callable[[int], str]]]:
     """Every judged revision (sorted), and by its number there its links (item, pair) and strata (topic, region,
     author, the kind's own)."""
-    none = [np.zeros(0, dtype=np.int64)]
-    revision_ids = np.concatenate([np.frombuffer(column[0], dtype=np.int64) for column in columns] or none)
-    item_ids = np.concatenate([np.frombuffer(column[1], dtype=np.int64) for column in columns] or none)
-    revisions, first = np.unique(revision_ids, return_index=True)
-    items = item_ids[first]
-    del revision_ids, item_ids
+    revisions, items = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    for column in columns:  # a criterion at a time: the union of their revisions without every row's copy at once
+        ids, first = np.unique(np.frombuffer(column[0], dtype=np.int64), return_index=True)
+        revisions, at = np.unique(np.concatenate([revisions, ids]), return_index=True)
+        items = np.concatenate([items, np.frombuffer(column[1], dtype=np.int64)[first]])[at]
+        del ids, first, at
     known_items, known_pairs, author_codes = array("q"), array("q"), array("q")
     authors: dict[str, int] = {}  # each author's name once, not once per item
     for pk, pair_id, author in (
@@ -424,6 +426,7 @@ def _independent_labels(
     # Rows by pair, labeller, kind, then time: each (pair, labeller, kind) a run, each pair a run of runs.
     order = np.lexsort((np.arange(n), kind_code, labeller, pair))
     pair, labeller, kind_code, time = pair[order], labeller[order], kind_code[order], time[order]
+    del pair_column, labeller_column, kind_column, time_column  # sorted copies above; a project's labels are many
     new_pair = np.r_[True, pair[1:] != pair[:-1]]
     new_labeller = new_pair | np.r_[True, labeller[1:] != labeller[:-1]]
     new_kind = new_labeller | np.r_[True, kind_code[1:] != kind_code[:-1]]
@@ -552,7 +555,7 @@ def _kind_scopes(project: Project) -> list[Scope]:
     return gather(project) if gather is not None else []
 
 
-SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [
+SCOPE_GATHERERS: list[Callable[[Project], Iterable[Scope]]] = [
     _review_scopes,
     _label_scopes,
     _screening_scope,
@@ -560,18 +563,23 @@ SCOPE_GATHERERS: list[Callable[[Project], list[Scope]]] = [
 ]
 
 
-def scopes_gather(project: Project) -> list[Scope]:
-    """Every kind of judgment of the project, in a handful of queries (no per-row queries).
+def scopes_each(project: Project) -> Iterator[tuple[int, Scope]]:
+    """Every kind of judgment of the project, in a handful of queries (no per-row queries), a scope at a time
+    with the number of its gatherer in `SCOPE_GATHERERS` (for progress).
 
-    Each scope is coded into its table as soon as its gatherer returns it, so only one gatherer's judgment
-    tuples are held at a time.
+    Each scope is coded into its table as soon as its gatherer gives it, so only one gatherer's judgment
+    tuples are held at a time; a caller that lets each scope go before taking the next holds one scope's table.
     """
-    scopes = []
-    for gather in SCOPE_GATHERERS:
+    for number, gather in enumerate(SCOPE_GATHERERS):
         for scope in gather(project):
             scope.rating_table()
-            scopes.append(scope)
-    return scopes
+            yield number, scope
+            del scope  # not held while the next gatherer reads its rows
+
+
+def scopes_gather(project: Project) -> list[Scope]:
+    """Every scope of the project at once (`scopes_each`)."""
+    return [scope for _, scope in scopes_each(project)]
 
 
 # Computing
@@ -599,13 +607,27 @@ def _digest_strata(strata: Mapping[str, Mapping[Hashable, str]]) -> str:
     return digest.hexdigest()
 
 
-def _fingerprint(tables: list[tuple[Scope, RatingTable]], bootstrap: int, seed: int) -> str:
-    digest = hashlib.sha256(f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode())
-    for scope, table in tables:
-        digest.update(f"{scope.key}\t{judgments_fingerprint(table)}\t{_digest_strata(scope.strata)}\n".encode())
-        if scope.figures:
-            digest.update(json.dumps(scope.figures, sort_keys=True).encode())
-    return "sha256:" + digest.hexdigest()
+def _fingerprint_header(bootstrap: int, seed: int) -> bytes:
+    return f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode()
+
+
+def _scope_fingerprint_text(scope: Scope) -> bytes:
+    """What a scope adds to the report's fingerprint: its key, its judgments, its strata and its figures. A scope
+    whose text is unchanged has the same statistics (the report's bootstrap and seed being the same)."""
+    text = f"{scope.key}\t{judgments_fingerprint(scope.rating_table())}\t{_digest_strata(scope.strata)}\n".encode()
+    if scope.figures:
+        text += json.dumps(scope.figures, sort_keys=True).encode()
+    return text
+
+
+def _reusable_scopes(earlier: AgreementReport | None, bootstrap: int, seed: int) -> dict[str, dict[str, Any]]:
+    """The earlier report's scope results that may stand for unchanged scopes: same schema, bootstrap and seed."""
+    result = earlier.result if earlier is not None else None
+    if not result or result.get("schema_version") != SCHEMA_VERSION:
+        return {}
+    if result.get("bootstrap") != {"replicates": bootstrap, "seed": seed}:
+        return {}
+    return dict(result.get("scopes", {}))
 
 
 def scope_compute(scope: Scope, table: Any, *, bootstrap: int, seed: int) -> dict[str, Any]:
@@ -672,9 +694,6 @@ def agreement_report_compute(
     try:
         step(1, "Gathering judgments")
         watermark = Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
-        scopes = scopes_gather(project)
-        tables = [(scope, scope.rating_table()) for scope in scopes]
-        fingerprint = _fingerprint(tables, bootstrap, seed)
         earlier = (
             AgreementReport.objects.done()
             .filter(project=project)
@@ -682,6 +701,27 @@ def agreement_report_compute(
             .order_by("-finished_at", "-id")
             .first()
         )
+        reusable = _reusable_scopes(earlier, bootstrap, seed)
+        # A scope at a time: coded, fingerprinted, computed (or taken from the report before when its fingerprint
+        # is the same) and let go, so a big project's tables are never all held at once.
+        digest = hashlib.sha256(_fingerprint_header(bootstrap, seed))
+        result_scopes: dict[str, dict[str, Any]] = {}
+        recomputed = []
+        for number, scope in scopes_each(project):
+            step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.key}")
+            text = _scope_fingerprint_text(scope)
+            digest.update(text)
+            scope_fingerprint = "sha256:" + hashlib.sha256(text).hexdigest()
+            before = reusable.get(scope.key)
+            if before is not None and before.get("fingerprint") == scope_fingerprint:
+                # The same judgments and strata: the same statistics. What is written about the scope is current.
+                result_scopes[scope.key] = {**before, "label": scope.label, "notes": scope.notes}
+            else:
+                computed = scope_compute(scope, scope.rating_table(), bootstrap=bootstrap, seed=seed)
+                result_scopes[scope.key] = {**computed, "fingerprint": scope_fingerprint}
+                recomputed.append(scope.key)
+            del scope
+        fingerprint = "sha256:" + digest.hexdigest()
         if earlier is not None and earlier.fingerprint == fingerprint:
             same_as = earlier.same_as_id or earlier.pk
             _finish(
@@ -694,11 +734,6 @@ def agreement_report_compute(
                 stage=f"Unchanged since report {same_as}: its figures are reused, nothing was recomputed.",
             )
         else:
-            step(5, "Computing")
-            result_scopes = {}
-            for number, (scope, table) in enumerate(tables, start=1):
-                step(5 + int(90 * (number - 1) / len(tables)), f"Computing {scope.key} ({number} of {len(tables)})")
-                result_scopes[scope.key] = scope_compute(scope, table, bootstrap=bootstrap, seed=seed)
             result = {
                 "schema_version": SCHEMA_VERSION,
                 "project": project.slug,
@@ -708,6 +743,8 @@ def agreement_report_compute(
                 "scope_order": list(result_scopes),
                 "scopes": result_scopes,
             }
+            kept = len(result_scopes) - len(recomputed)
+            taken = f"; {kept} unchanged since report {earlier.pk}, taken from it" if kept and earlier else ""
             _finish(
                 run,
                 fingerprint=fingerprint,
@@ -715,7 +752,7 @@ def agreement_report_compute(
                 result=result,
                 headline=_headline(result),
                 same_as_id=None,
-                stage="Done",
+                stage=f"Done: {len(recomputed)} of {len(result_scopes)} scopes computed{taken}.",
             )
         if progress is not None:
             progress(100, "Done")

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.models import Screening
+from annotation.models import PagePair, Screening
 from annotation.services.members import membership_set
 from annotation.services.projects import project_update
 from common.jobs import stale_seconds
@@ -173,6 +173,46 @@ def test_new_judgments_change_the_fingerprint(project, two_reviewers, annotator,
     second = computed(project)
 
     assert second.same_as_id is None and second.fingerprint != first.fingerprint
+
+
+def test_only_the_scopes_whose_judgments_changed_are_computed_again(project, two_reviewers, coordinator, monkeypatch):
+    first = computed(project)
+    pair = PagePair.objects.filter(project=project).first()
+    review_labels.label_set(pair=pair, user=coordinator, kind="topic", value="food")
+    computed_keys = []
+    compute = reports.scope_compute
+
+    def counted(scope, table, **kw):
+        computed_keys.append(scope.key)
+        return compute(scope, table, **kw)
+
+    monkeypatch.setattr(reports, "scope_compute", counted)
+
+    second = computed(project)
+
+    assert second.same_as_id is None and second.fingerprint != first.fingerprint
+    assert computed_keys == ["label:topic"]
+    assert second.stage == f"Done: 1 of {len(second.result['scopes'])} scopes computed; " + (
+        f"{len(second.result['scopes']) - 1} unchanged since report {first.pk}, taken from it."
+    )
+    for key, scope in second.result["scopes"].items():
+        if key != "label:topic":
+            assert scope == first.result["scopes"][key]
+    # Taken or computed, every scope is what a report computed from nothing gives.
+    AgreementReport.objects.exclude(pk=second.pk).delete()
+    monkeypatch.setattr(reports, "scope_compute", compute)
+    fresh = computed(project)
+    assert fresh.fingerprint == second.fingerprint
+    assert fresh.result["scopes"] == second.result["scopes"]
+
+
+def test_a_report_with_another_bootstrap_computes_every_scope_again(project, two_reviewers):
+    first = computed(project)
+    report, _ = reports.agreement_report_request(project=project, enqueue=False)
+    second = reports.agreement_report_compute(report_id=report.pk, bootstrap=100)
+
+    assert second.fingerprint != first.fingerprint
+    assert second.stage.startswith(f"Done: {len(second.result['scopes'])} of {len(second.result['scopes'])} scopes")
 
 
 def test_a_retried_or_duplicated_task_is_harmless(project, two_reviewers):
