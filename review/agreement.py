@@ -54,6 +54,7 @@ MAX_BOOTSTRAP = 100_000
 MAX_CELLS = 50_000_000  # units × categories; beyond this the dense count table would not fit comfortably
 PACKAGE_MAX_CELLS = 20_000_000  # units × categories²: the krippendorff package's intermediate array
 SLICE_CELLS = 250_000  # units × categories² of the package's coincidence sum taken at a time (2 MB an array)
+FINGERPRINT_BLOCK = 65_536  # names or judgments hashed at a time
 MAX_PAIR_INTERVALS = 45  # bootstrap intervals per rater pair up to 10 raters; more pairs get point values only
 BOOTSTRAP_METHOD = (
     "percentile bootstrap over units: units drawn with replacement, alpha recomputed on each resample "
@@ -115,6 +116,11 @@ class RatingTable:
     @cached_property
     def judgments_per_unit(self) -> IntArray:
         return np.bincount(self.unit_index, minlength=len(self.units))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """`judgments_fingerprint`, once per table: a report hashes a scope's table before it computes it."""
+        return judgments_fingerprint(self)
 
     @cached_property
     def counts(self) -> IntArray:
@@ -433,28 +439,52 @@ def _check_size(table: RatingTable) -> None:
         )
 
 
-def _name_texts(names: Sequence[Any]) -> list[str]:
-    """Each name as JSON text; whole numbers (database ids) by `str`, which writes the same text far faster."""
+def _name_texts(names: Sequence[Any]) -> npt.NDArray[Any]:
+    """Each name as JSON text. Whole numbers (database ids) as their decimal text in fixed-width bytes: ASCII, so
+    they sort in the order of the texts, at 21 bytes a name where a str object takes about 60."""
     if all(type(name) is int for name in names):
-        return [str(name) for name in names]
-    return [json.dumps(_json_value(name), ensure_ascii=False) for name in names]
+        try:
+            return np.array(names, dtype=np.int64).astype("S")
+        except OverflowError:  # beyond 64 bits: not a database id; the texts below
+            pass
+    return np.array([json.dumps(_json_value(name), ensure_ascii=False) for name in names], dtype=object)
+
+
+def _digest_names(digest: Any, names: Sequence[Any]) -> IntArray:
+    """Hash the names' texts in sorted order, tab-separated, a line; return each name's rank in that order."""
+    texts = _name_texts(names)
+    order = np.argsort(texts, kind="stable")
+    rank = np.empty(len(texts), dtype=np.int64)
+    rank[order] = np.arange(len(texts))
+    for start in range(0, len(order), FINGERPRINT_BLOCK):
+        block = texts[order[start : start + FINGERPRINT_BLOCK]].tolist()
+        text = b"\t".join(block) if texts.dtype.kind == "S" else "\t".join(block).encode()
+        digest.update(b"\t" + text if start else text)
+    digest.update(b"\n")
+    return rank
 
 
 def judgments_fingerprint(table: RatingTable) -> str:
-    """sha256 of the level, the scale and the judgments, whatever their order: the same data, the same fingerprint."""
+    """sha256 of the level, the scale and the judgments, whatever their order: the same data, the same fingerprint.
+
+    The judgments are hashed as (unit, rater, category) rank triples in sorted order. Each triple is sorted as one
+    number, unit · raters · categories + rater · categories + category (below 2^63: `_check_size` bounds units ×
+    categories at 50 million), and hashed a block at a time: 8 bytes a judgment where the triples took 56."""
     digest = hashlib.sha256(f"level\t{table.level}\n".encode())
-    ranks = []
-    for names in (table.units, table.raters, table.categories):
-        texts = np.array(_name_texts(names), dtype=object)
-        order = np.argsort(texts, kind="stable")
-        rank = np.empty(len(texts), dtype=np.int64)
-        rank[order] = np.arange(len(texts))
-        ranks.append(rank)
-        digest.update(("\t".join(texts[order].tolist()) + "\n").encode())
-    triples = np.stack([ranks[0][table.unit_index], ranks[1][table.rater_index], ranks[2][table.code]], axis=1).astype(
-        "<i8"
+    unit_rank, rater_rank, code_rank = (
+        _digest_names(digest, names) for names in (table.units, table.raters, table.categories)
     )
-    digest.update(triples[np.lexsort(triples.T[::-1])].tobytes())
+    raters, categories = max(len(table.raters), 1), max(len(table.categories), 1)
+    key = unit_rank[table.unit_index]
+    key *= raters
+    key += rater_rank[table.rater_index]
+    key *= categories
+    key += code_rank[table.code]
+    key.sort()
+    for start in range(0, len(key), FINGERPRINT_BLOCK):
+        block = key[start : start + FINGERPRINT_BLOCK]
+        triples = np.stack([block // (raters * categories), block // categories % raters, block % categories], axis=1)
+        digest.update(triples.astype("<i8").tobytes())
     return "sha256:" + digest.hexdigest()
 
 
@@ -1169,7 +1199,7 @@ def agreement_summary(
         else ()
     )
     return AgreementSummary(
-        fingerprint=judgments_fingerprint(table),
+        fingerprint=table.fingerprint,
         level=table.level,
         categories=table.categories,
         n_units=basis.n_units,

@@ -60,7 +60,6 @@ from review.agreement import (
     Level,
     RatingTable,
     agreement_summary,
-    judgments_fingerprint,
     rating_table,
     rating_table_from_indices,
     strata_statistics,
@@ -614,7 +613,7 @@ def _fingerprint_header(bootstrap: int, seed: int) -> bytes:
 def _scope_fingerprint_text(scope: Scope) -> bytes:
     """What a scope adds to the report's fingerprint: its key, its judgments, its strata and its figures. A scope
     whose text is unchanged has the same statistics (the report's bootstrap and seed being the same)."""
-    text = f"{scope.key}\t{judgments_fingerprint(scope.rating_table())}\t{_digest_strata(scope.strata)}\n".encode()
+    text = f"{scope.key}\t{scope.rating_table().fingerprint}\t{_digest_strata(scope.strata)}\n".encode()
     if scope.figures:
         text += json.dumps(scope.figures, sort_keys=True).encode()
     return text
