@@ -417,9 +417,11 @@ def rating_table_from_matrix(
 
 def _check_duplicates(table: RatingTable, positions: Sequence[int]) -> None:
     keys = table.unit_index * max(len(table.raters), 1) + table.rater_index
-    order = np.argsort(keys, kind="stable")
-    repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if len(repeats):
+    ordered = np.sort(keys)
+    if (ordered[1:] == ordered[:-1]).any():  # rare: only then the positions, to name the first repeat
+        del ordered
+        order = np.argsort(keys, kind="stable")
+        repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1])
         index = int(order[repeats + 1].min())  # the earliest judgment that repeats an earlier one
         position = positions[index]
         unit, rater = table.units[table.unit_index[index]], table.raters[table.rater_index[index]]
