@@ -80,6 +80,14 @@ def test_blocks_of_any_size_give_the_same_bytes(monkeypatch):
         assert judgments_fingerprint(rating_table(judgments, "nominal")) == expected
 
 
+def test_an_empty_scope_hashes_as_before():
+    """A scope nobody has judged yet (a new project's screening, say) still has a fingerprint, the same as before."""
+    table = rating_table([], "nominal", categories=["pass", "flag"])
+
+    assert table.n_judgments == 0
+    assert judgments_fingerprint(table) == fingerprint_as_before(table)
+
+
 def test_a_different_judgment_changes_the_fingerprint():
     judgments = [(1, "ann", "pass"), (1, "bo", "pass"), (2, "ann", "flag"), (2, "bo", "pass")]
     changed = [*judgments[:3], (2, "bo", "flag")]
