@@ -92,7 +92,9 @@ def test_a_validator_takes_and_overrides_suggestions_by_keyboard_and_the_coordin
     page.wait_for_load_state("load")
     page.keyboard.press("g")
     page.keyboard.press("y")
-    page.keyboard.press("Enter")
+    # The first save's "Saved" is still on the page: wait for this save's own answer before reading the rows.
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
     expect(page.locator(".message.success")).to_contain_text("Saved")
 
     uses = sorted(SuggestionUse.objects.values_list("judgment__item__question", "field", "outcome"))
