@@ -45,7 +45,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -246,59 +246,45 @@ def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
     return dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
 
 
-def _final_labels(project: Project) -> dict[str, dict[int, str]]:
-    finals: dict[str, dict[int, str]] = {kind: {} for kind in LabelKind.values}
-    deleted = deleted_pairs(project)
-    for pair_id, kind, value in FinalLabel.objects.filter(project=project).values_list("pair_id", "kind", "value"):
-        if pair_id not in deleted:
-            finals[kind][pair_id] = value
-    return finals
-
-
 def _review_scopes(project: Project) -> Iterator[Scope]:
     """One scope per criterion, each coded into its table from compact columns (no tuple per judgment kept), a
-    criterion at a time: the report computes it and lets it go before the next is coded.
+    criterion at a time: its judgments are read, coded and computed, and let go before the next criterion's are
+    read (a read per criterion: holding every criterion's columns at once was much of a big report's memory).
 
     A revision's links and strata are the same for every criterion: they are kept once for the project, and
     each scope sees its own units' part of them (`RevisionPart`).
     """
     deleted = deleted_items(project)
-    # Per criterion, compact columns in the order the rows come (a table's units and raters are numbered in it).
-    columns: dict[str, tuple[array[int], array[int], array[int], array[int]]] = {}
-    verdicts: dict[str, int] = {}  # verdict text -> its number in the columns; rating_table checks the text
-    rows = (
-        Judgment.objects.filter(project=project, reviewer__isnull=False)
-        .order_by()
-        .values_list("criterion", "revision_id", "item_id", "reviewer_id", "verdict")
-    )
-    for criterion, revision_id, item_id, reviewer_id, verdict in rows.iterator(chunk_size=ROWS_PER_FETCH):
-        if item_id in deleted:
-            continue
-        column = columns.get(criterion)
-        if column is None:
-            column = columns[criterion] = (array("q"), array("q"), array("q"), array("h"))
-        column[0].append(revision_id)
-        column[1].append(item_id)
-        column[2].append(reviewer_id)
-        column[3].append(verdicts.setdefault(verdict, len(verdicts)))
-    names = _usernames({reviewer for column in columns.values() for reviewer in set(column[2])})
-    revisions, links_at, strata_at = _revision_maps(project, list(columns.values()))
-    for column in columns.values():
-        del column[1][:]  # the item ids were for the maps; the criteria still waiting keep only what they use
+    judged = Judgment.objects.filter(project=project, reviewer__isnull=False).order_by()
+    revisions, links_at, strata_at = _revision_maps(project, judged, deleted)
     units = revisions.tolist()  # one int per revision, shared by every table and map
     labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
-    keys = list(labels) + sorted(set(columns) - set(labels))
+    counted = dict(judged.values_list("criterion").annotate(n=Count("id")).order_by())
+    keys = list(labels) + sorted(set(counted) - set(labels))
     categories = list(Judgment.Verdict.values)
-    # Each verdict's number among the categories; one that is not a category goes through rating_table, to fail
-    # the way any scope's unknown value does.
-    category_of = np.array([categories.index(v) if v in categories else -1 for v in verdicts] or [0], dtype=np.int64)
-    verdict_texts = list(verdicts)
     for key in keys:
-        revision_column, _, reviewer_column, verdict_column = columns.pop(key, (array("q"),) * 3 + (array("h"),))
+        revision_column, reviewer_column, verdict_column = array("q"), array("q"), array("h")
+        verdicts: dict[str, int] = {}  # verdict text -> its number in the columns; rating_table checks the text
+        rows = judged.filter(criterion=key).values_list("revision_id", "item_id", "reviewer_id", "verdict")
+        for revision_id, item_id, reviewer_id, verdict in (
+            rows.iterator(chunk_size=ROWS_PER_FETCH) if counted.get(key) else ()
+        ):
+            if item_id in deleted:
+                continue
+            revision_column.append(revision_id)
+            reviewer_column.append(reviewer_id)
+            verdict_column.append(verdicts.setdefault(verdict, len(verdicts)))
+        names = _usernames(set(reviewer_column))
+        # Each verdict's number among the categories; one that is not a category goes through rating_table, to
+        # fail the way any scope's unknown value does.
+        category_of = np.array(
+            [categories.index(v) if v in categories else -1 for v in verdicts] or [0], dtype=np.int64
+        )
         at = np.searchsorted(revisions, np.frombuffer(revision_column, dtype=np.int64))
         reviewer_ids, reviewer_at = np.unique(np.frombuffer(reviewer_column, dtype=np.int64), return_inverse=True)
         code = category_of[np.frombuffer(verdict_column, dtype=np.int16)]
         if (code < 0).any():
+            verdict_texts = list(verdicts)
             judgments = zip(
                 map(units.__getitem__, at.tolist()),
                 map(names.__getitem__, reviewer_column),
@@ -334,16 +320,27 @@ def _review_scopes(project: Project) -> Iterator[Scope]:
 
 
 def _revision_maps(
-    project: Project, columns: list[tuple[array[int], array[int], array[int], array[int]]]
+    project: Project, judged: QuerySet[Judgment], deleted: set[int]
 ) -> tuple[npt.NDArray[np.int64], Callable[[int], dict[str, int]], dict[str, Callable[[int], str]]]:
-    """Every judged revision (sorted), and by its number there its links (item, pair) and strata (topic, region,
-    author, the kind's own)."""
-    revisions, items = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    for column in columns:  # a criterion at a time: the union of their revisions without every row's copy at once
-        ids, first = np.unique(np.frombuffer(column[0], dtype=np.int64), return_index=True)
-        revisions, at = np.unique(np.concatenate([revisions, ids]), return_index=True)
-        items = np.concatenate([items, np.frombuffer(column[1], dtype=np.int64)[first]])[at]
-        del ids, first, at
+    """Every judged revision (sorted; those of `deleted` items left out), and by its number there its links
+    (item, pair) and strata (topic, region, author, the kind's own), each stratum a column of numbers."""
+    revision_column, item_column = array("q"), array("q")
+    # Each judged revision once, in order: the database finds them, without a row per judgment here.
+    for revision_id, item_id in (
+        judged.values_list("revision_id", "item_id")
+        .distinct()
+        .order_by("revision_id")
+        .iterator(chunk_size=ROWS_PER_FETCH)
+    ):
+        if item_id not in deleted:
+            revision_column.append(revision_id)
+            item_column.append(item_id)
+    revisions = np.frombuffer(revision_column, dtype=np.int64)
+    items = np.frombuffer(item_column, dtype=np.int64)
+    if len(revisions) > 1 and not (revisions[1:] != revisions[:-1]).all():
+        # A revision judged under two items (not made by the app): its first item, as for every other revision.
+        first = np.r_[True, revisions[1:] != revisions[:-1]]
+        revisions, items = revisions[first], items[first]
     known_items, known_pairs, author_codes = array("q"), array("q"), array("q")
     authors: dict[str, int] = {}  # each author's name once, not once per item
     for pk, pair_id, author in (
@@ -359,24 +356,61 @@ def _revision_maps(
     order = np.argsort(item_keys, kind="stable")
     at = order[np.searchsorted(item_keys, items, sorter=order)] if len(items) else np.zeros(0, dtype=np.int64)
     pairs = np.frombuffer(known_pairs, dtype=np.int64)[at]
-    finals = _final_labels(project)
-    pair_list = pairs.tolist()
-    author_names = list(authors)
-    strata: dict[str, list[str]] = {
-        "topic": [finals[LabelKind.TOPIC].get(pair, NO_STRATUM) for pair in pair_list],
-        "region": [finals[LabelKind.REGION].get(pair, NO_STRATUM) for pair in pair_list],
-        "annotator": [author_names[code] for code in np.frombuffer(author_codes, dtype=np.int64)[at].tolist()],
+    finals = _final_labels(project, pairs)
+    strata = {
+        "topic": finals[LabelKind.TOPIC],
+        "region": finals[LabelKind.REGION],
+        "annotator": _coded(np.frombuffer(author_codes, dtype=np.int64)[at], list(authors)),
     }
+    del known_items, known_pairs, author_codes, item_keys, order, at
     kind_strata = project_kinds.of(project).strata
     if kind_strata is not None:
         item_list = items.tolist()
         for name, by_item in kind_strata(project).items():
-            strata[name] = [by_item.get(item, NO_STRATUM) for item in item_list]
+            texts: dict[str, int] = {}
+            codes = [texts.setdefault(by_item.get(item, NO_STRATUM), len(texts)) for item in item_list]
+            strata[name] = _coded(np.array(codes, dtype=np.int64), list(texts))
 
     def links_at(number: int) -> dict[str, int]:
         return {"item_id": int(items[number]), "pair_id": int(pairs[number])}
 
-    return revisions, links_at, {name: labels.__getitem__ for name, labels in strata.items()}
+    return revisions, links_at, strata
+
+
+def _final_labels(project: Project, pairs: npt.NDArray[np.int64]) -> dict[str, Callable[[int], str]]:
+    """kind -> the final label (NO_STRATUM where none) of `pairs[number]`, by its number. Each kind's labelled
+    pairs are a sorted column, bisected: a dict of every labelled pair was much of a big report's memory."""
+    deleted = deleted_pairs(project)
+    columns = {kind: (array("q"), array("q")) for kind in LabelKind.values}
+    texts: dict[str, dict[str, int]] = {kind: {} for kind in LabelKind.values}
+    for pair_id, kind, value in (
+        FinalLabel.objects.filter(project=project)
+        .order_by()
+        .values_list("pair_id", "kind", "value")
+        .iterator(chunk_size=ROWS_PER_FETCH)
+    ):
+        if pair_id not in deleted and kind in columns:
+            columns[kind][0].append(pair_id)
+            columns[kind][1].append(texts[kind].setdefault(value, len(texts[kind])))
+    labels = {}
+    for kind, (pair_column, code_column) in columns.items():
+        labelled = np.frombuffer(pair_column, dtype=np.int64)
+        none = len(texts[kind])  # the code of NO_STRATUM, after the labels' own
+        codes = np.full(len(pairs), none, dtype=np.int64)
+        if len(labelled):
+            order = np.argsort(labelled)  # a pair has one final label of a kind (final_label_unique_kind)
+            at = np.minimum(np.searchsorted(labelled, pairs, sorter=order), len(labelled) - 1)
+            found = labelled[order[at]] == pairs
+            codes[found] = np.frombuffer(code_column, dtype=np.int64)[order[at[found]]]
+        labels[kind] = _coded(codes, [*texts[kind], NO_STRATUM])
+    return labels
+
+
+def _coded(codes: npt.NDArray[np.int64], texts: list[str]) -> Callable[[int], str]:
+    """A stratum's label by a revision's number, from a column of numbers into `texts`: 4 bytes a revision
+    rather than a reference each (and the labels' texts once)."""
+    column = codes.astype(np.int32)
+    return lambda number: texts[column[number]]
 
 
 def _independent_labels(

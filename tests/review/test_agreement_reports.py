@@ -20,7 +20,7 @@ from review import labels as review_labels
 from review import queue as review_queue
 from review import reports
 from review.agreement import agreement_summary
-from review.models import AgreementReport, ArticleLabel, Judgment, LabelKind
+from review.models import AgreementReport, ArticleLabel, FinalLabel, Judgment, LabelKind
 from tests import factories
 from tests.review.conftest import all_pass, flag, submitted_pair
 
@@ -101,6 +101,28 @@ def test_strata_by_topic_region_and_annotator(project, two_reviewers, annotator)
     assert [stratum["label"] for stratum in strata["annotator"]] == [annotator.username]
     assert [stratum["label"] for stratum in strata["topic"]] == ["(none)"]  # no final label yet
     assert strata["annotator"][0]["statistics"]["percent_agreement"]["value"] == pytest.approx(0.75)
+
+
+def test_strata_take_each_pair_s_own_final_label_and_none_where_it_has_none(project, two_reviewers, coordinator):
+    first, items, _ = two_reviewers
+    second = items[2].pair
+    FinalLabel.objects.create(project=project, pair=first, kind="topic", value="food", method="agreement")
+    FinalLabel.objects.create(project=project, pair=second, kind="region", value="廣東 𠮶", method="adjudicated")
+    # Another project's labels are not this project's.
+    other = factories.project(coordinator)
+    other_pair = factories.pair(other)
+    FinalLabel.objects.create(project=other, pair=other_pair, kind="topic", value="history", method="agreement")
+
+    strata = computed(project).result["scopes"]["review:fluency"]["strata"]
+
+    def units(name):
+        return {s["label"]: s["statistics"]["krippendorff_alpha"]["n_units"] for s in strata[name]}
+
+    # items 0-1 are the first pair's (one disagreement), items 2-3 the second's.
+    assert units("topic") == {"food": 2, "(none)": 2}
+    assert units("region") == {"(none)": 2, "廣東 𠮶": 2}
+    food = next(s for s in strata["topic"] if s["label"] == "food")
+    assert food["statistics"]["percent_agreement"]["value"] == pytest.approx(0.5)
 
 
 def test_raw_labels_and_multiple_screenings_are_scopes_of_their_own(project, coordinator, annotator):
