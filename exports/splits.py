@@ -200,7 +200,11 @@ def previous_assignment(project: Any, shares: Mapping[str, int], seed: int | Non
         groups = recorded.get("groups") if isinstance(recorded, dict) else None
         if not isinstance(groups, dict):
             return {}
-        return {str(key): split for key, split in groups.items() if split in shares}
+        # Filtered in place (JSON keys are text already): a copy of a big release's map would double what the
+        # planning holds.
+        for key in [key for key, split in groups.items() if not isinstance(split, str) or split not in shares]:
+            del groups[key]
+        return groups
     return {}
 
 

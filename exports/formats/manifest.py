@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 from common import kinds
-from exports.formats.base import FileEntry, write_file
+from exports.formats.base import FileEntry, HashedFile
 from exports.formats.writer import ReleaseWriter
 
 NAME = "manifest.json"
 SCHEMA_VERSION = 1
+PIECES_PER_WRITE = 10_000  # of the encoder's pieces (keys, values, punctuation) joined into one write
 
 
 def _kind_project(project: Any) -> dict[str, Any]:
@@ -61,5 +63,11 @@ class ManifestWriter(ReleaseWriter):
             if state.plan is not None
             else None,
         }
-        data = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-        return [write_file(self.root, NAME, data.encode())]
+        # Written as it is encoded: the split assignment names every group, and a big release's whole text (with
+        # its pieces) was the largest thing its build held.
+        handle = HashedFile(self.root, NAME)
+        text = json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(manifest)
+        for piece in iter(lambda: "".join(itertools.islice(text, PIECES_PER_WRITE)), ""):
+            handle.write(piece.encode())
+        handle.write(b"\n")
+        return [handle.close(count_lines=False)]

@@ -45,6 +45,21 @@ def test_a_release_of_accepted_items_is_published_with_every_file_hashed(release
     assert len(read_jsonl(root / "page_pairs.jsonl")) == 6
 
 
+def test_the_manifest_is_written_in_pieces_as_the_one_indented_json_text(released_project, coordinator, monkeypatch):
+    from exports.formats import manifest
+
+    monkeypatch.setattr(manifest, "PIECES_PER_WRITE", 7)  # many writes, split inside keys and values
+
+    release = services.release_build_now(project=released_project, user=coordinator, seed=7)
+
+    data = (published_dir(release) / "manifest.json").read_bytes()
+    # The bytes json.dumps gives the whole manifest at once, as before it was written in pieces.
+    assert data == (json.dumps(json.loads(data), ensure_ascii=False, indent=2) + "\n").encode()
+    groups = json.loads(data)["split_assignment"]["groups"]
+    assert len(groups) == 3 and set(groups.values()) <= {"train", "dev", "test"}
+    assert json.loads(data)["project"]["name"] == released_project.name
+
+
 def lines_of(release: Release, name: str) -> list[dict]:
     return read_jsonl(published_dir(release) / name)
 

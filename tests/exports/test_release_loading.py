@@ -8,7 +8,7 @@ import pytest
 from annotation.models import QAItem
 from exports import services
 from exports.models import Release
-from exports.splits import split_assign, split_sizes
+from exports.splits import previous_assignment, split_assign, split_sizes
 from review.models import Verification
 from tests.exports.conftest import authored_pair
 from tests.exports.loading import assert_release_loads, root_of
@@ -124,3 +124,24 @@ def test_the_next_release_keeps_every_items_split_and_new_pairs_fill_the_sizes(c
     assert second.counts["lead_qa_by_split"] == preview["splits"]["sizes"] == {"train": 20, "dev": 4, "test": 6}
     diff = services.release_diff(old=first, new=second).as_dict()
     assert diff["counts"] == {"added": 10, "removed": 0, "changed": 0, "unchanged": 20}
+
+
+def test_a_hand_edited_previous_assignment_keeps_only_the_groups_with_a_split_of_these_shares(
+    project, annotator, coordinator
+):
+    import json
+
+    for _ in range(4):
+        authored_pair(project, annotator)
+    first = services.release_build_now(project=project, user=coordinator, seed=21)
+    path = root_of(first) / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    groups = manifest["split_assignment"]["groups"]
+    keys = sorted(groups)
+    groups[keys[0]], groups[keys[1]] = ["train"], "holdout"  # not a split name; not a split of these shares
+    path.write_text(json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8")
+
+    previous = previous_assignment(project, first.splits, 21)
+
+    assert previous == {key: groups[key] for key in keys[2:]}
+    assert set(previous.values()) <= {"train", "dev", "test"}
