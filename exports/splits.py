@@ -107,11 +107,19 @@ class ReleaseUnits:
 
 @dataclass
 class SplitPlan:
-    """The split of every group of a release, and the sizes that follow (what the preview shows, what is built)."""
+    """The split of every group of a release, and the sizes that follow (what the preview shows, what is built).
+
+    What it says of the groups (how many, their items, what was left out) is counted when it is made: the build
+    holds the plan while it writes, and a big release's map of every group's items would stay with it."""
 
     shares: dict[str, int]
     seed: int | None
-    units: ReleaseUnits
+    unit: str  # what a group is (ReleaseUnits.unit)
+    groups: int
+    items: int
+    left_out: dict[str, int]
+    # Items per split, every split of the shares named (0 when empty); without a seed, the target sizes.
+    sizes: dict[str, int]
     assignment: dict[Any, str] = field(default_factory=dict)
 
     def split_of(self, key: Any) -> str | None:
@@ -119,32 +127,20 @@ class SplitPlan:
         return self.assignment.get(key)
 
     @property
-    def sizes(self) -> dict[str, int]:
-        """Items per split, every split of the shares named (0 when empty); without a seed, the target sizes."""
-        if self.seed is None:
-            return self.target
-        sizes = dict.fromkeys(self.shares, 0)
-        for key, split in self.assignment.items():
-            sizes[split] += self.units.groups[key]
-        return sizes
-
-    @property
     def target(self) -> dict[str, int]:
         """The largest-remainder sizes the shares ask for (the plan's sizes differ only where groups are whole)."""
-        return split_sizes(self.units.items, self.shares)
+        return split_sizes(self.items, self.shares)
 
     def describe(self) -> str:
         """ "train 4, dev 1, test 1 (of 6 items, 3 page pairs; 2 left out: …)", as the preview and the card say it."""
-        units = self.units
         parts = ", ".join(f"{name} {n}" for name, n in self.sizes.items()) or "no splits"
-        groups = len(units.groups)
-        unit = units.unit if groups == 1 else _plural(units.unit)
-        text = f"{parts} (of {units.items} item{'s' if units.items != 1 else ''}"
-        if units.unit != "item":
-            text += f", {groups} {unit}"
-        left = sum(units.left_out.values())
+        unit = self.unit if self.groups == 1 else _plural(self.unit)
+        text = f"{parts} (of {self.items} item{'s' if self.items != 1 else ''}"
+        if self.unit != "item":
+            text += f", {self.groups} {unit}"
+        left = sum(self.left_out.values())
         if left:
-            reasons = "; ".join(f"{reason} {n}" for reason, n in units.left_out.items())
+            reasons = "; ".join(f"{reason} {n}" for reason, n in self.left_out.items())
             text += f"; {left} left out: {reasons}"
         return text + ")"
 
@@ -152,11 +148,11 @@ class SplitPlan:
         return {
             "shares": self.shares,
             "seed": self.seed,
-            "unit": self.units.unit,
-            "groups": len(self.units.groups),
-            "items": self.units.items,
+            "unit": self.unit,
+            "groups": self.groups,
+            "items": self.items,
             "sizes": self.sizes,
-            "left_out": self.units.left_out,
+            "left_out": self.left_out,
         }
 
 
@@ -170,10 +166,23 @@ def split_plan(
     """Assign `units`' groups to `shares` from `seed` (without a seed or shares: every group unsplit); the groups
     of `previous` keep their split."""
     shares = {name: shares[name] for name in SPLIT_NAMES if shares.get(name)}
-    plan = SplitPlan(shares=shares, seed=seed, units=units)
-    if shares and seed is not None:
-        plan.assignment = split_assign(units.groups, shares, seed, previous)
-    return plan
+    assignment = split_assign(units.groups, shares, seed, previous) if shares and seed is not None else {}
+    if seed is None:
+        sizes = split_sizes(units.items, shares)
+    else:
+        sizes = dict.fromkeys(shares, 0)
+        for key, split in assignment.items():
+            sizes[split] += units.groups[key]
+    return SplitPlan(
+        shares=shares,
+        seed=seed,
+        unit=units.unit,
+        groups=len(units.groups),
+        items=units.items,
+        left_out=units.left_out,
+        sizes=sizes,
+        assignment=assignment,
+    )
 
 
 def previous_assignment(project: Any, shares: Mapping[str, int], seed: int | None) -> dict[str, str]:

@@ -209,7 +209,7 @@ class DatasetCardWriter(ReleaseWriter):
         release = state.release
         plan = state.plan
         out = ["## Splits", ""]
-        left_out = dict(plan.units.left_out) if plan is not None else {}
+        left_out = dict(plan.left_out) if plan is not None else {}
         if not state.splits:
             out.append("No splits: each data file holds every item (`split` is null).")
         else:

@@ -56,7 +56,7 @@ class ManifestWriter(ReleaseWriter):
             "files": [entry.as_dict() for entry in state.entries],
             # Every group's split (page pair, entity, item …): the next release with this seed keeps them.
             "split_assignment": {
-                "unit": state.plan.units.unit,
+                "unit": state.plan.unit,
                 # The plan's own map: json writes its integer keys as text, without a copy of it keyed by text.
                 "groups": state.plan.assignment,
             }
