@@ -35,7 +35,7 @@ from annotation.models import (
     QAItemRevision,
     Screening,
 )
-from exports.snapshot import Snapshot
+from common.snapshot import Snapshot
 from exports.splits import ReleaseUnits
 
 CHUNK = 2000
@@ -466,7 +466,7 @@ def _own_connection_sees_the_data(snapshot: Snapshot | None = None) -> bool:
 
     It sees only committed rows: inside a transaction (tests, a caller's atomic block) the
     work stays in this thread. Within a build's snapshot, only a PostgreSQL snapshot can be
-    joined by another connection (exports.snapshot).
+    joined by another connection (common.snapshot).
     """
     if snapshot is not None:
         return snapshot.shareable

@@ -34,6 +34,7 @@ from audit import services as audit
 from audit.models import Action
 from common.errors import InvalidInput, InvalidState
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps
+from common.snapshot import read_snapshot
 from exports import formats, paths
 from exports.formats import card
 from exports.formats.base import few_collections
@@ -47,7 +48,6 @@ from exports.records import (
     read_ahead,
     release_items,
 )
-from exports.snapshot import build_snapshot
 from exports.splits import SPLIT_NAMES, release_split_plan
 from exports.statistics import release_agreement, release_statistics
 
@@ -409,7 +409,7 @@ def release_build(*, release_id: int) -> Release | None:
 
 
 def _write_release(release: Release, root: Path, progress: _Progress) -> formats.BuildState:
-    """Write every file of the release from one snapshot of the database (exports.snapshot).
+    """Write every file of the release from one snapshot of the database (common.snapshot).
 
     Changes made while the build runs (a pair deleted, an item rejected or edited) are not in
     this release and cannot fail it: it is the project as it was when the build began reading.
@@ -432,7 +432,7 @@ def _write_release(release: Release, root: Path, progress: _Progress) -> formats
         writer.open(root, state)
     try:
         # The build's own writes (progress, heartbeat: a cancel must be able to stop them) go aside of its read.
-        with build_snapshot() as snapshot, progress.run.aside(enabled=snapshot.own):
+        with read_snapshot() as snapshot, progress.run.aside(enabled=snapshot.own):
             # Needed by the card and the manifest only, when the writers finish: computed while the items are written.
             figures = in_background(
                 lambda: (release_statistics(project, statuses), release_agreement(project, statuses)), snapshot

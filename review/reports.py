@@ -53,6 +53,7 @@ from annotation.access import AnyUser, ProjectAccess, project_access
 from annotation.models import Membership, Project, QAItem, Role, Screening, deleted_items, deleted_pairs
 from common import kinds as project_kinds
 from common.jobs import JobLost, JobRun, job_claim, job_enqueue, job_expire_stale, pause_between_steps, stale_seconds
+from common.snapshot import read_snapshot
 from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
@@ -726,35 +727,38 @@ def agreement_report_compute(
 
     try:
         step(1, "Gathering judgments")
-        watermark = Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
-        earlier = (
-            AgreementReport.objects.done()
-            .filter(project=project)
-            .exclude(pk=report_id)
-            .order_by("-finished_at", "-id")
-            .first()
-        )
-        reusable = _reusable_scopes(earlier, bootstrap, seed)
-        # A scope at a time: coded, fingerprinted, computed (or taken from the report before when its fingerprint
-        # is the same) and let go, so a big project's tables are never all held at once.
-        digest = hashlib.sha256(_fingerprint_header(bootstrap, seed))
-        result_scopes: dict[str, dict[str, Any]] = {}
-        recomputed = []
-        for number, scope in scopes_each(project):
-            step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.key}")
-            text = _scope_fingerprint_text(scope)
-            digest.update(text)
-            scope_fingerprint = "sha256:" + hashlib.sha256(text).hexdigest()
-            before = reusable.get(scope.key)
-            if before is not None and before.get("fingerprint") == scope_fingerprint:
-                # The same judgments and strata: the same statistics. What is written about the scope is current.
-                result_scopes[scope.key] = {**before, "label": scope.label, "notes": scope.notes}
-            else:
-                computed = scope_compute(scope, scope.rating_table(), bootstrap=bootstrap, seed=seed)
-                result_scopes[scope.key] = {**computed, "fingerprint": scope_fingerprint}
-                recomputed.append(scope.key)
-            del scope
-        fingerprint = "sha256:" + digest.hexdigest()
+        # Every read in one snapshot (common.snapshot): a judgment saved while the report reads (a read per
+        # criterion) is in all of them or in none. Heartbeats go aside; the result is written after it ends.
+        with read_snapshot() as snapshot, run.aside(enabled=snapshot.own):
+            watermark = Judgment.objects.filter(project=project).aggregate(top=Max("id"))["top"] or 0
+            earlier = (
+                AgreementReport.objects.done()
+                .filter(project=project)
+                .exclude(pk=report_id)
+                .order_by("-finished_at", "-id")
+                .first()
+            )
+            reusable = _reusable_scopes(earlier, bootstrap, seed)
+            # A scope at a time: coded, fingerprinted, computed (or taken from the report before when its fingerprint
+            # is the same) and let go, so a big project's tables are never all held at once.
+            digest = hashlib.sha256(_fingerprint_header(bootstrap, seed))
+            result_scopes: dict[str, dict[str, Any]] = {}
+            recomputed = []
+            for number, scope in scopes_each(project):
+                step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.key}")
+                text = _scope_fingerprint_text(scope)
+                digest.update(text)
+                scope_fingerprint = "sha256:" + hashlib.sha256(text).hexdigest()
+                before = reusable.get(scope.key)
+                if before is not None and before.get("fingerprint") == scope_fingerprint:
+                    # The same judgments and strata: the same statistics. What is written about the scope is current.
+                    result_scopes[scope.key] = {**before, "label": scope.label, "notes": scope.notes}
+                else:
+                    computed = scope_compute(scope, scope.rating_table(), bootstrap=bootstrap, seed=seed)
+                    result_scopes[scope.key] = {**computed, "fingerprint": scope_fingerprint}
+                    recomputed.append(scope.key)
+                del scope
+            fingerprint = "sha256:" + digest.hexdigest()
         if earlier is not None and earlier.fingerprint == fingerprint:
             same_as = earlier.same_as_id or earlier.pk
             _finish(

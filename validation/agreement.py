@@ -34,7 +34,15 @@ from django.contrib.auth import get_user_model
 from annotation.models import Project, deleted_items
 from review.agreement import NO_STRATUM
 from review.reports import Scope
-from validation.models import Suggestion, SuggestionOutcome, SuggestionUse, Task, ValidationItem, ValidationJudgment
+from validation.models import (
+    Suggestion,
+    SuggestionOutcome,
+    SuggestionUse,
+    Task,
+    ValidationItem,
+    ValidationJudgment,
+    ValidationSettings,
+)
 
 LIKERT_SCALE = [1, 2, 3, 4, 5]
 # (scope key, task that must be on, label, categories, value of a judgment or None)
@@ -257,9 +265,10 @@ def live_judgments(project: Project) -> list[ValidationJudgment]:
 
 
 def validation_scopes(project: Project) -> list[Scope]:
-    """Every validator's judgments of the project's live items, in a few queries (the report's gatherer)."""
-    from validation.services import validation_settings
+    """Every validator's judgments of the project's live items, in a few queries (the report's gatherer).
 
+    It only reads: the report gathers in a read-only snapshot, so a project without its settings row gets the
+    defaults here rather than a row made for it."""
     if project.kind != Project.Kind.VALIDATION:
         return []
     judgments = [judgment for judgment in live_judgments(project) if judgment.validator_id is not None]
@@ -267,7 +276,7 @@ def validation_scopes(project: Project) -> list[Scope]:
         get_user_model().objects.filter(pk__in={j.validator_id for j in judgments}).values_list("pk", "username")
     )
     topics = dict(ValidationItem.objects.filter(project=project).values_list("item_id", "topic"))
-    settings = validation_settings(project)
+    settings = ValidationSettings.objects.filter(project=project).first() or ValidationSettings(project=project)
     scopes = build_scopes(
         judgments, tasks=settings.tasks, criteria=settings.likert_criteria, rater=names.__getitem__, topics=topics
     )

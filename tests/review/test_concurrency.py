@@ -158,3 +158,40 @@ def test_two_reviewers_judging_through_the_api_at_once_decide_the_item_exactly_o
     assert item.events.filter(action=decision).count() == 1
     assert item.events.filter(action__in=["accepted", "needs_rewrite"]).count() == 1
     assert Judgment.objects.filter(item=item).count() == 2 * len(project.review_criteria)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reviews_saved_while_an_agreement_report_reads_are_in_none_of_its_criteria(monkeypatch):
+    """The report reads the judged revisions, then each criterion's judgments: all in one snapshot, so reviews
+    saved between those reads (by another connection) are in none of them rather than in some."""
+    from review import reports
+
+    project, author, reviewers = _project_with_reviewers("race-report", 2, reviewers_per_item=2)
+    _, early = submitted_pair(project, author)
+    _, late = submitted_pair(project, author)
+
+    def review(item, reviewer):
+        slot = review_queue.review_claim(item=item, user=reviewer)
+        review_judging.review_submit(slot=slot, user=reviewer, version=slot.version, judgments=all_pass(project))
+
+    for item in early:
+        for reviewer in reviewers:
+            review(item, reviewer)
+    before = Judgment.objects.filter(project=project).count()
+    read_revisions = reports._revision_maps
+
+    def reviews_saved_meanwhile(*args, **kwargs):
+        maps = read_revisions(*args, **kwargs)
+        run_at_once(1, lambda _: [review(item, reviewer) for item in late for reviewer in reviewers])
+        return maps
+
+    monkeypatch.setattr(reports, "_revision_maps", reviews_saved_meanwhile)
+    report, _ = reports.agreement_report_request(project=project, enqueue=False)
+    done = reports.agreement_report_compute(report_id=report.pk, bootstrap=50)
+
+    assert done is not None and done.status == "done", done and done.error
+    criteria = len(project.review_criteria)
+    assert Judgment.objects.filter(project=project).count() == before * 2  # the late reviews were saved
+    judged = {key: scope["summary"]["n_judgments"] for key, scope in done.result["scopes"].items()}
+    assert [judged[f"review:{c['key']}"] for c in project.review_criteria] == [before // criteria] * criteria
+    assert done.judgment_watermark < Judgment.objects.filter(project=project).order_by("-id").first().pk

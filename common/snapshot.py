@@ -1,24 +1,25 @@
-"""One consistent read of the database for a whole release build.
+"""One consistent read of the database for a long job: a release build, an agreement report.
 
-A build reads for minutes while people keep working: a pair deleted, an item
-rejected or edited between two chunks must neither fail the build nor half
-appear in it. Every read of a build happens inside one snapshot, so the release
-is the state of the project at the moment its build began reading:
+A job reads for minutes while people keep working: a pair deleted, an item
+rejected or edited, a judgment saved between two of its reads must neither fail
+the job nor half appear in it. Every read of such a job happens inside one
+snapshot, so what it makes (a release, a report) is the state of the project at
+the moment it began reading:
 
 - PostgreSQL: a REPEATABLE READ READ ONLY transaction; its snapshot is exported
   (`pg_export_snapshot`), and the threads that read ahead or compute the figures
   join it with `SET TRANSACTION SNAPSHOT`, so every connection sees the same rows.
 - SQLite (WAL): a deferred read transaction (`BEGIN DEFERRED`, not the IMMEDIATE
   transactions of the settings, which would take the write lock and stop every
-  writer for the length of the build). Writers go on; this connection keeps
+  writer for the length of the job). Writers go on; this connection keeps
   reading the state of its first read. A snapshot cannot be shared between
-  SQLite connections, so the build reads in its own thread.
+  SQLite connections, so a release build reads in its own thread.
 - Inside a caller's transaction (tests, an atomic block) that transaction is the
   snapshot already.
 
-The build's own writes (progress and heartbeat, which a cancel must be able to
+The job's own writes (progress and heartbeat, which a cancel must be able to
 stop) go through the job's heartbeat connection (`JobRun.aside`, common/jobs.py)
-and are committed at once.
+and are committed at once; its result is written after the snapshot ends.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The build's read: `kind` is "postgresql", "sqlite" or "caller" (the caller's transaction)."""
+    """The job's read: `kind` is "postgresql", "sqlite" or "caller" (the caller's transaction)."""
 
     kind: str
     ident: str = ""  # the exported PostgreSQL snapshot
@@ -47,12 +48,12 @@ class Snapshot:
 
     @property
     def own(self) -> bool:
-        """Whether the build opened this read itself (its writes then go aside: `JobRun.aside`)."""
+        """Whether the job opened this read itself (its writes then go aside: `JobRun.aside`)."""
         return self.kind != "caller"
 
     @contextmanager
     def join(self) -> Iterator[None]:
-        """In another thread: read exactly what the build reads (PostgreSQL only)."""
+        """In another thread: read exactly what the job reads (PostgreSQL only)."""
         if not self.shareable:
             raise RuntimeError("Only a PostgreSQL snapshot can be shared between connections.")
         _health_checked()
@@ -70,7 +71,7 @@ def _health_checked() -> None:
 
 
 @contextmanager
-def build_snapshot() -> Iterator[Snapshot]:
+def read_snapshot() -> Iterator[Snapshot]:
     """Everything read inside sees the database as it was when this began."""
     if connection.in_atomic_block:
         yield Snapshot("caller")
