@@ -100,8 +100,7 @@ Splitter = Callable[[int], str | None]
 def wikipedia_release_units(project: Project, statuses: list[str]) -> ReleaseUnits:
     """A Wikipedia QA release's groups: the page pairs of its items (a pair's items share a split)."""
     counts = release_items(project, statuses).values_list("pair_id").annotate(n=Count("id")).order_by()
-    groups = dict(counts.iterator(chunk_size=CHUNK))  # without a list of every row first
-    return ReleaseUnits("page pair", groups)
+    return ReleaseUnits.counted("page pair", counts.iterator(chunk_size=CHUNK))  # without a list of every row
 
 
 @dataclass

@@ -20,12 +20,15 @@ coordinator is shown is what gets built; what a kind leaves out is counted in `l
 from __future__ import annotations
 
 import hashlib
-import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import ijson
+import numpy as np
+
 SPLIT_NAMES = ("train", "dev", "test")
+NO_SPLIT = -1  # a group's split number where it has none
 
 
 def split_sizes(total: int, shares: Mapping[str, int]) -> dict[str, int]:
@@ -48,61 +51,104 @@ def _draw(seed: int, key: Any) -> bytes:
     return hashlib.blake2b(f"{seed}:{key}".encode(), digest_size=8).digest()
 
 
-def split_assign(
-    groups: Mapping[Any, int], shares: Mapping[str, int], seed: int, previous: Mapping[str, str] | None = None
-) -> dict[Any, str]:
-    """Each group's split (group key → split name), whole groups only; see the module's docstring.
+@dataclass
+class GroupSplits:
+    """Each group's split: the group keys in ascending order and, at the same place, the number of its split in
+    `names` (-1: none). Arrays, not a dict: a big release has a group per page pair, and a dict entry and a Python
+    integer each were most of what its build held (about 0.1 KB a group against 9 bytes)."""
 
-    `previous` (str(group key) → split) is the assignment of the release before, made with the same seed and
-    shares: its groups keep their split, and the new groups fill what the sizes still need.
-    """
-    sizes = split_sizes(sum(groups.values()), shares)
-    if not sizes:
-        return {}
-    need = dict(sizes)
-    order = list(sizes)
-    result: dict[Any, str] = {}
-    for key, size in groups.items():
-        split = previous.get(str(key)) if previous else None
-        if split in need:
-            need[split] -= size
-            result[key] = split
-    for key in _drawn_order(seed, [key for key in groups if key not in result]):
-        size = groups[key]
-        fits = [name for name in order if need[name] > 0 and need[name] * 2 >= size]
-        if fits:  # the split furthest from its size, in proportion: small splits are not starved
-            split = max(fits, key=lambda name: (need[name] / sizes[name], -order.index(name)))
-        else:
-            split = max(order, key=lambda name: (need[name], -order.index(name)))
-        need[split] -= size
-        result[key] = split
-    return result
+    names: tuple[str, ...]
+    keys: np.ndarray  # int64, ascending
+    codes: np.ndarray  # int8
 
+    def get(self, key: int) -> str | None:
+        at = int(np.searchsorted(self.keys, key))
+        if at < len(self.keys) and self.keys[at] == key and self.codes[at] != NO_SPLIT:
+            return self.names[self.codes[at]]
+        return None
 
-def _drawn_order(seed: int, keys: list[Any]) -> list[Any]:
-    """`keys` in the order drawn from `seed`: by `_draw`, equal draws (8 bytes: about never) by the key's text.
+    def items(self) -> Iterator[tuple[int, str]]:
+        """(group key, split) of every group with a split, by ascending key."""
+        for key, code in zip(self.keys.tolist(), self.codes.tolist(), strict=True):
+            if code != NO_SPLIT:
+                yield key, self.names[code]
 
-    Sorted on the draws alone, the tie-break done afterwards: a (draw, text) pair per key would be most of a
-    big release's memory."""
-    keys.sort(key=lambda key: _draw(seed, key))
-    ordered: list[Any] = []
-    for _, tied in itertools.groupby(keys, key=lambda key: _draw(seed, key)):
-        run = list(tied)
-        ordered.extend(sorted(run, key=str) if len(run) > 1 else run)
-    return ordered
+    def sizes(self, group_sizes: np.ndarray) -> dict[str, int]:
+        """Items per split, every split named (0 when empty); `group_sizes` is the items of each group."""
+        coded = self.codes != NO_SPLIT
+        counts = np.bincount(self.codes[coded], weights=group_sizes[coded], minlength=len(self.names))
+        return {name: int(counts[number]) for number, name in enumerate(self.names)}
 
 
 @dataclass
 class ReleaseUnits:
-    """What a kind releases, before splitting: its groups (key → items) and the items it leaves out (why → n)."""
+    """What a kind releases, before splitting: its groups (an integer key each, ascending, and its items) and the
+    items it leaves out (why → n)."""
 
     unit: str  # what a group is, for people: "page pair", "entity", "item", "group of duplicates"
-    groups: dict[Any, int] = field(default_factory=dict)
+    keys: np.ndarray  # int64, ascending, each once
+    sizes: np.ndarray  # int64: the items of each group
     left_out: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def counted(
+        cls, unit: str, rows: Iterable[tuple[int, int]], left_out: dict[str, int] | None = None
+    ) -> ReleaseUnits:
+        """From (group key, items) rows in any order, read one at a time; a key given twice has its items added."""
+        table = np.fromiter(rows, dtype=[("key", np.int64), ("size", np.int64)])
+        table.sort(order="key")
+        first = np.flatnonzero(np.r_[True, table["key"][1:] != table["key"][:-1]]) if len(table) else np.arange(0)
+        sizes = np.add.reduceat(table["size"], first) if len(table) else np.zeros(0, dtype=np.int64)
+        return cls(unit, table["key"][first], sizes, left_out or {})
 
     @property
     def items(self) -> int:
-        return sum(self.groups.values())
+        return int(self.sizes.sum())
+
+
+def split_assign(
+    units: ReleaseUnits, shares: Mapping[str, int], seed: int, previous: GroupSplits | None = None
+) -> GroupSplits:
+    """Each group's split, whole groups only; see the module's docstring.
+
+    `previous` is the assignment of the release before, made with the same seed and shares: its groups keep their
+    split, and the new groups fill what the sizes still need.
+    """
+    sizes = split_sizes(units.items, shares)
+    names = tuple(sizes)
+    codes = np.full(len(units.keys), NO_SPLIT, dtype=np.int8)
+    if not sizes:
+        return GroupSplits(names, units.keys, codes)
+    if previous is not None and len(previous.keys):
+        # A previous split's number here (-1 where these shares have no such split).
+        renumber = np.array([names.index(name) if name in names else NO_SPLIT for name in previous.names] + [NO_SPLIT])
+        at = np.minimum(np.searchsorted(previous.keys, units.keys), len(previous.keys) - 1)
+        found = previous.keys[at] == units.keys
+        codes[found] = renumber[previous.codes[at[found]]]  # a previous -1 takes renumber's last entry, -1
+    need = {name: sizes[name] - int(units.sizes[codes == number].sum()) for number, name in enumerate(names)}
+    for index in _drawn_order(seed, units.keys, np.flatnonzero(codes == NO_SPLIT)):
+        size = int(units.sizes[index])
+        fits = [name for name in names if need[name] > 0 and need[name] * 2 >= size]
+        if fits:  # the split furthest from its size, in proportion: small splits are not starved
+            split = max(fits, key=lambda name: (need[name] / sizes[name], -names.index(name)))
+        else:
+            split = max(names, key=lambda name: (need[name], -names.index(name)))
+        need[split] -= size
+        codes[index] = names.index(split)
+    return GroupSplits(names, units.keys, codes)
+
+
+def _drawn_order(seed: int, keys: np.ndarray, indexes: np.ndarray) -> np.ndarray:
+    """`indexes` (of `keys`) in the order drawn from `seed`: by `_draw` (its 8 bytes read as a big-endian number
+    sort as the bytes do), equal draws (8 bytes: about never) by the key's text."""
+    draws = np.fromiter(
+        (int.from_bytes(_draw(seed, int(key)), "big") for key in keys[indexes]), dtype=np.uint64, count=len(indexes)
+    )
+    ranked = np.argsort(draws, kind="stable")
+    if (np.diff(draws[ranked]) == 0).any():
+        ties = sorted(indexes.tolist(), key=lambda index: (_draw(seed, int(keys[index])), str(int(keys[index]))))
+        return np.array(ties, dtype=np.int64)
+    return indexes[ranked]
 
 
 @dataclass
@@ -110,7 +156,7 @@ class SplitPlan:
     """The split of every group of a release, and the sizes that follow (what the preview shows, what is built).
 
     What it says of the groups (how many, their items, what was left out) is counted when it is made: the build
-    holds the plan while it writes, and a big release's map of every group's items would stay with it."""
+    holds the plan while it writes."""
 
     shares: dict[str, int]
     seed: int | None
@@ -120,11 +166,11 @@ class SplitPlan:
     left_out: dict[str, int]
     # Items per split, every split of the shares named (0 when empty); without a seed, the target sizes.
     sizes: dict[str, int]
-    assignment: dict[Any, str] = field(default_factory=dict)
+    assignment: GroupSplits | None = None  # None: no splits drawn (no seed or no shares)
 
-    def split_of(self, key: Any) -> str | None:
+    def split_of(self, key: int) -> str | None:
         """The split of a group (None without splits, or for a group the plan does not release)."""
-        return self.assignment.get(key)
+        return self.assignment.get(key) if self.assignment is not None else None
 
     @property
     def target(self) -> dict[str, int]:
@@ -161,23 +207,18 @@ def _plural(word: str) -> str:
 
 
 def split_plan(
-    units: ReleaseUnits, shares: Mapping[str, int], seed: int | None, previous: Mapping[str, str] | None = None
+    units: ReleaseUnits, shares: Mapping[str, int], seed: int | None, previous: GroupSplits | None = None
 ) -> SplitPlan:
     """Assign `units`' groups to `shares` from `seed` (without a seed or shares: every group unsplit); the groups
     of `previous` keep their split."""
     shares = {name: shares[name] for name in SPLIT_NAMES if shares.get(name)}
-    assignment = split_assign(units.groups, shares, seed, previous) if shares and seed is not None else {}
-    if seed is None:
-        sizes = split_sizes(units.items, shares)
-    else:
-        sizes = dict.fromkeys(shares, 0)
-        for key, split in assignment.items():
-            sizes[split] += units.groups[key]
+    assignment = split_assign(units, shares, seed, previous) if shares and seed is not None else None
+    sizes = split_sizes(units.items, shares) if assignment is None else assignment.sizes(units.sizes)
     return SplitPlan(
         shares=shares,
         seed=seed,
         unit=units.unit,
-        groups=len(units.groups),
+        groups=len(units.keys),
         items=units.items,
         left_out=units.left_out,
         sizes=sizes,
@@ -185,36 +226,41 @@ def split_plan(
     )
 
 
-def previous_assignment(project: Any, shares: Mapping[str, int], seed: int | None) -> dict[str, str]:
+def previous_assignment(project: Any, shares: Mapping[str, int], seed: int | None) -> GroupSplits | None:
     """The split of every group of the latest published release with these shares and this seed, from its
-    manifest (`split_assignment`); empty when there is none (or it predates the record)."""
-    import json
+    manifest (`split_assignment`); None when there is none (or it predates the record). Groups whose split is not
+    one of these shares (a hand-edited manifest) are not kept.
 
+    The manifest is read as a stream (ijson): a big release's `split_assignment` as one parsed dict of texts was
+    the largest thing the next build held."""
     from exports import paths
     from exports.models import Release
 
     shares = {name: shares[name] for name in SPLIT_NAMES if shares.get(name)}
     if not shares or seed is None:
-        return {}
+        return None
+    names = tuple(shares)
     for release in Release.objects.published().filter(project=project, seed=seed).order_by("-version"):
         if {name: release.splits[name] for name in SPLIT_NAMES if release.splits.get(name)} != shares:
             continue
         if release.file_entry("manifest.json") is None:
-            return {}
+            return None
+        path = paths.inside(paths.release_folder(release.path), "manifest.json")
         try:
-            path = paths.inside(paths.release_folder(release.path), "manifest.json")
-            recorded = json.loads(path.read_text(encoding="utf-8")).get("split_assignment") or {}
-        except (OSError, ValueError):
-            return {}  # a release whose files are gone: the splits are drawn afresh
-        groups = recorded.get("groups") if isinstance(recorded, dict) else None
-        if not isinstance(groups, dict):
-            return {}
-        # Filtered in place (JSON keys are text already): a copy of a big release's map would double what the
-        # planning holds.
-        for key in [key for key, split in groups.items() if not isinstance(split, str) or split not in shares]:
-            del groups[key]
-        return groups
-    return {}
+            with path.open("rb") as handle:
+                rows = (
+                    (int(key), names.index(split))
+                    for key, split in ijson.kvitems(handle, "split_assignment.groups")
+                    if isinstance(split, str) and split in names and key.isascii() and key.isdigit()
+                )
+                table = np.fromiter(rows, dtype=[("key", np.int64), ("code", np.int8)])
+        except (OSError, ValueError, ijson.JSONError):
+            return None  # a release whose files are gone or broken: the splits are drawn afresh
+        # By key; a key written twice (by hand) keeps its last split, as a JSON reader does.
+        table = table[np.argsort(table["key"], kind="stable")]
+        last = np.r_[table["key"][1:] != table["key"][:-1], True] if len(table) else np.zeros(0, dtype=bool)
+        return GroupSplits(names, table["key"][last], table["code"][last])
+    return None
 
 
 def release_split_plan(

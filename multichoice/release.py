@@ -47,9 +47,11 @@ def trivia_release_units(project: Any, statuses: list[str]) -> ReleaseUnits:
     """A trivia release's groups (each item its own) and the items it leaves out (not accepted or translated).
 
     The item statuses of a release do not apply: a trivia item is released once accepted and translated."""
-    released = list(released_items(project).values_list("item_id", flat=True))
-    left = trivia_items(project).count() - len(released)
-    return ReleaseUnits("item", dict.fromkeys(released, 1), {"not accepted and translated yet": left} if left else {})
+    released = released_items(project).values_list("item_id", flat=True).iterator()
+    units = ReleaseUnits.counted("item", ((pk, 1) for pk in released))
+    left = trivia_items(project).count() - units.items
+    units.left_out = {"not accepted and translated yet": left} if left else {}
+    return units
 
 
 def option_order(seed: int, item_id: int, n: int) -> list[int]:
@@ -269,9 +271,12 @@ def entity_release_units(project: Any, statuses: list[str]) -> ReleaseUnits:
 
     questions = entities.entity_questions(project).order_by()
     accepted = questions.filter(item__status=QAItem.Status.ACCEPTED)
-    groups = dict(accepted.values_list("entity_id").annotate(n=Count("item_id")).values_list("entity_id", "n"))
-    left = questions.count() - sum(groups.values())
-    return ReleaseUnits("entity", groups, {"questions not accepted": left} if left else {})
+    units = ReleaseUnits.counted(
+        "entity", accepted.values_list("entity_id").annotate(n=Count("item_id")).values_list("entity_id", "n")
+    )
+    left = questions.count() - units.items
+    units.left_out = {"questions not accepted": left} if left else {}
+    return units
 
 
 class EntityQuestionsWriter(ReleaseWriter):

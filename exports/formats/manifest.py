@@ -12,7 +12,7 @@ from exports.formats.writer import ReleaseWriter
 
 NAME = "manifest.json"
 SCHEMA_VERSION = 1
-PIECES_PER_WRITE = 10_000  # of the encoder's pieces (keys, values, punctuation) joined into one write
+ENTRIES_PER_WRITE = 10_000  # of the split assignment's groups, joined into one write
 
 
 def _kind_project(project: Any) -> dict[str, Any]:
@@ -54,20 +54,23 @@ class ManifestWriter(ReleaseWriter):
             "agreement": state.agreement,
             "agreement_note": state.agreement_note,
             "files": [entry.as_dict() for entry in state.entries],
-            # Every group's split (page pair, entity, item …): the next release with this seed keeps them.
-            "split_assignment": {
-                "unit": state.plan.unit,
-                # The plan's own map: json writes its integer keys as text, without a copy of it keyed by text.
-                "groups": state.plan.assignment,
-            }
-            if state.plan is not None
-            else None,
         }
-        # Written as it is encoded: the split assignment names every group, and a big release's whole text (with
-        # its pieces) was the largest thing its build held.
         handle = HashedFile(self.root, NAME)
-        text = json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(manifest)
-        for piece in iter(lambda: "".join(itertools.islice(text, PIECES_PER_WRITE)), ""):
-            handle.write(piece.encode())
-        handle.write(b"\n")
+        if state.plan is None:
+            manifest["split_assignment"] = None
+            handle.write((json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode())
+            return [handle.close(count_lines=False)]
+        # Every group's split (page pair, entity, item …): the next release with this seed keeps them. It names
+        # every group, so it is written from the plan's arrays as it is encoded, the same bytes json.dumps gives the
+        # whole manifest: the text of a big release's whole map was the largest thing its build held.
+        head = json.dumps(manifest, ensure_ascii=False, indent=2).removesuffix("\n}")
+        unit_text = json.dumps(state.plan.unit, ensure_ascii=False)
+        handle.write(f'{head},\n  "split_assignment": {{\n    "unit": {unit_text},\n    "groups": '.encode())
+        groups = state.plan.assignment.items() if state.plan.assignment is not None else iter(())
+        entries = (f'"{key}": "{split}"' for key, split in groups)  # integer keys and split names: nothing to escape
+        opening = "{\n      "
+        for piece in iter(lambda: ",\n      ".join(itertools.islice(entries, ENTRIES_PER_WRITE)), ""):
+            handle.write((opening + piece).encode())
+            opening = ",\n      "
+        handle.write(b"{}\n  }\n}\n" if opening.startswith("{") else b"\n    }\n  }\n}\n")
         return [handle.close(count_lines=False)]

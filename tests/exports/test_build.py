@@ -16,7 +16,7 @@ from common.errors import InvalidInput, InvalidState
 from common.jobs import JobRun
 from exports import services
 from exports.models import DEFAULT_SPLITS, Release
-from exports.splits import split_assign
+from exports.splits import ReleaseUnits, split_assign
 from tests.exports.conftest import authored_pair
 
 
@@ -48,7 +48,7 @@ def test_a_release_of_accepted_items_is_published_with_every_file_hashed(release
 def test_the_manifest_is_written_in_pieces_as_the_one_indented_json_text(released_project, coordinator, monkeypatch):
     from exports.formats import manifest
 
-    monkeypatch.setattr(manifest, "PIECES_PER_WRITE", 7)  # many writes, split inside keys and values
+    monkeypatch.setattr(manifest, "ENTRIES_PER_WRITE", 2)  # the split assignment's three groups in two writes
 
     release = services.release_build_now(project=released_project, user=coordinator, seed=7)
 
@@ -79,8 +79,8 @@ def test_other_item_statuses_come_in_only_when_asked(released_project, coordinat
 def test_the_same_seed_gives_the_same_splits_and_the_next_release_keeps_the_seed(project, annotator, coordinator):
     pairs = [authored_pair(project, annotator).pk for _ in range(20)]
     # Pair ids depend on what ran before: pick seeds for which these pairs fill all three splits, differently.
-    groups = dict.fromkeys(pairs, 2)  # two lead QAs per pair (`authored_pair`)
-    assignments = {seed: [split_assign(groups, DEFAULT_SPLITS, seed)[pk] for pk in pairs] for seed in range(200)}
+    groups = ReleaseUnits.counted("page pair", ((pk, 2) for pk in pairs))  # two lead QAs per pair (`authored_pair`)
+    assignments = {seed: [split_assign(groups, DEFAULT_SPLITS, seed).get(pk) for pk in pairs] for seed in range(200)}
     seed, other_seed = [seed for seed, splits in assignments.items() if set(splits) == {"train", "dev", "test"}][:2]
     first = services.release_build_now(project=project, user=coordinator, seed=seed)
     second = services.release_build_now(project=project, user=coordinator)  # no seed: keeps the previous one

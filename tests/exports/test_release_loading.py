@@ -8,7 +8,7 @@ import pytest
 from annotation.models import QAItem
 from exports import services
 from exports.models import Release
-from exports.splits import previous_assignment, split_assign, split_sizes
+from exports.splits import ReleaseUnits, previous_assignment, split_assign, split_sizes
 from review.models import Verification
 from tests.exports.conftest import authored_pair
 from tests.exports.loading import assert_release_loads, root_of
@@ -25,15 +25,16 @@ def test_split_sizes_are_the_largest_remainders_of_the_shares():
 
 
 def test_single_items_are_split_exactly_and_the_same_seed_gives_the_same_splits():
-    groups = dict.fromkeys(range(1, 66), 1)
+    groups = ReleaseUnits.counted("item", ((key, 1) for key in range(1, 66)))
     first = split_assign(groups, {"train": 70, "dev": 10, "test": 20}, 5)
-    sizes = {name: list(first.values()).count(name) for name in ("train", "dev", "test")}
+    splits = dict(first.items())
+    sizes = {name: list(splits.values()).count(name) for name in ("train", "dev", "test")}
     assert sizes == {"train": 46, "dev": 6, "test": 13}  # not 59/0/6
-    assert split_assign(groups, {"train": 70, "dev": 10, "test": 20}, 5) == first
+    assert dict(split_assign(groups, {"train": 70, "dev": 10, "test": 20}, 5).items()) == splits
     # The next release keeps the earlier groups' splits; the new ones fill what the sizes still need.
-    previous = {str(key): split for key, split in first.items()}
-    more = split_assign(dict.fromkeys(range(1, 76), 1), {"train": 70, "dev": 10, "test": 20}, 5, previous)
-    assert all(more[key] == first[key] for key in first)
+    more_groups = ReleaseUnits.counted("item", ((key, 1) for key in range(1, 76)))
+    more = dict(split_assign(more_groups, {"train": 70, "dev": 10, "test": 20}, 5, first).items())
+    assert all(more[key] == splits[key] for key in splits)
     assert [list(more.values()).count(name) for name in ("train", "dev", "test")] == [53, 7, 15]
 
 
@@ -143,5 +144,6 @@ def test_a_hand_edited_previous_assignment_keeps_only_the_groups_with_a_split_of
 
     previous = previous_assignment(project, first.splits, 21)
 
-    assert previous == {key: groups[key] for key in keys[2:]}
-    assert set(previous.values()) <= {"train", "dev", "test"}
+    assert previous is not None
+    assert dict(previous.items()) == {int(key): groups[key] for key in keys[2:]}
+    assert set(dict(previous.items()).values()) <= {"train", "dev", "test"}

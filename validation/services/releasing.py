@@ -21,8 +21,9 @@ from validation.services.projects import validation_settings
 def assign_splits(groups: Sequence[Sequence[int]], shares: Mapping[str, int], seed: int) -> dict[int, str]:
     """Each item's split: whole groups (an item and its duplicates) to one split, by the one split function of
     every kind (exports.splits), each group keyed by its first item."""
-    assigned = split_assign({min(group): len(group) for group in groups if group}, shares, seed)
-    return {item: assigned[min(group)] for group in groups if group for item in group}
+    units = ReleaseUnits.counted("item", ((min(group), len(group)) for group in groups if group))
+    assigned = split_assign(units, shares, seed)
+    return {item: split for group in groups if group and (split := assigned.get(min(group))) for item in group}
 
 
 @dataclass
@@ -109,4 +110,4 @@ def validation_release_units(project: Project, statuses: list[str]) -> ReleaseUn
     )
     reasons = dict(LeaveOut.choices)
     left_out = {str(reasons.get(reason, reason)).lower(): n for reason, n in plan.left_out_counts.items()}
-    return ReleaseUnits("item", plan.groups, left_out)
+    return ReleaseUnits.counted("item", plan.groups.items(), left_out)
