@@ -570,6 +570,12 @@ def _basis(table: RatingTable) -> _Basis:
     )
 
 
+def _used_counts(table: RatingTable, basis: _Basis) -> IntArray:
+    """The count rows (`RatingTable.counts`) of the units judged at least twice: the table's own rows, not a copy,
+    when every unit was (a big table's copy would be held beside it at every statistic). Read only."""
+    return table.counts if basis.n_units == len(table.units) else table.counts[basis.used]
+
+
 def _no_pairs_reason(table: RatingTable, basis: _Basis) -> str | None:
     if table.n_judgments == 0:
         return "No judgments."
@@ -581,7 +587,7 @@ def _no_pairs_reason(table: RatingTable, basis: _Basis) -> str | None:
 
 
 def _no_variation_reason(table: RatingTable, basis: _Basis, statistic: str) -> str | None:
-    observed = np.flatnonzero(table.counts[basis.used].sum(axis=0))
+    observed = np.flatnonzero(_used_counts(table, basis).sum(axis=0))
     if len(observed) < 2:
         value = table.categories[observed[0]] if len(observed) else None
         return (
@@ -599,7 +605,7 @@ def krippendorff_alpha(table: RatingTable) -> Statistic:
     reason = _no_pairs_reason(table, basis) or _no_variation_reason(table, basis, "alpha")
     if reason:
         return basis.statistic("krippendorff_alpha", None, reason)
-    counts = table.counts[basis.used]
+    counts = _used_counts(table, basis)
     if len(counts) * len(table.categories) ** 2 <= PACKAGE_MAX_CELLS:
         value = _package_alpha(counts, _alpha_domain(table), table.level)
         return basis.statistic("krippendorff_alpha", float(value))
@@ -671,7 +677,7 @@ def percent_agreement(table: RatingTable) -> Statistic:
     reason = _no_pairs_reason(table, basis)
     if reason:
         return basis.statistic("percent_agreement", None, reason)
-    return basis.statistic("percent_agreement", _observed_agreement(table.counts[basis.used]))
+    return basis.statistic("percent_agreement", _observed_agreement(_used_counts(table, basis)))
 
 
 def _observed_agreement(counts: IntArray) -> float:
@@ -694,7 +700,7 @@ def fleiss_kappa(table: RatingTable) -> Statistic:
     reason = _no_pairs_reason(table, basis)
     if reason:
         return basis.statistic("fleiss_kappa", None, reason)
-    agreement = _observed_agreement(table.counts[basis.used])
+    agreement = _observed_agreement(_used_counts(table, basis))
     chance = float((_prevalence(table) ** 2).sum())
     if chance >= 1 - 1e-12:
         return basis.statistic("fleiss_kappa", None, _no_variation_reason(table, basis, "kappa") or "")
@@ -717,7 +723,7 @@ def gwet_ac1(table: RatingTable) -> Statistic:
             "declare the scale's categories to compute it.",
         )
     prevalence = _prevalence(table)
-    agreement = _observed_agreement(table.counts[basis.used])
+    agreement = _observed_agreement(_used_counts(table, basis))
     chance = float((prevalence * (1 - prevalence)).sum() / (q - 1))
     notes = [f"q = {q} categories ({'declared' if table.categories_declared else 'observed'})."]
     if basis.excluded_units:
@@ -851,7 +857,7 @@ def _resamples(table: RatingTable, replicates: int, seed: int) -> Iterator[tuple
     each profile comes up: multinomial(U, profile frequency / U). That costs
     resamples × profiles instead of resamples × units.
     """
-    counts = table.counts[_basis(table).used]
+    counts = _used_counts(table, _basis(table))
     if replicates <= 0 or len(counts) == 0:
         return
     profiles, frequency = np.unique(counts, axis=0, return_counts=True)

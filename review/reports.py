@@ -469,6 +469,7 @@ def _independent_labels(
     run_start = np.flatnonzero(new_kind)
     run_end = np.r_[run_start[1:], n]
     run_pair, run_labeller, run_kind = pair_of_row[run_start], labeller_of_row[run_start], kind_code[run_start]
+    del kind_code, new_kind
     # A labeller is done once they gave every kind: at the latest of their first labels of each kind.
     known = np.isin(run_kind, [kinds[kind] for kind in LabelKind.values if kind in kinds])
     n_labellers = int(labeller_of_row[-1]) + 1
@@ -491,27 +492,34 @@ def _independent_labels(
     complete[ranked_pair[at]] = True
     complete_at[ranked_pair[at]] = done[ranked[at]]
     # The label as it stood at completion (the last one up to then, else the first); the current one if none.
-    up_to = np.add.reduceat((time <= complete_at[pair_of_row]).astype(np.int64), run_start)
+    up_to = np.add.reduceat(time <= complete_at[pair_of_row], run_start, dtype=np.int64)
+    del time, complete_at  # from here on, what is no longer needed is let go: a project's labels are many
     chosen = np.where(complete[run_pair], np.where(up_to > 0, run_start + up_to - 1, run_start), run_end - 1)
+    del up_to, run_end, complete
     run_value = value_code[order[chosen]]
+    del chosen, value_code, value_column
     # Rows are numbered in time order: a pair's (a labeller's on it) first row is its smallest number.
     pair_seen = np.minimum.reduceat(order, np.flatnonzero(new_pair))
     labeller_seen = np.minimum.reduceat(order, np.flatnonzero(new_labeller))
+    del order, new_pair, new_labeller, pair_of_row, labeller_of_row
+    run_pair_id, run_labeller_id = pair[run_start], labeller[run_start]
+    del pair, labeller, run_start
     value_texts = list(values)
     out = {}
     for kind, code in kinds.items():
         runs = np.flatnonzero(run_kind == code)
         runs = runs[np.lexsort((labeller_seen[run_labeller[runs]], pair_seen[run_pair[runs]]))]
-        out[kind] = (pair[run_start[runs]], labeller[run_start[runs]], run_value[runs], value_texts)
+        out[kind] = (run_pair_id[runs], run_labeller_id[runs], run_value[runs], value_texts)
     return out
 
 
-def _label_scopes(project: Project) -> list[Scope]:
+def _label_scopes(project: Project) -> Iterator[Scope]:
+    """One scope per kind of article label, a kind at a time: the next kind's table is made once the report let
+    the one before go (its labels wait as three numbered columns)."""
     labels = _independent_labels(project)
     names = _usernames(labeller for _, labellers, _, _ in labels.values() for labeller in np.unique(labellers).tolist())
     declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
     none = np.zeros(0, dtype=np.int64)
-    scopes = []
     for kind in LabelKind.values:
         pairs, labellers, value_codes, value_texts = labels.pop(kind, (none, none, none, []))
         given = [value_texts[code] for code in np.unique(value_codes).tolist()]
@@ -530,7 +538,8 @@ def _label_scopes(project: Project) -> list[Scope]:
             rater_index=labeller_index,
             code=category_of[value_codes],
         )
-        scope = Scope(
+        del pairs, labellers, value_codes, unit_index, labeller_index
+        yield Scope(
             key=f"label:{kind}",
             kind="label",
             label=f"Article label: {LabelKind(kind).label.lower()}",
@@ -544,8 +553,7 @@ def _label_scopes(project: Project) -> list[Scope]:
                 "the others' labels and before adjudication; later relabels are not counted."
             ],
         )
-        scopes.append(scope)
-    return scopes
+        del table, units
 
 
 def _screening_scope(project: Project) -> list[Scope]:
