@@ -14,7 +14,8 @@ TEST_SQLITE_URL ?= sqlite:///$(CURDIR)/localqa.sqlite3
 # Three on this 2-core machine: the tests wait on servers, workers and browsers they start, and a third process
 # fills that wait. Measured alone on a quiet machine (2026-12-04): the embedded default 438 s with two, 392 s with
 # three; PostgreSQL 295 s with two (beside `make lint`), 276 s with three. (Earlier, with heavier browser walks,
-# three had been slower.)
+# three had been slower.) The two engines one after the other, not side by side: run at once, with three processes
+# each, CI took 923 s against 801 s (2026-12-04, same machine and day): the two cores were already mostly busy.
 TEST_PROCESSES ?= 3
 
 .PHONY: run install install-dev migrate demo worker test test-sqlite test-postgres test-fast lint format check bench bench-server bench-all clean
