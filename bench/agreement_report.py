@@ -1,6 +1,7 @@
 """Benchmark: the full agreement report task on a project with N reviewed items, on PostgreSQL.
 
     DATABASE_URL=postgres://... .venv/bin/python bench/agreement_report.py [--items 50000] [--bootstrap 1000] [--reuse]
+        [--where]
 
 A project `bench-agreement-N` is (re)created with bulk inserts: N lead QAs on
 N/2.5 page pairs, each item reviewed by two of 20 reviewers on the three
@@ -11,7 +12,9 @@ pair in ten screened by a second annotator. Then a separate process queues a
 report and runs the task's service (`review.reports.agreement_report_compute`)
 exactly as the worker does, and reports wall-clock and CPU seconds, and its
 peak resident memory (VmHWM) against the memory it had before the task.
-Target: under 30 s for 50,000 reviewed items.
+Target: under 30 s for 50,000 reviewed items. With `--where`, a thread reads the
+resident memory every 2 ms and notes where the report's code was at each new
+high: the last lines printed are where the peak happens.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,7 +218,45 @@ def create_project(size: int) -> str:
     return slug
 
 
-def compute(slug: str, bootstrap: int) -> dict:
+class PeakWhere:
+    """Samples this process's resident memory and notes the main thread's stack (this project's frames) at each
+    new high, in MB above the start."""
+
+    def __init__(self) -> None:
+        self.highs: list[tuple[float, str]] = []
+        self.start = self.resident()
+        self.running = True
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def resident() -> float:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    def sample(self) -> None:
+        main, best = threading.main_thread().ident, 0.0
+        while self.running:
+            now = self.resident()
+            if now > best + 0.5:
+                best = now
+                frame = sys._current_frames().get(main or 0)
+                stack = traceback.extract_stack(frame) if frame else []
+                ours = [
+                    f"{Path(f.filename).name}:{f.lineno} {f.name}"
+                    for f in stack
+                    if f.filename.startswith(str(ROOT)) and "site-packages" not in f.filename
+                ]
+                self.highs.append((now - self.start, " < ".join(reversed(ours[-4:]))))
+            time.sleep(0.002)
+
+    def stop(self) -> list[tuple[float, str]]:
+        self.running = False
+        self.thread.join()
+        return self.highs
+
+
+def compute(slug: str, bootstrap: int, where: bool = False) -> dict:
     """Queue a report and run the task's service in this process, measuring it."""
     from annotation.models import Project
     from review import reports
@@ -223,9 +266,11 @@ def compute(slug: str, bootstrap: int) -> dict:
     AgreementReport.objects.filter(project=project).delete()  # nothing to reuse: the full computation
     report, _ = reports.agreement_report_request(project=project, enqueue=False)
     before = _memory_mb("VmRSS")
+    sampler = PeakWhere() if where else None
     wall, cpu = time.perf_counter(), time.process_time()
     done = reports.agreement_report_compute(report_id=report.pk, bootstrap=bootstrap)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    highs = sampler.stop()[-6:] if sampler else []
     assert done is not None and done.status == "done", done and done.error
     again, _ = reports.agreement_report_request(project=project, enqueue=False)
     unchanged = time.perf_counter()
@@ -241,6 +286,8 @@ def compute(slug: str, bootstrap: int) -> dict:
         "peak_rss_mb": round(_memory_mb("VmHWM"), 1),
         "scopes": {key: (h["n_units"], h["n_judgments"], h["alpha"]) for key, h in done.headline.items()},
         "result_json_bytes": len(json.dumps(done.result)),
+        "fingerprint": done.fingerprint,
+        "highs": highs,
     }
 
 
@@ -249,11 +296,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=50_000)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--reuse", action="store_true", help="Keep the project of an earlier run if there is one.")
+    parser.add_argument("--where", action="store_true", help="Say where the resident peak happens.")
     parser.add_argument("--compute", metavar="SLUG", help=argparse.SUPPRESS)  # the measured child process
     args = parser.parse_args()
     _setup()
     if args.compute:
-        print(json.dumps(compute(args.compute, args.bootstrap)))
+        print(json.dumps(compute(args.compute, args.bootstrap, args.where)))
         return
     from annotation.models import Project
 
@@ -263,7 +311,8 @@ def main() -> None:
         slug = create_project(args.items)
         print(f"data created in {time.perf_counter() - started:.1f} s", flush=True)
     child = subprocess.run(
-        [sys.executable, __file__, "--compute", slug, "--bootstrap", str(args.bootstrap)],
+        [sys.executable, __file__, "--compute", slug, "--bootstrap", str(args.bootstrap)]
+        + (["--where"] if args.where else []),
         capture_output=True,
         text=True,
         check=True,
@@ -276,9 +325,14 @@ def main() -> None:
         f"result JSON {result['result_json_bytes'] / 1e6:.1f} MB"
     )
     print(f"  again with the data unchanged (fingerprint only, result reused): {result['unchanged_seconds']} s")
+    print(f"  fingerprint {result['fingerprint']}")
     for key, (units, judgments, alpha) in result["scopes"].items():
         shown = "undefined" if alpha is None else f"{alpha:.3f}"
         print(f"  {key:28s} {units:7d} units {judgments:8d} judgments  alpha {shown}")
+    if args.where:
+        print("  new resident highs, MB above the start (the last is the peak), and where the report was:")
+        for above, where in result["highs"]:
+            print(f"  {above:7.1f}  {where}")
     verdict = "OK" if result["seconds"] < TARGET_SECONDS else "SLOWER THAN TARGET"
     print(f"target < {TARGET_SECONDS:.0f} s: {verdict}")
 
