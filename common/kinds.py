@@ -10,7 +10,7 @@ imports an app: the unit holds URL names, template names and the callables the k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -104,7 +104,8 @@ class ProjectKind:
     release_columns: tuple[tuple[str, str], ...] = ()  # (heading, key of `Release.counts`) on release lists
     manifest_project: Callable[[Any], dict[str, Any]] | None = None  # project → what its manifest says of it
     prompt_templates: bool = False  # its releases carry the export settings' prompt templates (in the manifest)
-    strata: Callable[[Any], dict[str, dict[int, str]]] | None = None  # project → {stratum: {item id: label}}
+    # (project, item ids) → {stratum: {item id: label}} for those items: a report asks a chunk of items at a time
+    strata: Callable[[Any, Collection[int]], dict[str, dict[int, str]]] | None = None
     scopes: Callable[[Any], list[Any]] | None = None  # project → agreement scopes of judgments it keeps itself
 
     def missing(self) -> list[str]:

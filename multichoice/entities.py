@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -639,10 +639,10 @@ def verification_next(*, project: Project, user: User) -> EntityQuestion | None:
     return entity_questions(project).get(item_id=slot.item_id)
 
 
-def entity_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of verifications (multichoice/kind.py): each question's attribute and direction."""
+def entity_review_strata(project: Project, items: Collection[int]) -> dict[str, dict[int, str]]:
+    """Agreement strata of verifications (multichoice/kind.py): each of `items`' attribute and direction."""
     strata: dict[str, dict[int, str]] = {"attribute": {}, "direction": {}}
-    for item_id, attribute, direction in EntityQuestion.objects.filter(project=project).values_list(
+    for item_id, attribute, direction in EntityQuestion.objects.filter(project=project, item_id__in=items).values_list(
         "item_id", "attribute", "direction"
     ):
         strata["attribute"][item_id] = attribute

@@ -31,13 +31,14 @@ Conventions, so a reader of the numbers knows what they mean:
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from itertools import combinations
+from functools import cached_property, lru_cache
+from itertools import combinations, pairwise
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -51,9 +52,6 @@ DEFAULT_SEED = 20110125  # any fixed number: the same data and seed give the sam
 DEFAULT_CONFIDENCE = 0.95
 MAX_BOOTSTRAP = 100_000
 MAX_CELLS = 50_000_000  # units × categories; beyond this the dense count table would not fit comfortably
-PACKAGE_MAX_CELLS = 20_000_000  # units × categories²: the krippendorff package's intermediate array
-SLICE_CELLS = 250_000  # units × categories² of the package's coincidence sum taken at a time (2 MB an array)
-FINGERPRINT_BLOCK = 65_536  # names or judgments hashed at a time
 MAX_PAIR_INTERVALS = 45  # bootstrap intervals per rater pair up to 10 raters; more pairs get point values only
 BOOTSTRAP_METHOD = (
     "percentile bootstrap over units: units drawn with replacement, alpha recomputed on each resample "
@@ -118,8 +116,13 @@ class RatingTable:
 
     @cached_property
     def fingerprint(self) -> str:
-        """`judgments_fingerprint`, once per table: a report hashes a scope's table before it computes it."""
+        """`judgments_fingerprint`, once per table."""
         return judgments_fingerprint(self)
+
+    @cached_property
+    def profiles(self) -> Profiles:
+        """The units as count profiles: what every statistic reads."""
+        return table_profiles(self)
 
     @cached_property
     def counts(self) -> IntArray:
@@ -437,55 +440,6 @@ def _check_size(table: RatingTable) -> None:
         )
 
 
-def _name_texts(names: Sequence[Any]) -> npt.NDArray[Any]:
-    """Each name as JSON text. Whole numbers (database ids) as their decimal text in fixed-width bytes: ASCII, so
-    they sort in the order of the texts, at 21 bytes a name where a str object takes about 60."""
-    if all(type(name) is int for name in names):
-        try:
-            return np.array(names, dtype=np.int64).astype("S")
-        except OverflowError:  # beyond 64 bits: not a database id; the texts below
-            pass
-    return np.array([json.dumps(_json_value(name), ensure_ascii=False) for name in names], dtype=object)
-
-
-def _digest_names(digest: Any, names: Sequence[Any]) -> IntArray:
-    """Hash the names' texts in sorted order, tab-separated, a line; return each name's rank in that order."""
-    texts = _name_texts(names)
-    order = np.argsort(texts, kind="stable")
-    rank = np.empty(len(texts), dtype=np.int64)
-    rank[order] = np.arange(len(texts))
-    for start in range(0, len(order), FINGERPRINT_BLOCK):
-        block = texts[order[start : start + FINGERPRINT_BLOCK]].tolist()
-        text = b"\t".join(block) if texts.dtype.kind == "S" else "\t".join(block).encode()
-        digest.update(b"\t" + text if start else text)
-    digest.update(b"\n")
-    return rank
-
-
-def judgments_fingerprint(table: RatingTable) -> str:
-    """sha256 of the level, the scale and the judgments, whatever their order: the same data, the same fingerprint.
-
-    The judgments are hashed as (unit, rater, category) rank triples in sorted order. Each triple is sorted as one
-    number, unit · raters · categories + rater · categories + category (below 2^63: `_check_size` bounds units ×
-    categories at 50 million), and hashed a block at a time: 8 bytes a judgment where the triples took 56."""
-    digest = hashlib.sha256(f"level\t{table.level}\n".encode())
-    unit_rank, rater_rank, code_rank = (
-        _digest_names(digest, names) for names in (table.units, table.raters, table.categories)
-    )
-    raters, categories = max(len(table.raters), 1), max(len(table.categories), 1)
-    key = unit_rank[table.unit_index]
-    key *= raters
-    key += rater_rank[table.rater_index]
-    key *= categories
-    key += code_rank[table.code]
-    key.sort()
-    for start in range(0, len(key), FINGERPRINT_BLOCK):
-        block = key[start : start + FINGERPRINT_BLOCK]
-        triples = np.stack([block // (raters * categories), block // categories % raters, block % categories], axis=1)
-        digest.update(triples.astype("<i8").tobytes())
-    return "sha256:" + digest.hexdigest()
-
-
 # Results
 
 
@@ -536,10 +490,416 @@ def _json_value(value: Any) -> Any:
     return str(value)
 
 
+# The units as count profiles: what every statistic reads
+
+
+@dataclass(frozen=True, eq=False)
+class Profiles:
+    """Units as count profiles: each distinct row of value counts (how many raters gave a unit each value) and how
+    many units have it. Every statistic reads these; units with the same counts are interchangeable for all of
+    them. A project's millions of units are a few hundred profiles, so a report holds these, never the units.
+
+    `counts` are sorted as `np.unique(..., axis=0)` sorts rows (the bootstrap's draws follow that order). Units
+    judged once are rows summing to 1: they count towards Gwet's prevalence and `excluded_units` only.
+    """
+
+    level: Level
+    categories: tuple[Any, ...]
+    scores: FloatArray | None
+    categories_declared: bool
+    counts: IntArray  # profiles × categories
+    frequency: IntArray  # units with each profile
+    n_raters: int  # raters with any judgment
+    raters_used: int  # raters with a judgment on a unit judged twice or more
+
+    @cached_property
+    def judged(self) -> IntArray:
+        return self.counts.sum(axis=1)
+
+    @cached_property
+    def used(self) -> npt.NDArray[np.bool_]:
+        return self.judged >= 2
+
+    @cached_property
+    def used_counts(self) -> IntArray:
+        return self.counts[self.used]
+
+    @cached_property
+    def used_frequency(self) -> IntArray:
+        return self.frequency[self.used]
+
+    @property
+    def n_judgments(self) -> int:
+        return int(self.judged @ self.frequency)
+
+
+def profiles_from_rows(
+    rows: IntArray,
+    frequency: IntArray,
+    *,
+    level: Level,
+    categories: tuple[Any, ...],
+    scores: FloatArray | None,
+    categories_declared: bool,
+    n_raters: int,
+    raters_used: int,
+) -> Profiles:
+    """Profiles from count rows with their frequencies (a row may repeat; repeats are added up)."""
+    frequency = np.asarray(frequency, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64).reshape(len(frequency), len(categories))
+    keep = frequency > 0
+    rows, frequency = rows[keep], frequency[keep]
+    if len(rows):
+        rows, inverse = np.unique(rows, axis=0, return_inverse=True)
+        frequency = np.bincount(inverse.reshape(-1), weights=frequency, minlength=len(rows)).astype(np.int64)
+    return Profiles(
+        level=level,
+        categories=categories,
+        scores=scores,
+        categories_declared=categories_declared,
+        counts=rows,
+        frequency=frequency,
+        n_raters=n_raters,
+        raters_used=raters_used,
+    )
+
+
+def table_profiles(table: RatingTable) -> Profiles:
+    """A coded table's units as profiles (`RatingTable.profiles`)."""
+    per_unit = table.judgments_per_unit
+    used = (per_unit >= 2)[table.unit_index]
+    return profiles_from_rows(
+        table.counts,
+        np.ones(len(table.units), dtype=np.int64),
+        level=table.level,
+        categories=table.categories,
+        scores=table.scores,
+        categories_declared=table.categories_declared,
+        n_raters=len(np.unique(table.rater_index)),
+        raters_used=len(np.unique(table.rater_index[used])),
+    )
+
+
+class _ProfileCounter:
+    """Profiles added up a unit at a time: a profile is kept as its sorted value codes (short for many values)."""
+
+    def __init__(self) -> None:
+        self.frequency: dict[tuple[int, ...], int] = {}
+        self.raters_used: set[int] = set()
+        self.raters_single: set[int] = set()
+
+    def add(self, key: tuple[int, ...], raters: Sequence[int]) -> None:
+        self.frequency[key] = self.frequency.get(key, 0) + 1
+        (self.raters_used if len(key) >= 2 else self.raters_single).update(raters)
+
+    def profiles(self, tally: Tally, recode: IntArray) -> Profiles:
+        n_categories = len(tally.categories)
+        rows = np.zeros((len(self.frequency), n_categories), dtype=np.int64)
+        for row, key in enumerate(self.frequency):
+            np.add.at(rows[row], recode[list(key)], 1)
+        return profiles_from_rows(
+            rows,
+            np.fromiter(self.frequency.values(), dtype=np.int64, count=len(self.frequency)),
+            level=tally.level,
+            categories=tally.categories,
+            scores=tally.scores,
+            categories_declared=tally.categories_declared,
+            n_raters=len(self.raters_used | self.raters_single),
+            raters_used=len(self.raters_used),
+        )
+
+
+HASH_MODULUS = 2**256
+
+
+def _record_hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
+
+
+class Tally:
+    """A scope's judgments added up a unit at a time, in one pass: every figure of its summary (overall, per rater
+    pair, per stratum, its most contested units) and its fingerprint, in memory that does not grow with the
+    units (profiles, a count table per rater pair, the top contested units). A project's report streams its
+    judgments from the database through one; `agreement_summary` feeds a coded table through one.
+
+    `categories` are the declared values; with `fixed=False` (nominal only) values first seen are added and
+    `finish(order=...)` puts them in their final order. `strata` given with a unit name its stratum in each
+    stratification (a label; NO_STRATUM where none).
+    """
+
+    def __init__(
+        self,
+        level: Level,
+        categories: Sequence[Any],
+        *,
+        scores: FloatArray | None = None,
+        declared: bool = True,
+        fixed: bool = True,
+        contested: int | None = None,
+    ) -> None:
+        _check_level(level)
+        if not fixed and level != "nominal":
+            raise AgreementInputError("Only nominal values may be found as they come.", field="level")
+        self.level = level
+        self.categories: tuple[Any, ...] = tuple(categories)
+        self.scores = scores
+        self.categories_declared = declared
+        self.fixed = fixed
+        self.code_of: dict[Any, int] = {category: at for at, category in enumerate(self.categories)}
+        self.rater_of: dict[Hashable, int] = {}
+        self.texts: dict[tuple[int, int], str] = {}  # (rater, value) -> its JSON text in the fingerprint
+        self.overall = _ProfileCounter()
+        self.rater_codes: dict[tuple[int, int], int] = {}  # (rater, value) -> units
+        self.confusion: dict[tuple[int, int, int, int], int] = {}  # (rater a, rater b, a's value, b's value) -> units
+        self.strata: dict[str, dict[str, _ProfileCounter]] = {}
+        self.contested_limit = contested
+        self.contested: list[tuple[float, float, int, int, Any, tuple[int, ...]]] = []
+        self.units = 0
+        self.judgments_sum = 0
+        self.strata_sum = 0
+        self.recode: IntArray = np.arange(len(self.categories), dtype=np.int64)
+
+    def code(self, value: Any) -> int:
+        """The number of a value among the categories; a value off a fixed scale is refused, naming it."""
+        code = self.code_of.get(value)
+        if code is None:
+            if self.fixed:
+                raise AgreementInputError(f"value {value!r} is not one of the declared categories.", field="value")
+            code = self.code_of[value] = len(self.categories)
+            self.categories = (*self.categories, value)
+        return code
+
+    def add(
+        self, unit: Hashable, raters: Sequence[Hashable], codes: Sequence[int], strata: Mapping[str, str] | None = None
+    ) -> None:
+        """One unit's judgments: `raters[i]` gave value number `codes[i]`."""
+        numbers = [self.rater_of.setdefault(rater, len(self.rater_of)) for rater in raters]
+        judged = sorted(zip(numbers, codes, strict=True))
+        if len(set(numbers)) < len(numbers):
+            repeated = next(rater for at, rater in enumerate(raters) if rater in raters[:at])
+            raise AgreementInputError(
+                f"rater {repeated!r} already judged unit {unit!r}; each rater judges a unit once.", field="rater"
+            )
+        key = tuple(sorted(codes))
+        self.overall.add(key, numbers)
+        for number, code in zip(numbers, codes, strict=True):
+            self.rater_codes[number, code] = self.rater_codes.get((number, code), 0) + 1
+        for (a, code_a), (b, code_b) in combinations(judged, 2):
+            cell = (a, b, code_a, code_b)
+            self.confusion[cell] = self.confusion.get(cell, 0) + 1
+        unit_text = str(unit) if type(unit) is int else _json_text(unit)
+        if strata:
+            for name, label in strata.items():
+                counters = self.strata.setdefault(name, {})
+                counter = counters.get(label)
+                if counter is None:
+                    counter = counters[label] = _ProfileCounter()
+                counter.add(key, numbers)
+            stratum_texts = _strata_text(tuple(strata.items()))
+            self.strata_sum = (self.strata_sum + _record_hash(f"{unit_text}\t{stratum_texts}")) % HASH_MODULUS
+        if len(key) >= 2:
+            self._contest(unit, key)
+        values = sorted(map(self._text, judged))
+        self.judgments_sum = (self.judgments_sum + _record_hash("\t".join([unit_text, *values]))) % HASH_MODULUS
+        self.units += 1
+
+    def _text(self, judgment: tuple[int, int]) -> str:
+        """A judgment's text in the fingerprint, `json.dumps([rater, value])`, made once per rater and value."""
+        text = self.texts.get(judgment)
+        if text is None:
+            rater, code = judgment
+            names = list(self.rater_of)  # rare: once per rater and value
+            text = self.texts[judgment] = _json_text([names[rater], self.categories[code]])
+        return text
+
+    def _contest(self, unit: Hashable, key: tuple[int, ...]) -> None:
+        """Keep the unit if it is among the most contested so far: lowest share of agreeing rater pairs, then the
+        widest spread (numeric levels), then the most judgments, then the earliest."""
+        if self.contested_limit == 0:
+            return
+        judged = len(key)
+        same = sum(n * (n - 1) for n in _run_lengths(key))
+        agreement = same / (judged * (judged - 1))
+        if agreement >= 1:
+            return
+        spread = 0.0
+        if self.scores is not None:
+            scores = [float(self.scores[code]) for code in key]
+            total = sum(scores)
+            spread = max((sum(score * score for score in scores) - total * total / judged) / (judged - 1), 0.0)
+        entry = (-agreement, spread, judged, -self.units, unit, key)
+        if self.contested_limit is None or len(self.contested) < self.contested_limit:
+            heapq.heappush(self.contested, entry)
+        elif entry[:4] > self.contested[0][:4]:
+            heapq.heapreplace(self.contested, entry)
+
+    def finish(self, *, order: Sequence[Any] | None = None) -> None:
+        """Put values found as they came in `order` (every category, each once), before the figures are read."""
+        if order is None:
+            return
+        final = tuple(dict.fromkeys(order))
+        if set(final) != set(self.categories) or len(final) != len(self.categories):
+            raise AgreementInputError("The categories' order must name every category once.", field="categories")
+        position = {category: at for at, category in enumerate(final)}
+        self.recode = np.array([position[category] for category in self.categories], dtype=np.int64)
+        self.categories = final
+        self.code_of = position
+        self.fixed = True
+
+    @property
+    def raters(self) -> tuple[Hashable, ...]:
+        return tuple(self.rater_of)
+
+    @property
+    def n_judgments(self) -> int:
+        return sum(len(key) * n for key, n in self.overall.frequency.items())
+
+    @cached_property
+    def profiles(self) -> Profiles:
+        return self.overall.profiles(self, self.recode)
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the level, the scale and the judgments, whatever their order: the same data, the same
+        fingerprint. Each unit's judgments are hashed as one text (the unit, then each [rater, value] in sorted
+        order) and the units' hashes are added modulo 2^256, an order-free multiset hash (Bellare & Micciancio
+        1997), so a stream of units needs no sorting."""
+        scale = json.dumps([_json_value(category) for category in self.categories], ensure_ascii=False)
+        text = f"level\t{self.level}\nscale\t{scale}\nunits\t{self.units}\n{self.judgments_sum:064x}\n"
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def strata_fingerprint(self) -> str:
+        """sha256 of every unit's strata, hashed as the judgments are (order-free)."""
+        return hashlib.sha256(f"strata\t{self.units}\n{self.strata_sum:064x}\n".encode()).hexdigest()
+
+    def pair_profiles(self) -> dict[tuple[int, int], tuple[Profiles, IntArray]]:
+        """Each pair of raters who judged a unit together (by their numbers, in order): the profiles of the units
+        either judged (the table of the two alone) and their confusion table (rows: the first rater's values)."""
+        n_categories = len(self.categories)
+        confusions: dict[tuple[int, int], IntArray] = {}
+        for (a, b, code_a, code_b), n in self.confusion.items():
+            table = confusions.get((a, b))
+            if table is None:
+                table = confusions[a, b] = np.zeros((n_categories, n_categories), dtype=np.int64)
+            table[self.recode[code_a], self.recode[code_b]] += n
+        return {pair: (self._pair(*pair, confusion), confusion) for pair, confusion in confusions.items()}
+
+    def single_profiles(self, a: int, b: int) -> Profiles:
+        """Two raters who never judged a unit together: their units, each judged once in the pair."""
+        return self._pair(a, b, np.zeros((len(self.categories),) * 2, dtype=np.int64))
+
+    def _rater_values(self, rater: int) -> IntArray:
+        values = np.zeros(len(self.categories), dtype=np.int64)
+        for code in range(len(self.recode)):
+            values[self.recode[code]] += self.rater_codes.get((rater, code), 0)
+        return values
+
+    def _pair(self, a: int, b: int, confusion: IntArray) -> Profiles:
+        n_categories = len(self.categories)
+        eye = np.eye(n_categories, dtype=np.int64)
+        first, second = np.nonzero(confusion)
+        single = self._rater_values(a) - confusion.sum(axis=1) + self._rater_values(b) - confusion.sum(axis=0)
+        rows = np.concatenate([eye[first] + eye[second], eye])
+        frequency = np.concatenate([confusion[first, second], single])
+        return profiles_from_rows(
+            rows,
+            frequency,
+            level=self.level,
+            categories=self.categories,
+            scores=self.scores,
+            categories_declared=self.categories_declared,
+            n_raters=2,
+            raters_used=2 if confusion.any() else 0,
+        )
+
+    def strata_profiles(self, name: str) -> list[tuple[str, Profiles]]:
+        """A stratification's strata in sorted order, each with its units' profiles."""
+        counters = self.strata.get(name, {})
+        return [(label, counters[label].profiles(self, self.recode)) for label in _sorted_values(counters)]
+
+    def contested_units(self) -> list[ContestedUnit]:
+        ranked = sorted(self.contested, reverse=True)
+        out = []
+        for negative_agreement, spread, judged, _, unit, key in ranked:
+            counts = np.bincount(self.recode[list(key)], minlength=len(self.categories))
+            out.append(
+                ContestedUnit(
+                    unit=unit,
+                    n_judgments=judged,
+                    agreement=-negative_agreement,
+                    spread=spread if self.scores is not None else None,
+                    values={
+                        str(_json_value(self.categories[code])): int(counts[code]) for code in np.flatnonzero(counts)
+                    },
+                )
+            )
+        return out
+
+
+def _json_text(value: Any) -> str:
+    if isinstance(value, list):
+        return json.dumps([_json_value(part) for part in value], ensure_ascii=False)
+    return json.dumps(_json_value(value), ensure_ascii=False)
+
+
+@lru_cache(maxsize=4096)
+def _strata_text(strata: tuple[tuple[str, str], ...]) -> str:
+    """A unit's strata as JSON text; units share a few combinations of labels, so each is made once."""
+    return json.dumps(sorted(strata), ensure_ascii=False)
+
+
+def _run_lengths(key: tuple[int, ...]) -> Iterator[int]:
+    """How often each value comes in a sorted tuple of values."""
+    run = 1
+    for before, value in pairwise(key):
+        if value == before:
+            run += 1
+        else:
+            yield run
+            run = 1
+    yield run
+
+
+def table_tally(
+    table: RatingTable, *, strata: Mapping[str, Mapping[Any, str]] | None = None, contested: int | None = None
+) -> Tally:
+    """A coded table fed through a `Tally` a unit at a time, in the table's unit order. `strata` maps a
+    stratification's name to unit -> label (units missing from it: NO_STRATUM)."""
+    tally = Tally(
+        table.level,
+        table.categories,
+        scores=table.scores,
+        declared=table.categories_declared,
+        contested=contested,
+    )
+    for rater in table.raters:  # raters keep the table's order
+        tally.rater_of.setdefault(rater, len(tally.rater_of))
+    order = np.argsort(table.unit_index, kind="stable")
+    units = table.unit_index[order]
+    starts = np.flatnonzero(np.r_[True, units[1:] != units[:-1]]) if len(units) else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(units)] if len(units) else starts
+    raters, codes = table.rater_index[order].tolist(), table.code[order].tolist()
+    names = table.raters
+    for unit_number, start, end in zip(units[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
+        unit = table.units[unit_number]
+        labels = (
+            {name: str(mapping.get(unit, NO_STRATUM) or NO_STRATUM) for name, mapping in strata.items()}
+            if strata
+            else None
+        )
+        tally.add(unit, [names[rater] for rater in raters[start:end]], codes[start:end], labels)
+    return tally
+
+
+def judgments_fingerprint(table: RatingTable) -> str:
+    """The table's judgments fingerprint (`Tally.fingerprint`)."""
+    return table_tally(table, contested=0).fingerprint
+
+
 @dataclass(frozen=True)
 class _Basis:
-    used: npt.NDArray[np.bool_]  # per unit: judged at least twice
-    n_units: int
+    n_units: int  # judged at least twice
     n_raters: int
     n_judgments: int
     excluded_units: int
@@ -557,39 +917,36 @@ class _Basis:
         )
 
 
-def _basis(table: RatingTable) -> _Basis:
-    per_unit = table.judgments_per_unit
-    used = per_unit >= 2
-    judged = used[table.unit_index]
+Measured = RatingTable | Profiles
+
+
+def _profiles(data: Measured) -> Profiles:
+    return data.profiles if isinstance(data, RatingTable) else data
+
+
+def _basis(profiles: Profiles) -> _Basis:
     return _Basis(
-        used=used,
-        n_units=int(used.sum()),
-        n_raters=len(np.unique(table.rater_index[judged])),
-        n_judgments=int(per_unit[used].sum()),
-        excluded_units=int((per_unit == 1).sum()),
+        n_units=int(profiles.used_frequency.sum()),
+        n_raters=profiles.raters_used,
+        n_judgments=int(profiles.judged[profiles.used] @ profiles.used_frequency),
+        excluded_units=int(profiles.frequency[profiles.judged == 1].sum()),
     )
 
 
-def _used_counts(table: RatingTable, basis: _Basis) -> IntArray:
-    """The count rows (`RatingTable.counts`) of the units judged at least twice: the table's own rows, not a copy,
-    when every unit was (a big table's copy would be held beside it at every statistic). Read only."""
-    return table.counts if basis.n_units == len(table.units) else table.counts[basis.used]
-
-
-def _no_pairs_reason(table: RatingTable, basis: _Basis) -> str | None:
-    if table.n_judgments == 0:
+def _no_pairs_reason(profiles: Profiles, basis: _Basis) -> str | None:
+    if profiles.n_judgments == 0:
         return "No judgments."
-    if len(table.raters) < 2:
+    if profiles.n_raters < 2:
         return "Only one rater: agreement needs at least two raters."
     if basis.n_units == 0:
         return "No unit was judged by two or more raters, so there is nothing to compare."
     return None
 
 
-def _no_variation_reason(table: RatingTable, basis: _Basis, statistic: str) -> str | None:
-    observed = np.flatnonzero(_used_counts(table, basis).sum(axis=0))
+def _no_variation_reason(profiles: Profiles, statistic: str) -> str | None:
+    observed = np.flatnonzero(profiles.used_counts.sum(axis=0))
     if len(observed) < 2:
-        value = table.categories[observed[0]] if len(observed) else None
+        value = profiles.categories[observed[0]] if len(observed) else None
         return (
             f"No variation: every judgment is {value!r}, so expected disagreement is zero and {statistic} is undefined."
         )
@@ -599,133 +956,82 @@ def _no_variation_reason(table: RatingTable, basis: _Basis, statistic: str) -> s
 # The statistics
 
 
-def krippendorff_alpha(table: RatingTable) -> Statistic:
-    """Krippendorff's alpha at the table's level of measurement, by the `krippendorff` package."""
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis) or _no_variation_reason(table, basis, "alpha")
+def krippendorff_alpha(data: Measured) -> Statistic:
+    """Krippendorff's alpha at the level of measurement: the `krippendorff` package's formula (its coincidences
+    and distances), summed over count profiles weighted by their units (tests hold it to the package's value)."""
+    profiles = _profiles(data)
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis) or _no_variation_reason(profiles, "alpha")
     if reason:
         return basis.statistic("krippendorff_alpha", None, reason)
-    counts = _used_counts(table, basis)
-    if len(counts) * len(table.categories) ** 2 <= PACKAGE_MAX_CELLS:
-        value = _package_alpha(counts, _alpha_domain(table), table.level)
-        return basis.statistic("krippendorff_alpha", float(value))
-    # The package holds a units × values × values array; with many distinct values that does not fit.
-    profiles, frequency = np.unique(counts, axis=0, return_counts=True)
-    value = _weighted_alpha(frequency[None, :].astype(float), profiles, table)[0]
-    note = "Computed by localqa's vectorised form of the package's formula (too many distinct values for it)."
-    return basis.statistic("krippendorff_alpha", None if math.isnan(value) else float(value), note)
+    value = _weighted_alpha(profiles.used_frequency[None, :].astype(float), profiles.used_counts, profiles)[0]
+    if math.isnan(value):
+        return basis.statistic(
+            "krippendorff_alpha", None, "Too many distinct ordinal values to compute alpha; declare a coarser scale."
+        )
+    return basis.statistic("krippendorff_alpha", float(value))
 
 
-def _package_alpha(counts: IntArray, domain: FloatArray, level: Level) -> float:
-    """`krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)`, step by step
-    as the package (0.9) takes it, but with its units × values² coincidence array made a slice of units at a time.
-
-    The package sums that array over units in order (numpy adds along the first axis one row after the other);
-    each slice's sum starts from the total so far, so the additions, their order and the number are the same,
-    while the memory is a slice's (that array was 128 MB per table for 40,000 units of 20 topics).
-    """
-    n_values = counts.shape[1]
-    eye = np.eye(n_values)[np.newaxis, ...]
-    step = max(1, SLICE_CELLS // max(n_values**2, 1))
-    coincidences: FloatArray | None = None
-    for start in range(0, len(counts), step):
-        part = counts[start : start + step]
-        pairable = np.maximum(part.sum(axis=1), 2)
-        diagonals = part[:, np.newaxis, :] * eye
-        unnormalized = part[..., np.newaxis] * part[:, np.newaxis, :] - diagonals
-        terms = np.divide(unnormalized, (pairable - 1).reshape((-1, 1, 1)), dtype=np.float64)
-        if coincidences is not None:
-            terms = np.concatenate([coincidences[np.newaxis], terms])
-        coincidences = terms.sum(axis=0)
-    assert coincidences is not None
-    totals = coincidences.sum(axis=0)
-    expected = np.divide(np.outer(totals, totals) - np.diagflat(totals), totals.sum() - 1, dtype=np.float64)
-    distances = _package_distances(domain, totals, level)
-    return float(1 - (coincidences * distances).sum() / (expected * distances).sum())
-
-
-def _package_distances(domain: FloatArray, totals: FloatArray, level: Level) -> FloatArray:
-    """The package's distance of every pair of values (its `_distances` with its metric of each level)."""
-    v1, v2 = domain[:, np.newaxis], domain[np.newaxis, :]
-    if level == "nominal":
-        return (v1 != v2).astype(np.float64)
-    if level == "interval":
-        return (v1 - v2).astype(np.float64) ** 2
-    if level == "ratio":
-        total = v1 + v2
-        return np.divide(v1 - v2, total, out=np.zeros(np.broadcast(v1, v2).shape), where=total != 0) ** 2
-    indices = np.arange(len(domain))
-    i1, i2 = (
-        np.minimum(indices[:, np.newaxis], indices[np.newaxis, :]),
-        np.maximum(indices[:, np.newaxis], indices[np.newaxis, :]),
-    )
-    ranges = np.dstack((i1, i2 + 1))
-    between = np.add.reduceat(np.append(totals, 0), ranges.reshape(-1))[::2].reshape(*i1.shape)
-    return (between - np.divide(totals[i1] + totals[i2], 2, dtype=np.float64)) ** 2
-
-
-def _alpha_domain(table: RatingTable) -> FloatArray:
-    if table.level in ("interval", "ratio"):
-        assert table.scores is not None
-        return table.scores
-    return np.arange(len(table.categories), dtype=float)  # nominal: labels; ordinal: only the order matters
-
-
-def percent_agreement(table: RatingTable) -> Statistic:
+def percent_agreement(data: Measured) -> Statistic:
     """Observed agreement: per unit, the share of rater pairs that agree; averaged over units judged twice or more."""
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis)
+    profiles = _profiles(data)
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
     if reason:
         return basis.statistic("percent_agreement", None, reason)
-    return basis.statistic("percent_agreement", _observed_agreement(_used_counts(table, basis)))
+    return basis.statistic("percent_agreement", _observed_agreement(profiles))
 
 
-def _observed_agreement(counts: IntArray) -> float:
+def _observed_agreement(profiles: Profiles) -> float:
+    counts, frequency = profiles.used_counts, profiles.used_frequency
     judged = counts.sum(axis=1)
-    return float(((counts * (counts - 1)).sum(axis=1) / (judged * (judged - 1))).mean())
+    per_profile = (counts * (counts - 1)).sum(axis=1) / (judged * (judged - 1))
+    return float(per_profile @ frequency / frequency.sum())
 
 
-def _prevalence(table: RatingTable) -> FloatArray:
+def _prevalence(profiles: Profiles) -> FloatArray:
     """π_k: the mean over units of the share of a unit's ratings in category k (Gwet 2014, missing ratings)."""
-    counts = table.counts
-    return (counts / counts.sum(axis=1, keepdims=True)).mean(axis=0)
+    shares = profiles.counts / profiles.judged[:, None]
+    return (profiles.frequency @ shares) / profiles.frequency.sum()
 
 
 SINGLE_UNIT_NOTE = "Units judged once count towards category prevalence only, as in Gwet's formulas."
 
 
-def fleiss_kappa(table: RatingTable) -> Statistic:
+def fleiss_kappa(data: Measured) -> Statistic:
     """Fleiss' kappa; with missing ratings, Gwet's generalisation (p_e = Σ π_k²)."""
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis)
+    profiles = _profiles(data)
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
     if reason:
         return basis.statistic("fleiss_kappa", None, reason)
-    agreement = _observed_agreement(_used_counts(table, basis))
-    chance = float((_prevalence(table) ** 2).sum())
+    agreement = _observed_agreement(profiles)
+    chance = float((_prevalence(profiles) ** 2).sum())
     if chance >= 1 - 1e-12:
-        return basis.statistic("fleiss_kappa", None, _no_variation_reason(table, basis, "kappa") or "")
+        return basis.statistic("fleiss_kappa", None, _no_variation_reason(profiles, "kappa") or "")
     note = SINGLE_UNIT_NOTE if basis.excluded_units else ""
     return basis.statistic("fleiss_kappa", (agreement - chance) / (1 - chance), note)
 
 
-def gwet_ac1(table: RatingTable) -> Statistic:
+def gwet_ac1(data: Measured) -> Statistic:
     """Gwet's AC1 for nominal categories: p_e = Σ π_k(1 − π_k) / (q − 1), q the number of categories."""
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis)
+    profiles = _profiles(data)
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
     if reason:
         return basis.statistic("gwet_ac1", None, reason)
-    q = len(table.categories)
+    q = len(profiles.categories)
     if q < 2:
         return basis.statistic(
             "gwet_ac1",
             None,
-            f"Only one category ({table.categories[0]!r}) is known, so AC1 is undefined; "
+            f"Only one category ({profiles.categories[0]!r}) is known, so AC1 is undefined; "
             "declare the scale's categories to compute it.",
         )
-    prevalence = _prevalence(table)
-    agreement = _observed_agreement(_used_counts(table, basis))
+    prevalence = _prevalence(profiles)
+    agreement = _observed_agreement(profiles)
     chance = float((prevalence * (1 - prevalence)).sum() / (q - 1))
-    notes = [f"q = {q} categories ({'declared' if table.categories_declared else 'observed'})."]
+    notes = [f"q = {q} categories ({'declared' if profiles.categories_declared else 'observed'})."]
     if basis.excluded_units:
         notes.append(SINGLE_UNIT_NOTE)
     return basis.statistic("gwet_ac1", (agreement - chance) / (1 - chance), " ".join(notes))
@@ -738,56 +1044,56 @@ def cohen_kappa(table: RatingTable, rater_a: Hashable, rater_b: Hashable) -> Sta
         if rater not in index:
             raise AgreementInputError(f"Unknown rater {rater!r}.", field="rater")
     pair = table.select_raters(index[rater_a], index[rater_b])
-    return _cohen_kappa(pair, index[rater_a] < index[rater_b])
-
-
-def _cohen_kappa(pair: RatingTable, first_is_a: bool = True) -> Statistic:
-    basis = _basis(pair)
-    reason = _no_pairs_reason(pair, basis)
-    if reason:
-        return basis.statistic("cohen_kappa", None, reason)
     matrix = pair.code_matrix()
     both = ~np.isnan(matrix).any(axis=0)
     a, b = matrix[:, both].astype(np.int64)
-    if not first_is_a:
+    if index[rater_a] > index[rater_b]:
         a, b = b, a
     n_categories = len(pair.categories)
     confusion = np.bincount(a * n_categories + b, minlength=n_categories**2).reshape(n_categories, n_categories)
+    return _cohen_kappa(pair.profiles, confusion)
+
+
+def _cohen_kappa(profiles: Profiles, confusion: IntArray) -> Statistic:
+    """Cohen's kappa from two raters' confusion table (rows: the first rater's values); `profiles` are the units
+    either of them judged."""
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
+    if reason:
+        return basis.statistic("cohen_kappa", None, reason)
     total = confusion.sum()
     observed = np.trace(confusion) / total
     chance = float(confusion.sum(axis=1) @ confusion.sum(axis=0)) / total**2
     if chance >= 1 - 1e-12:
-        return basis.statistic("cohen_kappa", None, _no_variation_reason(pair, basis, "kappa") or "")
+        return basis.statistic("cohen_kappa", None, _no_variation_reason(profiles, "kappa") or "")
     return basis.statistic("cohen_kappa", (observed - chance) / (1 - chance))
 
 
-def rwg_j(table: RatingTable, *, options: int | None = None, star: bool = True) -> Statistic:
-    """r*wg(j) (default) or James, Demaree & Wolf's rwg(j) over the table's units as the J items.
+def rwg_j(data: Measured, *, options: int | None = None, star: bool = True) -> Statistic:
+    """r*wg(j) (default) or James, Demaree & Wolf's rwg(j) over the units as the J items.
 
     `options` is A, the number of response options; by default the number of
     declared categories, else the observed range of integer ratings.
     """
+    profiles = _profiles(data)
     name = "rwg_star_j" if star else "rwg_j"
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis)
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
     if reason:
         return basis.statistic(name, None, reason)
-    if table.scores is None:
+    if profiles.scores is None:
         return basis.statistic(name, None, "Needs numeric ratings (ordinal, interval or ratio), not nominal ones.")
-    options, source = _response_options(table, options)
+    options, source = _response_options(profiles, options)
     if options is None:
         return basis.statistic(name, None, source)
     null_variance = (options**2 - 1) / 12
     if source == "declared scale":  # uniform over the declared points, which need not be 1 apart
-        assert table.scores is not None
-        null_variance = float(np.var(table.scores))
-    scores = table.scores[table.code]
-    per_unit = table.judgments_per_unit.astype(float)
-    sums = np.bincount(table.unit_index, weights=scores, minlength=len(table.units))
-    squares = np.bincount(table.unit_index, weights=scores**2, minlength=len(table.units))
-    used = basis.used
-    variances = (squares[used] - sums[used] ** 2 / per_unit[used]) / (per_unit[used] - 1)
-    ratio = float(np.clip(variances, 0, None).mean()) / null_variance
+        null_variance = float(np.var(profiles.scores))
+    counts, frequency = profiles.used_counts, profiles.used_frequency
+    judged = counts.sum(axis=1).astype(float)
+    sums, squares = counts @ profiles.scores, counts @ profiles.scores**2
+    variances = np.clip((squares - sums**2 / judged) / (judged - 1), 0, None)
+    ratio = float(variances @ frequency / frequency.sum()) / null_variance
     note = f"A = {options} response options ({source}); J = {basis.n_units} items."
     if star:
         value = 1 - ratio  # may be negative: more spread than random responding (Lindell et al. 1999)
@@ -800,17 +1106,17 @@ def rwg_j(table: RatingTable, *, options: int | None = None, star: bool = True) 
     return basis.statistic(name, value, note)
 
 
-def _response_options(table: RatingTable, options: int | None) -> tuple[int | None, str]:
+def _response_options(profiles: Profiles, options: int | None) -> tuple[int | None, str]:
     if options is not None:
         if options < 2:
             return None, "The number of response options must be at least 2."
         return options, "given"
-    if table.categories_declared:
-        if len(table.categories) < 2:
+    if profiles.categories_declared:
+        if len(profiles.categories) < 2:
             return None, "The declared scale has fewer than two response options."
-        return len(table.categories), "declared scale"
-    assert table.scores is not None
-    observed = table.scores[np.unique(table.code)]
+        return len(profiles.categories), "declared scale"
+    assert profiles.scores is not None
+    observed = profiles.scores[np.flatnonzero(profiles.counts.sum(axis=0))]
     if not np.all(observed == np.round(observed)):
         return None, "The number of response options is unknown for non-integer ratings: declare the scale."
     low, high = int(observed.min()), int(observed.max())
@@ -823,7 +1129,7 @@ def _response_options(table: RatingTable, options: int | None) -> tuple[int | No
 
 
 def alpha_bootstrap(
-    table: RatingTable,
+    data: Measured,
     *,
     replicates: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
@@ -834,7 +1140,7 @@ def alpha_bootstrap(
     Vectorised: units with the same value counts share one coincidence profile,
     so a resample is a weight per profile and alpha follows from weighted sums.
     """
-    values = alpha_bootstrap_samples(table, replicates=replicates, seed=seed)
+    values = alpha_bootstrap_samples(data, replicates=replicates, seed=seed)
     values = values[np.isfinite(values)]
     if len(values) == 0:
         return None, None, 0
@@ -843,13 +1149,14 @@ def alpha_bootstrap(
     return float(low), float(high), len(values)
 
 
-def alpha_bootstrap_samples(table: RatingTable, *, replicates: int, seed: int) -> FloatArray:
+def alpha_bootstrap_samples(data: Measured, *, replicates: int, seed: int) -> FloatArray:
     """Alpha of each unit resample (NaN where a resample has no variation)."""
-    alphas = [_weighted_alpha(weights, profiles, table) for weights, profiles in _resamples(table, replicates, seed)]
+    profiles = _profiles(data)
+    alphas = [_weighted_alpha(weights, counts, profiles) for weights, counts in _resamples(profiles, replicates, seed)]
     return np.concatenate(alphas) if alphas else np.empty(0)
 
 
-def _resamples(table: RatingTable, replicates: int, seed: int) -> Iterator[tuple[FloatArray, IntArray]]:
+def _resamples(data: Measured, replicates: int, seed: int) -> Iterator[tuple[FloatArray, IntArray]]:
     """Unit resamples as weights over count profiles, in chunks: (resamples × profiles weights, profiles).
 
     Units with the same value counts (a profile) are interchangeable, so drawing
@@ -857,21 +1164,22 @@ def _resamples(table: RatingTable, replicates: int, seed: int) -> Iterator[tuple
     each profile comes up: multinomial(U, profile frequency / U). That costs
     resamples × profiles instead of resamples × units.
     """
-    counts = _used_counts(table, _basis(table))
-    if replicates <= 0 or len(counts) == 0:
+    profiles = _profiles(data)
+    counts, frequency = profiles.used_counts, profiles.used_frequency
+    units = int(frequency.sum())
+    if replicates <= 0 or units == 0:
         return
-    profiles, frequency = np.unique(counts, axis=0, return_counts=True)
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(replicates, 4_000_000 // len(profiles)))
+    chunk = max(1, min(replicates, 4_000_000 // len(counts)))
     done = 0
     while done < replicates:
         size = min(chunk, replicates - done)
-        weights = rng.multinomial(len(counts), frequency / len(counts), size=size)
-        yield weights.astype(float), profiles
+        weights = rng.multinomial(units, frequency / units, size=size)
+        yield weights.astype(float), counts
         done += size
 
 
-def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable) -> FloatArray:
+def _weighted_alpha(weights: FloatArray, profiles: IntArray, scale: Profiles) -> FloatArray:
     """Alpha for each row of `weights` (how often each count profile was drawn).
 
     Observed disagreement is a weighted sum over profiles; expected disagreement
@@ -883,7 +1191,7 @@ def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable)
     totals = weights @ profiles  # resamples × categories: n_c
     n = totals.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if table.level == "ordinal":
+        if scale.level == "ordinal":
             if max(len(profiles), len(weights)) * n_categories**2 > MAX_CELLS:
                 return np.full(len(weights), np.nan)
             diagonal = profiles[:, :, None] * np.eye(n_categories)[None]
@@ -892,17 +1200,17 @@ def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable)
             distance = _ordinal_distances(totals)
             observed = (coincidences * distance).sum(axis=(1, 2))
             expected = (totals[:, :, None] * distance * totals[:, None, :]).sum(axis=(1, 2)) / (n - 1)
-        elif table.level == "nominal":
+        elif scale.level == "nominal":
             observed = weights @ ((pairable**2 - (profiles**2).sum(axis=1)) / (pairable - 1))
             expected = (n**2 - (totals**2).sum(axis=1)) / (n - 1)
-        elif table.level == "interval":
-            assert table.scores is not None
-            values = table.scores - table.scores.mean()  # distances do not change; the sums stay small
+        elif scale.level == "interval":
+            assert scale.scores is not None
+            values = scale.scores - scale.scores.mean()  # distances do not change; the sums stay small
             per_profile = 2 * (pairable * (profiles @ values**2) - (profiles @ values) ** 2) / (pairable - 1)
             observed = weights @ per_profile
             expected = 2 * (n * (totals @ values**2) - (totals @ values) ** 2) / (n - 1)
         else:
-            distance = _fixed_distances(table)
+            distance = _fixed_distances(scale)
             observed = weights @ (((profiles @ distance) * profiles).sum(axis=1) / (pairable - 1))
             expected = ((totals @ distance) * totals).sum(axis=1) / (n - 1)
         result = 1 - observed / expected
@@ -910,12 +1218,12 @@ def _weighted_alpha(weights: FloatArray, profiles: IntArray, table: RatingTable)
     return result
 
 
-def _fixed_distances(table: RatingTable) -> FloatArray:
-    if table.level == "nominal":
-        return 1 - np.eye(len(table.categories))
-    assert table.scores is not None
-    v1, v2 = table.scores[:, None], table.scores[None, :]
-    if table.level == "interval":
+def _fixed_distances(scale: Profiles) -> FloatArray:
+    if scale.level == "nominal":
+        return 1 - np.eye(len(scale.categories))
+    assert scale.scores is not None
+    v1, v2 = scale.scores[:, None], scale.scores[None, :]
+    if scale.level == "interval":
         return (v1 - v2) ** 2
     total = v1 + v2
     return np.divide(v1 - v2, total, out=np.zeros_like(total * 1.0), where=total != 0) ** 2
@@ -930,11 +1238,11 @@ def _ordinal_distances(totals: FloatArray) -> FloatArray:
     return (between - (totals[:, low] + totals[:, high]) / 2) ** 2
 
 
-def _alpha_with_interval(table: RatingTable, bootstrap: int, seed: int, confidence: float) -> Statistic:
-    point = krippendorff_alpha(table)
+def _alpha_with_interval(profiles: Profiles, bootstrap: int, seed: int, confidence: float) -> Statistic:
+    point = krippendorff_alpha(profiles)
     if point.value is None or bootstrap <= 0:
         return point
-    low, high, used = alpha_bootstrap(table, replicates=bootstrap, seed=seed, confidence=confidence)
+    low, high, used = alpha_bootstrap(profiles, replicates=bootstrap, seed=seed, confidence=confidence)
     if used:
         note = f"{confidence:.0%} interval from {used} of {bootstrap} bootstrap resamples."
     else:
@@ -1055,38 +1363,6 @@ def summary_csv_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
     return rows
 
 
-def _table_statistics(
-    table: RatingTable, *, bootstrap: int, seed: int, confidence: float, options: int | None
-) -> dict[str, Statistic]:
-    statistics = {
-        "krippendorff_alpha": _alpha_with_interval(table, bootstrap, seed, confidence),
-        "percent_agreement": percent_agreement(table),
-        "fleiss_kappa": fleiss_kappa(table),
-        "gwet_ac1": gwet_ac1(table),
-    }
-    if table.scores is not None:
-        statistics["rwg_star_j"] = rwg_j(table, options=options)
-    return statistics
-
-
-def _pairs(
-    table: RatingTable, *, bootstrap: int, seed: int, confidence: float, kappa_only: bool = False
-) -> tuple[tuple[PairResult, ...], bool]:
-    pairs = list(combinations(range(len(table.raters)), 2))
-    with_intervals = len(pairs) <= MAX_PAIR_INTERVALS
-    results = []
-    for a, b in pairs:
-        pair = table.select_raters(a, b)
-        statistics = {"cohen_kappa": _cohen_kappa(pair)}
-        if not kappa_only:
-            statistics["krippendorff_alpha"] = (
-                _alpha_with_interval(pair, bootstrap, seed, confidence) if with_intervals else krippendorff_alpha(pair)
-            )
-            statistics["percent_agreement"] = percent_agreement(pair)
-        results.append(PairResult(table.raters[a], table.raters[b], statistics))
-    return tuple(results), with_intervals
-
-
 CONTESTED_IN_SUMMARY = 50
 
 
@@ -1110,42 +1386,55 @@ class ContestedUnit:
         }
 
 
+def _table_statistics(
+    profiles: Profiles, *, bootstrap: int, seed: int, confidence: float, options: int | None
+) -> dict[str, Statistic]:
+    statistics = {
+        "krippendorff_alpha": _alpha_with_interval(profiles, bootstrap, seed, confidence),
+        "percent_agreement": percent_agreement(profiles),
+        "fleiss_kappa": fleiss_kappa(profiles),
+        "gwet_ac1": gwet_ac1(profiles),
+    }
+    if profiles.scores is not None:
+        statistics["rwg_star_j"] = rwg_j(profiles, options=options)
+    return statistics
+
+
+def _pairs(
+    tally: Tally, *, bootstrap: int, seed: int, confidence: float, kappa_only: bool = False
+) -> tuple[tuple[PairResult, ...], bool]:
+    raters = tally.raters
+    pairs = list(combinations(range(len(raters)), 2))
+    with_intervals = len(pairs) <= MAX_PAIR_INTERVALS
+    together = tally.pair_profiles()
+    no_units = np.zeros((len(tally.categories),) * 2, dtype=np.int64)
+    results = []
+    for a, b in pairs:
+        profiles, confusion = together.get((a, b)) or (tally.single_profiles(a, b), no_units)
+        statistics = {"cohen_kappa": _cohen_kappa(profiles, confusion)}
+        if not kappa_only:
+            statistics["krippendorff_alpha"] = (
+                _alpha_with_interval(profiles, bootstrap, seed, confidence)
+                if with_intervals
+                else krippendorff_alpha(profiles)
+            )
+            statistics["percent_agreement"] = percent_agreement(profiles)
+        results.append(PairResult(raters[a], raters[b], statistics))
+    return tuple(results), with_intervals
+
+
 def contested_units(table: RatingTable, *, limit: int | None = None) -> list[ContestedUnit]:
     """Units judged at least twice where raters differ, most contested first.
 
     Order: lowest share of agreeing rater pairs, then (numeric levels) the widest
     spread, then the most judgments; ties keep the table's unit order.
     """
-    counts = table.counts
-    judged = table.judgments_per_unit
-    with np.errstate(divide="ignore", invalid="ignore"):
-        agreement = (counts * (counts - 1)).sum(axis=1) / (judged * (judged - 1))
-    candidates = np.flatnonzero((judged >= 2) & (agreement < 1))
-    spread = np.zeros(len(table.units))
-    if table.scores is not None:
-        scores = table.scores[table.code]
-        sums = np.bincount(table.unit_index, weights=scores, minlength=len(table.units))
-        squares = np.bincount(table.unit_index, weights=scores**2, minlength=len(table.units))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            spread = np.clip((squares - sums**2 / judged) / (judged - 1), 0, None)
-    order = candidates[np.lexsort((-judged[candidates], -spread[candidates], agreement[candidates]))]
-    if limit is not None:
-        order = order[:limit]
-    return [
-        ContestedUnit(
-            unit=table.units[u],
-            n_judgments=int(judged[u]),
-            agreement=float(agreement[u]),
-            spread=float(spread[u]) if table.scores is not None else None,
-            values={str(_json_value(table.categories[c])): int(counts[u, c]) for c in np.flatnonzero(counts[u])},
-        )
-        for u in order
-    ]
+    return table_tally(table, contested=limit).contested_units()
 
 
-def _mean_kappa(table: RatingTable, pairs: Sequence[PairResult]) -> Statistic:
-    basis = _basis(table)
-    reason = _no_pairs_reason(table, basis)
+def _mean_kappa(profiles: Profiles, pairs: Sequence[PairResult]) -> Statistic:
+    basis = _basis(profiles)
+    reason = _no_pairs_reason(profiles, basis)
     kappas = [pair.statistics["cohen_kappa"].value for pair in pairs]
     defined = [kappa for kappa in kappas if kappa is not None]
     if reason or not defined:
@@ -1156,8 +1445,11 @@ def _mean_kappa(table: RatingTable, pairs: Sequence[PairResult]) -> Statistic:
     return basis.statistic("cohen_kappa_mean", float(np.mean(defined)), note)
 
 
+STRATA_NAME = "stratum"  # the one stratification `agreement_summary(strata=...)` is given
+
+
 def agreement_summary(
-    judgments: Iterable[Sequence[Any]] | RatingTable,
+    judgments: Iterable[Sequence[Any]] | RatingTable | Tally,
     level: Level,
     *,
     strata: Mapping[Any, str] | None = None,
@@ -1173,21 +1465,31 @@ def agreement_summary(
     Units missing from `strata` form the stratum "(none)". `options` is the
     number of response options for r*wg(j) (default: the declared categories).
     `pairwise=False` leaves out the per-pair figures and matrices (and their
-    cost); the mean pairwise kappa is still given.
+    cost); the mean pairwise kappa is still given. A `Tally` already holds its units (and its strata, computed
+    by `tally_strata_statistics`).
     """
     if not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise AgreementInputError(f"bootstrap must be a whole number from 0 to {MAX_BOOTSTRAP}.", field="bootstrap")
     if not 0 < confidence < 1:
         raise AgreementInputError("confidence must lie between 0 and 1.", field="confidence")
-    table = judgments if isinstance(judgments, RatingTable) else rating_table(judgments, level, categories=categories)
-    if table.level != level:
-        raise AgreementInputError(f"The table was coded at level {table.level!r}, not {level!r}.", field="level")
-    basis = _basis(table)
-    statistics = _table_statistics(table, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
+    if isinstance(judgments, Tally):
+        tally = judgments
+    else:
+        table = (
+            judgments if isinstance(judgments, RatingTable) else rating_table(judgments, level, categories=categories)
+        )
+        tally = table_tally(
+            table, strata={STRATA_NAME: strata} if strata is not None else None, contested=CONTESTED_IN_SUMMARY
+        )
+    if tally.level != level:
+        raise AgreementInputError(f"The table was coded at level {tally.level!r}, not {level!r}.", field="level")
+    profiles = tally.profiles
+    basis = _basis(profiles)
+    statistics = _table_statistics(profiles, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
     pairs, pair_intervals = _pairs(
-        table, bootstrap=bootstrap, seed=seed, confidence=confidence, kappa_only=not pairwise
+        tally, bootstrap=bootstrap, seed=seed, confidence=confidence, kappa_only=not pairwise
     )
-    statistics["cohen_kappa_mean"] = _mean_kappa(table, pairs)
+    statistics["cohen_kappa_mean"] = _mean_kappa(profiles, pairs)
     if not pairwise:
         pairs = ()
     notes = []
@@ -1195,23 +1497,25 @@ def agreement_summary(
         notes.append(f"{basis.excluded_units} unit(s) judged only once were left out of the agreement figures.")
     if pairs and not pair_intervals:
         notes.append(f"{len(pairs)} rater pairs: pairwise alpha is shown without bootstrap intervals.")
-    if table.level != "nominal":
+    if tally.level != "nominal":
         notes.append("Percent agreement, kappas and AC1 compare values for equality (unweighted).")
     stratum_results = (
-        strata_statistics(table, strata, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
-        if strata is not None
+        tally_strata_statistics(
+            tally, STRATA_NAME, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options
+        )
+        if strata is not None and not isinstance(judgments, Tally)
         else ()
     )
     return AgreementSummary(
-        fingerprint=table.fingerprint,
-        level=table.level,
-        categories=table.categories,
+        fingerprint=tally.fingerprint,
+        level=tally.level,
+        categories=tally.categories,
         n_units=basis.n_units,
         n_raters=basis.n_raters,
         n_judgments=basis.n_judgments,
         excluded_units=basis.excluded_units,
         statistics=statistics,
-        raters=table.raters,
+        raters=tally.raters,
         pairs=pairs,
         strata=stratum_results,
         bootstrap={
@@ -1221,7 +1525,25 @@ def agreement_summary(
             "method": BOOTSTRAP_METHOD,
         },
         notes=tuple(notes),
-        contested=tuple(contested_units(table, limit=CONTESTED_IN_SUMMARY)),
+        contested=tuple(tally.contested_units()[:CONTESTED_IN_SUMMARY]),
+    )
+
+
+def tally_strata_statistics(
+    tally: Tally,
+    name: str,
+    *,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+    options: int | None = None,
+) -> tuple[StratumResult, ...]:
+    """The figures of each stratum of one stratification the tally was given, in sorted order of their labels."""
+    return tuple(
+        StratumResult(
+            label, _table_statistics(part, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
+        )
+        for label, part in tally.strata_profiles(name)
     )
 
 
@@ -1235,14 +1557,8 @@ def strata_statistics(
     options: int | None = None,
 ) -> tuple[StratumResult, ...]:
     """The figures of each stratum (`strata` maps unit → label), as `agreement_summary(strata=...)` gives them.
-
-    For a second or third way of stratifying the same table without computing
-    the overall and per-pair figures again. Units missing from `strata` form "(none)".
-    """
-    labels = np.array([str(strata.get(unit, NO_STRATUM) or NO_STRATUM) for unit in table.units], dtype=object)
-    results = []
-    for label in _sorted_values(labels.tolist()):
-        part = table.select_units(labels == label)
-        statistics = _table_statistics(part, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options)
-        results.append(StratumResult(label, statistics))
-    return tuple(results)
+    Units missing from `strata` form "(none)"."""
+    tally = table_tally(table, strata={STRATA_NAME: strata}, contested=0)
+    return tally_strata_statistics(
+        tally, STRATA_NAME, bootstrap=bootstrap, seed=seed, confidence=confidence, options=options
+    )

@@ -31,21 +31,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from array import array
-from collections import defaultdict
-from collections.abc import Callable, Hashable, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import groupby, islice
+from operator import itemgetter
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Max, OuterRef, Q, Subquery
 from django.http import Http404
 from django.utils import timezone
 
@@ -58,13 +56,14 @@ from review.agreement import (
     CSV_HEADER,
     DEFAULT_SEED,
     NO_STRATUM,
+    AgreementInputError,
     Level,
-    RatingTable,
+    Tally,
     agreement_summary,
     rating_table,
-    rating_table_from_indices,
-    strata_statistics,
     summary_csv_rows,
+    table_tally,
+    tally_strata_statistics,
 )
 from review.models import ArticleLabel, FinalLabel, Judgment, LabelKind
 from review.models_reports import AgreementReport, ReportQuerySet
@@ -72,7 +71,8 @@ from review.models_reports import AgreementReport, ReportQuerySet
 log = logging.getLogger(__name__)
 
 # 2: each scope carries its own fingerprint, so an unchanged scope is taken from the report before.
-SCHEMA_VERSION = 2
+# 3: judgments streamed into tallies; fingerprints are order-free sums of each unit's hash (`Tally.fingerprint`).
+SCHEMA_VERSION = 3
 BOOTSTRAP = 1000
 SEED = DEFAULT_SEED
 STRATA = ("topic", "region", "annotator")
@@ -136,6 +136,8 @@ def result_for_viewer(result: dict[str, Any], membership: Membership) -> dict[st
 
 # Gathering judgments
 
+Beat = Callable[[str], None]  # told how far a gatherer's read has come
+
 
 @dataclass
 class Scope:
@@ -152,92 +154,22 @@ class Scope:
     # Figures beside the agreement statistics ({name, label, value, note}): a Likert criterion's mean and spread,
     # the better-answer choice's position bias. Part of the fingerprint.
     figures: list[dict[str, Any]] = field(default_factory=list)
-    # The judgments coded for computation: a gatherer may give it instead of `judgments` (the review gatherer does).
-    table: RatingTable | None = None
+    # The judgments added up (`review.agreement.Tally`): a gatherer that streams its rows gives it instead of
+    # `judgments` and `strata` (the review, label and screening gatherers do), with `links` for its contested units.
+    tally: Tally | None = None
 
-    def rating_table(self) -> RatingTable:
-        """The coded judgments. Once coded, the judgment tuples are let go: a project's tuples take many times the
-        memory of its tables."""
-        if self.table is None:
-            self.table = rating_table(self.judgments, self.level, categories=self.categories)
+    def tallied(self) -> Tally:
+        """The judgments added up. Once added up, the judgment tuples are let go: they take many times its memory."""
+        if self.tally is None:
+            table = rating_table(self.judgments, self.level, categories=self.categories)
+            strata = {name: mapping for name, mapping in self.strata.items() if mapping}
+            self.tally = table_tally(table, strata=strata or None, contested=CONTESTED_SHOWN)
             self.judgments = []
-        return self.table
+        return self.tally
 
     @property
     def n_judgments(self) -> int:
-        return len(self.judgments) if self.table is None else self.table.n_judgments
-
-
-class RevisionPart(Mapping[Hashable, Any]):
-    """One review scope's part of values kept once for every judged revision of the project (its strata and
-    links are the same whatever the criterion): the scope's units, in their order, and their values.
-
-    `revisions` are the project's judged revisions, sorted: a revision's number is its place there (found by
-    bisection: a dict of every revision would be most of a big report's memory); `value_at(number)` is a
-    revision's value; `members` flags the numbers of this scope's revisions.
-    """
-
-    def __init__(
-        self,
-        revisions: npt.NDArray[np.int64],
-        value_at: Callable[[int], Any],
-        units: tuple[Hashable, ...],
-        members: npt.NDArray[np.bool_],
-    ) -> None:
-        self.revisions, self.value_at, self.units, self.members = revisions, value_at, units, members
-
-    def __getitem__(self, unit: Hashable) -> Any:
-        if not isinstance(unit, int | np.integer):
-            raise KeyError(unit)
-        at = int(np.searchsorted(self.revisions, unit))
-        if at >= len(self.revisions) or self.revisions[at] != unit or not self.members[at]:
-            raise KeyError(unit)
-        return self.value_at(at)
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.units)
-
-    def __len__(self) -> int:
-        return len(self.units)
-
-    def items(self) -> ItemsView[Hashable, Any]:
-        return _RevisionItems(self)
-
-
-class _RevisionItems(ItemsView[Hashable, Any]):
-    """A scope's (unit, value) pairs with every unit's number found in one bisection (the fingerprint reads them
-    all), not one lookup per unit."""
-
-    def __init__(self, part: RevisionPart) -> None:
-        super().__init__(part)
-        self.part = part
-
-    def __iter__(self) -> Iterator[tuple[Hashable, Any]]:
-        units = self.part.units
-        numbers = np.searchsorted(self.part.revisions, np.fromiter(units, dtype=np.int64, count=len(units)))
-        return zip(units, map(self.part.value_at, numbers.tolist()), strict=True)
-
-
-class IdColumns(Mapping[Hashable, dict[str, int]]):
-    """id -> {column: id} from sorted numpy columns (8 bytes an id instead of a dict a unit); looked up only for
-    the few units a report names (its most contested)."""
-
-    def __init__(self, ids: npt.NDArray[np.int64], columns: dict[str, npt.NDArray[np.int64]]) -> None:
-        self.ids, self.columns = ids, columns
-
-    def __getitem__(self, key: Hashable) -> dict[str, int]:
-        if not isinstance(key, int):
-            raise KeyError(key)
-        at = int(np.searchsorted(self.ids, key))
-        if at >= len(self.ids) or self.ids[at] != key:
-            raise KeyError(key)
-        return {name: int(column[at]) for name, column in self.columns.items()}
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.ids.tolist())
-
-    def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.judgments) if self.tally is None else self.tally.n_judgments
 
 
 def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
@@ -247,65 +179,65 @@ def _usernames(ids: Iterable[int | None]) -> dict[int, str]:
     return dict(get_user_model().objects.filter(pk__in=wanted).values_list("pk", "username"))
 
 
-def _review_scopes(project: Project) -> Iterator[Scope]:
-    """One scope per criterion, each coded into its table from compact columns (no tuple per judgment kept), a
-    criterion at a time: its judgments are read, coded and computed, and let go before the next criterion's are
-    read (a read per criterion: holding every criterion's columns at once was much of a big report's memory).
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Rows a list of `size` at a time."""
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
-    A revision's links and strata are the same for every criterion: they are kept once for the project, and
-    each scope sees its own units' part of them (`RevisionPart`).
+
+def _review_scopes(project: Project, beat: Beat) -> Iterator[Scope]:
+    """One scope per criterion (the project's, then any other judged one), from one pass over the project's
+    judgments in revision order: each revision's verdicts are added to its criterion's tally as they come.
+
+    A revision's strata (its pair's final topic and region, its item's author, the kind's own) are looked up a
+    chunk of rows at a time, through each table's own project rows: memory stays the same whatever the project's
+    size, and no statement reads another project's rows (tests/test_coordinator_plans.py). `beat` is told how
+    many rows were read after each chunk.
     """
     deleted = deleted_items(project)
-    judged = Judgment.objects.filter(project=project, reviewer__isnull=False).order_by()
-    revisions, links_at, strata_at = _revision_maps(project, judged, deleted)
-    units = revisions.tolist()  # one int per revision, shared by every table and map
     labels = {criterion["key"]: criterion["label"] for criterion in project.review_criteria}
-    counted = dict(judged.values_list("criterion").annotate(n=Count("id")).order_by())
-    keys = list(labels) + sorted(set(counted) - set(labels))
     categories = list(Judgment.Verdict.values)
-    for key in keys:
-        revision_column, reviewer_column, verdict_column = array("q"), array("q"), array("h")
-        verdicts: dict[str, int] = {}  # verdict text -> its number in the columns; rating_table checks the text
-        rows = judged.filter(criterion=key).values_list("revision_id", "item_id", "reviewer_id", "verdict")
-        for revision_id, item_id, reviewer_id, verdict in (
-            rows.iterator(chunk_size=ROWS_PER_FETCH) if counted.get(key) else ()
-        ):
+    judged = Judgment.objects.filter(project=project, reviewer__isnull=False).order_by()
+    names = _usernames(judged.values_list("reviewer_id", flat=True).distinct())
+    tallies = {key: Tally("nominal", categories, contested=CONTESTED_SHOWN) for key in labels}
+    rows = judged.order_by("revision_id").values_list("revision_id", "item_id", "criterion", "reviewer_id", "verdict")
+    revision: int | None = None
+    strata: dict[str, str] = {}
+    given: dict[str, tuple[list[str], list[int]]] = {}  # criterion -> the revision's reviewers and verdicts
+
+    def add() -> None:
+        for criterion, (reviewers, verdicts) in given.items():
+            tally = tallies.get(criterion)
+            if tally is None:
+                tally = tallies[criterion] = Tally("nominal", categories, contested=CONTESTED_SHOWN)
+            try:
+                tally.add(revision, reviewers, [tally.code(verdict) for verdict in verdicts], strata)
+            except AgreementInputError as error:
+                raise AgreementInputError(f"review criterion {criterion!r}, revision {revision}: {error}") from None
+
+    deleted_pair_ids = deleted_pairs(project)
+    authors: dict[int, str] = {}
+    read = 0
+    for chunk in _chunks(rows.iterator(chunk_size=ROWS_PER_FETCH), ROWS_PER_FETCH):
+        read += len(chunk)
+        beat(f"Reading review judgments: {read:,} read")
+        items = {item_id for _, item_id, _, _, _ in chunk} - deleted
+        strata_of = _revision_strata(project, items, deleted_pair_ids, authors)
+        for revision_id, item_id, criterion, reviewer_id, verdict in chunk:
             if item_id in deleted:
                 continue
-            revision_column.append(revision_id)
-            reviewer_column.append(reviewer_id)
-            verdict_column.append(verdicts.setdefault(verdict, len(verdicts)))
-        names = _usernames(set(reviewer_column))
-        # Each verdict's number among the categories; one that is not a category goes through rating_table, to
-        # fail the way any scope's unknown value does.
-        category_of = np.array(
-            [categories.index(v) if v in categories else -1 for v in verdicts] or [0], dtype=np.int64
-        )
-        at = np.searchsorted(revisions, np.frombuffer(revision_column, dtype=np.int64))
-        reviewer_ids, reviewer_at = np.unique(np.frombuffer(reviewer_column, dtype=np.int64), return_inverse=True)
-        code = category_of[np.frombuffer(verdict_column, dtype=np.int16)]
-        if (code < 0).any():
-            verdict_texts = list(verdicts)
-            judgments = zip(
-                map(units.__getitem__, at.tolist()),
-                map(names.__getitem__, reviewer_column),
-                map(verdict_texts.__getitem__, verdict_column),
-                strict=True,
-            )
-            table = rating_table(judgments, "nominal", categories=categories)
-        else:
-            table = rating_table_from_indices(
-                "nominal",
-                units=units,
-                raters=[names[reviewer] for reviewer in reviewer_ids.tolist()],
-                categories=categories,
-                unit_index=at,
-                rater_index=reviewer_at,
-                code=code,
-            )
-        del at, reviewer_at, code, revision_column, reviewer_column, verdict_column
-        members = np.zeros(len(units), dtype=bool)
-        members[np.searchsorted(revisions, np.fromiter(table.units, dtype=np.int64, count=len(table.units)))] = True
+            if revision_id != revision:
+                add()
+                revision, strata, given = revision_id, strata_of[item_id], {}
+            reviewers, verdicts = given.setdefault(criterion, ([], []))
+            reviewers.append(names[reviewer_id])
+            verdicts.append(verdict)
+    add()
+    links = _revision_links([unit.unit for tally in tallies.values() for unit in tally.contested_units()])
+    keys = list(labels) + sorted(set(tallies) - set(labels))
+    for key in keys:
+        tally = tallies.pop(key)
         yield Scope(
             key=f"review:{key}",
             kind="review",
@@ -313,112 +245,80 @@ def _review_scopes(project: Project) -> Iterator[Scope]:
             level="nominal",
             categories=list(categories),
             unit="revision",
-            table=table,
-            strata={name: RevisionPart(revisions, get, table.units, members) for name, get in strata_at.items()},
-            links=RevisionPart(revisions, links_at, table.units, members),
+            tally=tally,
+            links=links,
         )
-        del table, members  # the report holds the scope while it computes it, and lets it go after
 
 
-def _revision_maps(
-    project: Project, judged: QuerySet[Judgment], deleted: set[int]
-) -> tuple[npt.NDArray[np.int64], Callable[[int], dict[str, int]], dict[str, Callable[[int], str]]]:
-    """Every judged revision (sorted; those of `deleted` items left out), and by its number there its links
-    (item, pair) and strata (topic, region, author, the kind's own), each stratum a column of numbers."""
-    revision_column, item_column = array("q"), array("q")
-    # Each judged revision once, in order: the database finds them, without a row per judgment here.
-    for revision_id, item_id in (
-        judged.values_list("revision_id", "item_id")
-        .distinct()
-        .order_by("revision_id")
-        .iterator(chunk_size=ROWS_PER_FETCH)
-    ):
-        if item_id not in deleted:
-            revision_column.append(revision_id)
-            item_column.append(item_id)
-    revisions = np.frombuffer(revision_column, dtype=np.int64)
-    items = np.frombuffer(item_column, dtype=np.int64)
-    if len(revisions) > 1 and not (revisions[1:] != revisions[:-1]).all():
-        # A revision judged under two items (not made by the app): its first item, as for every other revision.
-        first = np.r_[True, revisions[1:] != revisions[:-1]]
-        revisions, items = revisions[first], items[first]
-    known_items, known_pairs, author_codes = array("q"), array("q"), array("q")
-    authors: dict[str, int] = {}  # each author's name once, not once per item
-    for pk, pair_id, author in (
-        QAItem.objects.filter(project=project)
-        .order_by()
-        .values_list("id", "pair_id", "author__username")
-        .iterator(chunk_size=ROWS_PER_FETCH)
-    ):
-        known_items.append(pk)
-        known_pairs.append(pair_id)
-        author_codes.append(authors.setdefault(author or "(unknown)", len(authors)))
-    item_keys = np.frombuffer(known_items, dtype=np.int64)
-    order = np.argsort(item_keys, kind="stable")
-    at = order[np.searchsorted(item_keys, items, sorter=order)] if len(items) else np.zeros(0, dtype=np.int64)
-    pairs = np.frombuffer(known_pairs, dtype=np.int64)[at]
-    finals = _final_labels(project, pairs)
-    strata = {
-        "topic": finals[LabelKind.TOPIC],
-        "region": finals[LabelKind.REGION],
-        "annotator": _coded(np.frombuffer(author_codes, dtype=np.int64)[at], list(authors)),
+def _revision_strata(
+    project: Project, items: set[int], deleted_pair_ids: set[int], authors: dict[int, str]
+) -> dict[int, dict[str, str]]:
+    """item id -> its revisions' strata: the pair's final topic and region (NO_STRATUM where none, or where the
+    pair is deleted), the item's author, and the project kind's own (`common.kinds.ProjectKind.strata`).
+    `authors` (id -> username) is kept by the caller across chunks; the authors it lacks are read into it."""
+    # The items by their ids alone (they are the project's own, from its judgments) and each item's pair's final
+    # labels by a subquery per item, an equality on the unique (pair, kind) index: the same plan whatever the
+    # tables' statistics (with the project's index beside them, or a list of pairs against a table the planner
+    # thinks small, a chunk read the project's every row).
+    finals = {
+        kind: Subquery(FinalLabel.objects.filter(pair_id=OuterRef("pair_id"), kind=kind).values("value")[:1])
+        for kind in (LabelKind.TOPIC, LabelKind.REGION)
     }
-    del known_items, known_pairs, author_codes, item_keys, order, at
-    kind_strata = project_kinds.of(project).strata
-    if kind_strata is not None:
-        item_list = items.tolist()
-        for name, by_item in kind_strata(project).items():
-            texts: dict[str, int] = {}
-            codes = [texts.setdefault(by_item.get(item, NO_STRATUM), len(texts)) for item in item_list]
-            strata[name] = _coded(np.array(codes, dtype=np.int64), list(texts))
-
-    def links_at(number: int) -> dict[str, int]:
-        return {"item_id": int(items[number]), "pair_id": int(pairs[number])}
-
-    return revisions, links_at, strata
-
-
-def _final_labels(project: Project, pairs: npt.NDArray[np.int64]) -> dict[str, Callable[[int], str]]:
-    """kind -> the final label (NO_STRATUM where none) of `pairs[number]`, by its number. Each kind's labelled
-    pairs are a sorted column, bisected: a dict of every labelled pair was much of a big report's memory."""
-    deleted = deleted_pairs(project)
-    columns = {kind: (array("q"), array("q")) for kind in LabelKind.values}
-    texts: dict[str, dict[str, int]] = {kind: {} for kind in LabelKind.values}
-    for pair_id, kind, value in (
-        FinalLabel.objects.filter(project=project)
+    rows = {
+        pk: (pair_id, author, topic, region)
+        for pk, pair_id, author, topic, region in QAItem.objects.filter(pk__in=items)
         .order_by()
-        .values_list("pair_id", "kind", "value")
-        .iterator(chunk_size=ROWS_PER_FETCH)
+        .annotate(topic=finals[LabelKind.TOPIC], region=finals[LabelKind.REGION])
+        .values_list("pk", "pair_id", "author_id", "topic", "region")
+    }
+    authors.update(_usernames({author for _, author, _, _ in rows.values()} - set(authors)))
+    kind_strata = project_kinds.of(project).strata
+    by_kind = kind_strata(project, items) if kind_strata is not None else {}
+    strata = {}
+    for item in items:
+        pair_id, author, topic, region = rows[item]
+        if pair_id in deleted_pair_ids:
+            topic = region = None
+        strata[item] = {
+            "topic": NO_STRATUM if topic is None else topic,
+            "region": NO_STRATUM if region is None else region,
+            "annotator": (authors.get(author) if author is not None else None) or "(unknown)",
+            **{name: labels.get(item, NO_STRATUM) for name, labels in by_kind.items()},
+        }
+    return strata
+
+
+def _revision_links(revisions: list[Hashable]) -> dict[Hashable, dict[str, int]]:
+    """The item and pair of each of a few revisions (a report's most contested), its first item's where two."""
+    links: dict[Hashable, dict[str, int]] = {}
+    # By the revisions alone (they are the project's own): their index, whatever the table's statistics.
+    for revision_id, item_id, pair_id in (
+        Judgment.objects.filter(revision_id__in=set(revisions))
+        .order_by("revision_id", "item_id")
+        .values_list("revision_id", "item_id", "item__pair_id")
     ):
-        if pair_id not in deleted and kind in columns:
-            columns[kind][0].append(pair_id)
-            columns[kind][1].append(texts[kind].setdefault(value, len(texts[kind])))
-    labels = {}
-    for kind, (pair_column, code_column) in columns.items():
-        labelled = np.frombuffer(pair_column, dtype=np.int64)
-        none = len(texts[kind])  # the code of NO_STRATUM, after the labels' own
-        codes = np.full(len(pairs), none, dtype=np.int64)
-        if len(labelled):
-            order = np.argsort(labelled)  # a pair has one final label of a kind (final_label_unique_kind)
-            at = np.minimum(np.searchsorted(labelled, pairs, sorter=order), len(labelled) - 1)
-            found = labelled[order[at]] == pairs
-            codes[found] = np.frombuffer(code_column, dtype=np.int64)[order[at[found]]]
-        labels[kind] = _coded(codes, [*texts[kind], NO_STRATUM])
-    return labels
+        links.setdefault(revision_id, {"item_id": item_id, "pair_id": pair_id})
+    return links
 
 
-def _coded(codes: npt.NDArray[np.int64], texts: list[str]) -> Callable[[int], str]:
-    """A stratum's label by a revision's number, from a column of numbers into `texts`: 4 bytes a revision
-    rather than a reference each (and the labels' texts once)."""
-    column = codes.astype(np.int32)
-    return lambda number: texts[column[number]]
+class PairLinks(Mapping[Hashable, dict[str, int]]):
+    """unit -> {"pair_id": unit}: the link of a scope whose units are page pairs."""
+
+    def __getitem__(self, unit: Hashable) -> dict[str, int]:
+        if not isinstance(unit, int):
+            raise KeyError(unit)
+        return {"pair_id": unit}
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
-def _independent_labels(
-    project: Project,
-) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]]]:
-    """kind -> (pairs, labellers, value numbers, value texts): each labeller's label as it stood when the pair's
-    labelling was complete.
+def _independent_labels(project: Project) -> Iterator[tuple[int, str, list[tuple[int, str]]]]:
+    """(pair, kind, [(labeller, value), ...]) for each live pair and kind of label: each labeller's label as it
+    stood when the pair's labelling was complete, labellers in the order of their first label on the pair.
 
     Until `labellers_per_pair` labellers are done a labeller sees only their own
     labels; once the pair is complete everyone's are shown, so a relabel after
@@ -426,156 +326,96 @@ def _independent_labels(
     Pairs not complete yet count with their current labels; a labeller who came
     after completion counts with their first label.
 
-    In order of the pairs' first label, then of the labellers' first label on the pair. The labels are kept as
-    numbered columns and worked out with numpy: a Python object per label is many times the memory.
+    The labels are read a pair at a time, in pair order: one pair's labels are held, never the project's.
     """
     needed = project.labellers_per_pair
     deleted = deleted_pairs(project)
-    pair_column, labeller_column, kind_column, value_column, time_column = (array("q") for _ in range(5))
-    kinds: dict[str, int] = {}
-    values: dict[str, int] = {}
-    start: Any = None
-    for kind, pair_id, labeller_id, value, created_at in (
+    rows = (
         ArticleLabel.objects.filter(project=project)
-        .order_by("created_at", "id")
-        .values_list("kind", "pair_id", "labeller_id", "value", "created_at")
-        .iterator(chunk_size=ROWS_PER_FETCH)
-    ):
+        .order_by("pair_id", "created_at", "id")
+        .values_list("pair_id", "labeller_id", "kind", "value", "created_at")
+    )
+    for pair_id, labels in groupby(rows.iterator(chunk_size=ROWS_PER_FETCH), key=itemgetter(0)):
         if pair_id in deleted:
             continue
-        if start is None:
-            start = created_at
-        pair_column.append(pair_id)
-        labeller_column.append(labeller_id)
-        kind_column.append(kinds.setdefault(kind, len(kinds)))
-        value_column.append(values.setdefault(value, len(values)))
-        time_column.append((created_at - start) // timedelta(microseconds=1))  # exact, and in the rows' order
-    pair, labeller, kind_code, value_code, time = (
-        np.frombuffer(column, dtype=np.int64)
-        for column in (pair_column, labeller_column, kind_column, value_column, time_column)
-    )
-    n = len(pair)
-    if n == 0:
-        return {}
-    # Rows by pair, labeller, kind, then time: each (pair, labeller, kind) a run, each pair a run of runs.
-    order = np.lexsort((np.arange(n), kind_code, labeller, pair))
-    pair, labeller, kind_code, time = pair[order], labeller[order], kind_code[order], time[order]
-    del pair_column, labeller_column, kind_column, time_column  # sorted copies above; a project's labels are many
-    new_pair = np.r_[True, pair[1:] != pair[:-1]]
-    new_labeller = new_pair | np.r_[True, labeller[1:] != labeller[:-1]]
-    new_kind = new_labeller | np.r_[True, kind_code[1:] != kind_code[:-1]]
-    pair_of_row = np.cumsum(new_pair) - 1
-    labeller_of_row = np.cumsum(new_labeller) - 1
-    run_start = np.flatnonzero(new_kind)
-    run_end = np.r_[run_start[1:], n]
-    run_pair, run_labeller, run_kind = pair_of_row[run_start], labeller_of_row[run_start], kind_code[run_start]
-    del kind_code, new_kind
-    # A labeller is done once they gave every kind: at the latest of their first labels of each kind.
-    known = np.isin(run_kind, [kinds[kind] for kind in LabelKind.values if kind in kinds])
-    n_labellers = int(labeller_of_row[-1]) + 1
-    done = np.full(n_labellers, np.iinfo(np.int64).min)
-    np.maximum.at(done, run_labeller[known], time[run_start[known]])
-    finished = np.bincount(run_labeller[known], minlength=n_labellers) == len(LabelKind.values)
-    # A pair is complete when its `needed`-th labeller was done.
-    labeller_pair = pair_of_row[np.flatnonzero(new_labeller)]
-    ranked = np.flatnonzero(finished)
-    ranked = ranked[np.lexsort((done[ranked], labeller_pair[ranked]))]
-    ranked_pair = labeller_pair[ranked]
-    rank = np.arange(len(ranked)) - np.searchsorted(ranked_pair, ranked_pair)
-    n_pairs = int(pair_of_row[-1]) + 1
-    complete = np.zeros(n_pairs, dtype=bool)
-    complete_at = np.zeros(n_pairs, dtype=np.int64)
-    if needed >= 1:
-        at = rank == needed - 1
-    else:  # the last done, as `done[needed - 1]` reads then
-        at = np.r_[ranked_pair[1:] != ranked_pair[:-1], True] if len(ranked) else np.zeros(0, dtype=bool)
-    complete[ranked_pair[at]] = True
-    complete_at[ranked_pair[at]] = done[ranked[at]]
-    # The label as it stood at completion (the last one up to then, else the first); the current one if none.
-    up_to = np.add.reduceat(time <= complete_at[pair_of_row], run_start, dtype=np.int64)
-    del time, complete_at  # from here on, what is no longer needed is let go: a project's labels are many
-    chosen = np.where(complete[run_pair], np.where(up_to > 0, run_start + up_to - 1, run_start), run_end - 1)
-    del up_to, run_end, complete
-    run_value = value_code[order[chosen]]
-    del chosen, value_code, value_column
-    # Rows are numbered in time order: a pair's (a labeller's on it) first row is its smallest number.
-    pair_seen = np.minimum.reduceat(order, np.flatnonzero(new_pair))
-    labeller_seen = np.minimum.reduceat(order, np.flatnonzero(new_labeller))
-    del order, new_pair, new_labeller, pair_of_row, labeller_of_row
-    run_pair_id, run_labeller_id = pair[run_start], labeller[run_start]
-    del pair, labeller, run_start
-    value_texts = list(values)
-    out = {}
-    for kind, code in kinds.items():
-        runs = np.flatnonzero(run_kind == code)
-        runs = runs[np.lexsort((labeller_seen[run_labeller[runs]], pair_seen[run_pair[runs]]))]
-        out[kind] = (run_pair_id[runs], run_labeller_id[runs], run_value[runs], value_texts)
-    return out
-
-
-def _label_scopes(project: Project) -> Iterator[Scope]:
-    """One scope per kind of article label, a kind at a time: the next kind's table is made once the report let
-    the one before go (its labels wait as three numbered columns)."""
-    labels = _independent_labels(project)
-    names = _usernames(labeller for _, labellers, _, _ in labels.values() for labeller in np.unique(labellers).tolist())
-    declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
-    none = np.zeros(0, dtype=np.int64)
-    for kind in LabelKind.values:
-        pairs, labellers, value_codes, value_texts = labels.pop(kind, (none, none, none, []))
-        given = [value_texts[code] for code in np.unique(value_codes).tolist()]
-        categories = declared[kind] + sorted(set(given) - set(declared[kind]))
-        number = {category: at for at, category in enumerate(dict.fromkeys(categories))}
-        # The value texts are both kinds': the other kind's are never this kind's values.
-        category_of = np.array([number.get(value, -1) for value in value_texts] or [0], dtype=np.int64)
-        units, unit_index = np.unique(pairs, return_inverse=True)
-        labeller_ids, labeller_index = np.unique(labellers, return_inverse=True)
-        table = rating_table_from_indices(
-            "nominal",
-            units=units.tolist(),
-            raters=[names[labeller] for labeller in labeller_ids.tolist()],
-            categories=categories,
-            unit_index=unit_index,
-            rater_index=labeller_index,
-            code=category_of[value_codes],
+        history: dict[int, dict[str, list[tuple[Any, str]]]] = {}  # labeller -> kind -> (time, value), in order
+        for _, labeller_id, kind, value, created_at in labels:
+            history.setdefault(labeller_id, {}).setdefault(kind, []).append((created_at, value))
+        # A labeller is done once they gave every kind: at the latest of their first labels of each kind.
+        done = sorted(
+            max(kinds[kind][0][0] for kind in LabelKind.values)
+            for kinds in history.values()
+            if all(kind in kinds for kind in LabelKind.values)
         )
-        del pairs, labellers, value_codes, unit_index, labeller_index
+        # The pair is complete when its `needed`-th labeller was done (with `needed` 0, the last one done).
+        at = needed - 1 if needed >= 1 else len(done) - 1
+        complete = done[at] if 0 <= at < len(done) else None
+        chosen: dict[str, list[tuple[int, str]]] = {}
+        for labeller_id, kinds in history.items():
+            for kind, given in kinds.items():
+                # The label as it stood at completion (the last one up to then, else the first); the current one
+                # if the pair is not complete.
+                before = [value for at, value in given if complete is None or at <= complete]
+                chosen.setdefault(kind, []).append((labeller_id, before[-1] if before else given[0][1]))
+        for kind, values in chosen.items():
+            yield pair_id, kind, values
+
+
+def _label_scopes(project: Project, beat: Beat) -> Iterator[Scope]:
+    """One scope per kind of article label, both from one pass over the project's labels, a pair at a time."""
+    labellers = ArticleLabel.objects.filter(project=project).order_by().values_list("labeller_id", flat=True)
+    names = _usernames(labellers.distinct())
+    declared: dict[str, list[str]] = {LabelKind.TOPIC: list(project.topics), LabelKind.REGION: list(project.regions)}
+    tallies = {
+        kind: Tally("nominal", list(dict.fromkeys(declared[kind])), fixed=False, contested=CONTESTED_SHOWN)
+        for kind in LabelKind.values
+    }
+    for pairs, (pair_id, kind, values) in enumerate(_independent_labels(project)):
+        if pairs % ROWS_PER_FETCH == 0:
+            beat(f"Reading article labels: {pairs:,} pairs and kinds read")
+        tally = tallies.get(kind)
+        if tally is not None:
+            tally.add(pair_id, [names[labeller] for labeller, _ in values], [tally.code(value) for _, value in values])
+    for kind in LabelKind.values:
+        tally = tallies.pop(kind)
+        known = list(dict.fromkeys(declared[kind]))
+        tally.finish(order=known + sorted(set(tally.categories) - set(known)))
         yield Scope(
             key=f"label:{kind}",
             kind="label",
             label=f"Article label: {LabelKind(kind).label.lower()}",
             level="nominal",
-            categories=categories,
+            categories=list(tally.categories),
             unit="pair",
-            table=table,
-            links=IdColumns(units, {"pair_id": units}),
+            tally=tally,
+            links=PairLinks(),
             notes=[
                 "Each labeller's label as it stood when the pair's labelling was complete, before anyone saw "
                 "the others' labels and before adjudication; later relabels are not counted."
             ],
         )
-        del table, units
 
 
-def _screening_scope(project: Project) -> list[Scope]:
-    latest: dict[tuple[int, int], str] = {}
+def _screening_scope(project: Project, beat: Beat) -> list[Scope]:
+    """Pairs screened by more than one person, each person's latest decision, a pair at a time in pair order."""
     deleted = deleted_pairs(project)
-    for pair_id, annotator_id, decision in (
-        Screening.objects.filter(project=project, annotator__isnull=False)
-        .order_by("created_at", "id")
-        .values_list("pair_id", "annotator_id", "decision")
-    ):
-        if pair_id not in deleted:
-            latest[(pair_id, annotator_id)] = decision  # a person who screened a pair twice: their latest decision
-    screeners: dict[int, int] = defaultdict(int)
-    for pair_id, _ in latest:
-        screeners[pair_id] += 1
-    names = _usernames(annotator for _, annotator in latest)
-    judgments: list[tuple[Hashable, Hashable, Any]] = [
-        (pair_id, names[annotator], decision)
-        for (pair_id, annotator), decision in latest.items()
-        if screeners[pair_id] > 1
-    ]
-    once = sum(1 for n in screeners.values() if n == 1)
+    screened = Screening.objects.filter(project=project, annotator__isnull=False)
+    names = _usernames(screened.order_by().values_list("annotator_id", flat=True).distinct())
+    tally = Tally("nominal", list(Screening.Decision.values), contested=CONTESTED_SHOWN)
+    once = 0
+    rows = screened.order_by("pair_id", "created_at", "id").values_list("pair_id", "annotator_id", "decision")
+    for pairs, (pair_id, screenings) in enumerate(groupby(rows.iterator(chunk_size=ROWS_PER_FETCH), key=itemgetter(0))):
+        if pairs % ROWS_PER_FETCH == 0:
+            beat(f"Reading screenings: {pairs:,} pairs read")
+        if pair_id in deleted:
+            continue
+        latest: dict[int, str] = {}
+        for _, annotator_id, decision in screenings:
+            latest[annotator_id] = decision  # a person who screened a pair twice: their latest decision
+        if len(latest) == 1:
+            once += 1
+            continue
+        tally.add(pair_id, [names[annotator] for annotator in latest], [tally.code(d) for d in latest.values()])
     return [
         Scope(
             key="screening",
@@ -584,20 +424,20 @@ def _screening_scope(project: Project) -> list[Scope]:
             level="nominal",
             categories=list(Screening.Decision.values),
             unit="pair",
-            judgments=judgments,
-            links={pair_id: {"pair_id": pair_id} for pair_id, count in screeners.items() if count > 1},
+            tally=tally,
+            links=PairLinks(),
             notes=[f"Pairs screened by more than one person only; {once} pair(s) screened once are not counted."],
         )
     ]
 
 
-def _kind_scopes(project: Project) -> list[Scope]:
+def _kind_scopes(project: Project, beat: Beat) -> list[Scope]:
     """Judgments another app keeps, gathered by that app (`common.kinds.ProjectKind.scopes`)."""
     gather = project_kinds.of(project).scopes
     return gather(project) if gather is not None else []
 
 
-SCOPE_GATHERERS: list[Callable[[Project], Iterable[Scope]]] = [
+SCOPE_GATHERERS: list[Callable[[Project, Beat], Iterable[Scope]]] = [
     _review_scopes,
     _label_scopes,
     _screening_scope,
@@ -605,18 +445,20 @@ SCOPE_GATHERERS: list[Callable[[Project], Iterable[Scope]]] = [
 ]
 
 
-def scopes_each(project: Project) -> Iterator[tuple[int, Scope]]:
-    """Every kind of judgment of the project, in a handful of queries (no per-row queries), a scope at a time
-    with the number of its gatherer in `SCOPE_GATHERERS` (for progress).
+def _no_beat(stage: str) -> None:
+    pass
 
-    Each scope is coded into its table as soon as its gatherer gives it, so only one gatherer's judgment
-    tuples are held at a time; a caller that lets each scope go before taking the next holds one scope's table.
-    """
+
+def scopes_each(project: Project, beat: Beat = _no_beat) -> Iterator[tuple[int, Scope]]:
+    """Every kind of judgment of the project, in a handful of queries (no per-row queries), a scope at a time
+    with the number of its gatherer in `SCOPE_GATHERERS` (for progress). Each scope is added up (`Scope.tallied`)
+    as soon as its gatherer gives it, so no gatherer's judgment tuples wait while the next one reads. `beat(stage)`
+    is told how far a long read has come (a job's heartbeat)."""
     for number, gather in enumerate(SCOPE_GATHERERS):
-        for scope in gather(project):
-            scope.rating_table()
+        for scope in gather(project, beat):
+            scope.tallied()
             yield number, scope
-            del scope  # not held while the next gatherer reads its rows
+            del scope
 
 
 def scopes_gather(project: Project) -> list[Scope]:
@@ -627,28 +469,6 @@ def scopes_gather(project: Project) -> list[Scope]:
 # Computing
 
 
-DIGESTED_PER_STEP = 10_000
-
-
-def _digest_strata(strata: Mapping[str, Mapping[Hashable, str]]) -> str:
-    """sha256 over each stratification's name and the JSON text of its sorted [unit text, label] list.
-
-    The text is fed a slice at a time, to the same bytes as one `json.dumps` of the whole list (its items
-    joined by ", " between brackets), so the fingerprints stay what they were; a project's whole list and its
-    text at once were a large part of a big report's memory."""
-    digest = hashlib.sha256()
-    for name in sorted(strata):
-        digest.update(name.encode())
-        mapping = strata[name]
-        units = sorted(mapping, key=str)  # units are distinct: their texts alone give the order
-        digest.update(b"[")
-        for start in range(0, len(units), DIGESTED_PER_STEP):
-            step = [[str(unit), mapping[unit]] for unit in units[start : start + DIGESTED_PER_STEP]]
-            digest.update(((", " if start else "") + json.dumps(step)[1:-1]).encode())
-        digest.update(b"]")
-    return digest.hexdigest()
-
-
 def _fingerprint_header(bootstrap: int, seed: int) -> bytes:
     return f"schema {SCHEMA_VERSION} bootstrap {bootstrap} seed {seed}\n".encode()
 
@@ -656,7 +476,8 @@ def _fingerprint_header(bootstrap: int, seed: int) -> bytes:
 def _scope_fingerprint_text(scope: Scope) -> bytes:
     """What a scope adds to the report's fingerprint: its key, its judgments, its strata and its figures. A scope
     whose text is unchanged has the same statistics (the report's bootstrap and seed being the same)."""
-    text = f"{scope.key}\t{scope.rating_table().fingerprint}\t{_digest_strata(scope.strata)}\n".encode()
+    tally = scope.tallied()
+    text = f"{scope.key}\t{tally.fingerprint}\t{tally.strata_fingerprint}\n".encode()
     if scope.figures:
         text += json.dumps(scope.figures, sort_keys=True).encode()
     return text
@@ -672,16 +493,15 @@ def _reusable_scopes(earlier: AgreementReport | None, bootstrap: int, seed: int)
     return dict(result.get("scopes", {}))
 
 
-def scope_compute(scope: Scope, table: Any, *, bootstrap: int, seed: int) -> dict[str, Any]:
+def scope_compute(scope: Scope, tally: Tally, *, bootstrap: int, seed: int) -> dict[str, Any]:
     """Every statistic of one scope: overall, per rater pair, most contested units, and each stratification."""
-    summary = agreement_summary(table, scope.level, bootstrap=bootstrap, seed=seed)
+    summary = agreement_summary(tally, scope.level, bootstrap=bootstrap, seed=seed)
     data = summary.to_dict()
     for unit in data["contested_units"]:
         unit.update(scope.links.get(unit["unit"], {}))
     strata = {
-        name: [stratum.to_dict() for stratum in strata_statistics(table, mapping, bootstrap=bootstrap, seed=seed)]
-        for name, mapping in scope.strata.items()
-        if mapping
+        name: [stratum.to_dict() for stratum in tally_strata_statistics(tally, name, bootstrap=bootstrap, seed=seed)]
+        for name in tally.strata
     }
     return {
         "key": scope.key,
@@ -752,7 +572,7 @@ def agreement_report_compute(
             digest = hashlib.sha256(_fingerprint_header(bootstrap, seed))
             result_scopes: dict[str, dict[str, Any]] = {}
             recomputed = []
-            for number, scope in scopes_each(project):
+            for number, scope in scopes_each(project, beat=lambda stage: run.beat(stage=stage)):
                 step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.key}")
                 text = _scope_fingerprint_text(scope)
                 digest.update(text)
@@ -762,7 +582,7 @@ def agreement_report_compute(
                     # The same judgments and strata: the same statistics. What is written about the scope is current.
                     result_scopes[scope.key] = {**before, "label": scope.label, "notes": scope.notes}
                 else:
-                    computed = scope_compute(scope, scope.rating_table(), bootstrap=bootstrap, seed=seed)
+                    computed = scope_compute(scope, scope.tallied(), bootstrap=bootstrap, seed=seed)
                     result_scopes[scope.key] = {**computed, "fingerprint": scope_fingerprint}
                     recomputed.append(scope.key)
                 del scope

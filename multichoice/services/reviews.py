@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -84,12 +84,12 @@ def trivia_review_next(*, project: Project, user: User) -> TriviaItem | None:
     return trivia_items(project).get(item_id=slot.item_id)
 
 
-def trivia_review_strata(project: Project) -> dict[str, dict[int, str]]:
-    """Agreement strata of trivia reviews (multichoice/kind.py): each item's category, subset, difficulty."""
+def trivia_review_strata(project: Project, items: Collection[int]) -> dict[str, dict[int, str]]:
+    """Agreement strata of trivia reviews (multichoice/kind.py): each of `items`' category, subset, difficulty."""
     strata: dict[str, dict[int, str]] = {"category": {}, "subset": {}, "difficulty": {}}
-    for item_id, category, subset, difficulty in TriviaItem.objects.filter(project=project).values_list(
-        "item_id", "category", "subset", "difficulty"
-    ):
+    for item_id, category, subset, difficulty in TriviaItem.objects.filter(
+        project=project, item_id__in=items
+    ).values_list("item_id", "category", "subset", "difficulty"):
         strata["category"][item_id] = category
         strata["subset"][item_id] = subset
         strata["difficulty"][item_id] = difficulty

@@ -162,8 +162,9 @@ def test_two_reviewers_judging_through_the_api_at_once_decide_the_item_exactly_o
 
 @pytest.mark.django_db(transaction=True)
 def test_reviews_saved_while_an_agreement_report_reads_are_in_none_of_its_criteria(monkeypatch):
-    """The report reads the judged revisions, then each criterion's judgments: all in one snapshot, so reviews
-    saved between those reads (by another connection) are in none of them rather than in some."""
+    """The report reads the reviewers' names, then streams the judgments, looking up each chunk's strata as it
+    goes: all in one snapshot, so reviews saved between those reads (by another connection) are in none of them
+    rather than in some."""
     from review import reports
 
     project, author, reviewers = _project_with_reviewers("race-report", 2, reviewers_per_item=2)
@@ -178,14 +179,14 @@ def test_reviews_saved_while_an_agreement_report_reads_are_in_none_of_its_criter
         for reviewer in reviewers:
             review(item, reviewer)
     before = Judgment.objects.filter(project=project).count()
-    read_revisions = reports._revision_maps
+    read_strata = reports._revision_strata
 
     def reviews_saved_meanwhile(*args, **kwargs):
-        maps = read_revisions(*args, **kwargs)
+        strata = read_strata(*args, **kwargs)
         run_at_once(1, lambda _: [review(item, reviewer) for item in late for reviewer in reviewers])
-        return maps
+        return strata
 
-    monkeypatch.setattr(reports, "_revision_maps", reviews_saved_meanwhile)
+    monkeypatch.setattr(reports, "_revision_strata", reviews_saved_meanwhile)
     report, _ = reports.agreement_report_request(project=project, enqueue=False)
     done = reports.agreement_report_compute(report_id=report.pk, bootstrap=50)
 
