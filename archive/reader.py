@@ -53,32 +53,51 @@ MOVED_MODELS = {
 
 
 class _IdMap:
-    """One model's archived id -> id here, in two arrays of 8-byte integers, not a dict of Python ints (a
-    million-row project's dicts were most of its import's memory).
+    """One model's archived id -> id here, as runs: a run is consecutive archived ids that got consecutive ids
+    here, kept as its first archived id, its first id here and its length (three 8-byte integers). An import into a
+    fresh server keeps every id, and a project's rows made together have consecutive ids, so a project's rows are
+    a few runs, not an entry each (each row's own entry was most of a million-row project's import memory).
 
-    An archive lists each model's rows by ascending id (the writer reads them so): those go to the arrays and are
-    found by bisection. A row that comes out of order (a hand-made archive) goes to a dict beside them.
+    An archive lists each model's rows by ascending id (the writer reads them so): those extend the last run or
+    start a new one, found by bisection. A row that comes out of order (a hand-made archive) goes to a dict beside
+    them.
     """
 
     def __init__(self) -> None:
-        self.olds, self.news = array("q"), array("q")
+        self.olds, self.news, self.lengths = array("q"), array("q"), array("q")
         self.unordered: dict[int, int] = {}
 
     def add(self, old: int, new: int) -> None:
-        if not self.olds or old > self.olds[-1]:
-            self.olds.append(old)
-            self.news.append(new)
-        else:
-            self.unordered[old] = new
+        if self.olds:
+            last_old = self.olds[-1] + self.lengths[-1] - 1
+            if old == last_old + 1 and new == self.news[-1] + self.lengths[-1]:
+                self.lengths[-1] += 1
+                return
+            if old <= last_old:
+                self.unordered[old] = new
+                return
+        self.olds.append(old)
+        self.news.append(new)
+        self.lengths.append(1)
 
     def get(self, old: int) -> int | None:
-        at = bisect.bisect_left(self.olds, old)
-        if at < len(self.olds) and self.olds[at] == old:
-            return self.news[at]
+        at = bisect.bisect_right(self.olds, old) - 1
+        if at >= 0 and old < self.olds[at] + self.lengths[at]:
+            return self.news[at] + old - self.olds[at]
         return self.unordered.get(old)
 
+    def floor(self, old: int) -> tuple[int, int] | None:
+        """(archived id, id here) of the highest run-kept row at or below `old`."""
+        at = bisect.bisect_right(self.olds, old) - 1
+        if at < 0:
+            return None
+        highest = min(old, self.olds[at] + self.lengths[at] - 1)
+        return highest, self.news[at] + highest - self.olds[at]
+
     def items(self) -> Iterator[tuple[int, int]]:
-        yield from zip(self.olds, self.news, strict=True)
+        for old, new, length in zip(self.olds, self.news, self.lengths, strict=True):
+            for step in range(length):
+                yield old + step, new + step
         yield from self.unordered.items()
 
 
@@ -110,9 +129,9 @@ class _Maps:
         if unordered is None:
             unordered = self._sorted[label] = sorted(ids.unordered)
         found: list[tuple[int, int]] = []
-        at = bisect.bisect_right(ids.olds, old)
-        if at:
-            found.append((ids.olds[at - 1], ids.news[at - 1]))
+        kept = ids.floor(old)
+        if kept is not None:
+            found.append(kept)
         at = bisect.bisect_right(unordered, old)
         if at:
             found.append((unordered[at - 1], ids.unordered[unordered[at - 1]]))

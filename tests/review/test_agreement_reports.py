@@ -280,7 +280,7 @@ def test_a_running_report_is_not_claimed_twice_until_its_worker_goes_silent(proj
 
 
 def test_a_failing_computation_is_recorded_on_the_report(project, monkeypatch):
-    def broken(project):
+    def broken(project, beat):
         raise RuntimeError("database went away")
 
     monkeypatch.setattr(reports, "SCOPE_GATHERERS", [broken])
