@@ -573,7 +573,7 @@ def agreement_report_compute(
             result_scopes: dict[str, dict[str, Any]] = {}
             recomputed = []
             for number, scope in scopes_each(project, beat=lambda stage: run.beat(stage=stage)):
-                step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.key}")
+                step(5 + 90 * number // len(SCOPE_GATHERERS), f"Computing {scope.label}")
                 text = _scope_fingerprint_text(scope)
                 digest.update(text)
                 scope_fingerprint = "sha256:" + hashlib.sha256(text).hexdigest()

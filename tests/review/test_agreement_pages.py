@@ -216,7 +216,7 @@ def test_the_command_computes_and_stores_the_report_with_progress(project, revie
     report = AgreementReport.objects.get()
     text = out.getvalue()
     assert report.status == "done" and report.trigger == "command"
-    assert "Computing review:fluency" in text and "100%" in text
+    assert "Computing Grammaticality / fluency" in text and "100%" in text
     assert "Grammaticality / fluency: alpha" in text and report.fingerprint in text
 
     call_command("agreement_compute", project.slug, "--bootstrap", "20", stdout=out)
