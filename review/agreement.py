@@ -1,12 +1,15 @@
 """Inter-rater agreement statistics: pure functions over judgments, no ORM.
 
-Everything starts from a `RatingTable`, built from long-format judgments
+Judgments are coded into a `RatingTable`, from long-format judgments
 (`rating_table([(unit, rater, value), ...], level)`) or from a raters × units
 matrix with `np.nan` for missing ratings (`rating_table_from_matrix`, the
-`krippendorff` package's layout). Each statistic takes the table and returns a
-`Statistic`: the value (None when undefined, with the reason in `note`) and the
-counts behind it. `agreement_summary` computes all of them at once, overall,
-per rater pair and per stratum.
+`krippendorff` package's layout), or added up a unit at a time into a `Tally`
+as a database stream gives them. Every statistic reads `Profiles`: each
+distinct row of value counts and how many units have it (a table's or a
+tally's; units with the same counts are interchangeable for every statistic
+here), and returns a `Statistic`: the value (None when undefined, with the
+reason in `note`) and the counts behind it. `agreement_summary` computes all of
+them at once, overall, per rater pair and per stratum.
 
 Conventions, so a reader of the numbers knows what they mean:
 

@@ -191,8 +191,8 @@ def _review_scopes(project: Project, beat: Beat) -> Iterator[Scope]:
     judgments in revision order: each revision's verdicts are added to its criterion's tally as they come.
 
     A revision's strata (its pair's final topic and region, its item's author, the kind's own) are looked up a
-    chunk of rows at a time, through each table's own project rows: memory stays the same whatever the project's
-    size, and no statement reads another project's rows (tests/test_coordinator_plans.py). `beat` is told how
+    chunk of rows at a time, by the chunk's item ids: memory stays the same whatever the project's size, and no
+    statement reads another project's rows (tests/test_coordinator_plans.py). `beat` is told how
     many rows were read after each chunk.
     """
     deleted = deleted_items(project)
@@ -204,7 +204,7 @@ def _review_scopes(project: Project, beat: Beat) -> Iterator[Scope]:
     rows = judged.order_by("revision_id").values_list("revision_id", "item_id", "criterion", "reviewer_id", "verdict")
     revision: int | None = None
     strata: dict[str, str] = {}
-    given: dict[str, tuple[list[str], list[int]]] = {}  # criterion -> the revision's reviewers and verdicts
+    given: dict[str, tuple[list[str], list[str]]] = {}  # criterion -> the revision's reviewers and verdicts
 
     def add() -> None:
         for criterion, (reviewers, verdicts) in given.items():
