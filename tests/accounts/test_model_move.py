@@ -15,6 +15,10 @@ from django.utils import timezone
 from accounts.models import Account, ApiToken
 from tests import factories
 
+# The moves run no SQL of their own (state-only operations; the content types follow by the ORM), so the
+# engine makes no difference: run on the embedded default only (each run migrates back and forth, ~25 s).
+pytestmark = pytest.mark.one_engine
+
 BEFORE_THE_MOVE = ("annotation", "0021_account_created_in_project")
 
 

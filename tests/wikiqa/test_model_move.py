@@ -15,6 +15,10 @@ from django.utils import timezone
 from tests import factories
 from wikiqa.models import Collection, CollectionTitle, WikiPage
 
+# The moves run no SQL of their own (state-only operations; the content types follow by the ORM), so the
+# engine makes no difference: run on the embedded default only (each run migrates back and forth, ~25 s).
+pytestmark = pytest.mark.one_engine
+
 BEFORE_THE_MOVE = ("annotation", "0024_gold_flagged_event_and_revision")
 
 
